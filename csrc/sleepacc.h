@@ -1,0 +1,393 @@
+/*
+ * sleepacc.h -- the one public header of the sleepacc core.
+ *
+ * sleepacc measures how well a machine sleeps (every sleep primitive of the
+ * platform, a measurement engine, statistics, environment control and host
+ * facts) and offers a sleep as exact as the machine allows.
+ *
+ * Conventions (stated once, true for every function below):
+ *   - Times are int64_t nanoseconds.  Absolute times are CLOCK_MONOTONIC.
+ *   - Functions return 0 (or a documented non-negative value) on success and
+ *     a negative errno on failure (-EINVAL, -EPERM, -ENOSYS, -EINTR, ...).
+ *     sleepacc_strerror()/sleepacc_errname() turn one into text; messages
+ *     come from SLEEPACC_ERRNO_MAP, one table.
+ *   - The core never allocates behind the caller's back: every object is a
+ *     caller-owned struct (stack, userdata, PyObject) and buffers are passed
+ *     in.  Nothing here keeps global mutable state apart from cached probes.
+ *   - Public names start with sleepacc_, internal ones with sleepacc__.
+ *   - This header never includes Python.h or lua.h; bindings include only it.
+ */
+#ifndef SLEEPACC_H
+#define SLEEPACC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLEEPACC_VERSION "0.1.0"
+
+/* -------------------------------------------------------------------------
+ * Errors: one X-macro table of (errno name, message).
+ * ---------------------------------------------------------------------- */
+#define SLEEPACC_ERRNO_MAP(XX)                                               \
+  XX(EINVAL, "invalid argument")                                             \
+  XX(EPERM, "operation not permitted (needs CAP_SYS_NICE or root)")          \
+  XX(EACCES, "permission denied")                                            \
+  XX(ENOSYS, "not available on this system")                                 \
+  XX(ENOTSUP, "not supported by this method")                                \
+  XX(ENOENT, "no such method")                                               \
+  XX(EINTR, "interrupted by a signal")                                       \
+  XX(ENOMEM, "out of memory")                                                \
+  XX(ENOSPC, "buffer too small")                                             \
+  XX(ERANGE, "value out of range")                                           \
+  XX(EOVERFLOW, "time arithmetic would overflow")                            \
+  XX(EBUSY, "resource busy")                                                 \
+  XX(EAGAIN, "resource temporarily unavailable")                             \
+  XX(EMFILE, "too many open files")                                          \
+  XX(EBADF, "bad file descriptor")                                           \
+  XX(EFAULT, "bad address")                                                  \
+  XX(ESRCH, "no such thread")
+
+/* Message for a negative (or positive) errno; never NULL. */
+const char *sleepacc_strerror(int err);
+/* Symbolic name ("EINVAL") for a negative (or positive) errno; never NULL
+ * ("EUNKNOWN" when not in the table). */
+const char *sleepacc_errname(int err);
+
+/* Largest duration the core accepts anywhere: one day. */
+#define SLEEPACC_MAX_DURATION_NS (86400LL * 1000000000LL)
+/* Default chunk length: a chunk of work returns within about this long. */
+#define SLEEPACC_CHUNK_NS (50LL * 1000000LL)
+
+/* -------------------------------------------------------------------------
+ * Clocks.
+ * ---------------------------------------------------------------------- */
+typedef enum sleepacc_clock_id {
+  SLEEPACC_CLOCK_MONOTONIC = 0,
+  SLEEPACC_CLOCK_MONOTONIC_RAW,
+  SLEEPACC_CLOCK_REALTIME,
+  SLEEPACC_CLOCK_BOOTTIME,
+  SLEEPACC_CLOCK_COUNT
+} sleepacc_clock_id;
+
+typedef struct sleepacc_clock_info {
+  const char *name;       /* "monotonic", "monotonic_raw", "realtime", "boottime" */
+  int64_t resolution_ns;  /* clock_getres(); -1 when unknown */
+  int64_t read_cost_ns;   /* median of back-to-back reads; -1 when unknown */
+} sleepacc_clock_info;
+
+/* CLOCK_MONOTONIC now, in ns.  Cannot fail. */
+int64_t sleepacc_now_ns(void);
+/* Read clock `id` into *out. */
+int sleepacc_clock_read(int id, int64_t *out);
+/* Fill *info for clock `id`, measuring the read cost over `reads` back-to-back
+ * pairs (0 = a sensible default, about 1000). */
+int sleepacc_clock_info_get(int id, int reads, sleepacc_clock_info *info);
+/* Busy-wait hint for spin loops (PAUSE / YIELD instruction). */
+void sleepacc_cpu_relax(void);
+
+/* -------------------------------------------------------------------------
+ * Method registry: one table, one row per method.
+ * ---------------------------------------------------------------------- */
+typedef enum sleepacc_family {
+  SLEEPACC_FAMILY_KERNEL = 0, /* the thread blocks in the kernel */
+  SLEEPACC_FAMILY_SPIN,       /* burns CPU until the deadline */
+  SLEEPACC_FAMILY_HYBRID,     /* kernel sleep, then spin */
+  SLEEPACC_FAMILY_BASELINE    /* measures a floor (null syscall, no call) */
+} sleepacc_family;
+
+typedef enum sleepacc_tristate {
+  SLEEPACC_NO = 0,
+  SLEEPACC_YES = 1,
+  SLEEPACC_UNKNOWN = 2
+} sleepacc_tristate;
+
+/* Per-use state of a method (an epoll fd, a timerfd, a POSIX timer, ...).
+ * Caller-owned; opened by sleepacc_waiter_open, closed by _close. */
+typedef struct sleepacc_waiter sleepacc_waiter;
+
+typedef struct sleepacc_method {
+  const char *name;          /* public name, e.g. "clock_nanosleep_abs" */
+  sleepacc_family family;    /* kernel, spin, hybrid, baseline */
+  int64_t granularity_ns;    /* unit of the requested duration (1000 for select) */
+  sleepacc_tristate honours_slack; /* does timer slack delay its wake-up? */
+  int absolute;              /* 1 if it waits on an absolute deadline */
+  const char *description;   /* one line */
+  /* run-time probe: 1 available, 0 not (cached by sleepacc_method_available) */
+  int (*available)(void);
+  /* optional per-use setup/teardown (NULL when the method needs none) */
+  int (*open)(sleepacc_waiter *w);
+  void (*close)(sleepacc_waiter *w);
+  /* Wait.  `duration_ns` is the relative request (>= 0) and `deadline_ns`
+   * the same moment on CLOCK_MONOTONIC; relative methods use the first,
+   * absolute ones the second.  Returns 0, or -EINTR when a signal
+   * interrupted the wait (the caller decides whether to resume). */
+  int (*wait)(sleepacc_waiter *w, int64_t duration_ns, int64_t deadline_ns);
+} sleepacc_method;
+
+struct sleepacc_waiter {
+  const sleepacc_method *method; /* the row this waiter uses */
+  int64_t margin_ns;   /* hybrid: kernel-sleep until deadline - margin, then spin */
+  int64_t rt_bound_ns; /* spin under FIFO/RR: give up spinning after this (0 = none) */
+  int fd;              /* epoll / timerfd / kqueue descriptor, -1 when unused */
+  int aux_fd;          /* second descriptor where a method needs one, else -1 */
+  void *timer;         /* POSIX timer_t storage (timer_signal) */
+  uint32_t futex_word; /* futex: the word waited on */
+  int signo;           /* timer_signal / sigtimedwait: the signal used */
+  unsigned char priv[128]; /* pthread mutex+cond storage, aligned below */
+} __attribute__((aligned(16)));
+
+/* Number of rows compiled in (available or not). */
+size_t sleepacc_method_count(void);
+/* Row i (0 <= i < count), or NULL. */
+const sleepacc_method *sleepacc_method_at(size_t i);
+/* Row by name, or NULL when the name is unknown (name may be NULL). */
+const sleepacc_method *sleepacc_method_find(const char *name);
+/* 1 if the method works on the running system, 0 if not (probe, cached). */
+int sleepacc_method_available(const sleepacc_method *m);
+/* Family name: "kernel", "spin", "hybrid", "baseline". */
+const char *sleepacc_family_name(sleepacc_family f);
+/* "yes", "no", "unknown". */
+const char *sleepacc_tristate_name(sleepacc_tristate t);
+
+/* Open a waiter for method m (margin_ns used by hybrid, >= 0).
+ * -ENOSYS when the method is unavailable.  On failure nothing is left open. */
+int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t margin_ns);
+/* Wait until deadline_ns (CLOCK_MONOTONIC); duration_ns is the same request
+ * relative to the caller's reading of now.  0 or -EINTR / -errno. */
+int sleepacc_waiter_wait(sleepacc_waiter *w, int64_t duration_ns, int64_t deadline_ns);
+/* Release what open acquired.  Safe to call twice. */
+void sleepacc_waiter_close(sleepacc_waiter *w);
+
+/* -------------------------------------------------------------------------
+ * Statistics: a log-scale streaming histogram and summary statistics.
+ * ---------------------------------------------------------------------- */
+
+/* Histogram: signed values, log2 octaves split into 2^SLEEPACC_HIST_SUB
+ * linear sub-buckets.  A percentile read from it is within
+ * SLEEPACC_HIST_PRECISION (relative) of the exact order statistic.
+ * |values| below 2^SLEEPACC_HIST_SUB are exact; beyond 2^SLEEPACC_HIST_OCTAVES
+ * they are clamped into the top bucket (but min/max stay exact). */
+#define SLEEPACC_HIST_SUB 7
+#define SLEEPACC_HIST_OCTAVES 48
+#define SLEEPACC_HIST_BUCKETS ((SLEEPACC_HIST_OCTAVES - SLEEPACC_HIST_SUB + 1) << SLEEPACC_HIST_SUB)
+#define SLEEPACC_HIST_PRECISION 0.01
+
+typedef struct sleepacc_hist {
+  int64_t count;          /* values added */
+  int64_t min, max;       /* exact extremes (valid when count > 0) */
+  double mean;            /* running mean (Welford) */
+  double m2;              /* running sum of squared deviations (Welford) */
+  int64_t below;          /* values < threshold (undersleeps) */
+  int64_t threshold;      /* undersleep threshold set at init */
+  uint32_t neg[SLEEPACC_HIST_BUCKETS]; /* counts of negative values by |v| */
+  uint32_t pos[SLEEPACC_HIST_BUCKETS]; /* counts of values >= 0 */
+} sleepacc_hist;
+
+/* Summary statistics, all in ns. */
+typedef struct sleepacc_stats {
+  int64_t n;           /* samples summarised */
+  int64_t min, max;
+  double mean, std;    /* std: sample standard deviation (n-1), 0 when n < 2 */
+  int64_t median, p90, p99, p999;
+  int64_t undersleeps; /* samples < threshold (actual < requested, or lateness < 0) */
+} sleepacc_stats;
+
+/* Field table of sleepacc_stats, so bindings convert it without naming
+ * fields: {name, offset, is_double}, terminated by a NULL name. */
+typedef struct sleepacc_field {
+  const char *name;
+  size_t offset;
+  int is_double;
+} sleepacc_field;
+extern const sleepacc_field sleepacc_stats_fields[];
+
+void sleepacc_hist_init(sleepacc_hist *h, int64_t threshold);
+void sleepacc_hist_add(sleepacc_hist *h, int64_t value);
+/* Value at quantile q in [0,1] (nearest-rank), within the stated precision. */
+int64_t sleepacc_hist_quantile(const sleepacc_hist *h, double q);
+/* Summary from the histogram. */
+void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out);
+
+/* Summary of n samples; values < threshold count as undersleeps.
+ * `scratch` must hold n int64_t (the samples are copied and selected in it;
+ * it may equal `samples` when the caller allows reordering).
+ * Percentiles are exact nearest-rank order statistics. -EINVAL on NULLs. */
+int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
+                           int64_t *scratch, sleepacc_stats *out);
+
+/* -------------------------------------------------------------------------
+ * Environment control: apply before a run, restore after, on every path.
+ * ---------------------------------------------------------------------- */
+typedef enum sleepacc_policy {
+  SLEEPACC_POLICY_KEEP = -1,
+  SLEEPACC_POLICY_OTHER = 0,
+  SLEEPACC_POLICY_BATCH,
+  SLEEPACC_POLICY_IDLE,
+  SLEEPACC_POLICY_FIFO,
+  SLEEPACC_POLICY_RR
+} sleepacc_policy;
+
+typedef struct sleepacc_env {
+  int64_t slack_ns;     /* timer slack to set (>= 1), or -1 to leave it */
+  int policy;           /* sleepacc_policy, or SLEEPACC_POLICY_KEEP */
+  int priority;         /* 1..99 for FIFO/RR, 0 otherwise */
+  int cpu;              /* pin to this CPU, or -1 to leave affinity */
+  int lock_memory;      /* 1: mlockall(MCL_CURRENT|MCL_FUTURE) for the run */
+  int dma_latency_us;   /* hold /dev/cpu_dma_latency at this, or -1 */
+} sleepacc_env;
+
+/* What apply changed, so restore can undo exactly that. */
+typedef struct sleepacc_env_saved {
+  int applied;          /* bit set of what was changed */
+  int64_t slack_ns;     /* previous timer slack */
+  int policy;           /* previous SCHED_* policy (OS value) */
+  int priority;         /* previous sched_priority */
+  int reset_on_fork;    /* previous SCHED_RESET_ON_FORK flag */
+  unsigned char cpuset[128]; /* previous affinity mask (cpu_set_t) */
+  int dma_fd;           /* open /dev/cpu_dma_latency, or -1 */
+} sleepacc_env_saved;
+
+/* An env that changes nothing. */
+void sleepacc_env_default(sleepacc_env *env);
+/* Validate without applying (-EINVAL for bad values, -EINVAL for a cpu
+ * outside the allowed set). */
+int sleepacc_env_check(const sleepacc_env *env);
+/* Apply env to the calling thread.  On failure everything already applied
+ * is restored and the error (-EPERM stays -EPERM) returned. */
+int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved);
+/* Undo what apply did.  Safe to call twice. Returns the first error. */
+int sleepacc_env_restore(sleepacc_env_saved *saved);
+/* Policy by name ("other", "batch", "idle", "fifo", "rr"), -EINVAL if unknown;
+ * and back (NULL if out of range). */
+int sleepacc_policy_from_name(const char *name);
+const char *sleepacc_policy_name(int policy);
+/* The calling thread's current timer slack in ns (prctl), or -errno. */
+int64_t sleepacc_current_slack(void);
+
+/* -------------------------------------------------------------------------
+ * Measurement engine.
+ * ---------------------------------------------------------------------- */
+typedef enum sleepacc_mode {
+  SLEEPACC_MODE_RELATIVE = 0, /* sample = t1 - t0 around sleep(d) */
+  SLEEPACC_MODE_PERIODIC = 1  /* deadlines start + k*d; sample = wake - deadline */
+} sleepacc_mode;
+
+typedef struct sleepacc_config {
+  const sleepacc_method *method; /* required */
+  int mode;               /* sleepacc_mode */
+  int64_t duration_ns;    /* requested duration / period, 0..SLEEPACC_MAX_DURATION_NS
+                             (periodic needs > 0) */
+  int64_t n;              /* stop after n samples (0 = only the budget stops) */
+  int64_t budget_ns;      /* stop after this much wall time (0 = only n stops) */
+  int64_t warmup;         /* samples discarded first (>= 0) */
+  int64_t margin_ns;      /* hybrid margin (>= 0) */
+  int64_t chunk_ns;       /* chunk length, 0 = SLEEPACC_CHUNK_NS */
+  sleepacc_env env;       /* environment for the run */
+} sleepacc_config;
+
+/* Mode name "relative"/"periodic"; mode by name (-EINVAL if unknown). */
+const char *sleepacc_mode_name(int mode);
+int sleepacc_mode_from_name(const char *name);
+
+/* The state of one run.  Caller-owned; large (it embeds a histogram). */
+typedef struct sleepacc_run {
+  sleepacc_config cfg;     /* validated copy of the configuration */
+  sleepacc_waiter waiter;  /* the open method */
+  sleepacc_env_saved saved;/* environment to restore */
+  int64_t *samples;        /* caller buffer, or NULL for streaming mode */
+  size_t capacity;         /* its length in samples */
+  int64_t done;            /* samples recorded (after warm-up) */
+  int64_t warm_done;       /* warm-up samples taken */
+  int64_t missed;          /* periodic: wake-ups after the next deadline */
+  int64_t start_ns;        /* when the run started (after warm-up) */
+  int64_t budget_end_ns;   /* start + budget, or INT64_MAX */
+  int64_t next_deadline_ns;/* periodic: the next deadline */
+  int64_t k;               /* periodic: index of the next deadline */
+  int64_t threshold;       /* undersleep threshold for this mode */
+  int64_t cpu_ns;          /* thread CPU time consumed (set by finish) */
+  int64_t ctx_voluntary;   /* voluntary context switches (set by finish) */
+  int64_t ctx_involuntary; /* involuntary context switches (set by finish) */
+  int64_t wall_ns;         /* wall time of the measured part (set by finish) */
+  int64_t cpu0_ns, vol0, invol0; /* rusage at start */
+  int state;               /* 0 new, 1 running, 2 finished, 3 closed */
+  sleepacc_hist hist;      /* every recorded sample, also in buffer mode */
+} sleepacc_run;
+
+/* Validate cfg (every bad argument is -EINVAL; a spin/hybrid run under
+ * FIFO/RR without a budget is -EINVAL; an unavailable method -ENOSYS),
+ * apply the environment and open the waiter.  samples may be NULL with
+ * capacity 0 (streaming); otherwise samples stop at capacity too.
+ * On failure nothing is left changed. */
+int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg,
+                       int64_t *samples, size_t capacity);
+/* Run one chunk (returns within about cfg.chunk_ns, plus one sleep).
+ * Returns 1 when the run is complete, 0 when more chunks remain,
+ * -EINTR when a signal interrupted a sleep (that sample is not counted;
+ * call again to resume), or another negative errno. */
+int sleepacc_run_step(sleepacc_run *r);
+/* Stop: close the waiter, restore the environment, fill cpu/ctx/wall.
+ * Safe on every path and safe to call twice.  Returns the restore error. */
+int sleepacc_run_finish(sleepacc_run *r);
+/* Statistics of what was recorded: exact from the buffer when there is one
+ * (scratch must hold r->done values), else from the histogram. */
+int sleepacc_run_stats(const sleepacc_run *r, int64_t *scratch, sleepacc_stats *out);
+/* Convenience: start, step until done (resuming on EINTR), finish. */
+int sleepacc_measure(const sleepacc_config *cfg, int64_t *samples, size_t capacity,
+                     sleepacc_run *r);
+
+/* -------------------------------------------------------------------------
+ * Text tables rendered by the core, so every binding prints the same bytes.
+ * ---------------------------------------------------------------------- */
+typedef struct sleepacc_row {
+  const char *method;      /* method name */
+  int64_t requested_ns;    /* requested duration */
+  int mode;                /* sleepacc_mode */
+  sleepacc_stats stats;    /* relative: actual durations; periodic: lateness */
+  double cpu_percent;      /* thread CPU time / wall time * 100, or < 0 unknown */
+} sleepacc_row;
+
+/* Render into buf (NUL-terminated, cap bytes).  Returns the length written,
+ * or -ENOSPC when cap is too small (then *needed, if not NULL, gets the size
+ * required including the NUL).  irtt: the `irtt sleep` table (mean error =
+ * mean - requested for relative rows, mean lateness for periodic rows).
+ * wide: method, requested, n, median, p99, max error, CPU %. */
+int sleepacc_table_irtt(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed);
+int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed);
+/* A duration the way Go's time.Duration.String() prints it ("1µs",
+ * "309.477µs", "1.011542ms", "0s").  Returns length or -ENOSPC. */
+int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
+
+/* -------------------------------------------------------------------------
+ * Host facts: a key/value list, so bindings convert it generically.
+ * ---------------------------------------------------------------------- */
+typedef enum sleepacc_fact_type {
+  SLEEPACC_FACT_UNKNOWN = 0, /* could not be read */
+  SLEEPACC_FACT_INT = 1,
+  SLEEPACC_FACT_STR = 2
+} sleepacc_fact_type;
+
+typedef struct sleepacc_fact {
+  const char *key;      /* e.g. "clocksource", "hz", "timer_slack_ns" */
+  int type;             /* sleepacc_fact_type */
+  int64_t i;            /* value when INT */
+  char s[256];          /* value when STR (truncated, NUL-terminated) */
+} sleepacc_fact;
+
+#define SLEEPACC_MAX_FACTS 48
+/* Fill up to cap facts; *count gets how many.  A missing file makes a fact
+ * UNKNOWN, never an error.  Reads only /proc, /sys and uname(). */
+int sleepacc_host_facts(sleepacc_fact *facts, size_t cap, size_t *count);
+
+/* -------------------------------------------------------------------------
+ * Precise sleep: sleeper and pacer (filled in by the precise-sleep work).
+ * ---------------------------------------------------------------------- */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLEEPACC_H */
