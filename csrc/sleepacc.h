@@ -384,8 +384,102 @@ typedef struct sleepacc_fact {
 int sleepacc_host_facts(sleepacc_fact *facts, size_t cap, size_t *count);
 
 /* -------------------------------------------------------------------------
- * Precise sleep: sleeper and pacer (filled in by the precise-sleep work).
+ * Precise sleep: a sleeper that learns this host, and a pacer.
+ * (Struct internals belong to csrc/sleeper.c; bindings use only the
+ * functions and the *_stats structs.)
  * ---------------------------------------------------------------------- */
+typedef enum sleepacc_strategy {
+  SLEEPACC_STRATEGY_AUTO = 0, /* hybrid whose margin is learned online */
+  SLEEPACC_STRATEGY_SPIN,     /* poll the clock until the deadline */
+  SLEEPACC_STRATEGY_HYBRID,   /* kernel sleep to deadline - fixed margin, spin */
+  SLEEPACC_STRATEGY_COMP,     /* irtt-style ratio compensation */
+  SLEEPACC_STRATEGY_KERNEL    /* a plain registered kernel method */
+} sleepacc_strategy;
+
+#define SLEEPACC_SLEEPER_BANDS 40 /* log2 duration bands: [2^b, 2^(b+1)) ns */
+
+typedef struct sleepacc_sleeper {
+  int strategy;               /* sleepacc_strategy */
+  const sleepacc_method *kernel; /* the kernel wait used */
+  sleepacc_waiter waiter;     /* open waiter for `kernel` */
+  double quantile;            /* auto: margin quantile (0.5..0.9999) */
+  int64_t fixed_margin_ns;    /* hybrid: the margin; auto: initial margin */
+  int64_t clock_cost_ns;      /* one clock read, measured at open */
+  double comp_ratio;          /* comp: EWMA of actual/requested */
+  int64_t band_margin_ns[SLEEPACC_SLEEPER_BANDS]; /* auto: learned margin */
+  double band_q[SLEEPACC_SLEEPER_BANDS];          /* auto: quantile estimate */
+  int64_t band_count[SLEEPACC_SLEEPER_BANDS];     /* auto: sleeps seen */
+  int64_t count;              /* sleeps completed */
+  int64_t misses;             /* kernel wake-ups after the deadline */
+  int64_t spin_ns;            /* total time spent spinning */
+  sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
+} sleepacc_sleeper;
+
+typedef struct sleepacc_sleeper_stats {
+  int64_t count;              /* sleeps completed */
+  int64_t misses;             /* kernel woke after the deadline */
+  int64_t spin_ns;            /* total time spent spinning */
+  sleepacc_stats lateness;    /* lateness statistics (ns) */
+} sleepacc_sleeper_stats;
+
+/* Strategy by name: "auto", "spin", "hybrid", "comp", or any registered
+ * kernel-family method name (then SLEEPACC_STRATEGY_KERNEL, *kernel set). */
+int sleepacc_strategy_from_name(const char *name, const sleepacc_method **kernel);
+/* Open a sleeper.  method as above; quantile in (0,1) (auto); margin_ns >= 0
+ * (hybrid's margin; for auto an initial margin, -1 = default). */
+int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quantile,
+                          int64_t margin_ns);
+/* Sleep toward deadline_ns (CLOCK_MONOTONIC) for at most chunk_ns
+ * (0 = SLEEPACC_CHUNK_NS).  Returns 1 when the deadline is reached (never
+ * before it), 0 when the chunk ended first (call again with the same
+ * deadline), -EINTR when a signal interrupted it (call again), or -errno. */
+int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns);
+void sleepacc_sleeper_close(sleepacc_sleeper *s);
+void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stats *out);
+/* Learned margins: for each band with data, its lower bound and margin.
+ * Returns the number written (at most cap). */
+int sleepacc_sleeper_margins(const sleepacc_sleeper *s, int64_t *band_lo_ns,
+                             int64_t *margin_ns, size_t cap);
+
+typedef enum sleepacc_missed {
+  SLEEPACC_MISSED_SKIP = 0,  /* jump to the next future tick */
+  SLEEPACC_MISSED_BURST,     /* run every missed tick now */
+  SLEEPACC_MISSED_DELAY      /* restart the schedule from now */
+} sleepacc_missed;
+
+typedef struct sleepacc_pacer {
+  sleepacc_sleeper sleeper;  /* does the waiting */
+  int64_t period_ns;         /* tick period */
+  int64_t start_ns;          /* schedule origin */
+  int64_t k;                 /* index of the next tick from start_ns */
+  int missed_policy;         /* sleepacc_missed */
+  int64_t count;             /* ticks delivered */
+  int64_t misses;            /* ticks that were late by a period or more */
+  int64_t last_deadline_ns;  /* deadline of the last tick delivered */
+  double err_sum, err_sumsq; /* irtt timer stats over |actual - requested| */
+  int64_t err_min, err_max;
+  sleepacc_hist lateness;    /* wake - deadline per tick */
+} sleepacc_pacer;
+
+typedef struct sleepacc_pacer_stats {
+  int64_t count;             /* ticks delivered */
+  int64_t misses;            /* ticks missed */
+  sleepacc_stats lateness;   /* lateness statistics (ns) */
+  int64_t timer_misses;      /* irtt: timer_misses */
+  double timer_err_percent;  /* irtt: timer_err_percent */
+  double timer_err_mean, timer_err_min, timer_err_max, timer_err_stddev; /* ns */
+} sleepacc_pacer_stats;
+
+int sleepacc_missed_from_name(const char *name); /* -EINVAL if unknown */
+const char *sleepacc_missed_name(int policy);
+int sleepacc_pacer_open(sleepacc_pacer *p, int64_t period_ns, const char *method,
+                        int missed_policy);
+/* Wait for the next tick for at most chunk_ns.  Returns 1 when a tick is
+ * due (its deadline in *deadline_ns), 0 when the chunk ended first (call
+ * again), -EINTR (call again), or -errno. */
+int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_ns);
+void sleepacc_pacer_close(sleepacc_pacer *p);
+void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
 
 #ifdef __cplusplus
 }
