@@ -11,9 +11,7 @@
 all: lib
 
 include mk/core.mk
-include $(wildcard mk/python.mk)
-include $(wildcard mk/lua.mk)
-include $(wildcard mk/extra.mk)
+include $(filter-out mk/core.mk,$(wildcard mk/*.mk))
 
 test: test-c $(if $(wildcard mk/python.mk),test-python) $(if $(wildcard mk/lua.mk),test-lua)
 	@echo "make test: all suites passed"
