@@ -132,7 +132,8 @@ typedef struct sleepacc_method {
 struct sleepacc_waiter {
   const sleepacc_method *method; /* the row this waiter uses */
   int64_t margin_ns;   /* hybrid: kernel-sleep until deadline - margin, then spin */
-  int64_t rt_bound_ns; /* spin under FIFO/RR: give up spinning after this (0 = none) */
+  int64_t rt_bound_ns; /* give up a spin after this (0 = none); wait then returns
+                          -EAGAIN before the deadline: call again toward it */
   int fd;              /* epoll / timerfd / kqueue descriptor, -1 when unused */
   int aux_fd;          /* second descriptor where a method needs one, else -1 */
   void *timer;         /* POSIX timer_t storage (timer_signal) */
@@ -140,6 +141,9 @@ struct sleepacc_waiter {
   int signo;           /* timer_signal / sigtimedwait: the signal used */
   unsigned char priv[128]; /* pthread mutex+cond storage, aligned below */
 } __attribute__((aligned(16)));
+
+/* Hybrid margin used when a waiter is opened with margin_ns == 0. */
+#define SLEEPACC_DEFAULT_MARGIN_NS (200LL * 1000LL)
 
 /* Number of rows compiled in (available or not). */
 size_t sleepacc_method_count(void);
@@ -316,6 +320,11 @@ typedef struct sleepacc_run {
   int64_t cpu0_ns, vol0, invol0; /* rusage at start */
   int state;               /* 0 new, 1 running, 2 finished, 3 closed */
   sleepacc_hist hist;      /* every recorded sample, also in buffer mode */
+  /* (engine.c internals, appended) */
+  int64_t origin_ns;       /* periodic: schedule origin (deadline k = origin + k*d) */
+  int pending;             /* 1: a bounded spin stopped early; resume this sample */
+  int64_t pending_t0_ns;   /* its start (relative mode) */
+  int64_t pending_deadline_ns; /* its deadline */
 } sleepacc_run;
 
 /* Validate cfg (every bad argument is -EINVAL; a spin/hybrid run under

@@ -1,0 +1,233 @@
+/*
+ * env.c -- environment control for a run: timer slack, scheduling policy and
+ * priority, CPU affinity, mlockall and /dev/cpu_dma_latency.  Everything is
+ * applied to the CALLING THREAD only (prctl timer slack, sched_setscheduler(0)
+ * and sched_setaffinity(0) act on the calling thread on Linux) and restored
+ * exactly, on every path.  EPERM is returned as -EPERM, never swallowed.
+ */
+#include "sleepacc.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+
+/* Bits of sleepacc_env_saved.applied. */
+enum {
+  SLEEPACC__APPLIED_SLACK = 1 << 0,
+  SLEEPACC__APPLIED_POLICY = 1 << 1,
+  SLEEPACC__APPLIED_AFFINITY = 1 << 2,
+  SLEEPACC__APPLIED_MLOCK = 1 << 3,
+  SLEEPACC__APPLIED_DMA = 1 << 4,
+};
+
+_Static_assert(sizeof(cpu_set_t) <= sizeof(((sleepacc_env_saved *)0)->cpuset),
+               "cpuset storage too small");
+
+/* Public policy -> OS policy, and its name (index = sleepacc_policy). */
+static const struct {
+  const char *name;
+  int os;
+} sleepacc__policies[] = {
+    {"other", SCHED_OTHER}, {"batch", SCHED_BATCH}, {"idle", SCHED_IDLE},
+    {"fifo", SCHED_FIFO},   {"rr", SCHED_RR},
+};
+#define SLEEPACC__NPOLICIES ((int)(sizeof sleepacc__policies / sizeof sleepacc__policies[0]))
+
+/* The env that changes nothing. */
+void sleepacc_env_default(sleepacc_env *env) {
+  if (!env) return;
+  env->slack_ns = -1;
+  env->policy = SLEEPACC_POLICY_KEEP;
+  env->priority = 0;
+  env->cpu = -1;
+  env->lock_memory = 0;
+  env->dma_latency_us = -1;
+}
+
+int sleepacc_policy_from_name(const char *name) {
+  if (!name) return -EINVAL;
+  for (int i = 0; i < SLEEPACC__NPOLICIES; i++)
+    if (strcmp(sleepacc__policies[i].name, name) == 0) return i;
+  return -EINVAL;
+}
+
+const char *sleepacc_policy_name(int policy) {
+  return policy >= 0 && policy < SLEEPACC__NPOLICIES ? sleepacc__policies[policy].name : NULL;
+}
+
+/* The calling thread's timer slack in ns, or -errno. */
+int64_t sleepacc_current_slack(void) {
+#if defined(__linux__)
+  int r = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  /* prctl returns the slack as an int; -1 is an error */
+  return r < 0 ? -(int64_t)errno : (int64_t)(unsigned)r;
+#else
+  return -ENOSYS;
+#endif
+}
+
+/* 1 when policy is FIFO or RR. */
+static int sleepacc__is_rt(int policy) {
+  return policy == SLEEPACC_POLICY_FIFO || policy == SLEEPACC_POLICY_RR;
+}
+
+/* Validate env without changing anything.  -EINVAL for: NULL, slack 0 or
+ * < -1 or > SLEEPACC_MAX_DURATION_NS, an unknown policy, a priority outside
+ * 1..99 for FIFO/RR or nonzero for other policies (and for KEEP), a cpu
+ * outside the thread's current allowed set, lock_memory not 0/1, a dma
+ * latency < -1. */
+int sleepacc_env_check(const sleepacc_env *env) {
+  if (!env) return -EINVAL;
+  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_DURATION_NS))
+    return -EINVAL;
+  if (env->policy < SLEEPACC_POLICY_KEEP || env->policy >= SLEEPACC__NPOLICIES) return -EINVAL;
+  if (sleepacc__is_rt(env->policy)) {
+    int os = sleepacc__policies[env->policy].os;
+    int lo = sched_get_priority_min(os), hi = sched_get_priority_max(os);
+    if (lo < 0 || hi < 0) { lo = 1; hi = 99; }
+    if (env->priority < lo || env->priority > hi) return -EINVAL;
+  } else if (env->priority != 0) {
+    return -EINVAL;
+  }
+  if (env->cpu != -1) {
+    cpu_set_t set;
+    if (env->cpu < 0 || env->cpu >= CPU_SETSIZE) return -EINVAL;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -errno;
+    if (!CPU_ISSET(env->cpu, &set)) return -EINVAL;
+  }
+  if (env->lock_memory != 0 && env->lock_memory != 1) return -EINVAL;
+  if (env->dma_latency_us < -1) return -EINVAL;
+  return 0;
+}
+
+/* Undo what saved->applied says, clearing each bit as it is undone.
+ * Safe to call twice (the second call finds nothing to do).  Returns the
+ * first error met, after trying every step. */
+int sleepacc_env_restore(sleepacc_env_saved *saved) {
+  int first = 0;
+  if (!saved) return -EINVAL;
+  if (saved->applied & SLEEPACC__APPLIED_DMA) {
+    if (saved->dma_fd >= 0) close(saved->dma_fd);
+    saved->dma_fd = -1;
+    saved->applied &= ~SLEEPACC__APPLIED_DMA;
+  }
+  if (saved->applied & SLEEPACC__APPLIED_MLOCK) {
+    if (munlockall() != 0 && !first) first = -errno;
+    saved->applied &= ~SLEEPACC__APPLIED_MLOCK;
+  }
+  if (saved->applied & SLEEPACC__APPLIED_AFFINITY) {
+    if (sched_setaffinity(0, sizeof(cpu_set_t), (const cpu_set_t *)(void *)saved->cpuset) != 0 &&
+        !first)
+      first = -errno;
+    saved->applied &= ~SLEEPACC__APPLIED_AFFINITY;
+  }
+  if (saved->applied & SLEEPACC__APPLIED_POLICY) {
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = saved->priority;
+    if (sched_setscheduler(0, saved->policy | (saved->reset_on_fork ? SCHED_RESET_ON_FORK : 0),
+                           &sp) != 0 &&
+        !first)
+      first = -errno;
+    saved->applied &= ~SLEEPACC__APPLIED_POLICY;
+  }
+#if defined(__linux__)
+  if (saved->applied & SLEEPACC__APPLIED_SLACK) {
+    if (prctl(PR_SET_TIMERSLACK, (unsigned long)saved->slack_ns, 0, 0, 0) != 0 && !first)
+      first = -errno;
+    saved->applied &= ~SLEEPACC__APPLIED_SLACK;
+  }
+#endif
+  saved->applied = 0;
+  return first;
+}
+
+/* Apply env to the calling thread, recording in *saved what to undo.
+ * On failure everything already applied is restored and the error returned
+ * (-EPERM stays -EPERM; -ENOENT when /dev/cpu_dma_latency is missing). */
+int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
+  int rc;
+  if (!saved) return -EINVAL;
+  memset(saved, 0, sizeof *saved);
+  saved->dma_fd = -1;
+  if ((rc = sleepacc_env_check(env)) != 0) return rc;
+
+  if (env->slack_ns != -1) {
+#if defined(__linux__)
+    int64_t cur = sleepacc_current_slack();
+    if (cur < 0) { rc = (int)cur; goto fail; }
+    saved->slack_ns = cur;
+    if (prctl(PR_SET_TIMERSLACK, (unsigned long)env->slack_ns, 0, 0, 0) != 0) {
+      rc = -errno;
+      goto fail;
+    }
+    saved->applied |= SLEEPACC__APPLIED_SLACK;
+#else
+    rc = -ENOSYS;
+    goto fail;
+#endif
+  }
+
+  if (env->policy != SLEEPACC_POLICY_KEEP) {
+    struct sched_param sp;
+    int cur = sched_getscheduler(0);
+    if (cur < 0 || sched_getparam(0, &sp) != 0) { rc = -errno; goto fail; }
+    saved->policy = cur & ~SCHED_RESET_ON_FORK;
+    saved->reset_on_fork = (cur & SCHED_RESET_ON_FORK) != 0;
+    saved->priority = sp.sched_priority;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = env->priority;
+    if (sched_setscheduler(0, sleepacc__policies[env->policy].os |
+                                  (saved->reset_on_fork ? SCHED_RESET_ON_FORK : 0),
+                           &sp) != 0) {
+      rc = -errno;
+      goto fail;
+    }
+    saved->applied |= SLEEPACC__APPLIED_POLICY;
+  }
+
+  if (env->cpu != -1) {
+    cpu_set_t one;
+    if (sched_getaffinity(0, sizeof(cpu_set_t), (cpu_set_t *)(void *)saved->cpuset) != 0) {
+      rc = -errno;
+      goto fail;
+    }
+    CPU_ZERO(&one);
+    CPU_SET(env->cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) { rc = -errno; goto fail; }
+    saved->applied |= SLEEPACC__APPLIED_AFFINITY;
+  }
+
+  if (env->lock_memory) {
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) { rc = -errno; goto fail; }
+    saved->applied |= SLEEPACC__APPLIED_MLOCK;
+  }
+
+  if (env->dma_latency_us != -1) {
+    int32_t v = env->dma_latency_us;
+    int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) { rc = -errno; goto fail; }
+    if (write(fd, &v, sizeof v) != (ssize_t)sizeof v) {
+      rc = errno ? -errno : -EIO;
+      close(fd);
+      goto fail;
+    }
+    saved->dma_fd = fd;
+    saved->applied |= SLEEPACC__APPLIED_DMA;
+  }
+  return 0;
+
+fail:
+  sleepacc_env_restore(saved);
+  return rc;
+}
