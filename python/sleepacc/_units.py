@@ -1,0 +1,175 @@
+"""Duration parsing and formatting shared by the analysis modules and the CLI.
+
+Pure Python, no import of the compiled core, so it can be used anywhere.
+
+    parse_duration("10us") -> 1e-05          (seconds, float)
+    parse_duration_ns("1.5ms") -> 1500000    (int ns)
+    format_ns(1500) -> "1.5 µs"              (human, for explanations and axes)
+    format_go(1500) -> "1.5µs"               (Go time.Duration.String(), as irtt prints)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = [
+    "UNITS_NS",
+    "parse_duration",
+    "parse_duration_ns",
+    "format_ns",
+    "format_us",
+    "format_go",
+    "unit_for",
+]
+
+# Accepted unit suffixes, in ns.  "µ" (U+00B5 micro sign) and "μ" (U+03BC
+# Greek mu) are both accepted because both occur in the wild.
+UNITS_NS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "sec": 1_000_000_000,
+    "m": 60_000_000_000,
+    "min": 60_000_000_000,
+    "h": 3_600_000_000_000,
+}
+
+_NUM = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_TERM = re.compile(r"(" + _NUM + r")\s*(ns|us|µs|μs|ms|sec|min|s|m|h)?")
+_MAX_NS = 86400 * 1_000_000_000
+
+
+def parse_duration_ns(text) -> int:
+    """Parse a duration into integer nanoseconds.
+
+    Accepts "0", "100ns", "10us", "5µs", "1ms", "0.5s", "1m30s" (Go-style
+    concatenation), "2e-3s", and a bare number, which means seconds (like
+    ``time.sleep``).  Surrounding blanks are ignored.  Raises ValueError for
+    anything else, for negative values and for more than one day.  Sub-ns
+    fractions are rounded to the nearest ns.
+    """
+    if isinstance(text, bool) or not isinstance(text, str):
+        raise ValueError(f"duration must be text like '10us', got {text!r}")
+    s = text.strip()
+    if not s:
+        raise ValueError("duration is empty")
+    if s.startswith("-"):
+        raise ValueError(f"duration must not be negative: {text!r}")
+    if s.startswith("+"):
+        s = s[1:]
+    pos = 0
+    total = 0.0
+    terms = 0
+    while pos < len(s):
+        m = _TERM.match(s, pos)
+        if not m or m.end() == pos:
+            raise ValueError(
+                f"cannot parse duration {text!r}: use a number with a unit "
+                "(ns, us, µs, ms, s), e.g. '10us' or '1.5ms'")
+        value = float(m.group(1))
+        unit = m.group(2)
+        if unit is None:
+            # A bare number: seconds, only allowed as the whole text.
+            if terms or m.end() != len(s):
+                raise ValueError(f"cannot parse duration {text!r}: missing unit")
+            unit = "s"
+        total += value * UNITS_NS[unit]
+        terms += 1
+        pos = m.end()
+        while pos < len(s) and s[pos] == " ":
+            pos += 1
+    if not math.isfinite(total):
+        raise ValueError(f"duration {text!r} is not finite")
+    if total > _MAX_NS:
+        raise ValueError(f"duration {text!r} is longer than one day")
+    return int(round(total))
+
+
+def parse_duration(text) -> float:
+    """Parse a duration like "10us", "1ms", "5µs", "0.5s", "100ns" or "0"
+    into seconds (float).  ValueError on bad text (see parse_duration_ns)."""
+    return parse_duration_ns(text) / 1e9
+
+
+def unit_for(ns: float):
+    """(unit name, ns per unit) a human would use for a value of this size."""
+    a = abs(ns)
+    if a >= 1e9:
+        return "s", 1e9
+    if a >= 1e6:
+        return "ms", 1e6
+    if a >= 1e3:
+        return "µs", 1e3
+    return "ns", 1.0
+
+
+def _trim(x: float, digits: int) -> str:
+    out = f"{x:.{digits}f}"
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return out or "0"
+
+
+def format_ns(ns, digits: int = 3) -> str:
+    """Human duration with a space before the unit: 1500 -> "1.5 µs",
+    20_000_000 -> "20 ms", 0 -> "0 ns".  `digits` significant digits."""
+    if ns is None:
+        return "n/a"
+    ns = float(ns)
+    if not math.isfinite(ns):
+        return str(ns)
+    unit, scale = unit_for(ns)
+    v = ns / scale
+    if v == 0:
+        return f"0 {unit}"
+    dec = max(0, digits - 1 - int(math.floor(math.log10(abs(v)))))
+    return f"{_trim(v, dec)} {unit}"
+
+
+def format_us(ns, decimals: int = 0) -> str:
+    """Always in µs: 52638 -> "53 µs" (decimals=0), "52.6 µs" (decimals=1)."""
+    if ns is None:
+        return "n/a"
+    return f"{float(ns) / 1e3:.{decimals}f} µs"
+
+
+def format_go(ns: int) -> str:
+    """Go's time.Duration.String() ("1µs", "309.477µs", "1.011542ms", "0s").
+
+    The C core has the same function (sleepacc_format_duration); this pure
+    version exists for callers without the core and is tested against the
+    seed's irtt table."""
+    ns = int(ns)
+    if ns == 0:
+        return "0s"
+    neg = ns < 0
+    u = -ns if neg else ns
+    sign = "-" if neg else ""
+    if u < 1_000:
+        return f"{sign}{u}ns"
+    if u < 1_000_000:
+        return sign + _go_frac(u, 3) + "µs"
+    if u < 1_000_000_000:
+        return sign + _go_frac(u, 6) + "ms"
+    # seconds, with h/m prefixes like Go
+    secs_total = u // 1_000_000_000
+    frac = u % 1_000_000_000
+    h, rem = divmod(secs_total, 3600)
+    m, sec = divmod(rem, 60)
+    s = _go_frac(sec * 1_000_000_000 + frac, 9) + "s"
+    if h:
+        return f"{sign}{h}h{m}m{s}"
+    if m:
+        return f"{sign}{m}m{s}"
+    return sign + s
+
+
+def _go_frac(v: int, prec: int) -> str:
+    whole, frac = divmod(v, 10 ** prec)
+    if frac == 0:
+        return str(whole)
+    return f"{whole}." + f"{frac:0{prec}d}".rstrip("0")
