@@ -1,0 +1,296 @@
+/*
+ * engine.c -- the measurement engine: one method, one mode, n samples or a
+ * time budget, run in chunks so a binding can check for Ctrl-C and resume.
+ *
+ * Modes:
+ *   relative  t0 = now; wait(d, t0 + d); t1 = now; sample = t1 - t0.
+ *   periodic  deadlines origin + k*d (k = 1, 2, ...); absolute methods wait on
+ *             the deadline, relative ones sleep max(0, deadline - now);
+ *             sample = wake - deadline (lateness).  A wake at or after the
+ *             NEXT deadline counts as one missed deadline, and the schedule
+ *             skips ahead to the first deadline still in the future (no burst).
+ *
+ * Stopping: n samples (after warm-up), the buffer's capacity, or the budget.
+ * The budget counts from sleepacc_run_start, warm-up included; a sleep that
+ * is in progress when the budget ends is completed and recorded.
+ *
+ * Spin, hybrid and sched_yield waits are bounded to one chunk
+ * (waiter.rt_bound_ns = chunk): a longer spin ends the chunk and the same
+ * sample is resumed by the next step, so no single step spins past a chunk.
+ *
+ * Overflowing deadline arithmetic (start + budget, origin + k*d beyond
+ * INT64_MAX) is refused with -EINVAL, like every other bad argument.
+ */
+#include "sleepacc.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Mode names, index = sleepacc_mode. */
+static const char *const sleepacc__modes[] = {"relative", "periodic"};
+#define SLEEPACC__NMODES ((int)(sizeof sleepacc__modes / sizeof sleepacc__modes[0]))
+
+/* Run states (sleepacc_run.state). */
+enum { SLEEPACC__NEW = 0, SLEEPACC__RUNNING = 1, SLEEPACC__DONE = 2, SLEEPACC__CLOSED = 3 };
+
+const char *sleepacc_mode_name(int mode) {
+  return mode >= 0 && mode < SLEEPACC__NMODES ? sleepacc__modes[mode] : NULL;
+}
+
+int sleepacc_mode_from_name(const char *name) {
+  if (!name) return -EINVAL;
+  for (int i = 0; i < SLEEPACC__NMODES; i++)
+    if (strcmp(sleepacc__modes[i], name) == 0) return i;
+  return -EINVAL;
+}
+
+/* Thread CPU time and context switches of the calling thread. */
+static void sleepacc__cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {
+  struct timespec ts;
+  struct rusage ru;
+  *cpu_ns = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0
+                ? (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec
+                : -1;
+  *vol = *invol = -1;
+#ifdef RUSAGE_THREAD
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+    *vol = ru.ru_nvcsw;
+    *invol = ru.ru_nivcsw;
+  }
+#else
+  (void)ru;
+#endif
+}
+
+/* 1 when the calling thread will run under FIFO/RR for this env. */
+static int sleepacc__runs_rt(const sleepacc_env *env) {
+  int p;
+  if (env->policy == SLEEPACC_POLICY_FIFO || env->policy == SLEEPACC_POLICY_RR) return 1;
+  if (env->policy != SLEEPACC_POLICY_KEEP) return 0;
+  p = sched_getscheduler(0);
+  if (p < 0) return 0;
+#ifdef SCHED_RESET_ON_FORK
+  p &= ~SCHED_RESET_ON_FORK;
+#endif
+  return p == SCHED_FIFO || p == SCHED_RR;
+}
+
+/* Validate cfg/buffer; 0 or -EINVAL / -ENOSYS.  now_ns: the start time. */
+static int sleepacc__validate(const sleepacc_config *c, const int64_t *samples, size_t capacity,
+                              int64_t now_ns) {
+  const sleepacc_method *m = c->method;
+  int64_t d = c->duration_ns;
+  int rc;
+  if (!m || !m->wait) return -EINVAL;
+  if (c->mode < 0 || c->mode >= SLEEPACC__NMODES) return -EINVAL;
+  if (d < 0 || d > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
+  if (c->mode == SLEEPACC_MODE_PERIODIC && d == 0) return -EINVAL;
+  if (c->n < 0 || c->budget_ns < 0 || c->warmup < 0) return -EINVAL;
+  if (c->n == 0 && c->budget_ns == 0) return -EINVAL;
+  if (c->margin_ns < 0 || c->margin_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
+  if (c->chunk_ns < 0 || c->chunk_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
+  if ((samples == NULL) != (capacity == 0)) return -EINVAL;
+  if (c->n > INT64_MAX - c->warmup) return -EINVAL;
+  /* deadline arithmetic must stay inside int64 */
+  if (c->budget_ns > INT64_MAX - now_ns - 2 * SLEEPACC_MAX_DURATION_NS) return -EINVAL;
+  if (c->mode == SLEEPACC_MODE_PERIODIC && c->budget_ns == 0) {
+    int64_t count = c->n + c->warmup; /* deadlines needed at most, plus skips */
+    if (count > (INT64_MAX - now_ns) / d - 2) return -EINVAL;
+  }
+  if ((rc = sleepacc_env_check(&c->env)) != 0) return rc;
+  /* Real-time spinning stalls a CPU: a spinning run under FIFO/RR needs a budget. */
+  if (m->family != SLEEPACC_FAMILY_KERNEL && m->family != SLEEPACC_FAMILY_BASELINE &&
+      c->budget_ns == 0 && sleepacc__runs_rt(&c->env))
+    return -EINVAL;
+  if (!sleepacc_method_available(m)) return -ENOSYS;
+  return 0;
+}
+
+/* Reset r to a state that finish/step treat as "nothing open". */
+static void sleepacc__clear(sleepacc_run *r) {
+  memset(r, 0, sizeof *r);
+  r->waiter.fd = -1;
+  r->waiter.aux_fd = -1;
+  r->saved.dma_fd = -1;
+  r->budget_end_ns = INT64_MAX;
+  r->state = SLEEPACC__CLOSED;
+}
+
+/* Validate, apply the environment, open the waiter.  On failure nothing is
+ * left changed and r is in the closed state (finish is a no-op). */
+int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                       size_t capacity) {
+  int64_t now;
+  int rc;
+  if (!r) return -EINVAL;
+  sleepacc__clear(r);
+  if (!cfg) return -EINVAL;
+  now = sleepacc_now_ns();
+  if ((rc = sleepacc__validate(cfg, samples, capacity, now)) != 0) return rc;
+  r->cfg = *cfg;
+  if (r->cfg.chunk_ns == 0) r->cfg.chunk_ns = SLEEPACC_CHUNK_NS;
+  r->samples = samples;
+  r->capacity = capacity;
+  r->threshold = cfg->mode == SLEEPACC_MODE_RELATIVE ? cfg->duration_ns : 0;
+  sleepacc_hist_init(&r->hist, r->threshold);
+
+  if ((rc = sleepacc_env_apply(&r->cfg.env, &r->saved)) != 0) return rc;
+  if ((rc = sleepacc_waiter_open(&r->waiter, cfg->method, cfg->margin_ns)) != 0) {
+    sleepacc_env_restore(&r->saved);
+    return rc;
+  }
+  if (cfg->method->family != SLEEPACC_FAMILY_KERNEL &&
+      cfg->method->family != SLEEPACC_FAMILY_BASELINE)
+    r->waiter.rt_bound_ns = r->cfg.chunk_ns;
+
+  now = sleepacc_now_ns();
+  r->start_ns = now;
+  r->budget_end_ns = cfg->budget_ns > 0 ? now + cfg->budget_ns : INT64_MAX;
+  r->origin_ns = now;
+  r->k = 1;
+  r->next_deadline_ns = now + cfg->duration_ns;
+  sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+  r->state = SLEEPACC__RUNNING;
+  return 0;
+}
+
+/* 1 when n or capacity is reached. */
+static int sleepacc__full(const sleepacc_run *r) {
+  if (r->cfg.n > 0 && r->done >= r->cfg.n) return 1;
+  if (r->capacity > 0 && (uint64_t)r->done >= (uint64_t)r->capacity) return 1;
+  return 0;
+}
+
+/* Record one completed sample (warm-up first).  t1: wake time. */
+static void sleepacc__record(sleepacc_run *r, int64_t sample, int64_t t1) {
+  if (r->warm_done < r->cfg.warmup) {
+    if (++r->warm_done == r->cfg.warmup) { /* measured part starts now */
+      r->start_ns = t1;
+      sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+    }
+    return;
+  }
+  if (r->samples) r->samples[r->done] = sample;
+  sleepacc_hist_add(&r->hist, sample);
+  r->done++;
+}
+
+/* Periodic bookkeeping after a wake at t1 for the deadline just served. */
+static void sleepacc__advance(sleepacc_run *r, int64_t t1) {
+  int64_t d = r->cfg.duration_ns;
+  int counting = r->warm_done >= r->cfg.warmup;
+  if (t1 >= r->next_deadline_ns + d && counting) r->missed++;
+  r->k++;
+  r->next_deadline_ns = r->origin_ns + r->k * d;
+  if (r->next_deadline_ns <= t1) { /* skip to the first future deadline */
+    r->k = (t1 - r->origin_ns) / d + 1;
+    r->next_deadline_ns = r->origin_ns + r->k * d;
+  }
+}
+
+/* One chunk.  1 complete, 0 more to do, -EINTR (sample dropped; call again),
+ * or -errno from the method (the run stays open; call finish). */
+int sleepacc_run_step(sleepacc_run *r) {
+  int64_t chunk_end, now;
+  int first = 1;
+  if (!r) return -EINVAL;
+  if (r->state == SLEEPACC__DONE) return 1;
+  if (r->state != SLEEPACC__RUNNING) return -EINVAL;
+  now = sleepacc_now_ns();
+  chunk_end = now + r->cfg.chunk_ns;
+  for (;;) {
+    int64_t t0, deadline, dur, t1;
+    int rc;
+    if (!r->pending) {
+      if (sleepacc__full(r) || now >= r->budget_end_ns) {
+        r->state = SLEEPACC__DONE;
+        return 1;
+      }
+      if (!first && now >= chunk_end) return 0;
+    } else if (!first && now >= chunk_end) {
+      return 0;
+    }
+    first = 0;
+    if (r->pending) {
+      t0 = r->pending_t0_ns;
+      deadline = r->pending_deadline_ns;
+    } else if (r->cfg.mode == SLEEPACC_MODE_RELATIVE) {
+      t0 = sleepacc_now_ns();
+      deadline = t0 + r->cfg.duration_ns;
+    } else {
+      t0 = now;
+      deadline = r->next_deadline_ns;
+    }
+    if (r->cfg.mode == SLEEPACC_MODE_RELATIVE && !r->pending) {
+      dur = r->cfg.duration_ns;
+    } else {
+      dur = deadline - sleepacc_now_ns();
+      if (dur < 0) dur = 0;
+    }
+    rc = sleepacc_waiter_wait(&r->waiter, dur, deadline);
+    t1 = sleepacc_now_ns();
+    if (rc == -EAGAIN) { /* bounded spin stopped before the deadline: resume later */
+      r->pending = 1;
+      r->pending_t0_ns = t0;
+      r->pending_deadline_ns = deadline;
+      return 0;
+    }
+    r->pending = 0;
+    if (rc != 0) return rc; /* -EINTR: this sample is not counted */
+    if (r->cfg.mode == SLEEPACC_MODE_RELATIVE) {
+      sleepacc__record(r, t1 - t0, t1);
+    } else {
+      sleepacc__record(r, t1 - deadline, t1);
+      sleepacc__advance(r, t1);
+    }
+    now = t1;
+  }
+}
+
+/* Close the waiter, restore the environment, fill cpu/ctx/wall.  A no-op on
+ * a run that is not open (failed start, already finished). */
+int sleepacc_run_finish(sleepacc_run *r) {
+  int64_t cpu, vol, invol;
+  if (!r) return -EINVAL;
+  if (r->state != SLEEPACC__RUNNING && r->state != SLEEPACC__DONE) return 0;
+  sleepacc__cost(&cpu, &vol, &invol);
+  r->wall_ns = sleepacc_now_ns() - r->start_ns;
+  r->cpu_ns = cpu >= 0 && r->cpu0_ns >= 0 ? cpu - r->cpu0_ns : -1;
+  r->ctx_voluntary = vol >= 0 && r->vol0 >= 0 ? vol - r->vol0 : -1;
+  r->ctx_involuntary = invol >= 0 && r->invol0 >= 0 ? invol - r->invol0 : -1;
+  r->state = SLEEPACC__CLOSED;
+  r->pending = 0;
+  sleepacc_waiter_close(&r->waiter);
+  return sleepacc_env_restore(&r->saved);
+}
+
+/* Statistics of the recorded samples: exact from the buffer (scratch must
+ * hold r->done values), else from the histogram.  -EINVAL on NULLs. */
+int sleepacc_run_stats(const sleepacc_run *r, int64_t *scratch, sleepacc_stats *out) {
+  if (!r || !out) return -EINVAL;
+  if (r->samples && r->done > 0) {
+    if (!scratch) return -EINVAL;
+    return sleepacc_stats_compute(r->samples, (size_t)r->done, r->threshold, scratch, out);
+  }
+  sleepacc_hist_stats(&r->hist, out);
+  return 0;
+}
+
+/* start, step until complete (resuming after EINTR), finish. */
+int sleepacc_measure(const sleepacc_config *cfg, int64_t *samples, size_t capacity,
+                     sleepacc_run *r) {
+  int rc;
+  if (!r) return -EINVAL;
+  if ((rc = sleepacc_run_start(r, cfg, samples, capacity)) != 0) return rc;
+  do {
+    rc = sleepacc_run_step(r);
+  } while (rc == 0 || rc == -EINTR);
+  if (rc < 0) {
+    sleepacc_run_finish(r);
+    return rc;
+  }
+  return sleepacc_run_finish(r);
+}
