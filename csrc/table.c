@@ -1,0 +1,398 @@
+/*
+ * table.c -- text rendered by the core, so C, Python and Lua print the
+ * same bytes: Go-style durations, the `irtt sleep` table and a wide table.
+ *
+ * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide.
+ *
+ * Buffer contract (all three functions): the result is NUL-terminated in
+ * buf (cap bytes) and its length (without the NUL) is returned.  When cap
+ * is too small the return is -ENOSPC, *needed (tables, when not NULL) gets
+ * the size required including the NUL, and buf holds a NUL-terminated
+ * prefix when cap > 0.  Nothing is ever written at or beyond buf + cap.
+ * Sizes are found by formatting once into a measuring writer, so the
+ * needed size is exactly what a second call would write.
+ */
+#include "sleepacc.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+ * A bounded writer that keeps counting past the end of its buffer.
+ * ------------------------------------------------------------------ */
+typedef struct writer {
+  char *buf;  /* destination (may be NULL when cap == 0) */
+  size_t cap; /* its size in bytes */
+  size_t len; /* bytes produced so far (may exceed cap) */
+} writer;
+
+static void w_put(writer *w, const char *s, size_t n)
+{
+  if (w->len < w->cap) {
+    size_t room = w->cap - 1 - w->len; /* keep one byte for the NUL */
+    size_t k = n < room ? n : room;
+    memcpy(w->buf + w->len, s, k);
+    w->buf[w->len + k] = '\0';
+  }
+  w->len += n;
+}
+
+static void w_str(writer *w, const char *s)
+{
+  w_put(w, s, strlen(s));
+}
+
+static void w_spaces(writer *w, size_t n)
+{
+  static const char sp[] = "                                ";
+  while (n > 0) {
+    size_t k = n < sizeof sp - 1 ? n : sizeof sp - 1;
+    w_put(w, sp, k);
+    n -= k;
+  }
+}
+
+/* Display width of UTF-8 text: one column per code point (this is also
+ * how Go's fmt counts padding: runes, not bytes). */
+static size_t text_width(const char *s)
+{
+  size_t n = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xC0) != 0x80)
+      n++;
+  return n;
+}
+
+/* s right-aligned in `width` columns (Go "%<width>s"). */
+static void w_right(writer *w, const char *s, size_t width)
+{
+  size_t tw = text_width(s);
+  if (tw < width)
+    w_spaces(w, width - tw);
+  w_str(w, s);
+}
+
+/* s left-aligned in `width` columns (Go "%-<width>s"). */
+static void w_left(writer *w, const char *s, size_t width)
+{
+  size_t tw = text_width(s);
+  w_str(w, s);
+  if (tw < width)
+    w_spaces(w, width - tw);
+}
+
+/* Finish: NUL-terminate and map to the return convention above. */
+static int w_finish(writer *w, size_t *needed)
+{
+  size_t need = w->len + 1;
+  if (w->len > (size_t)INT_MAX || need > w->cap) {
+    if (needed)
+      *needed = need;
+    if (w->cap > 0 && w->buf)
+      w->buf[w->len < w->cap ? w->len : w->cap - 1] = '\0';
+    return -ENOSPC;
+  }
+  w->buf[w->len] = '\0';
+  if (needed)
+    *needed = need;
+  return (int)w->len;
+}
+
+/* ---------------------------------------------------------------------
+ * Go's time.Duration.String(), byte for byte (golang/go src/time/time.go,
+ * func (d Duration) String, with its helpers fmtFrac and fmtInt):
+ *   - 0 is "0s";
+ *   - below one second a single unit with the leading digit non-zero:
+ *     ns with no fraction, µs (U+00B5, bytes C2 B5) with up to 3 fraction
+ *     digits, ms with up to 6; trailing zeros and a bare '.' are dropped;
+ *   - from one second on "72h3m0.5s": hours, minutes (only when non-zero
+ *     or hours follow), then seconds with up to 9 fraction digits;
+ *   - negative values get a leading '-' (INT64_MIN included).
+ * ------------------------------------------------------------------ */
+#define GODUR_MAX 32 /* longest: "-2562047h47m16.854775808s" + NUL fits */
+
+/* Fraction of v / 10^prec into the tail of buf[0..w), omitting trailing
+ * zeros (and the '.' when the fraction is 0).  Returns the new start and
+ * stores v / 10^prec in *rest. */
+static size_t go_frac(char *buf, size_t w, uint64_t v, int prec, uint64_t *rest)
+{
+  int print = 0;
+  for (int i = 0; i < prec; i++) {
+    unsigned digit = (unsigned)(v % 10);
+    print = print || digit != 0;
+    if (print)
+      buf[--w] = (char)('0' + digit);
+    v /= 10;
+  }
+  if (print)
+    buf[--w] = '.';
+  *rest = v;
+  return w;
+}
+
+/* Decimal v into the tail of buf[0..w).  Returns the new start. */
+static size_t go_int(char *buf, size_t w, uint64_t v)
+{
+  if (v == 0) {
+    buf[--w] = '0';
+    return w;
+  }
+  while (v > 0) {
+    buf[--w] = (char)('0' + v % 10);
+    v /= 10;
+  }
+  return w;
+}
+
+/* Go duration text of ns into tmp[GODUR_MAX]; returns a pointer into it. */
+static const char *go_duration(int64_t ns, char tmp[GODUR_MAX])
+{
+  size_t w = GODUR_MAX - 1;
+  tmp[w] = '\0';
+  int neg = ns < 0;
+  uint64_t u = neg ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  const uint64_t second = 1000000000u;
+
+  if (u < second) {
+    int prec;
+    tmp[--w] = 's';
+    if (u == 0) {
+      tmp[--w] = '0';
+      return tmp + w;
+    } else if (u < 1000u) {
+      prec = 0;
+      tmp[--w] = 'n';
+    } else if (u < 1000000u) {
+      prec = 3;
+      tmp[--w] = (char)0xB5; /* U+00B5 MICRO SIGN = C2 B5 */
+      tmp[--w] = (char)0xC2;
+    } else {
+      prec = 6;
+      tmp[--w] = 'm';
+    }
+    w = go_frac(tmp, w, u, prec, &u);
+    w = go_int(tmp, w, u);
+  } else {
+    tmp[--w] = 's';
+    w = go_frac(tmp, w, u, 9, &u);
+    w = go_int(tmp, w, u % 60); /* u is whole seconds */
+    u /= 60;
+    if (u > 0) { /* whole minutes */
+      tmp[--w] = 'm';
+      w = go_int(tmp, w, u % 60);
+      u /= 60;
+      if (u > 0) { /* whole hours: Go stops here (days vary) */
+        tmp[--w] = 'h';
+        w = go_int(tmp, w, u);
+      }
+    }
+  }
+  if (neg)
+    tmp[--w] = '-';
+  return tmp + w;
+}
+
+/* A duration the way Go prints it; see sleepacc.h and go_duration. */
+int sleepacc_format_duration(int64_t ns, char *buf, size_t cap)
+{
+  if (!buf && cap > 0)
+    return -EINVAL;
+  char tmp[GODUR_MAX];
+  writer w = {buf, cap, 0};
+  w_str(&w, go_duration(ns, tmp));
+  return w_finish(&w, NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * Row helpers.
+ * ------------------------------------------------------------------ */
+
+/* a - b, saturated to the int64 range. */
+static int64_t sub_sat(int64_t a, int64_t b)
+{
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+
+/* Error of an order statistic v of row r: v - requested for relative
+ * rows (v is an actual duration), v itself for periodic rows (lateness). */
+static int64_t row_err(const sleepacc_row *r, int64_t v)
+{
+  return r->mode == SLEEPACC_MODE_PERIODIC ? v : sub_sat(v, r->requested_ns);
+}
+
+/* Go's float64 -> time.Duration conversion truncates toward zero; values
+ * outside int64 (or NaN) are clamped here instead of being undefined. */
+static int64_t trunc_to_ns(double x)
+{
+  if (isnan(x))
+    return 0;
+  if (x >= 9223372036854775807.0)
+    return INT64_MAX;
+  if (x <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t)x; /* C conversion truncates toward zero too */
+}
+
+/* Go's "%<width>.1f": like C's, except that infinities print as "+Inf" /
+ * "-Inf" and NaN as "NaN" (golang/go src/fmt/format.go, fmtFloat). */
+static void w_go_float1(writer *w, double x, size_t width)
+{
+  char tmp[400];
+  if (isnan(x))
+    snprintf(tmp, sizeof tmp, "NaN");
+  else if (isinf(x))
+    snprintf(tmp, sizeof tmp, "%s", x > 0 ? "+Inf" : "-Inf");
+  else
+    snprintf(tmp, sizeof tmp, "%.1f", x);
+  w_right(w, tmp, width);
+}
+
+/* ---------------------------------------------------------------------
+ * The `irtt sleep` table, byte for byte.
+ *
+ * Source of truth: heistp/irtt, irtt_sleep.go (cli_sleep.go in older
+ * trees), func runSleep, with printf() from irtt_print.go, which appends
+ * "\n" to every format and writes to stdout without a tabwriter:
+ *
+ *   printf("Testing sleep accuracy...")
+ *   printf("")
+ *   printf("Sleep Duration        Mean Error       %% Error")
+ *   per duration d:
+ *     errorNs := float64(errTotal) / float64(i)      // mean of elapsed - d
+ *     percentError := 100 * errorNs / float64(d)
+ *     printf("%14s%18s%14.1f", d, time.Duration(errorNs), percentError)
+ *
+ * So the output is exactly these lines and no trailing blank line; the
+ * mean error is truncated toward zero (not rounded) to whole ns while the
+ * percentage uses the unrounded mean (seed: 1ns -> "381ns" and 38194.1%,
+ * i.e. 381.941 ns); Go pads %s by runes, so "µs" counts one column.
+ *
+ * Here a row's mean error is stats.mean - requested_ns (relative rows) or
+ * stats.mean (periodic rows: mean lateness).  irtt never asks for 0 ns (it
+ * would divide by zero); for requested 0 the percentage is what Go prints
+ * for 100*e/0.0: "+Inf", "-Inf" or, for e == 0, "NaN".  A row with no
+ * samples prints "n/a" as its mean error and "NaN" as its percentage.
+ * ------------------------------------------------------------------ */
+int sleepacc_table_irtt(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed)
+{
+  if ((!rows && n > 0) || (!buf && cap > 0))
+    return -EINVAL;
+  writer w = {buf, cap, 0};
+  char tmp[GODUR_MAX];
+
+  w_str(&w, "Testing sleep accuracy...\n");
+  w_str(&w, "\n");
+  w_str(&w, "Sleep Duration        Mean Error       % Error\n");
+  for (size_t i = 0; i < n; i++) {
+    const sleepacc_row *r = &rows[i];
+    w_right(&w, go_duration(r->requested_ns, tmp), 14);
+    if (r->stats.n <= 0) {
+      w_right(&w, "n/a", 18);
+      w_go_float1(&w, NAN, 14);
+    } else {
+      double err = r->mode == SLEEPACC_MODE_PERIODIC
+                       ? r->stats.mean
+                       : r->stats.mean - (double)r->requested_ns;
+      w_right(&w, go_duration(trunc_to_ns(err), tmp), 18);
+      w_go_float1(&w, 100.0 * err / (double)r->requested_ns, 14);
+    }
+    w_str(&w, "\n");
+  }
+  return w_finish(&w, needed);
+}
+
+/* ---------------------------------------------------------------------
+ * The wide table.
+ *
+ *   method               requested     n  median err   p99 err   max err  CPU %
+ *   clock_nanosleep            1ms  1000    57.035µs  81.204µs  160.01µs    0.9
+ *   clock_nanosleep_abs        1ms  1000        52µs      90µs     400µs      -
+ *
+ * One line per row plus a header.  Columns are separated by two spaces;
+ * the method is left-aligned, everything else right-aligned, and every
+ * column is as wide as its widest cell (so the table is aligned whatever
+ * the names).  Durations use the Go-style formatter above (the same unit
+ * text as the irtt table, exact to the ns).  Errors are order statistics
+ * minus the request for relative rows, and the lateness order statistics
+ * themselves for periodic rows.  A row with no samples shows "-" in its
+ * error columns; CPU % is "%.1f", or "-" when unknown (< 0).
+ * ------------------------------------------------------------------ */
+enum { WIDE_COLS = 7 };
+static const char *const wide_head[WIDE_COLS] = {
+  "method", "requested", "n", "median err", "p99 err", "max err", "CPU %"};
+
+/* Cell c (0..WIDE_COLS-1) of row r as text into cell (cellsz bytes). */
+static void wide_cell(const sleepacc_row *r, int c, char *cell, size_t cellsz)
+{
+  char tmp[GODUR_MAX];
+  switch (c) {
+  case 0:
+    snprintf(cell, cellsz, "%s", r->method ? r->method : "?");
+    break;
+  case 1:
+    snprintf(cell, cellsz, "%s", go_duration(r->requested_ns, tmp));
+    break;
+  case 2:
+    snprintf(cell, cellsz, "%lld", (long long)r->stats.n);
+    break;
+  case 3:
+  case 4:
+  case 5: {
+    int64_t v = c == 3 ? r->stats.median : c == 4 ? r->stats.p99 : r->stats.max;
+    if (r->stats.n <= 0)
+      snprintf(cell, cellsz, "-");
+    else
+      snprintf(cell, cellsz, "%s", go_duration(row_err(r, v), tmp));
+    break;
+  }
+  default:
+    if (r->cpu_percent < 0 || isnan(r->cpu_percent))
+      snprintf(cell, cellsz, "-");
+    else
+      snprintf(cell, cellsz, "%.1f", r->cpu_percent);
+    break;
+  }
+}
+
+int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed)
+{
+  if ((!rows && n > 0) || (!buf && cap > 0))
+    return -EINVAL;
+  size_t width[WIDE_COLS];
+  char cell[400];
+  for (int c = 0; c < WIDE_COLS; c++)
+    width[c] = text_width(wide_head[c]);
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < WIDE_COLS; c++) {
+      wide_cell(&rows[i], c, cell, sizeof cell);
+      size_t tw = text_width(cell);
+      if (tw > width[c])
+        width[c] = tw;
+    }
+
+  writer w = {buf, cap, 0};
+  for (size_t i = 0; i <= n; i++) { /* i == 0: the header */
+    for (int c = 0; c < WIDE_COLS; c++) {
+      const char *text = wide_head[c];
+      if (i > 0) {
+        wide_cell(&rows[i - 1], c, cell, sizeof cell);
+        text = cell;
+      }
+      if (c > 0)
+        w_spaces(&w, 2);
+      if (c == 0)
+        /* no trailing spaces after the last column; pad the first */
+        w_left(&w, text, width[c]);
+      else
+        w_right(&w, text, width[c]);
+    }
+    w_str(&w, "\n");
+  }
+  return w_finish(&w, needed);
+}
