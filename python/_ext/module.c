@@ -1,0 +1,777 @@
+/*
+ * module.c -- sleepacc._core, the CPython extension over the C core.
+ *
+ * Thin by design (see binding.h): every function here converts arguments,
+ * calls the core (with the GIL released for anything that waits), and
+ * converts the result into plain Python objects (tuples, dicts, ints).
+ * Names, validation messages and meaning are added in python/sleepacc/.
+ *
+ * Owns:
+ *   Samples       a read-only buffer of int64 ns the core wrote into
+ *                 directly (buffer protocol, len, indexing);
+ *   measure()     one run of the measurement engine, chunked;
+ *   methods(), env_check(), stats(), table(), format_duration(),
+ *   host_facts(), clock_info(), seconds_ns(), errname(), strerror(),
+ *   policy_names(), policy_from_name(), mode_from_name(), stats_fields.
+ */
+#include "binding.h"
+
+#include <string.h>
+
+/* -------------------------------------------------------------------------
+ * Samples: int64 ns values in one PyMem buffer, exported zero-copy.
+ * ---------------------------------------------------------------------- */
+typedef struct {
+  PyObject_HEAD
+  int64_t *data;        /* PyMem buffer (NULL when empty) */
+  Py_ssize_t len;       /* values held */
+  Py_ssize_t shape[1];  /* buffer view shape: {len} */
+  Py_ssize_t strides[1];/* buffer view strides: {8} */
+  Py_ssize_t exports;   /* live buffer views */
+} SamplesObject;
+
+static PyTypeObject Samples_Type;
+static int64_t samples_empty[1]; /* buf of an empty view: never NULL */
+
+/* A new Samples owning `data` (PyMem, or NULL when len is 0). */
+static SamplesObject *samples_new(int64_t *data, Py_ssize_t len) {
+  SamplesObject *s = PyObject_New(SamplesObject, &Samples_Type);
+  if (s == NULL) return NULL;
+  s->data = data;
+  s->len = len;
+  s->shape[0] = len;
+  s->strides[0] = sizeof(int64_t);
+  s->exports = 0;
+  return s;
+}
+
+/* Samples(values=()): a copy of an int64 buffer or any iterable of ints. */
+static PyObject *Samples_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"values", NULL};
+  PyObject *values = NULL;
+  (void)type;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Samples", kwlist, &values)) return NULL;
+  if (values == NULL) return (PyObject *)samples_new(NULL, 0);
+  Py_buffer view;
+  if (PyObject_CheckBuffer(values) &&
+      PyObject_GetBuffer(values, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
+    int ok = view.itemsize == 8 && view.format != NULL &&
+             (strcmp(view.format, "q") == 0 || strcmp(view.format, "l") == 0 ||
+              strcmp(view.format, "<q") == 0 || strcmp(view.format, "=q") == 0 ||
+              strcmp(view.format, "<l") == 0 || strcmp(view.format, "=l") == 0);
+    if (ok) {
+      Py_ssize_t n = view.len / 8;
+      int64_t *data = NULL;
+      if (n > 0 && (data = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+      }
+      if (n > 0) memcpy(data, view.buf, (size_t)n * sizeof(int64_t));
+      PyBuffer_Release(&view);
+      SamplesObject *s = samples_new(data, n);
+      if (s == NULL) PyMem_Free(data);
+      return (PyObject *)s;
+    }
+    PyBuffer_Release(&view); /* another format: fall back to iterating */
+  } else {
+    PyErr_Clear();
+  }
+  PyObject *seq = PySequence_Fast(values, "Samples() needs an iterable of ints");
+  if (seq == NULL) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int64_t *data = NULL;
+  if (n > 0 && (data = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyLong_Check(item) || PyBool_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "Samples() values must be ints, got %s",
+                   Py_TYPE(item)->tp_name);
+      goto fail;
+    }
+    long long v = PyLong_AsLongLong(item);
+    if (v == -1 && PyErr_Occurred()) goto fail;
+    data[i] = (int64_t)v;
+  }
+  Py_DECREF(seq);
+  SamplesObject *s = samples_new(data, n);
+  if (s == NULL) PyMem_Free(data);
+  return (PyObject *)s;
+fail:
+  Py_DECREF(seq);
+  PyMem_Free(data);
+  return NULL;
+}
+
+static void Samples_dealloc(SamplesObject *s) {
+  PyMem_Free(s->data);
+  Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int Samples_getbuffer(SamplesObject *s, Py_buffer *view, int flags) {
+  if (flags & PyBUF_WRITABLE) {
+    PyErr_SetString(PyExc_BufferError, "Samples are read-only");
+    view->obj = NULL;
+    return -1;
+  }
+  view->obj = Py_NewRef((PyObject *)s);
+  view->buf = s->data ? (void *)s->data : (void *)samples_empty;
+  view->len = s->len * (Py_ssize_t)sizeof(int64_t);
+  view->readonly = 1;
+  view->itemsize = sizeof(int64_t);
+  view->format = (flags & PyBUF_FORMAT) ? "q" : NULL;
+  view->ndim = 1;
+  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? s->shape : NULL;
+  view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? s->strides : NULL;
+  view->suboffsets = NULL;
+  view->internal = NULL;
+  s->exports++;
+  return 0;
+}
+
+static void Samples_releasebuffer(SamplesObject *s, Py_buffer *view) {
+  (void)view;
+  s->exports--;
+}
+
+static Py_ssize_t Samples_len(SamplesObject *s) { return s->len; }
+
+static PyObject *Samples_item(SamplesObject *s, Py_ssize_t i) {
+  if (i < 0 || i >= s->len) {
+    PyErr_SetString(PyExc_IndexError, "Samples index out of range");
+    return NULL;
+  }
+  return PyLong_FromLongLong(s->data[i]);
+}
+
+static PyObject *Samples_repr(SamplesObject *s) {
+  return PyUnicode_FromFormat("<sleepacc Samples: %zd int64 ns>", s->len);
+}
+
+static PyBufferProcs Samples_as_buffer = {
+  .bf_getbuffer = (getbufferproc)Samples_getbuffer,
+  .bf_releasebuffer = (releasebufferproc)Samples_releasebuffer,
+};
+
+static PySequenceMethods Samples_as_sequence = {
+  .sq_length = (lenfunc)Samples_len,
+  .sq_item = (ssizeargfunc)Samples_item,
+};
+
+static PyTypeObject Samples_Type = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "sleepacc._core.Samples",
+  .tp_basicsize = sizeof(SamplesObject),
+  .tp_dealloc = (destructor)Samples_dealloc,
+  .tp_repr = (reprfunc)Samples_repr,
+  .tp_as_sequence = &Samples_as_sequence,
+  .tp_as_buffer = &Samples_as_buffer,
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_doc = "Samples(values=())\n--\n\n"
+            "Read-only int64 nanosecond samples, written by the core directly.\n"
+            "Supports the buffer protocol (format 'q'): numpy.asarray(samples)\n"
+            "shares its memory.",
+  .tp_new = Samples_tp_new,
+};
+
+/* -------------------------------------------------------------------------
+ * Conversions shared by the functions below.
+ * ---------------------------------------------------------------------- */
+
+/* sleepacc_stats -> dict, generically through sleepacc_stats_fields. */
+static PyObject *stats_to_dict(const sleepacc_stats *st) {
+  PyObject *d = PyDict_New();
+  if (d == NULL) return NULL;
+  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
+    const char *p = (const char *)st + f->offset;
+    PyObject *v = f->is_double ? PyFloat_FromDouble(*(const double *)p)
+                               : PyLong_FromLongLong(*(const int64_t *)p);
+    if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(v);
+  }
+  return d;
+}
+
+/* mapping -> sleepacc_stats, generically; every field must be present. */
+static int stats_from_mapping(PyObject *m, sleepacc_stats *st) {
+  memset(st, 0, sizeof *st);
+  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
+    PyObject *v = PyMapping_GetItemString(m, f->name);
+    if (v == NULL) return -1;
+    char *p = (char *)st + f->offset;
+    if (f->is_double) {
+      double x = PyFloat_AsDouble(v);
+      Py_DECREF(v);
+      if (x == -1.0 && PyErr_Occurred()) return -1;
+      *(double *)p = x;
+    } else {
+      long long x = PyLong_AsLongLong(v);
+      Py_DECREF(v);
+      if (x == -1 && PyErr_Occurred()) return -1;
+      *(int64_t *)p = (int64_t)x;
+    }
+  }
+  return 0;
+}
+
+/* Build an env from the Python-level values (already range-checked). */
+static void env_fill(sleepacc_env *env, long long slack_ns, int policy, int priority, int cpu,
+                     int lock_memory) {
+  sleepacc_env_default(env);
+  env->slack_ns = slack_ns;
+  env->policy = policy;
+  env->priority = priority;
+  env->cpu = cpu;
+  env->lock_memory = lock_memory;
+}
+
+/* -------------------------------------------------------------------------
+ * Module functions.
+ * ---------------------------------------------------------------------- */
+
+PyDoc_STRVAR(methods_doc,
+"methods() -> list of (name, family, description, granularity_ns,\n"
+"                      honours_slack, absolute, available)\n\n"
+"Every row of the core's method registry, in registry order.");
+
+static PyObject *py_methods(PyObject *self, PyObject *unused) {
+  (void)self; (void)unused;
+  size_t count = sleepacc_method_count();
+  PyObject *list = PyList_New(0);
+  if (list == NULL) return NULL;
+  for (size_t i = 0; i < count; i++) {
+    const sleepacc_method *m = sleepacc_method_at(i);
+    if (m == NULL) continue;
+    PyObject *row = Py_BuildValue("(sssLsNN)", m->name, sleepacc_family_name(m->family),
+                                  m->description ? m->description : "",
+                                  (long long)m->granularity_ns,
+                                  sleepacc_tristate_name(m->honours_slack),
+                                  PyBool_FromLong(m->absolute),
+                                  PyBool_FromLong(sleepacc_method_available(m)));
+    if (row == NULL || PyList_Append(list, row) < 0) {
+      Py_XDECREF(row);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(row);
+  }
+  return list;
+}
+
+PyDoc_STRVAR(seconds_ns_doc,
+"seconds_ns(value, name='duration') -> int\n\n"
+"A duration in seconds as int64 ns (nearest), with the API's error rules:\n"
+"TypeError for bool/str/None/non-numbers, ValueError for NaN, infinity,\n"
+"negative values and values over one day; messages name `name`.");
+
+static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"value", "name", NULL};
+  PyObject *value;
+  const char *name = "duration";
+  int64_t ns;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:seconds_ns", kwlist, &value, &name))
+    return NULL;
+  if (sleepacc_py_seconds_ns(value, name, &ns) < 0) return NULL;
+  return PyLong_FromLongLong(ns);
+}
+
+static PyObject *py_errname(PyObject *self, PyObject *arg) {
+  (void)self;
+  long err = PyLong_AsLong(arg);
+  if (err == -1 && PyErr_Occurred()) return NULL;
+  if (err < -100000 || err > 100000) err = 0; /* no errno is that large */
+  return PyUnicode_FromString(sleepacc_errname((int)err));
+}
+
+static PyObject *py_strerror(PyObject *self, PyObject *arg) {
+  (void)self;
+  long err = PyLong_AsLong(arg);
+  if (err == -1 && PyErr_Occurred()) return NULL;
+  if (err < -100000 || err > 100000) err = 0; /* no errno is that large */
+  return PyUnicode_FromString(sleepacc_strerror((int)err));
+}
+
+PyDoc_STRVAR(policy_names_doc,
+"policy_names() -> tuple of str\n\nScheduling policy names the core knows, by value.");
+
+static PyObject *py_policy_names(PyObject *self, PyObject *unused) {
+  (void)self; (void)unused;
+  PyObject *list = PyList_New(0);
+  if (list == NULL) return NULL;
+  for (int p = 0;; p++) {
+    const char *name = sleepacc_policy_name(p);
+    if (name == NULL) break;
+    PyObject *s = PyUnicode_FromString(name);
+    if (s == NULL || PyList_Append(list, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(s);
+  }
+  PyObject *t = PyList_AsTuple(list);
+  Py_DECREF(list);
+  return t;
+}
+
+static PyObject *py_policy_from_name(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (name == NULL) return NULL;
+  return PyLong_FromLong(sleepacc_policy_from_name(name));
+}
+
+static PyObject *py_mode_from_name(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (name == NULL) return NULL;
+  return PyLong_FromLong(sleepacc_mode_from_name(name));
+}
+
+PyDoc_STRVAR(env_check_doc,
+"env_check(slack_ns, policy, priority, cpu, lock_memory) -> None or str\n\n"
+"sleepacc_env_check() on the environment; None when valid, else the name of\n"
+"the first setting that the core rejects on its own ('slack', 'priority'\n"
+"(with its policy), 'cpu', 'lock_memory'), or 'environment' when only the\n"
+"combination is rejected.  Applies nothing.");
+
+static PyObject *py_env_check(PyObject *self, PyObject *args) {
+  long long slack_ns;
+  int policy, priority, cpu, lock_memory;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "Liiip:env_check", &slack_ns, &policy, &priority, &cpu,
+                        &lock_memory))
+    return NULL;
+  sleepacc_env env;
+  env_fill(&env, slack_ns, policy, priority, cpu, lock_memory);
+  if (sleepacc_env_check(&env) == 0) Py_RETURN_NONE;
+  /* Narrow it down: each group of settings alone on a default env. */
+  static const char *const groups[] = {"slack", "priority", "cpu", "lock_memory"};
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    sleepacc_env one;
+    sleepacc_env_default(&one);
+    switch (g) {
+    case 0: one.slack_ns = slack_ns; break;
+    case 1: one.policy = policy; one.priority = priority; break;
+    case 2: one.cpu = cpu; break;
+    default: one.lock_memory = lock_memory; break;
+    }
+    if (sleepacc_env_check(&one) != 0) return PyUnicode_FromString(groups[g]);
+  }
+  return PyUnicode_FromString("environment");
+}
+
+/* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
+static int run_step_adapter(void *run) { return sleepacc_run_step((sleepacc_run *)run); }
+
+PyDoc_STRVAR(measure_doc,
+"measure(*, method, duration_ns, mode, n, budget_ns, warmup, capacity,\n"
+"        margin_ns, slack_ns, policy, priority, cpu, lock_memory) -> dict\n\n"
+"One run of the core's measurement engine (sleepacc_run_start / _step /\n"
+"_finish), in chunks with the GIL released and signals checked between\n"
+"chunks.  Arguments are in core units and already validated by the caller.\n"
+"capacity 0 runs in streaming mode (no sample buffer).  Returns a dict:\n"
+"samples (Samples or None), n, stats, hist_stats, missed, cpu_ns,\n"
+"ctx_voluntary, ctx_involuntary, wall_ns.  The thread's environment is\n"
+"restored on every path, KeyboardInterrupt included.");
+
+static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"method", "duration_ns", "mode", "n", "budget_ns", "warmup",
+                           "capacity", "margin_ns", "slack_ns", "policy", "priority",
+                           "cpu", "lock_memory", NULL};
+  const char *name;
+  long long duration_ns, n, budget_ns, warmup, margin_ns, slack_ns;
+  Py_ssize_t capacity;
+  int mode, policy, priority, cpu, lock_memory;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "$sLiLLLnLLiiip:measure", kwlist, &name,
+                                   &duration_ns, &mode, &n, &budget_ns, &warmup, &capacity,
+                                   &margin_ns, &slack_ns, &policy, &priority, &cpu,
+                                   &lock_memory))
+    return NULL;
+  const sleepacc_method *m = sleepacc_method_find(name);
+  if (m == NULL) return PyErr_Format(PyExc_ValueError, "unknown method '%s'", name);
+  if (capacity < 0 || (size_t)capacity > PY_SSIZE_T_MAX / sizeof(int64_t))
+    return PyErr_Format(PyExc_ValueError, "capacity out of range: %zd", capacity);
+
+  sleepacc_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.method = m;
+  cfg.mode = mode;
+  cfg.duration_ns = duration_ns;
+  cfg.n = n;
+  cfg.budget_ns = budget_ns;
+  cfg.warmup = warmup;
+  cfg.margin_ns = margin_ns;
+  cfg.chunk_ns = 0;
+  env_fill(&cfg.env, slack_ns, policy, priority, cpu, lock_memory);
+
+  PyObject *result = NULL;
+  SamplesObject *samples = NULL;
+  int64_t *scratch = NULL;
+  sleepacc_run *run = PyMem_Calloc(1, sizeof *run);
+  if (run == NULL) return PyErr_NoMemory();
+  if (capacity > 0) {
+    int64_t *data = PyMem_Malloc((size_t)capacity * sizeof(int64_t));
+    if (data == NULL) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    samples = samples_new(data, 0);
+    if (samples == NULL) {
+      PyMem_Free(data);
+      goto done;
+    }
+  }
+
+  int rc;
+  /* Same OS thread throughout: the environment applied by start is the
+   * one the steps run under and the one finish restores. */
+  Py_BEGIN_ALLOW_THREADS
+  rc = sleepacc_run_start(run, &cfg, samples ? samples->data : NULL, (size_t)capacity);
+  Py_END_ALLOW_THREADS
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "sleepacc_run_start");
+    goto done;
+  }
+  int failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
+  Py_BEGIN_ALLOW_THREADS
+  rc = sleepacc_run_finish(run);
+  Py_END_ALLOW_THREADS
+  if (failed) goto done; /* the first exception wins */
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "sleepacc_run_finish (restoring the thread)");
+    goto done;
+  }
+
+  sleepacc_stats st, hst;
+  Py_ssize_t done_n = (Py_ssize_t)run->done;
+  if (samples != NULL && done_n > 0 &&
+      (scratch = PyMem_Malloc((size_t)done_n * sizeof(int64_t))) == NULL) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  rc = sleepacc_run_stats(run, scratch, &st);
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "sleepacc_run_stats");
+    goto done;
+  }
+  sleepacc_hist_stats(&run->hist, &hst);
+  if (samples != NULL) {
+    /* Keep only what was recorded: give back the unused capacity. */
+    if (done_n < capacity) {
+      int64_t *shrunk = PyMem_Realloc(samples->data, (size_t)(done_n > 0 ? done_n : 1) *
+                                                         sizeof(int64_t));
+      if (shrunk != NULL) samples->data = shrunk;
+    }
+    samples->len = samples->shape[0] = done_n;
+  }
+  result = Py_BuildValue("{s:O,s:L,s:N,s:N,s:L,s:L,s:L,s:L,s:L}",
+                         "samples", samples ? (PyObject *)samples : Py_None,
+                         "n", (long long)run->done,
+                         "stats", stats_to_dict(&st),
+                         "hist_stats", stats_to_dict(&hst),
+                         "missed", (long long)run->missed,
+                         "cpu_ns", (long long)run->cpu_ns,
+                         "ctx_voluntary", (long long)run->ctx_voluntary,
+                         "ctx_involuntary", (long long)run->ctx_involuntary,
+                         "wall_ns", (long long)run->wall_ns);
+done:
+  PyMem_Free(scratch);
+  Py_XDECREF(samples);
+  PyMem_Free(run);
+  return result;
+}
+
+PyDoc_STRVAR(stats_doc,
+"stats(values, threshold) -> dict\n\n"
+"Exact summary statistics (sleepacc_stats_compute) of an int64 buffer;\n"
+"values < threshold count as undersleeps.");
+
+static PyObject *py_stats(PyObject *self, PyObject *args) {
+  Py_buffer view;
+  long long threshold;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "y*L:stats", &view, &threshold)) return NULL;
+  if (view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
+    PyBuffer_Release(&view);
+    return PyErr_Format(PyExc_ValueError, "values must be a buffer of int64");
+  }
+  size_t n = (size_t)view.len / sizeof(int64_t);
+  int64_t *scratch = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
+  if (scratch == NULL) {
+    PyBuffer_Release(&view);
+    return PyErr_NoMemory();
+  }
+  sleepacc_stats st;
+  int rc = sleepacc_stats_compute((const int64_t *)view.buf, n, threshold, scratch, &st);
+  PyMem_Free(scratch);
+  PyBuffer_Release(&view);
+  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_stats_compute");
+  return stats_to_dict(&st);
+}
+
+/* The core's table renderers by style name. */
+typedef int (*table_fn)(const sleepacc_row *, size_t, char *, size_t, size_t *);
+static const struct { const char *style; table_fn render; } table_styles[] = {
+  {"irtt", sleepacc_table_irtt},
+  {"wide", sleepacc_table_wide},
+};
+
+PyDoc_STRVAR(table_doc,
+"table(rows, style='irtt') -> str\n\n"
+"Render rows with the core's text table renderer ('irtt' or 'wide').  Each\n"
+"row is a mapping with method, requested_ns, mode ('relative'/'periodic'),\n"
+"stats (a mapping with every stats field) and cpu_percent (< 0: unknown).");
+
+static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"rows", "style", NULL};
+  PyObject *rows_obj;
+  const char *style = "irtt";
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:table", kwlist, &rows_obj, &style))
+    return NULL;
+  table_fn render = NULL;
+  for (size_t i = 0; i < sizeof table_styles / sizeof table_styles[0]; i++)
+    if (strcmp(style, table_styles[i].style) == 0) render = table_styles[i].render;
+  if (render == NULL)
+    return PyErr_Format(PyExc_ValueError, "style must be 'irtt' or 'wide', got '%s'", style);
+  PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
+  if (seq == NULL) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject *names = PyList_New(0); /* keeps the method strings alive */
+  sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
+  char *buf = NULL;
+  PyObject *result = NULL;
+  if (names == NULL || rows == NULL) {
+    if (rows == NULL) PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
+    PyObject *v = PyMapping_GetItemString(row, "method");
+    if (v == NULL) goto done;
+    int err = PyList_Append(names, v);
+    rows[i].method = PyUnicode_AsUTF8(v);
+    Py_DECREF(v);
+    if (err < 0 || rows[i].method == NULL) goto done;
+    if ((v = PyMapping_GetItemString(row, "requested_ns")) == NULL) goto done;
+    rows[i].requested_ns = PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (rows[i].requested_ns == -1 && PyErr_Occurred()) goto done;
+    if ((v = PyMapping_GetItemString(row, "mode")) == NULL) goto done;
+    const char *mode = PyUnicode_AsUTF8(v);
+    rows[i].mode = mode ? sleepacc_mode_from_name(mode) : -1;
+    Py_DECREF(v);
+    if (mode == NULL) goto done;
+    if (rows[i].mode < 0) {
+      PyErr_Format(PyExc_ValueError, "rows[%zd]: unknown mode '%s'", i, mode);
+      goto done;
+    }
+    if ((v = PyMapping_GetItemString(row, "stats")) == NULL) goto done;
+    err = stats_from_mapping(v, &rows[i].stats);
+    Py_DECREF(v);
+    if (err < 0) goto done;
+    if ((v = PyMapping_GetItemString(row, "cpu_percent")) == NULL) goto done;
+    rows[i].cpu_percent = v == Py_None ? -1.0 : PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    if (rows[i].cpu_percent == -1.0 && PyErr_Occurred()) goto done;
+  }
+  size_t cap = 4096, needed = 0;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    PyMem_Free(buf);
+    if ((buf = PyMem_Malloc(cap)) == NULL) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    int len = render(rows, (size_t)n, buf, cap, &needed);
+    if (len >= 0) {
+      result = PyUnicode_DecodeUTF8(buf, len, "strict");
+      goto done;
+    }
+    if (len != -ENOSPC || needed <= cap) {
+      sleepacc_py_raise(len, "sleepacc_table");
+      goto done;
+    }
+    cap = needed;
+  }
+  sleepacc_py_raise(-ENOSPC, "sleepacc_table");
+done:
+  PyMem_Free(buf);
+  PyMem_Free(rows);
+  Py_XDECREF(names);
+  Py_DECREF(seq);
+  return result;
+}
+
+static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
+  (void)self;
+  long long ns = PyLong_AsLongLong(arg);
+  if (ns == -1 && PyErr_Occurred()) return NULL;
+  char buf[64];
+  int len = sleepacc_format_duration(ns, buf, sizeof buf);
+  if (len < 0) return sleepacc_py_raise(len, "sleepacc_format_duration");
+  return PyUnicode_DecodeUTF8(buf, len, "strict");
+}
+
+PyDoc_STRVAR(host_facts_doc,
+"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, str, or None when unknown.");
+
+static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
+  (void)self; (void)unused;
+  sleepacc_fact *facts = PyMem_Calloc(SLEEPACC_MAX_FACTS, sizeof *facts);
+  if (facts == NULL) return PyErr_NoMemory();
+  size_t count = 0;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
+  Py_END_ALLOW_THREADS
+  PyObject *d = NULL;
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "sleepacc_host_facts");
+    goto done;
+  }
+  if ((d = PyDict_New()) == NULL) goto done;
+  for (size_t i = 0; i < count && i < SLEEPACC_MAX_FACTS; i++) {
+    PyObject *v;
+    switch (facts[i].type) {
+    case SLEEPACC_FACT_INT: v = PyLong_FromLongLong(facts[i].i); break;
+    case SLEEPACC_FACT_STR:
+      v = PyUnicode_DecodeUTF8(facts[i].s, (Py_ssize_t)strnlen(facts[i].s, sizeof facts[i].s),
+                               "replace");
+      break;
+    default: v = Py_NewRef(Py_None); break;
+    }
+    if (v == NULL || PyDict_SetItemString(d, facts[i].key, v) < 0) {
+      Py_XDECREF(v);
+      Py_CLEAR(d);
+      goto done;
+    }
+    Py_DECREF(v);
+  }
+done:
+  PyMem_Free(facts);
+  return d;
+}
+
+PyDoc_STRVAR(clock_info_doc,
+"clock_info(reads=0) -> dict\n\n"
+"Per clock name: (resolution_ns, read_cost_ns), -1 when unknown.");
+
+static PyObject *py_clock_info(PyObject *self, PyObject *args) {
+  int reads = 0;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads)) return NULL;
+  PyObject *d = PyDict_New();
+  if (d == NULL) return NULL;
+  for (int id = 0; id < SLEEPACC_CLOCK_COUNT; id++) {
+    sleepacc_clock_info info;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = sleepacc_clock_info_get(id, reads, &info);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+      Py_DECREF(d);
+      return sleepacc_py_raise(rc, "sleepacc_clock_info_get");
+    }
+    PyObject *v = Py_BuildValue("(LL)", (long long)info.resolution_ns,
+                                (long long)info.read_cost_ns);
+    if (v == NULL || PyDict_SetItemString(d, info.name ? info.name : "unknown", v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(v);
+  }
+  return d;
+}
+
+static PyObject *py_current_slack(PyObject *self, PyObject *unused) {
+  (void)self; (void)unused;
+  int64_t slack = sleepacc_current_slack();
+  if (slack < 0) return sleepacc_py_raise((int)slack, "sleepacc_current_slack");
+  return PyLong_FromLongLong(slack);
+}
+
+static PyMethodDef core_methods[] = {
+  {"methods", py_methods, METH_NOARGS, methods_doc},
+  {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
+   seconds_ns_doc},
+  {"errname", py_errname, METH_O, "errname(err) -> str: symbolic errno name (\"EINVAL\")."},
+  {"strerror", py_strerror, METH_O, "strerror(err) -> str: the core's message for an errno."},
+  {"policy_names", py_policy_names, METH_NOARGS, policy_names_doc},
+  {"policy_from_name", py_policy_from_name, METH_O,
+   "policy_from_name(name) -> int: policy value, or -EINVAL when unknown."},
+  {"mode_from_name", py_mode_from_name, METH_O,
+   "mode_from_name(name) -> int: mode value, or -EINVAL when unknown."},
+  {"env_check", py_env_check, METH_VARARGS, env_check_doc},
+  {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
+   measure_doc},
+  {"stats", py_stats, METH_VARARGS, stats_doc},
+  {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS, table_doc},
+  {"format_duration", py_format_duration, METH_O,
+   "format_duration(ns) -> str: a duration as Go's time.Duration prints it."},
+  {"host_facts", py_host_facts, METH_NOARGS, host_facts_doc},
+  {"clock_info", py_clock_info, METH_VARARGS, clock_info_doc},
+  {"current_slack", py_current_slack, METH_NOARGS,
+   "current_slack() -> int: the calling thread's timer slack in ns."},
+  {NULL, NULL, 0, NULL},
+};
+
+static int core_exec(PyObject *module) {
+  if (PyType_Ready(&Samples_Type) < 0) return -1;
+  if (PyModule_AddObjectRef(module, "Samples", (PyObject *)&Samples_Type) < 0) return -1;
+  if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0) return -1;
+  if (PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0)
+    return -1;
+  if (PyModule_AddIntConstant(module, "CHUNK_NS", SLEEPACC_CHUNK_NS) < 0) return -1;
+  if (PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0) return -1;
+  PyObject *precision = PyFloat_FromDouble(SLEEPACC_HIST_PRECISION);
+  if (precision == NULL || PyModule_AddObjectRef(module, "HIST_PRECISION", precision) < 0) {
+    Py_XDECREF(precision);
+    return -1;
+  }
+  Py_DECREF(precision);
+  PyObject *fields = PyList_New(0);
+  if (fields == NULL) return -1;
+  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
+    PyObject *s = PyUnicode_FromString(f->name);
+    if (s == NULL || PyList_Append(fields, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(fields);
+      return -1;
+    }
+    Py_DECREF(s);
+  }
+  PyObject *t = PyList_AsTuple(fields);
+  Py_DECREF(fields);
+  if (t == NULL || PyModule_AddObjectRef(module, "stats_fields", t) < 0) {
+    Py_XDECREF(t);
+    return -1;
+  }
+  Py_DECREF(t);
+  return sleepacc_py_init_precise(module);
+}
+
+static PyModuleDef_Slot core_slots[] = {
+  {Py_mod_exec, core_exec},
+  {0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+  PyModuleDef_HEAD_INIT,
+  .m_name = "sleepacc._core",
+  .m_doc = "The C core of sleepacc (thin binding; see the sleepacc package).",
+  .m_size = 0,
+  .m_methods = core_methods,
+  .m_slots = core_slots,
+};
+
+PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&core_module); }

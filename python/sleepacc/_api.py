@@ -1,0 +1,608 @@
+"""The measuring API of sleepacc: methods, measure, sweep, host and clock facts.
+
+Everything that times, sleeps, counts or summarises runs in the C core
+(``sleepacc._core``); this module validates arguments (before anything
+runs), converts seconds to the core's int64 nanoseconds, and gives the
+results names: :class:`Method`, :class:`Stats`, :class:`Measurement` and
+:class:`Sweep`.  The record formats (``Sweep.save``/``sleepacc.load``) are in
+:mod:`sleepacc.records`.
+
+Units: every argument is in seconds (int or float, like ``time.sleep``);
+every field ending in ``_ns`` and every statistic is in integer nanoseconds.
+"""
+from __future__ import annotations
+
+import datetime
+import errno as _errno
+import operator
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Union
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep",
+    "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
+]
+
+#: The default duration ladder of :func:`sweep` (seconds): irtt sleep's decades.
+DEFAULT_DURATIONS = (0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.2, 0.5)
+#: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each).
+MAX_SAMPLES = 4_000_000
+#: Shortest per-sample time assumed when sizing a buffer from a budget (s).
+SAMPLE_FLOOR = 1e-6
+#: Default margin of the hybrid method (s): kernel sleep to deadline - margin, then spin.
+DEFAULT_MARGIN = 100e-6
+
+Seconds = Union[int, float]
+
+
+class Method(NamedTuple):
+    """One row of the core's method registry."""
+
+    name: str            #: public name, e.g. "clock_nanosleep_abs"
+    family: str          #: "kernel", "spin", "hybrid" or "baseline"
+    description: str     #: one line
+    granularity_ns: int  #: unit of the requested duration (1000 for select, 10**6 for poll)
+    honours_slack: str   #: "yes", "no" or "unknown": does timer slack delay its wake-up?
+    absolute: bool       #: can wait on an absolute deadline
+    available: bool      #: works on the running system (probed)
+
+
+def methods() -> list[Method]:
+    """Every method the core registers, available or not, in registry order."""
+    return [Method(*row) for row in _core.methods()]
+
+
+_registry = methods  # sweep() has a parameter named `methods`
+
+
+class Stats(Mapping):
+    """Summary statistics in ns: n, min, max, mean, std, median, p90, p99, p999,
+    undersleeps (the core's ``sleepacc_stats`` fields, in its order).
+
+    A read-only mapping whose keys are also attributes (``s.median``,
+    ``s["median"]``).  Relative mode: statistics of the actual durations;
+    periodic mode: of the lateness (wake - deadline)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any]):
+        self._values = {name: values[name] for name in _core.stats_fields}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"Stats has no field {name!r}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in self._values.items())
+        return f"Stats({inner})"
+
+
+def _cpu_figures(cpu_ns: int, n: int, wall_ns: int) -> tuple[float, float]:
+    """(cpu_ns_per_call, cpu_percent); cpu_percent is -1.0 when unknown."""
+    per_call = cpu_ns / n if n > 0 else 0.0
+    percent = 100.0 * cpu_ns / wall_ns if wall_ns > 0 else -1.0
+    return float(per_call), float(percent)
+
+
+class Measurement:
+    """The result of one :func:`measure` run.
+
+    Fields: ``method``, ``mode`` ("relative"/"periodic"), ``requested`` (s),
+    ``requested_ns``, ``n`` (samples recorded after warm-up), ``env`` (what
+    was applied to the thread), ``samples``, ``errors_ns``, ``stats``,
+    ``stream_stats``, ``missed``, ``cpu_ns_per_call``, ``cpu_percent``,
+    ``ctx_switches`` ({"voluntary", "involuntary"}) and ``wall_ns``.
+
+    ``samples`` is a :class:`sleepacc._core.Samples`, the buffer the core
+    wrote into (int64 ns; relative: actual durations, periodic: lateness);
+    ``numpy.asarray(m.samples)`` shares its memory.  It is ``None`` when the
+    run streamed (``keep_samples=False``); then ``errors_ns`` is ``None`` too
+    and ``stats`` comes from the core's histogram (within about 1%).
+    """
+
+    __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "stats",
+                 "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
+                 "ctx_switches", "wall_ns")
+
+    def __init__(self, *, method: str, mode: str, requested_ns: int, n: int,
+                 stats: Mapping[str, Any], missed: int = 0, cpu_ns_per_call: float = 0.0,
+                 cpu_percent: float = -1.0, ctx_switches: Optional[Mapping[str, int]] = None,
+                 wall_ns: int = 0, env: Optional[Mapping[str, Any]] = None,
+                 samples: Any = None, stream_stats: Optional[Mapping[str, Any]] = None):
+        self.method = method
+        self.mode = mode
+        self.requested_ns = int(requested_ns)
+        self.n = int(n)
+        self.stats = stats if isinstance(stats, Stats) else Stats(stats)
+        #: statistics read from the core's streaming histogram of the same
+        #: run (equal to ``stats`` when streaming); not part of the record.
+        self.stream_stats = (None if stream_stats is None else
+                             stream_stats if isinstance(stream_stats, Stats)
+                             else Stats(stream_stats))
+        self.missed = int(missed)
+        self.cpu_ns_per_call = float(cpu_ns_per_call)
+        self.cpu_percent = float(cpu_percent)
+        self.ctx_switches = {"voluntary": 0, "involuntary": 0}
+        if ctx_switches is not None:
+            self.ctx_switches = {"voluntary": int(ctx_switches["voluntary"]),
+                                 "involuntary": int(ctx_switches["involuntary"])}
+        self.wall_ns = int(wall_ns)
+        self.env = dict(env) if env is not None else {}
+        if samples is not None and not isinstance(samples, _core.Samples):
+            samples = _core.Samples(samples)
+        self.samples = samples
+
+    @property
+    def requested(self) -> float:
+        """The requested duration (relative) or period (periodic), in seconds."""
+        return self.requested_ns / 1e9
+
+    @property
+    def errors_ns(self) -> Optional[np.ndarray]:
+        """Error of each sample in ns as a numpy int64 array: relative mode
+        actual - requested (a new array), periodic mode the lateness itself
+        (a view of ``samples``).  ``None`` when the run streamed."""
+        if self.samples is None:
+            return None
+        values = np.asarray(self.samples)
+        if self.mode == "periodic":
+            return values
+        return values - np.int64(self.requested_ns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record of the shared schema ``sleepacc/1`` (see sleepacc.records)."""
+        return {
+            "method": self.method,
+            "mode": self.mode,
+            "requested_ns": self.requested_ns,
+            "n": self.n,
+            "stats": self.stats.to_dict(),
+            "missed": self.missed,
+            "cpu_ns_per_call": self.cpu_ns_per_call,
+            "cpu_percent": self.cpu_percent,
+            "ctx_switches": dict(self.ctx_switches),
+            "wall_ns": self.wall_ns,
+            "env": dict(self.env),
+            "samples": None if self.samples is None else np.asarray(self.samples).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
+        """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
+        samples = d.get("samples")
+        return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
+                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
+                   cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
+                   cpu_percent=d.get("cpu_percent", -1.0),
+                   ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
+                   env=d.get("env"),
+                   samples=None if samples is None else _core.Samples(samples))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Measurement):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<Measurement {self.method} {self.mode} "
+                f"{_core.format_duration(self.requested_ns)} n={self.n} "
+                f"median={self.stats['median']}ns p99={self.stats['p99']}ns>")
+
+
+#: Keys of a Sweep.to_records() row built from the stats fields: a stats field
+#: f becomes f"{f}_ns" except for the counts n and undersleeps.
+_COUNT_FIELDS = ("n", "undersleeps")
+
+
+class Sweep(Sequence):
+    """A sequence of :class:`Measurement` from one :func:`sweep` (or
+    :func:`sleepacc.load`), with ``host`` (facts at run time), ``started`` and
+    ``finished`` (ISO 8601, UTC) and ``settings`` (the sweep's arguments)."""
+
+    def __init__(self, measurements: Iterable[Measurement] = (), *,
+                 host: Optional[Mapping[str, Any]] = None, started: Optional[str] = None,
+                 finished: Optional[str] = None,
+                 settings: Optional[Mapping[str, Any]] = None):
+        self.measurements: list[Measurement] = list(measurements)
+        self.host: dict[str, Any] = dict(host) if host is not None else {}
+        self.started = started
+        self.finished = finished
+        self.settings: dict[str, Any] = dict(settings) if settings is not None else {}
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.measurements[i]
+
+    def __len__(self) -> int:
+        return len(self.measurements)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sweep):
+            return NotImplemented
+        return (self.host == other.host and self.started == other.started
+                and self.finished == other.finished and self.settings == other.settings
+                and self.measurements == other.measurements)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Sweep of {len(self)} measurements, started {self.started}>"
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat dict per measurement: method, mode, requested_ns, n, the
+        stats (min_ns ... p999_ns, undersleeps), missed, cpu_ns_per_call,
+        cpu_percent, actual_ns (relative: the median actual duration;
+        periodic: requested + median lateness) and error_ns (actual -
+        requested)."""
+        rows = []
+        for m in self.measurements:
+            row: dict[str, Any] = {"method": m.method, "mode": m.mode,
+                                   "requested_ns": m.requested_ns, "n": m.n}
+            for name, value in m.stats.items():
+                if name == "n":
+                    continue
+                row[name if name in _COUNT_FIELDS else f"{name}_ns"] = value
+            row["missed"] = m.missed
+            row["cpu_ns_per_call"] = m.cpu_ns_per_call
+            row["cpu_percent"] = m.cpu_percent
+            median = m.stats["median"]
+            actual = m.requested_ns + median if m.mode == "periodic" else median
+            row["actual_ns"] = actual
+            row["error_ns"] = actual - m.requested_ns
+            rows.append(row)
+        return rows
+
+    def to_frame(self):
+        """:meth:`to_records` as a pandas DataFrame (pandas is optional)."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("Sweep.to_frame() needs pandas: pip install 'sleepacc[frame]'"
+                              ) from e
+        return pd.DataFrame.from_records(self.to_records())
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the sweep as JSON, schema ``sleepacc/1`` (see sleepacc.records)."""
+        from . import records
+        records.save(self, path)
+
+    def table(self, style: str = "irtt") -> str:
+        """The core's text table: "irtt" (irtt sleep's table) or "wide"."""
+        if not isinstance(style, str):
+            raise TypeError(f"style must be a str, got {type(style).__name__}")
+        rows = [{"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
+                 "stats": m.stats, "cpu_percent": m.cpu_percent} for m in self.measurements]
+        return _core.table(rows, style)
+
+
+# ---------------------------------------------------------------------------
+# Validation: every argument is checked here, before anything runs.
+# ---------------------------------------------------------------------------
+
+def _int_arg(value: Any, name: str, minimum: int) -> int:
+    """An int argument >= minimum (bool is not an int here)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _bool_arg(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _str_arg(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _find_method(name: Any) -> Method:
+    """The registry row named `name`, available on this system."""
+    name = _str_arg(name, "method")
+    rows = methods()
+    for row in rows:
+        if row.name == name:
+            if not row.available:
+                raise ValueError(f"method {name!r} is not available on this system "
+                                 f"({row.description}); available methods: "
+                                 + ", ".join(r.name for r in rows if r.available))
+            return row
+    raise ValueError(f"unknown method {name!r}; available methods: "
+                     + ", ".join(r.name for r in rows if r.available))
+
+
+def _mode_arg(mode: Any) -> str:
+    mode = _str_arg(mode, "mode")
+    if _core.mode_from_name(mode) < 0:
+        raise ValueError(f"mode must be 'relative' or 'periodic', got {mode!r}")
+    return mode
+
+
+def _budget_arg(budget: Any) -> int:
+    """budget in seconds -> ns; 0 means none (only n stops)."""
+    if budget is None:
+        return 0
+    ns = _core.seconds_ns(budget, "budget")
+    if ns <= 0:
+        raise ValueError(f"budget must be positive (or None), got {budget!r}")
+    return ns
+
+
+class _Plan(NamedTuple):
+    """A validated measure() call: core arguments plus record metadata."""
+
+    core: dict           # keyword arguments of _core.measure
+    method: Method
+    mode: str
+    requested_ns: int
+    env: dict            # the env part of the record
+
+
+def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
+          mode: Any = "relative", warmup: Any = 2, keep_samples: Any = True,
+          slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
+          lock_memory: Any = False, margin: Any = None) -> _Plan:
+    row = _find_method(method)
+    duration_ns = _core.seconds_ns(duration, "duration")
+    mode = _mode_arg(mode)
+    if mode == "periodic" and duration_ns == 0:
+        raise ValueError("duration must be > 0 in periodic mode (it is the period), got "
+                         f"{duration!r}")
+    n_val = 0 if n is None else _int_arg(n, "n", 1)
+    budget_ns = _budget_arg(budget)
+    if budget_ns == 0 and n_val == 0:
+        raise ValueError("n is required when budget is None (nothing would stop the run)")
+    warmup = _int_arg(warmup, "warmup", 0)
+    keep = _bool_arg(keep_samples, "keep_samples")
+    margin_ns = _core.seconds_ns(DEFAULT_MARGIN if margin is None else margin, "margin")
+    lock = _bool_arg(lock_memory, "lock_memory")
+
+    slack_ns = -1 if slack is None else _int_arg(slack, "slack", 1)
+    policy_code = _core.POLICY_KEEP
+    if policy is not None:
+        policy = _str_arg(policy, "policy")
+        policy_code = _core.policy_from_name(policy)
+        if policy_code < 0:
+            raise ValueError("policy must be one of "
+                             + ", ".join(repr(p) for p in _core.policy_names())
+                             + f", got {policy!r}")
+    realtime = policy in ("fifo", "rr")
+    if priority is None:
+        prio = 1 if realtime else 0
+    else:
+        prio = _int_arg(priority, "priority", 0)
+        if policy is None:
+            raise ValueError(f"priority={priority!r} needs a policy (e.g. policy='fifo')")
+    cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0)
+
+    bad = _core.env_check(slack_ns, policy_code, prio, cpu_val, lock)
+    if bad == "cpu":
+        raise ValueError(f"cpu={cpu_val} is not in this thread's allowed CPU set "
+                         f"{sorted(os.sched_getaffinity(0))}")
+    if bad == "priority":
+        raise ValueError(f"priority={prio} is not valid with policy={policy!r} "
+                         "(fifo and rr take 1..99, the others 0)")
+    if bad is not None:
+        raise ValueError(f"{bad} is rejected by the core (slack={slack!r}, policy={policy!r}, "
+                         f"priority={priority!r}, cpu={cpu!r}, lock_memory={lock_memory!r})")
+    if realtime and budget_ns == 0 and row.family in ("spin", "hybrid"):
+        raise ValueError(f"budget=None is refused for the {row.family} method {row.name!r} "
+                         f"under policy={policy!r}: real-time spinning stalls a CPU")
+
+    if not keep:
+        capacity = 0
+    elif n_val:
+        capacity = n_val
+    else:
+        per_sample = max(duration_ns, int(SAMPLE_FLOOR * 1e9))
+        capacity = min(MAX_SAMPLES, -(-budget_ns // per_sample) + 1)
+
+    env = {"slack_ns": None if slack_ns < 0 else slack_ns, "policy": policy,
+           "priority": prio if policy is not None else None,
+           "cpu": None if cpu_val < 0 else cpu_val, "lock_memory": lock}
+    if row.family == "hybrid":
+        env["margin_ns"] = margin_ns
+    core = dict(method=row.name, duration_ns=duration_ns, mode=_core.mode_from_name(mode),
+                n=n_val, budget_ns=budget_ns, warmup=warmup, capacity=capacity,
+                margin_ns=margin_ns, slack_ns=slack_ns, policy=policy_code, priority=prio,
+                cpu=cpu_val, lock_memory=lock)
+    return _Plan(core, row, mode, duration_ns, env)
+
+
+def _permission_message(plan: _Plan, err: OSError) -> str:
+    """Name the settings that need privileges for an EPERM/EACCES."""
+    what = []
+    if plan.env["policy"] is not None:
+        what.append(f"policy={plan.env['policy']!r} (priority {plan.env['priority']}) "
+                    "needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance")
+    if plan.env["lock_memory"]:
+        what.append("lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK")
+    if not what:
+        what.append("the requested environment needs privileges")
+    return "; ".join(what) + f" ({err.strerror})"
+
+
+def _run(plan: _Plan) -> Measurement:
+    try:
+        raw = _core.measure(**plan.core)
+    except PermissionError as e:
+        raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
+    except ValueError as e:
+        raise ValueError(f"measure({plan.method.name!r}, ...): the core rejected the "
+                         f"configuration: {e}") from None
+    per_call, percent = _cpu_figures(raw["cpu_ns"], raw["n"], raw["wall_ns"])
+    return Measurement(method=plan.method.name, mode=plan.mode,
+                       requested_ns=plan.requested_ns, n=raw["n"], stats=raw["stats"],
+                       stream_stats=raw["hist_stats"], missed=raw["missed"],
+                       cpu_ns_per_call=per_call, cpu_percent=percent,
+                       ctx_switches={"voluntary": raw["ctx_voluntary"],
+                                     "involuntary": raw["ctx_involuntary"]},
+                       wall_ns=raw["wall_ns"], env=plan.env, samples=raw["samples"])
+
+
+def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
+            budget: Optional[Seconds] = 1.0, mode: str = "relative", warmup: int = 2,
+            keep_samples: bool = True, slack: Optional[int] = None,
+            policy: Optional[str] = None, priority: Optional[int] = None,
+            cpu: Optional[int] = None, lock_memory: bool = False,
+            margin: Optional[Seconds] = None) -> Measurement:
+    """Measure how `method` sleeps for `duration` seconds.
+
+    The run stops after ``n`` samples, after ``budget`` seconds of wall time,
+    or when the sample buffer is full, whichever comes first; ``budget=None``
+    means only ``n`` stops (``n`` is then required).  ``warmup`` samples are
+    taken first and discarded.
+
+    mode: "relative" (each sample is the actual duration of one sleep) or
+      "periodic" (deadlines start + k*duration; each sample is wake -
+      deadline, and deadlines woken past the next one count as ``missed``;
+      duration must be > 0).
+    keep_samples: keep every sample (a buffer of ``n`` values, or with n None
+      ``ceil(budget / max(duration, 1 us)) + 1`` values, at most
+      MAX_SAMPLES = 4,000,000, i.e. 32 MB; unused capacity is given back).
+      False streams: constant memory, stats from the core's histogram (within
+      1%), ``samples`` None.
+    slack: timer slack for the run in ns (an int >= 1, the unit of
+      prctl(PR_SET_TIMERSLACK) and /proc/.../timerslack_ns); None leaves it.
+    policy: "other", "batch", "idle", "fifo" or "rr"; None leaves it.
+    priority: 1..99 for fifo/rr (default 1), 0 otherwise; needs a policy.
+    cpu: pin the thread to this CPU for the run; None leaves affinity.
+    lock_memory: mlockall for the run.
+    margin: the hybrid method's margin in seconds (default 100 us).
+
+    The thread's slack, policy and affinity are restored on every path.
+    The GIL is released while the core works and Ctrl-C raises
+    KeyboardInterrupt within one chunk (about 50 ms) for every method.
+
+    Raises TypeError/ValueError for bad arguments (before anything runs),
+    PermissionError when the environment needs privileges the process lacks
+    (naming the setting), OSError for other OS failures.
+    """
+    plan = _plan(method, duration, n=n, budget=budget, mode=mode, warmup=warmup,
+                 keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
+                 cpu=cpu, lock_memory=lock_memory, margin=margin)
+    return _run(plan)
+
+
+#: Keyword arguments of measure() that sweep() passes through (**environment).
+_SWEEP_PASSTHROUGH = ("n", "warmup", "keep_samples", "slack", "policy", "priority", "cpu",
+                      "lock_memory", "margin")
+
+
+def _now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+
+
+def sweep(methods: Union[None, str, Iterable[str]] = None,
+          durations: Optional[Iterable[Seconds]] = None, *,
+          budget: Optional[Seconds] = 0.5, mode: str = "relative",
+          progress: Optional[Callable[[int, int, str, float], Any]] = None,
+          **environment: Any) -> Sweep:
+    """Measure every method at every duration.
+
+    methods: names (or one name); None means every available method.
+    durations: seconds; None means DEFAULT_DURATIONS (irtt sleep's ladder,
+      0 to 500 ms).  Periodic mode skips a duration of 0 (a period must be
+      > 0).
+    budget, mode: as in :func:`measure`, per measurement.
+    progress: called as progress(done, total, method, duration) after each
+      measurement.
+    **environment: any of n, warmup, keep_samples, slack, policy, priority,
+      cpu, lock_memory, margin, passed to every :func:`measure`.
+
+    Every argument is validated before the first measurement runs.
+    """
+    for key in environment:
+        if key not in _SWEEP_PASSTHROUGH:
+            raise TypeError(f"sweep() got an unexpected keyword argument {key!r} (accepted: "
+                            + ", ".join(_SWEEP_PASSTHROUGH) + ")")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
+    if methods is None:
+        names = [row.name for row in _registry() if row.available]
+    elif isinstance(methods, str):
+        names = [methods]
+    else:
+        try:
+            names = list(methods)
+        except TypeError:
+            raise TypeError("methods must be a list of method names or None, got "
+                            f"{type(methods).__name__}") from None
+    if not names:
+        raise ValueError("methods must not be empty")
+    if durations is None:
+        durations = DEFAULT_DURATIONS
+    elif isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
+        raise TypeError("durations must be a list of seconds or None, got "
+                        f"{type(durations).__name__}")
+    durations = list(durations)
+    if not durations:
+        raise ValueError("durations must not be empty")
+    for i, d in enumerate(durations):
+        _core.seconds_ns(d, f"durations[{i}]")
+    mode = _mode_arg(mode)
+
+    plans = []
+    for name in names:
+        for d in durations:
+            if mode == "periodic" and _core.seconds_ns(d) == 0:
+                continue
+            plans.append((name, d, _plan(name, d, budget=budget, mode=mode, **environment)))
+
+    settings = {"methods": names, "durations": durations, "budget": budget, "mode": mode,
+                **environment}
+    host = system_info()
+    started = _now_iso()
+    out = []
+    for done, (name, d, plan) in enumerate(plans, 1):
+        out.append(_run(plan))
+        if progress is not None:
+            progress(done, len(plans), name, d)
+    return Sweep(out, host=host, started=started, finished=_now_iso(), settings=settings)
+
+
+def system_info() -> dict[str, Any]:
+    """Host facts from the core (kernel, clocksource, HZ, high-resolution
+    timers, NO_HZ, timer slack, CPUs, cpufreq/cpuidle, virtualisation, RT
+    throttling); a fact that could not be read is None."""
+    return dict(_core.host_facts())
+
+
+def clock_info() -> dict[str, dict[str, Optional[int]]]:
+    """Per clock ("monotonic", "monotonic_raw", "realtime", "boottime"):
+    {"resolution_ns", "read_cost_ns"} (median of back-to-back reads); None
+    when unknown."""
+    return {name: {"resolution_ns": res if res >= 0 else None,
+                   "read_cost_ns": cost if cost >= 0 else None}
+            for name, (res, cost) in _core.clock_info().items()}
