@@ -1,0 +1,1069 @@
+"""The ``sleepacc`` command: sweep, measure, doctor, info, compare, plot, monitor.
+
+This module parses arguments, plans time, writes result files and prints.
+Nothing here measures or summarises by itself: every point is one
+``sleepacc.measure`` call (the C core sleeps, times and computes the
+statistics), tables come from ``sleepacc.report`` (its irtt and wide styles
+are the core's renderer), explanations from ``sleepacc.model``, figures from
+``sleepacc.plot`` and result files are read back by ``sleepacc.load``.
+
+Exit codes (every subcommand):
+    0    success
+    1    a failure, with one line on stderr ("sleepacc: error: ...")
+    2    a usage error, one line naming the bad argument
+    130  Ctrl-C; whatever was written so far stays intact and parseable
+
+The JSON and JSON Lines schema ("sleepacc/1") is described in docs/schema.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import errno
+import json
+import math
+import os
+import shutil
+import socket
+import sys
+import time
+
+import sleepacc
+from sleepacc import records
+from sleepacc._units import format_go, format_ns, parse_duration_ns
+
+__all__ = ["main"]
+
+SCHEMA = "sleepacc/1"
+FORMATS = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
+POLICIES = ("other", "batch", "idle", "fifo", "rr")
+MODES = ("relative", "periodic")
+
+# Default sweep plan (see plan_budget): the whole default sweep aims at
+# DEFAULT_TOTAL_S of measuring, so with start-up it ends well inside 60 s.
+DEFAULT_TOTAL_S = 42.0
+MIN_POINT_BUDGET_S = 0.01   # a point never gets less than this ...
+MAX_POINT_BUDGET_S = 0.5    # ... nor more, whatever time is left
+PLAN_LATE_NS = 60_000       # a typical oversleep, for planning only
+PLAN_OVERHEAD_S = 0.004     # per point: opening the method, writing the line
+DEFAULT_MAX_SAMPLES = 100_000
+
+
+# --------------------------------------------------------------------------
+# Errors and the argument parser
+# --------------------------------------------------------------------------
+
+class CliError(Exception):
+    """A failure: one line on stderr, exit 1."""
+    code = 1
+
+
+class UsageError(CliError):
+    """A bad argument: one line on stderr naming it, exit 2."""
+    code = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every error is one line and exit 2 (via UsageError)."""
+
+    def error(self, message):
+        raise UsageError(" ".join(str(message).split()))
+
+
+def _arg_error(name, message):
+    return UsageError(f"argument {name}: {message}")
+
+
+def _duration_ns(text):
+    """argparse type: one duration ("10us", "1.5ms", "0") -> int ns."""
+    try:
+        return parse_duration_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _durations_ns(text):
+    """argparse type: comma-separated durations -> list of int ns, in
+    order, duplicates dropped."""
+    out = []
+    for item in text.split(","):
+        if not item.strip():
+            raise argparse.ArgumentTypeError(f"empty item in {text!r}")
+        d = _duration_ns(item)
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def _seconds(text):
+    """argparse type: a positive time in seconds ("0.5", "500ms")."""
+    try:
+        ns = parse_duration_ns(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
+        ) from None
+    if ns <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return ns / 1e9
+
+
+def _slack_ns(text):
+    """argparse type: timer slack; a bare integer is ns, suffixes allowed."""
+    t = text.strip()
+    try:
+        ns = int(t) if t.isdigit() else parse_duration_ns(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected nanoseconds like 1 or 50us, got {text!r}") from None
+    if ns < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 ns, got {text!r}")
+    return ns
+
+
+def _int_range(lo, hi):
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {v}")
+        return v
+    return conv
+
+
+def _positive_int(text):
+    return _int_range(1, 2**62)(text)
+
+
+def _methods_list(text):
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty item in {text!r}")
+    return list(dict.fromkeys(names))
+
+
+# --------------------------------------------------------------------------
+# Small shared helpers
+# --------------------------------------------------------------------------
+
+def _now_iso():
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _method_table():
+    """{name: Method} for every method the core registers."""
+    return {m.name: m for m in sleepacc.methods()}
+
+
+def _check_methods(names, option="--methods"):
+    """Validate names against the registry; returns them (or every available
+    method for None).  Unknown or unavailable names are usage errors."""
+    table = _method_table()
+    available = [n for n, m in table.items() if m.available]
+    if names is None:
+        return available
+    for n in names:
+        if n not in table:
+            raise _arg_error(option, f"unknown method {n!r} (valid: {', '.join(table)})")
+        if not table[n].available:
+            raise _arg_error(option, f"method {n!r} is not available on this system "
+                                     f"(available: {', '.join(available)})")
+    return names
+
+
+def _env_kwargs(args):
+    """The environment options of a subcommand as sleepacc.measure keywords;
+    checks what argparse cannot (priority needs fifo/rr, cpu in the set)."""
+    policy = getattr(args, "policy", None)
+    priority = getattr(args, "priority", None)
+    cpu = getattr(args, "cpu", None)
+    if priority is not None and policy not in ("fifo", "rr"):
+        raise _arg_error("--priority", "needs --policy fifo or rr")
+    if policy in ("fifo", "rr") and priority is None:
+        priority = 1
+    if cpu is not None:
+        allowed = sorted(os.sched_getaffinity(0))
+        if cpu not in allowed:
+            raise _arg_error("--cpu", f"CPU {cpu} is not in this process's allowed set "
+                                      f"({','.join(map(str, allowed))})")
+    kw = {}
+    if getattr(args, "slack", None) is not None:
+        kw["slack"] = args.slack
+    if policy is not None:
+        kw["policy"] = policy
+    if priority is not None:
+        kw["priority"] = priority
+    if cpu is not None:
+        kw["cpu"] = cpu
+    return kw
+
+
+def _add_env_options(p):
+    g = p.add_argument_group("environment (applied to the measuring thread, restored after)")
+    g.add_argument("--slack", type=_slack_ns, metavar="NS",
+                   help="timer slack in ns (1 = none; suffixes allowed: 50us)")
+    g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
+    g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
+                   help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
+    g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
+
+
+def _table(headers, rows, align=None):
+    """Columns aligned to their widest cell, two spaces apart; the first
+    column left-aligned, the others right-aligned unless `align` says."""
+    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
+    n = len(headers)
+    align = align or ("<" + ">" * (n - 1))
+    width = [max(len(r[i]) for r in cells) for i in range(n)]
+    out = []
+    for r in cells:
+        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
+        out.append("  ".join(parts).rstrip())
+    return "\n".join(out)
+
+
+def _err_ns(point, value):
+    """Error of an order statistic of a point dict: value - requested for
+    relative points, the value itself (lateness) for periodic ones."""
+    if value is None:
+        return None
+    return value if point.get("mode") == "periodic" else value - point["requested_ns"]
+
+
+def _us(ns, digits=1):
+    return "-" if ns is None else f"{ns / 1e3:.{digits}f}"
+
+
+def _load(path):
+    """sleepacc.load with failures mapped to one line."""
+    try:
+        return sleepacc.load(path)
+    except FileNotFoundError:
+        raise CliError(f"cannot read {path}: no such file") from None
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"{path} is not a sleepacc result file: {exc}") from None
+
+
+def _points(sweep):
+    """Point dicts (Measurement.to_dict()) of a Sweep."""
+    return [m.to_dict() for m in sweep]
+
+
+def _hostname(host):
+    if isinstance(host, dict):
+        for key in ("hostname", "host", "nodename"):
+            if host.get(key):
+                return str(host[key])
+    return "?"
+
+
+# --------------------------------------------------------------------------
+# The results file (-o FILE): JSON Lines, one header then one line a point
+# --------------------------------------------------------------------------
+
+class ResultsFile:
+    """An append-only JSON Lines result file (the format of sleepacc.records).
+
+    Line 1 is the header; each further line is one finished point.  Every
+    line goes out in one write() and is fsync'd before the next point
+    starts, so a kill (even a power cut) loses at most the point in
+    progress.  A torn last line (a kill or a full disk during a write) is
+    cut off before appending; a failed write cuts the file back to its last
+    whole line, so what is on disk always parses.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+        self.size = 0          # bytes of whole, valid lines in the file
+        self.existing = None   # Sweep already in the file (resume), or None
+        self.keys = set()      # (method, mode, requested_ns) already present
+
+    @staticmethod
+    def key(point):
+        return (point["method"], point["mode"], int(point["requested_ns"]))
+
+    def _fail(self, exc):
+        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}")
+
+    def open(self, resume):
+        """Open for appending.  With resume, read what is there (dropping a
+        torn last line); without, refuse to overwrite a non-empty file."""
+        data = b""
+        regular = os.path.isfile(self.path)
+        if regular and os.path.getsize(self.path) > 0:
+            if not resume:
+                raise _arg_error("-o", f"{self.path} already exists "
+                                       "(use --resume to continue it, or another name)")
+            try:
+                with open(self.path, "rb") as f:
+                    data = f.read()
+            except OSError as exc:
+                raise CliError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        self.size = self._whole_lines(data)
+        if self.size:
+            try:
+                text = data[: self.size].decode("utf-8")
+                self.existing = records.parse_jsonl(text.splitlines(), self.path)
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise CliError(f"cannot resume {self.path}: {exc}") from None
+            self.keys = {(m.method, m.mode, m.requested_ns) for m in self.existing}
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
+        try:
+            self.fd = os.open(self.path, flags, 0o644)
+            if regular and self.size < len(data):
+                os.ftruncate(self.fd, self.size)   # drop the torn tail
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    @staticmethod
+    def _whole_lines(data):
+        """Length of data without a torn last line: bytes after the last
+        newline, and a last whole line that is not JSON (a write cut short
+        just before its newline) are torn."""
+        end = data.rfind(b"\n") + 1
+        start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
+        if end:
+            try:
+                json.loads(data[start:end])
+            except ValueError:
+                end = start
+        return end
+
+    def write_line(self, line):
+        """Append one line (text without its newline) and flush it to the
+        disk, or fail with the file cut back to its last whole line."""
+        data = (line + "\n").encode("utf-8")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+            try:
+                os.fsync(self.fd)
+            except OSError as exc:
+                if exc.errno not in (errno.EINVAL, errno.EROFS):  # not a disk file
+                    raise
+        except OSError as exc:
+            try:
+                os.ftruncate(self.fd, self.size)
+            except OSError:
+                pass
+            raise self._fail(exc) from None
+        self.size += len(data)
+
+    def write_point(self, measurement, samples):
+        """One finished point; its samples only when asked (big)."""
+        rec = {"type": "point", **measurement.to_dict()}
+        if not samples:
+            rec["samples"] = None
+        self.write_line(json.dumps(_clean(rec), allow_nan=False))
+        self.keys.add(self.key(rec))
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+# --------------------------------------------------------------------------
+# Planning: per-point budgets that fit a total time
+# --------------------------------------------------------------------------
+
+def warmup_for(d_ns):
+    """Warm-up sleeps for a duration: a warm-up costs its length, so two up
+    to 1 ms, one up to 10 ms, none above."""
+    return 2 if d_ns <= 1_000_000 else 1 if d_ns <= 10_000_000 else 0
+
+
+def point_budget(d_ns, b):
+    """The budget given to the core for one point: at least b, and enough
+    to finish the warm-up and start one measured sleep.  (The core counts
+    warm-up inside the budget and always completes a sleep it started.)"""
+    step = (d_ns + PLAN_LATE_NS) / 1e9
+    return max(b, (2 * warmup_for(d_ns) + 1) * step)
+
+
+def point_cost(d_ns, b, max_samples=DEFAULT_MAX_SAMPLES):
+    """Expected wall time of one point with per-point budget b (s)."""
+    step = (d_ns + PLAN_LATE_NS) / 1e9
+    budget = point_budget(d_ns, b)
+    sleeps = max(1, math.ceil(budget / step))
+    sleeps = min(sleeps, max_samples + warmup_for(d_ns))
+    return sleeps * step + PLAN_OVERHEAD_S
+
+
+def plan_budget(durations_ns, total_s, max_samples=DEFAULT_MAX_SAMPLES):
+    """The largest per-point budget b (within MIN..MAX_POINT_BUDGET_S) whose
+    expected total over the given points is at most total_s."""
+    def cost(b):
+        return sum(point_cost(d, b, max_samples) for d in durations_ns)
+    lo, hi = MIN_POINT_BUDGET_S, MAX_POINT_BUDGET_S
+    if cost(hi) <= total_s:
+        return hi
+    if cost(lo) >= total_s:
+        return lo
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if cost(mid) <= total_s:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class Progress:
+    """One self-rewriting status line on stderr: a bar, points done/total,
+    the point being measured and an ETA.  Silent unless enabled."""
+
+    def __init__(self, total, enabled, stream=None):
+        self.total = total
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.shown = False
+
+    def update(self, done, method, d_ns, eta_s):
+        if not self.enabled:
+            return
+        cols = shutil.get_terminal_size((80, 24)).columns
+        eta = "--:--" if eta_s is None else "%d:%02d" % divmod(int(max(0, eta_s) + 0.5), 60)
+        tail = f" {done}/{self.total}  {method} {format_go(d_ns)}  ETA {eta}"
+        width = max(10, min(40, cols - len(tail) - 3))
+        filled = int(width * done / max(1, self.total))
+        line = "[" + "#" * filled + "." * (width - filled) + "]" + tail
+        self.stream.write("\r" + line[: cols - 1] + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+# --------------------------------------------------------------------------
+# sweep
+# --------------------------------------------------------------------------
+
+def _settings(args, methods, durations, env):
+    return {
+        "methods": methods,
+        "durations_ns": durations,
+        "mode": args.mode,
+        "budget": args.budget,
+        "total": None if args.budget else args.total,
+        "max_samples": args.max_samples,
+        "samples": bool(args.samples),
+        "env": env,
+        "version": sleepacc.__version__,
+    }
+
+
+def _check_resume_settings(results, mode, env):
+    """A resumed file must have been written with the same mode and
+    environment; otherwise its points would not be comparable."""
+    old = results.existing.settings or {}
+    if old.get("mode", mode) != mode:
+        raise _arg_error("--resume", f"{results.path} was written with --mode {old.get('mode')}")
+    if (old.get("env") or {}) != env:
+        raise _arg_error("--resume", f"{results.path} was written with environment "
+                                     f"{old.get('env') or 'defaults'}, not {env or 'defaults'}")
+
+
+def _emit_sweep(sweep, fmt):
+    from sleepacc import report
+    text = report.format(sweep, fmt)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+class _Planner:
+    """Per-point budgets.  With --budget every point gets it.  Otherwise the
+    plan for the whole sweep gives this session its share of --total (all of
+    it unless resuming), and before each point the time still left is spread
+    again over the points still to do, so slow points are made up for by
+    shorter budgets later (never below MIN_POINT_BUDGET_S)."""
+
+    def __init__(self, all_d, todo_d, fixed, total, max_samples):
+        self.fixed, self.max_samples = fixed, max_samples
+        self.deadline = None
+        if fixed is None:
+            b0 = plan_budget(all_d, total, max_samples)
+            share = (sum(point_cost(d, b0, max_samples) for d in todo_d)
+                     / max(1e-9, sum(point_cost(d, b0, max_samples) for d in all_d)))
+            self.deadline = time.monotonic() + total * share
+        self.t0 = time.monotonic()
+        self.estimated_done = 0.0
+
+    def budget(self, rest_d):
+        if self.fixed is not None:
+            return self.fixed
+        return plan_budget(rest_d, max(0.0, self.deadline - time.monotonic()), self.max_samples)
+
+    def eta(self, rest_d, b):
+        """Seconds left: the estimate for the rest, scaled by how far off the
+        estimates have been so far."""
+        est = sum(point_cost(d, b, self.max_samples) for d in rest_d)
+        if self.estimated_done <= 0:
+            return est
+        ratio = (time.monotonic() - self.t0) / self.estimated_done
+        return est * min(3.0, max(0.5, ratio))
+
+    def done(self, d, b):
+        self.estimated_done += point_cost(d, b, self.max_samples)
+
+
+def cmd_sweep(args):
+    methods = _check_methods(args.methods)
+    durations = args.durations
+    if durations is None:
+        durations = [int(round(d * 1e9)) for d in sleepacc.DEFAULT_DURATIONS]
+        if args.mode == "periodic":
+            durations = [d for d in durations if d > 0]
+    elif args.mode == "periodic" and 0 in durations:
+        raise _arg_error("--durations", "periodic mode needs durations above 0")
+    if args.resume and not args.output:
+        raise _arg_error("--resume", "needs -o FILE")
+    env = _env_kwargs(args)
+    points = [(m, d) for m in methods for d in durations]
+
+    results = None
+    if args.output:
+        results = ResultsFile(args.output)
+        results.open(args.resume)
+        if results.existing is not None:
+            _check_resume_settings(results, args.mode, env)
+        else:
+            results.write_line(records.jsonl_header(
+                _host_facts(), _settings(args, methods, durations, env), _now_iso()))
+    todo = [p for p in points
+            if results is None or (p[0], args.mode, p[1]) not in results.keys]
+    planner = _Planner([d for _, d in points], [d for _, d in todo], args.budget,
+                       args.total, args.max_samples)
+    show = bool(args.progress) if args.progress is not None else (
+        sys.stdout.isatty() and sys.stderr.isatty())
+    progress = Progress(len(points), show)
+    done = len(points) - len(todo)
+    measured = []
+    try:
+        for i, (method, d) in enumerate(todo):
+            rest = [dd for _, dd in todo[i:]]
+            b = planner.budget(rest)
+            progress.update(done, method, d, planner.eta(rest, b))
+            m = sleepacc.measure(method, d / 1e9, budget=point_budget(d, b),
+                                 n=args.max_samples, mode=args.mode,
+                                 warmup=warmup_for(d), keep_samples=True, **env)
+            planner.done(d, b)
+            if results is not None:
+                results.write_point(m, args.samples)
+            measured.append(m)
+            done += 1
+        if results is not None and todo:
+            results.write_line(records.jsonl_footer(_now_iso()))
+    finally:
+        progress.close()
+        if results is not None:
+            results.close()
+    wall = time.monotonic() - planner.t0
+    resumed = len(points) - len(todo)
+    note = f" ({resumed} already in the file)" if resumed else ""
+    if results is not None:
+        sweep = _load(results.path)
+        note += f"; results in {results.path}"
+    else:
+        sweep = sleepacc.Sweep(measured, host=_host_facts())
+    print(f"sleepacc: {len(todo)} points measured in {wall:.1f} s{note}", file=sys.stderr)
+    if args.format != "none":
+        _emit_sweep(sweep, args.format)
+    return 0
+
+
+def _host_facts():
+    facts = dict(sleepacc.system_info())
+    facts.setdefault("hostname", socket.gethostname())
+    return facts
+
+
+# --------------------------------------------------------------------------
+# measure
+# --------------------------------------------------------------------------
+
+def _histogram_lines(errors_ns, bins, width=40):
+    """A text histogram of errors (ns), in µs: bins between the 0.1st and
+    99.9th percentiles, with what lies outside counted in two end rows."""
+    import numpy as np
+    e = np.asarray(errors_ns, dtype=np.float64) / 1e3
+    if e.size == 0:
+        return ["(no samples)"]
+    lo, hi = np.percentile(e, [0.1, 99.9]) if e.size >= 1000 else (e.min(), e.max())
+    if hi <= lo:
+        hi = lo + 1e-3
+    counts, edges = np.histogram(e[(e >= lo) & (e <= hi)], bins=bins, range=(lo, hi))
+    below, above = int((e < lo).sum()), int((e > hi).sum())
+    peak = max(1, int(counts.max()), below, above)
+    rows = []
+    if below:
+        rows.append((f"< {lo:.1f}", below))
+    rows += [(f"{a:.1f} .. {b:.1f}", int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts)]
+    if above:
+        rows.append((f"> {hi:.1f}", above))
+    label_w = max(len(r[0]) for r in rows)
+    return [f"  {lab:>{label_w}} |{'#' * int(round(width * c / peak)):<{width}} {c}"
+            for lab, c in rows]
+
+
+def cmd_measure(args):
+    _check_methods([args.method], option="METHOD")
+    if args.mode == "periodic" and args.duration == 0:
+        raise _arg_error("DURATION", "periodic mode needs a duration above 0")
+    env = _env_kwargs(args)
+    m = sleepacc.measure(args.method, args.duration / 1e9, n=args.n, budget=args.budget,
+                         mode=args.mode, warmup=args.warmup, keep_samples=True, **env)
+    d = m.to_dict()
+    if args.json:
+        if not args.samples:
+            d["samples"] = None
+        json.dump(_clean({"schema": SCHEMA, "type": "point", **d}), sys.stdout, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    st = d["stats"]
+    periodic = d["mode"] == "periodic"
+    what = "lateness" if periodic else "error"
+    print(f"{d['method']}({format_go(d['requested_ns'])}), {d['mode']} mode: "
+          f"{st['n']} samples in {d['wall_ns'] / 1e9:.3f} s")
+    if d.get("env"):
+        print("environment: " + ", ".join(f"{k} {v}" for k, v in d["env"].items()))
+    cols = ["min", "median", "p90", "p99", "p999", "max", "mean"]
+    rows = []
+    if st["n"] > 0:
+        if not periodic:
+            rows.append(["actual"] + [format_ns(st[c], 4) for c in cols] + [format_ns(st["std"], 3)])
+        rows.append([what] + [format_ns(_err_ns(d, st[c]), 4) for c in cols] + [format_ns(st["std"], 3)])
+        print()
+        print(_table([""] + ["min", "median", "p90", "p99", "p99.9", "max", "mean", "std"], rows))
+    print()
+    print(f"undersleeps {st['undersleeps']}, missed deadlines {d.get('missed', 0)}")
+    cpu = d.get("cpu_ns_per_call")
+    ctx = d.get("ctx_switches") or {}
+    print(f"CPU cost: {format_ns(cpu) if cpu is not None and cpu >= 0 else 'unknown'} per call"
+          f" ({d.get('cpu_percent', float('nan')):.1f}% of one CPU); context switches: "
+          f"{ctx.get('voluntary', '?')} voluntary, {ctx.get('involuntary', '?')} involuntary")
+    if st["n"] > 0:
+        print()
+        print(f"{what} histogram (µs):")
+        errors = m.errors_ns
+        print("\n".join(_histogram_lines(errors, args.bins)))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# info
+# --------------------------------------------------------------------------
+
+def _info_record():
+    methods = []
+    for m in sleepacc.methods():
+        methods.append({k: getattr(m, k, None) for k in
+                        ("name", "family", "available", "granularity_ns", "honours_slack",
+                         "absolute", "description")})
+    return {"schema": SCHEMA, "type": "info", "version": sleepacc.__version__,
+            "host": _host_facts(), "clocks": sleepacc.clock_info(), "methods": methods}
+
+
+def cmd_info(args):
+    rec = _info_record()
+    if args.json:
+        json.dump(_clean(rec), sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(f"sleepacc {rec['version']} on {rec['host'].get('hostname', '?')}")
+    print()
+    print("host facts:")
+    print(_table(["fact", "value"], [[k, "unknown" if v is None else v]
+                                       for k, v in rec["host"].items()], "<<"))
+    print()
+    print("clocks:")
+    rows = []
+    for name, c in rec["clocks"].items():
+        res, cost = c.get("resolution_ns"), c.get("read_cost_ns")
+        rows.append([name, "unknown" if res is None or res < 0 else f"{res} ns",
+                     "unknown" if cost is None or cost < 0 else f"{cost} ns"])
+    print(_table(["clock", "resolution", "read cost"], rows))
+    print()
+    print("methods:")
+    rows = [[m["name"], m["family"], "yes" if m["available"] else "no",
+             _yesno(m["honours_slack"]), m["granularity_ns"], m["description"]]
+            for m in rec["methods"]]
+    print(_table(["method", "family", "available", "slack", "unit ns", "description"], rows,
+                 "<<<<><"))
+    return 0
+
+
+def _yesno(v):
+    if v is True:
+        return "yes"
+    if v is False:
+        return "no"
+    return "unknown" if v is None else str(v)
+
+
+# --------------------------------------------------------------------------
+# compare
+# --------------------------------------------------------------------------
+
+def cmd_compare(args):
+    if len(args.files) < 2:
+        raise _arg_error("FILE", "compare needs at least two files")
+    sweeps = [_load(p) for p in args.files]
+    tables = []
+    for sw in sweeps:
+        tables.append({(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)})
+    keys = []
+    for t in tables:
+        for k in t:
+            if k not in keys:
+                keys.append(k)
+    stat = args.stat
+    letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
+
+    def err(t, k):
+        p = t.get(k)
+        if p is None or not p["stats"].get("n"):
+            return None
+        return _err_ns(p, p["stats"][stat])
+
+    rows = []
+    for k in keys:
+        base = err(tables[0], k)
+        row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "ratios": []}
+        for t in tables:
+            e = err(t, k)
+            row["errors_ns"].append(e)
+            row["ratios"].append(None if e is None or base is None or base <= 0 else e / base)
+        rows.append(row)
+    if args.json:
+        json.dump({"schema": SCHEMA, "type": "compare", "stat": stat,
+                   "files": [{"path": p, "host": _hostname(getattr(sw, "host", None))}
+                             for p, sw in zip(args.files, sweeps)],
+                   "rows": rows}, sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    for letter, path, sw in zip(letters, args.files, sweeps):
+        started = getattr(sw, "started", None)
+        print(f"{letter}: {path} (host {_hostname(getattr(sw, 'host', None))}"
+              f"{', ' + str(started) if started else ''})")
+    print(f"{stat} error in µs{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''}; "
+          f"ratios against A")
+    print()
+    headers = ["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
+    table_rows = []
+    for r in rows:
+        cells = [r["method"], format_go(r["requested_ns"])]
+        cells += [_us(e) for e in r["errors_ns"]]
+        cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
+        table_rows.append(cells)
+    print(_table(headers, table_rows))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# plot
+# --------------------------------------------------------------------------
+
+PLOT_KINDS = ("error", "cdf", "pareto", "model", "all")
+
+
+def cmd_plot(args):
+    sweep = _load(args.file)
+    try:
+        from sleepacc import plot
+    except ImportError as exc:
+        raise CliError(f"plotting needs matplotlib: {exc}") from None
+    fig = _plot_figure(plot, sweep, args.kind)
+    try:
+        fig.savefig(args.output, dpi=args.dpi, bbox_inches="tight")
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"argument -o: {exc}") from None
+    print(f"sleepacc: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _plot_figure(plot, sweep, kind):
+    funcs = {"error": "error_vs_duration", "cdf": "lateness_cdf",
+             "pareto": "accuracy_vs_cpu", "model": "model_fit", "all": "overview"}
+    fn = getattr(plot, funcs[kind], None)
+    if fn is None:
+        raise CliError(f"sleepacc.plot has no {funcs[kind]}() for --kind {kind}")
+    return fn(sweep)
+
+
+# --------------------------------------------------------------------------
+# monitor
+# --------------------------------------------------------------------------
+
+def cmd_monitor(args):
+    _check_methods([args.method], option="--method")
+    env = _env_kwargs(args)
+    interval = args.interval
+    if interval <= 0:
+        raise _arg_error("--interval", "must be above 0")
+    report = args.report
+    if report * 1e9 < interval:
+        raise _arg_error("--report", f"must be at least --interval ({format_go(interval)})")
+    end = None if args.duration is None else time.monotonic() + args.duration
+    total = {"count": 0, "missed": 0, "max": None, "reports": 0}
+    first = True
+    try:
+        while True:
+            budget = report
+            if end is not None:
+                left = end - time.monotonic()
+                if left <= interval / 2e9:
+                    break
+                budget = min(report, left)
+            m = sleepacc.measure(args.method, interval / 1e9, mode="periodic",
+                                 budget=budget, warmup=1 if first else 0,
+                                 keep_samples=False, **env)
+            first = False
+            d = m.to_dict()
+            st = d["stats"]
+            stamp = _dt.datetime.now().astimezone().isoformat(timespec="milliseconds")
+            total["reports"] += 1
+            total["count"] += st["n"]
+            total["missed"] += d.get("missed", 0)
+            if st["n"]:
+                total["max"] = st["max"] if total["max"] is None else max(total["max"], st["max"])
+            if args.json:
+                rec = {"schema": SCHEMA, "type": "monitor", "time": stamp,
+                       "method": args.method, "interval_ns": interval,
+                       "count": st["n"], "median_ns": st["median"] if st["n"] else None,
+                       "p99_ns": st["p99"] if st["n"] else None,
+                       "max_ns": st["max"] if st["n"] else None,
+                       "missed": d.get("missed", 0)}
+                print(json.dumps(rec), flush=True)
+            else:
+                def f(v):
+                    return format_ns(v, 3) if st["n"] else "-"
+                print(f"{stamp}  {args.method} every {format_go(interval)}: "
+                      f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
+                      f"max={f(st['max'])} misses={d.get('missed', 0)}", flush=True)
+    finally:
+        if total["reports"] and not args.json:
+            worst = format_ns(total["max"], 3) if total["max"] is not None else "-"
+            print(f"--- {args.method} every {format_go(interval)}: {total['reports']} reports, "
+                  f"{total['count']} wake-ups, {total['missed']} missed, "
+                  f"worst lateness {worst} ---", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# doctor
+# --------------------------------------------------------------------------
+
+def cmd_doctor(args):
+    from sleepacc import doctor
+    sweep = _load(args.from_file) if args.from_file else None
+    show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
+    progress = Progress(len(doctor.SHORT_METHODS) * len(doctor.SHORT_DURATIONS_NS), show)
+    try:
+        result = doctor.diagnose(
+            sweep, budget=args.budget,
+            progress=lambda done, total, m, d: progress.update(done, m, d, None))
+    finally:
+        progress.close()
+    findings = result["findings"]
+    if args.top:
+        findings = findings[: args.top]
+    if args.json:
+        out = {"schema": SCHEMA, "type": "doctor", **result, "findings": findings}
+        json.dump(_clean(out), sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    h = result["host"]
+    ref = result["reference"]
+    print(f"sleepacc doctor: {h.get('hostname', '?')}, Linux {h.get('kernel_release', '?')}, "
+          f"{h.get('cpus_online_count', '?')} CPUs"
+          f"{', virtual (' + str(h.get('hypervisor_type') or 'hypervisor') + ')' if h.get('virtualization') == 'hypervisor' else ''}")
+    if ref["median_error_ns"] is not None:
+        print(f"reference: {ref['method']}({format_go(ref['requested_ns'])}) with this thread's "
+              f"settings oversleeps {format_ns(ref['median_error_ns'], 3)} (median), "
+              f"{format_ns(ref['p99_error_ns'], 3)} (p99)")
+    print()
+    for i, f in enumerate(findings, 1):
+        gain = "" if f["gain_us"] is None else (
+            f"   gain {'~' if f['estimate'] else ''}{f['gain_us']:.1f} µs")
+        print(f"{i}. [{f['status']}] {f['title']}{gain}")
+        for e in f["evidence"]:
+            print(f"     evidence: {e}")
+        if f["fix"] and f["status"] in ("problem", "option", "unknown"):
+            print(f"     fix: {f['fix']}")
+    model = result["model"]
+    if model.get("explanation"):
+        print()
+        print("model: " + model["explanation"].replace("\n", "\n       "))
+    elif model.get("note"):
+        print()
+        print(f"model: {model['note']}")
+    return 0
+
+
+def _clean(obj):
+    """NaN and infinities -> None, so the JSON is strict."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+# --------------------------------------------------------------------------
+# The parser and main()
+# --------------------------------------------------------------------------
+
+def build_parser():
+    p = _Parser(prog="sleepacc",
+                description="Measure how well this machine sleeps, explain why, "
+                            "and compare hosts.  Durations take ns, us/µs, ms or s "
+                            "suffixes; a bare number is seconds.",
+                epilog="Exit codes: 0 success, 1 failure, 2 usage error, 130 Ctrl-C.  "
+                       "File schema: docs/schema.md.")
+    p.add_argument("--version", action="version", version=f"sleepacc {sleepacc.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    s = sub.add_parser("sweep", help="measure methods x durations (the main job)",
+                       description="Measure every method over a ladder of durations.  "
+                                   "Without --budget the per-point budgets are planned so "
+                                   "the whole sweep takes about --total seconds.")
+    s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
+                   help="methods to measure (default: every available one; see `sleepacc info`)")
+    s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
+                   help="durations (default: 0,1ns,10ns,...,100ms,200ms,500ms as irtt sleep)")
+    s.add_argument("--budget", type=_seconds, metavar="SECONDS",
+                   help="time per point (default: planned to fit --total)")
+    s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
+                   help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
+    s.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
+                   metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
+    s.add_argument("--mode", choices=MODES, default="relative")
+    _add_env_options(s)
+    s.add_argument("--format", choices=FORMATS + ("none",), default="wide",
+                   help="table printed at the end (default wide)")
+    s.add_argument("-o", "--output", metavar="FILE",
+                   help="write JSON Lines here, one line per finished point")
+    s.add_argument("--resume", action="store_true",
+                   help="continue FILE, skipping the points already in it")
+    s.add_argument("--samples", action="store_true",
+                   help="also store every sample in FILE (bigger files)")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress line on stderr (default: when on a terminal)")
+    s.set_defaults(func=cmd_sweep)
+
+    s = sub.add_parser("measure", help="one method at one duration, in detail")
+    s.add_argument("method", metavar="METHOD")
+    s.add_argument("duration", type=_duration_ns, metavar="DURATION")
+    s.add_argument("--budget", type=_seconds, default=1.0, metavar="SECONDS",
+                   help="time to measure (default 1)")
+    s.add_argument("-n", type=_positive_int, default=None, metavar="N",
+                   help="stop after N samples")
+    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N")
+    s.add_argument("--mode", choices=MODES, default="relative")
+    _add_env_options(s)
+    s.add_argument("--bins", type=_int_range(1, 200), default=16, metavar="N",
+                   help="histogram rows (default 16)")
+    s.add_argument("--json", action="store_true", help="the point as JSON")
+    s.add_argument("--samples", action="store_true", help="with --json: include the samples")
+    s.set_defaults(func=cmd_measure)
+
+    s = sub.add_parser("doctor", help="find what makes this host sleep badly, and the fix")
+    s.add_argument("--from", dest="from_file", metavar="FILE",
+                   help="use this sweep file instead of running a short sweep")
+    s.add_argument("--top", type=_positive_int, default=None, metavar="N",
+                   help="show only the N most important findings")
+    s.add_argument("--budget", type=_seconds, default=0.1, metavar="SECONDS",
+                   help="time per point of the short sweep and the experiments (default 0.1)")
+    s.add_argument("--json", action="store_true", help="findings as JSON")
+    s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("info", help="host and clock facts, and the methods")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_info)
+
+    s = sub.add_parser("compare", help="side-by-side table of result files, with ratios")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--stat", choices=("median", "mean", "p90", "p99", "p999", "max", "min"),
+                   default="median", help="statistic compared (default median)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_compare)
+
+    s = sub.add_parser("plot", help="figures of a result file")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("-o", "--output", required=True, metavar="FIG",
+                   help="output image (.png, .svg, .pdf)")
+    s.add_argument("--kind", choices=PLOT_KINDS, default="all", help="which figure (default all)")
+    s.add_argument("--dpi", type=_int_range(10, 1200), default=110)
+    s.set_defaults(func=cmd_plot)
+
+    s = sub.add_parser("monitor", help="periodic wake-ups, one line per report interval")
+    s.add_argument("--method", default="clock_nanosleep_abs", metavar="M",
+                   help="method (default clock_nanosleep_abs)")
+    s.add_argument("--interval", type=_duration_ns, default=10_000_000, metavar="D",
+                   help="wake-up period (default 10ms)")
+    s.add_argument("--report", type=_seconds, default=1.0, metavar="D",
+                   help="one line per this much time (default 1s)")
+    s.add_argument("--duration", type=_seconds, default=None, metavar="D",
+                   help="stop after this long (default: until Ctrl-C)")
+    _add_env_options(s)
+    s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
+    s.set_defaults(func=cmd_monitor)
+    return p
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit code (see the module doc)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except SystemExit as exc:         # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        _flush_quietly()
+        print("sleepacc: interrupted", file=sys.stderr)
+        return 130
+    except CliError as exc:
+        _flush_quietly()
+        print(f"sleepacc: error: {exc}", file=sys.stderr)
+        return exc.code
+    except BrokenPipeError:
+        # stdout closed early (`sleepacc ... | head`): not worth a message.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
+    except PermissionError as exc:
+        print(f"sleepacc: error: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError) as exc:
+        # The library refused an argument the parser let through.
+        print(f"sleepacc: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"sleepacc: error: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+def _flush_quietly():
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
