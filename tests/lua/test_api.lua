@@ -1,0 +1,159 @@
+-- test_api.lua -- the contract: names, fields and types of the module.
+local sa = require "sleepacc"
+local T = require "helpers"
+
+return {
+  {"module fields", function()
+    T.eq(sa._VERSION, "0.1.0", "_VERSION")
+    for _, f in ipairs{"methods", "measure", "sweep", "table", "system_info", "clock_info", "now_ns"} do
+      T.eq(type(sa[f]), "function", "sa." .. f)
+    end
+  end},
+
+  {"methods() rows", function()
+    local ms = sa.methods()
+    T.check(#ms >= 20, "only %d methods", #ms)
+    local seen = {}
+    local families = {kernel = true, spin = true, hybrid = true, baseline = true}
+    for _, m in ipairs(ms) do
+      T.check(type(m.name) == "string" and not seen[m.name], "bad or duplicate name %s", tostring(m.name))
+      seen[m.name] = true
+      T.check(families[m.family], "%s: family %s", m.name, tostring(m.family))
+      T.check(type(m.description) == "string" and #m.description > 0, "%s: description", m.name)
+      T.check(math.type(m.granularity_ns) == "integer" and m.granularity_ns >= 0, "%s: granularity_ns", m.name)
+      T.check(m.honours_slack == "yes" or m.honours_slack == "no" or m.honours_slack == "unknown",
+        "%s: honours_slack %s", m.name, tostring(m.honours_slack))
+      T.check(type(m.absolute) == "boolean" and type(m.available) == "boolean", "%s: booleans", m.name)
+    end
+    for _, name in ipairs{"select", "pselect", "poll", "ppoll", "epoll_wait", "epoll_pwait2", "usleep",
+                          "nanosleep", "clock_nanosleep", "clock_nanosleep_abs", "timerfd", "timer_signal",
+                          "sigtimedwait", "futex", "cond_timedwait", "sched_yield", "spin", "hybrid",
+                          "syscall", "clock"} do
+      T.check(seen[name], "method %s missing", name)
+    end
+  end},
+
+  {"measure result fields", function()
+    local r = assert(sa.measure{method = "nanosleep", duration = 1e-4, n = 10, budget = 2})
+    T.eq(r.method, "nanosleep", "method")
+    T.eq(r.family, "kernel", "family")
+    T.eq(r.mode, "relative", "mode")
+    T.eq(r.requested_ns, 100000, "requested_ns")
+    T.eq(r.requested, 1e-4, "requested")
+    T.eq(r.n, 10, "n")
+    T.eq(r.missed, 0, "missed")
+    for _, k in ipairs{"cpu_ns_per_call", "cpu_percent"} do
+      T.check(type(r[k]) == "number" and r[k] >= 0, "%s = %s", k, tostring(r[k]))
+    end
+    for _, k in ipairs{"ctx_switches", "ctx_voluntary", "ctx_involuntary", "wall_ns", "cpu_ns", "warmup"} do
+      T.check(math.type(r[k]) == "integer" and r[k] >= 0, "%s = %s", k, tostring(r[k]))
+    end
+    for _, k in ipairs{"min", "max", "median", "p90", "p99", "p999", "undersleeps", "n"} do
+      T.check(math.type(r.stats[k]) == "integer", "stats.%s = %s", k, tostring(r.stats[k]))
+    end
+    T.check(type(r.stats.mean) == "number" and type(r.stats.std) == "number", "stats mean/std")
+    T.eq(r.stats.n, 10, "stats.n")
+    T.eq(type(r.env), "table", "env")
+  end},
+
+  {"samples userdata", function()
+    local r = assert(sa.measure{method = "clock", duration = 0, n = 50})
+    local s = r.samples
+    T.eq(type(s), "userdata", "samples type")
+    T.eq(#s, 50, "#samples")
+    T.check(tostring(s):find("Samples", 1, true), "tostring: %s", tostring(s))
+    T.eq(s[0], nil, "s[0]")
+    T.eq(s[51], nil, "s[51]")
+    T.eq(s[-1], nil, "s[-1]")
+    T.eq(s.nosuch, nil, "s.nosuch")
+    local t = s:totable()
+    T.eq(#t, 50, "#totable")
+    local mn, mx = math.huge, -math.huge
+    for i = 1, #s do
+      T.eq(math.type(s[i]), "integer", "s[i] type")
+      T.eq(t[i], s[i], "totable[" .. i .. "]")
+      mn, mx = math.min(mn, s[i]), math.max(mx, s[i])
+    end
+    T.eq(s[1.0], s[1], "s[1.0]")
+    T.eq(mn, r.stats.min, "min of samples")
+    T.eq(mx, r.stats.max, "max of samples")
+  end},
+
+  {"streaming: keep_samples=false keeps nothing, stats from the histogram", function()
+    local r = assert(sa.measure{method = "clock", duration = 0, n = 20000, keep_samples = false})
+    T.eq(#r.samples, 0, "#samples")
+    T.eq(r.n, 20000, "n")
+    T.eq(r.stats.n, 20000, "stats.n")
+    T.ordered(r.stats, "streaming")
+  end},
+
+  {"table(): irtt and wide styles rendered by the core", function()
+    local rs = assert(sa.sweep{methods = {"nanosleep"}, durations = {1e-6, 1e-3}, budget = 0.02})
+    local irtt = sa.table(rs)
+    T.check(irtt:find("Sleep Duration        Mean Error       % Error", 1, true), "irtt header: %s", irtt)
+    T.check(irtt:find("1ms", 1, true) and irtt:find("1µs", 1, true), "irtt rows: %s", irtt)
+    T.eq(sa.table(rs, "irtt"), irtt, "explicit irtt style")
+    local wide = sa.table(rs, "wide")
+    T.check(wide:find("nanosleep", 1, true) and wide:find("method", 1, true), "wide: %s", wide)
+    T.check(sa.table(rs[1]):find("1µs", 1, true), "a single result renders")
+    T.check(type(sa.table({})) == "string", "an empty list renders")
+  end},
+
+  {"system_info(): facts, unknown ones listed apart", function()
+    local si = assert(sa.system_info())
+    T.check(type(si.clocksource) == "string", "clocksource %s", tostring(si.clocksource))
+    T.check(math.type(si.hz) == "integer" and si.hz > 0, "hz %s", tostring(si.hz))
+    T.eq(type(si.unknown), "table", "unknown")
+    for _, k in ipairs(si.unknown) do T.eq(si[k], nil, "unknown fact " .. k) end
+    T.eq(si.timer_slack_ns, T.slack(), "timer_slack_ns")
+  end},
+
+  {"clock_info(): every clock, resolution and read cost", function()
+    local ci = sa.clock_info()
+    for _, name in ipairs{"monotonic", "monotonic_raw", "realtime", "boottime"} do
+      T.check(type(ci[name]) == "table", "clock %s missing", name)
+      T.check(ci[name].resolution_ns >= 1, "%s resolution", name)
+      T.check(ci[name].read_cost_ns >= 0, "%s read cost", name)
+    end
+  end},
+
+  {"now_ns() is monotonic", function()
+    local a = sa.now_ns()
+    local b = sa.now_ns()
+    T.check(math.type(a) == "integer" and b >= a, "now_ns %s %s", a, b)
+  end},
+
+  {"sweep(): progress, order, periodic skips 0", function()
+    local calls = {}
+    local rs = assert(sa.sweep{methods = {"nanosleep", "spin"}, durations = {0, 1e-5}, budget = 0.01,
+      progress = function(done, total, method, d) calls[#calls + 1] = {done, total, method, d} end})
+    T.eq(#rs, 4, "#results")
+    T.eq(#calls, 4, "#progress calls")
+    local want = {{"nanosleep", 0}, {"nanosleep", 1e-5}, {"spin", 0}, {"spin", 1e-5}}
+    for i, w in ipairs(want) do
+      T.eq(rs[i].method, w[1], "results[" .. i .. "].method")
+      T.eq(rs[i].requested, w[2], "results[" .. i .. "].requested")
+      T.eq(calls[i][1], i, "progress done")
+      T.eq(calls[i][2], 4, "progress total")
+      T.eq(calls[i][3], w[1], "progress method")
+      T.eq(calls[i][4], w[2], "progress duration")
+      T.eq(#rs[i].samples, 0, "sweep streams by default")
+    end
+    local pr = assert(sa.sweep{methods = {"clock_nanosleep_abs"}, durations = {0, 1e-4}, budget = 0.01,
+                                mode = "periodic"})
+    T.eq(#pr, 1, "periodic sweep skips the 0 period")
+    T.eq(pr[1].mode, "periodic", "mode")
+  end},
+
+  {"sweep() defaults: every available method, the irtt ladder", function()
+    -- check the defaults through progress, stopping at the first call
+    local total, first
+    local ok, err = pcall(sa.sweep, {budget = 0.001, progress = function(done, t, m, d)
+      total, first = t, {m, d}
+      error("stop here")
+    end})
+    T.check(not ok and tostring(err):find("stop here", 1, true), "progress error propagates: %s", tostring(err))
+    T.eq(total, #T.available() * 12, "total = methods x 12-step ladder")
+    T.eq(first[2], 0, "the ladder starts at 0")
+  end},
+}
