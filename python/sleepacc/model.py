@@ -539,11 +539,19 @@ def _fit_method(method, req, act, default_unit=1, honours_slack=True):
     p.cost = best.cost
 
     # --- identifiability ------------------------------------------------
+    # Identified = every alternative without it fits worse by at least one
+    # tolerance unit (costs of the constant-only stage, a zero shortcut
+    # counted as one more parameter; no tie-breaking penalties).
+    def ncost(x):  # cost plus one unit for a zero-shortcut parameter
+        return x.cost + (_ENTRY if x.struct[3] is not None else 0.0)
+
     def best_where(pred):
         xs = [x for x in stage_a if pred(x.struct)]
-        return min((x.score for x in xs), default=math.inf)
+        return min((ncost(x) for x in xs), default=math.inf)
 
-    a_best = stage_a[0].score
+    a_best = min((ncost(x) for x in stage_a
+                  if x.struct[1:3] == (unit, rounding) and x.struct[4:6] == (tick, k)),
+                 default=ncost(stage_a[0]))
     ident = p.identified
     notes = p.notes
     other_unit = best_where(lambda s: s[1] != unit or s[2] != rounding)
@@ -559,14 +567,15 @@ def _fit_method(method, req, act, default_unit=1, honours_slack=True):
         notes["zero_shortcut"] = ("no request rounds to a zero timeout" if not zero_pts else
                                   "a zero timeout still sleeps like any other request")
     if tick:
-        tickless = best_where(lambda s: s[4] == 0.0)
+        # with the call's unit held (it is the API's, a documented fact)
+        tickless = best_where(lambda s: s[4] == 0.0 and s[1:3] == (unit, rounding))
         ident["tick"] = tickless - a_best >= _ENTRY
         if not ident["tick"]:
             notes["tick"] = "a tickless model with a constant fits as well"
-        alt_k = best_where(lambda s: s[4] == tick and s[5] != k)
+        alt_k = best_where(lambda s: s[4] == tick and s[5] != k and s[1:3] == (unit, rounding))
         ident["extra_ticks"] = alt_k - a_best >= _ENTRY
     else:
-        ticked = best_where(lambda s: s[4] != 0.0)
+        ticked = best_where(lambda s: s[4] != 0.0 and s[1:3] == (unit, rounding))
         ident["tick"] = ticked - a_best >= _ENTRY
         ident["extra_ticks"] = False
         if not ident["tick"]:
@@ -726,15 +735,17 @@ class ModelSet(dict):
         return rows
 
     def find(self, **match) -> Model:
-        """The one model whose group values contain all of match (substring
-        for text): ms.find(host="XP1700", timer_config="HZ=100")."""
+        """The one model whose group values match (text: an exact value, or
+        else a substring): ms.find(host="XP1700"), find(timer_config="HZ=100")."""
         hits = []
+        exact = {k: any(dict(zip(self.by, key)).get(k) == v for key in self)
+                 for k, v in match.items()}
         for key, m in self.items():
             vals = dict(zip(self.by, key))
             good = True
             for k, v in match.items():
                 have = vals.get(k)
-                if isinstance(v, str):
+                if isinstance(v, str) and not exact[k]:
                     good &= isinstance(have, str) and v in have
                 else:
                     good &= have == v
@@ -906,7 +917,7 @@ def fit(data, by: Optional[Sequence[str]] = None):
 def _us(ns: float) -> str:
     a = abs(ns)
     if a >= 10_000_000:
-        return f"{ns / 1e6:.1f} ms".replace(".0 ms", " ms")
+        return f"{ns / 1e6:.1f} ms"
     if a >= 100:
         return f"{ns / 1e3:.0f} µs"
     if a >= 10:
