@@ -1,0 +1,276 @@
+/* test_env.c -- environment control: apply, restore on every path (errors
+ * included), EPERM reported, idempotent restore. */
+#include "check.h"
+#include "sleepacc.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static sleepacc_run run;
+static int64_t buf[64];
+
+/* The calling thread's slack, policy, priority and affinity. */
+typedef struct snap {
+  int64_t slack;
+  int policy, priority;
+  cpu_set_t cpus;
+} snap;
+
+static snap take(void) {
+  snap s;
+  struct sched_param sp;
+  memset(&s, 0, sizeof s);
+  s.slack = sleepacc_current_slack();
+  s.policy = sched_getscheduler(0);
+  sched_getparam(0, &sp);
+  s.priority = sp.sched_priority;
+  sched_getaffinity(0, sizeof s.cpus, &s.cpus);
+  return s;
+}
+
+static int same(const snap *a, const snap *b) {
+  return a->slack == b->slack && a->policy == b->policy && a->priority == b->priority &&
+         CPU_EQUAL(&a->cpus, &b->cpus);
+}
+
+static void test_names_and_default(void) {
+  sleepacc_env e;
+  static const char *const names[] = {"other", "batch", "idle", "fifo", "rr"};
+  for (int i = 0; i < 5; i++) {
+    CHECK(sleepacc_policy_from_name(names[i]) == i);
+    CHECK(strcmp(sleepacc_policy_name(i), names[i]) == 0);
+  }
+  CHECK(sleepacc_policy_from_name("deadline") == -EINVAL);
+  CHECK(sleepacc_policy_from_name(NULL) == -EINVAL);
+  CHECK(sleepacc_policy_name(-1) == NULL && sleepacc_policy_name(5) == NULL);
+  sleepacc_env_default(&e);
+  CHECK(e.slack_ns == -1 && e.policy == SLEEPACC_POLICY_KEEP && e.cpu == -1 &&
+        e.lock_memory == 0 && e.dma_latency_us == -1 && e.priority == 0);
+  CHECK(sleepacc_env_check(&e) == 0);
+  CHECK(sleepacc_current_slack() > 0);
+}
+
+static void test_check_rejects(void) {
+  sleepacc_env e;
+  cpu_set_t set;
+  int outside = -1;
+#define REJ(expr)                                   \
+  do {                                              \
+    sleepacc_env_default(&e);                       \
+    expr;                                           \
+    CHECKF(sleepacc_env_check(&e) == -EINVAL, #expr); \
+  } while (0)
+  REJ(e.slack_ns = 0);
+  REJ(e.slack_ns = -2);
+  REJ(e.slack_ns = SLEEPACC_MAX_DURATION_NS + 1);
+  REJ(e.policy = -2);
+  REJ(e.policy = 5);
+  REJ((e.policy = SLEEPACC_POLICY_FIFO, e.priority = 0));
+  REJ((e.policy = SLEEPACC_POLICY_RR, e.priority = 100));
+  REJ((e.policy = SLEEPACC_POLICY_OTHER, e.priority = 1));
+  REJ(e.priority = 3);
+  REJ(e.cpu = -2);
+  REJ(e.cpu = CPU_SETSIZE);
+  REJ(e.lock_memory = -1);
+  REJ(e.dma_latency_us = -7);
+#undef REJ
+  CHECK(sleepacc_env_check(NULL) == -EINVAL);
+  /* a cpu that exists in no allowed set */
+  sched_getaffinity(0, sizeof set, &set);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (!CPU_ISSET(c, &set)) { outside = c; break; }
+  CHECK(outside >= 0);
+  sleepacc_env_default(&e);
+  e.cpu = outside;
+  CHECK(sleepacc_env_check(&e) == -EINVAL);
+}
+
+/* Each setting takes effect while applied and is undone by restore. */
+static void test_apply_restore(void) {
+  snap before = take();
+  sleepacc_env e;
+  sleepacc_env_saved sv;
+  sleepacc_env_default(&e);
+  e.slack_ns = 1000;
+  e.policy = SLEEPACC_POLICY_BATCH;
+  e.cpu = sched_getcpu() >= 0 ? sched_getcpu() : 0;
+  CHECK(sleepacc_env_apply(&e, &sv) == 0);
+  CHECK(sleepacc_current_slack() == 1000);
+  CHECK(sched_getscheduler(0) == SCHED_BATCH);
+  cpu_set_t now;
+  sched_getaffinity(0, sizeof now, &now);
+  CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(e.cpu, &now));
+  CHECK(sleepacc_env_restore(&sv) == 0);
+  snap after = take();
+  CHECK(same(&before, &after));
+  CHECK(sleepacc_env_restore(&sv) == 0); /* idempotent */
+  after = take();
+  CHECK(same(&before, &after));
+  CHECK(sleepacc_env_restore(NULL) == -EINVAL);
+  /* an env that changes nothing */
+  sleepacc_env_default(&e);
+  CHECK(sleepacc_env_apply(&e, &sv) == 0 && sv.applied == 0);
+  CHECK(sleepacc_env_restore(&sv) == 0);
+  /* bad env: apply refuses and changes nothing */
+  e.slack_ns = 0;
+  CHECK(sleepacc_env_apply(&e, &sv) == -EINVAL);
+  CHECK(sleepacc_env_apply(NULL, &sv) == -EINVAL);
+  CHECK(sleepacc_env_apply(&e, NULL) == -EINVAL);
+  after = take();
+  CHECK(same(&before, &after));
+}
+
+/* FIFO/RR with a priority (root here); without CAP_SYS_NICE it is -EPERM. */
+static void test_realtime_policy(void) {
+  snap before = take();
+  sleepacc_env e;
+  sleepacc_env_saved sv;
+  sleepacc_env_default(&e);
+  e.policy = SLEEPACC_POLICY_RR;
+  e.priority = 5;
+  int rc = sleepacc_env_apply(&e, &sv);
+  CHECKF(rc == 0 || rc == -EPERM, "rc %d", rc);
+  if (rc == 0) {
+    struct sched_param sp;
+    sched_getparam(0, &sp);
+    CHECK(sched_getscheduler(0) == SCHED_RR && sp.sched_priority == 5);
+    CHECK(sleepacc_env_restore(&sv) == 0);
+  }
+  snap after = take();
+  CHECK(same(&before, &after));
+}
+
+/* Memory locking and the DMA-latency request are held, then released. */
+static void test_mlock_and_dma(void) {
+  sleepacc_env e;
+  sleepacc_env_saved sv;
+  sleepacc_env_default(&e);
+  e.dma_latency_us = 0;
+  int rc = sleepacc_env_apply(&e, &sv);
+  if (access("/dev/cpu_dma_latency", W_OK) == 0) {
+    CHECK(rc == 0);
+    CHECK(sv.dma_fd >= 0);
+    CHECK(sleepacc_env_restore(&sv) == 0);
+    CHECK(sv.dma_fd == -1);
+  } else {
+    CHECKF(rc < 0, "apply without a writable /dev/cpu_dma_latency returned %d", rc);
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  /* mlockall(MCL_CURRENT) would try to lock ASan's terabytes of shadow map */
+  printf("  mlockall not exercised under AddressSanitizer (shadow memory)\n");
+#else
+  sleepacc_env_default(&e);
+  e.lock_memory = 1;
+  rc = sleepacc_env_apply(&e, &sv);
+  CHECKF(rc == 0 || rc == -EPERM || rc == -ENOMEM, "rc %d", rc);
+  if (rc == 0) {
+    /* a second mlockall must still work; munlockall undoes it at restore */
+    CHECK(sleepacc_env_restore(&sv) == 0);
+    CHECK(sv.applied == 0);
+  }
+#endif
+}
+
+/* A failure part-way through apply restores what was already applied:
+ * slack + affinity applied, then FIFO refused (unprivileged child). */
+static void test_partial_failure_unprivileged(void) {
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_RTPRIO, &rl); /* no real-time priority without privilege */
+    if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+    if (getuid() == 0) _exit(3);
+    snap before = take();
+    sleepacc_env e;
+    sleepacc_env_saved sv;
+    sleepacc_env_default(&e);
+    e.slack_ns = 12345;
+    e.policy = SLEEPACC_POLICY_FIFO;
+    e.priority = 10;
+    if (sleepacc_env_apply(&e, &sv) != -EPERM) bad |= 1;
+    snap after = take();
+    if (!same(&before, &after)) bad |= 2;
+    /* the same through run_start: EPERM, nothing changed */
+    sleepacc_config c;
+    memset(&c, 0, sizeof c);
+    c.method = sleepacc_method_find("nanosleep");
+    c.duration_ns = 1000;
+    c.n = 3;
+    c.env = e;
+    if (sleepacc_run_start(&run, &c, buf, 64) != -EPERM) bad |= 4;
+    if (sleepacc_run_finish(&run) != 0) bad |= 8;
+    after = take();
+    if (!same(&before, &after)) bad |= 16;
+    _exit(bad);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", WEXITSTATUS(st));
+}
+
+static int fail_open(sleepacc_waiter *w) { (void)w; return -EMFILE; }
+static int yes(void) { return 1; }
+static int nowait(sleepacc_waiter *w, int64_t d, int64_t dl) { (void)w; (void)d; (void)dl; return 0; }
+static int wait_fails(sleepacc_waiter *w, int64_t d, int64_t dl) { (void)w; (void)d; (void)dl; return -EBADF; }
+
+/* run_start fails AFTER the environment was applied (the waiter cannot
+ * open): the environment is restored; a run whose wait fails mid-way is
+ * restored by finish. */
+static void test_run_failure_restores(void) {
+  snap before = take();
+  sleepacc_method m = {"fails_open", SLEEPACC_FAMILY_KERNEL, 1, SLEEPACC_NO, 0, "x",
+                       yes, fail_open, NULL, nowait};
+  sleepacc_config c;
+  memset(&c, 0, sizeof c);
+  c.method = &m;
+  c.duration_ns = 1000;
+  c.n = 3;
+  sleepacc_env_default(&c.env);
+  c.env.slack_ns = 777;
+  c.env.policy = SLEEPACC_POLICY_BATCH;
+  c.env.cpu = 0;
+  CHECK(sleepacc_run_start(&run, &c, buf, 64) == -EMFILE);
+  snap after = take();
+  CHECK(same(&before, &after));
+  CHECK(sleepacc_run_finish(&run) == 0);
+
+  sleepacc_method m2 = {"fails_wait", SLEEPACC_FAMILY_KERNEL, 1, SLEEPACC_NO, 0, "x",
+                        yes, NULL, NULL, wait_fails};
+  c.method = &m2;
+  CHECK(sleepacc_run_start(&run, &c, buf, 64) == 0);
+  CHECK(sleepacc_current_slack() == 777);
+  CHECK(sleepacc_run_step(&run) == -EBADF);
+  CHECK(sleepacc_run_finish(&run) == 0);
+  CHECK(sleepacc_run_finish(&run) == 0);
+  after = take();
+  CHECK(same(&before, &after));
+  CHECK(sleepacc_measure(&c, buf, 64, &run) == -EBADF);
+  after = take();
+  CHECK(same(&before, &after));
+
+  /* and a normal run with every setting */
+  c.method = sleepacc_method_find("clock_nanosleep");
+  c.env.policy = SLEEPACC_POLICY_FIFO;
+  c.env.priority = 2;
+  int rc = sleepacc_measure(&c, buf, 64, &run);
+  CHECK(rc == 0 || rc == -EPERM);
+  after = take();
+  CHECK(same(&before, &after));
+}
+
+int main(void) {
+  TEST(test_names_and_default);
+  TEST(test_check_rejects);
+  TEST(test_apply_restore);
+  TEST(test_realtime_policy);
+  TEST(test_mlock_and_dma);
+  TEST(test_partial_failure_unprivileged);
+  TEST(test_run_failure_restores);
+  return check_summary();
+}
