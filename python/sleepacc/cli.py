@@ -64,6 +64,10 @@ class UsageError(CliError):
     code = 2
 
 
+class Interrupted(Exception):
+    """Ctrl-C, with what was kept: one line on stderr, exit 130."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but every error is one line and exit 2 (via UsageError)."""
 
@@ -562,6 +566,11 @@ def cmd_sweep(args):
                 results.write_point(m, args.samples)
             measured.append(m)
             done += 1
+    except KeyboardInterrupt:
+        kept = f"; {done} of {len(points)} points are in {results.path} (continue with --resume)" \
+            if results is not None else ""
+        raise Interrupted(f"after {done - (len(points) - len(todo))} points{kept}") from None
+    else:
         if results is not None and todo:
             results.write_line(records.jsonl_footer(_now_iso()))
     finally:
@@ -588,29 +597,34 @@ def _host_facts():
     return facts
 
 
+def cmd_report(args):
+    _emit_sweep(_load(args.file), args.format)
+    return 0
+
+
 # --------------------------------------------------------------------------
 # measure
 # --------------------------------------------------------------------------
 
 def _histogram_lines(errors_ns, bins, width=40):
-    """A text histogram of errors (ns), in µs: bins between the 0.1st and
-    99.9th percentiles, with what lies outside counted in two end rows."""
+    """A text histogram of errors (ns), in µs: `bins` rows between the 1st
+    and 99th percentiles, and what lies outside counted in two end rows."""
     import numpy as np
     e = np.asarray(errors_ns, dtype=np.float64) / 1e3
     if e.size == 0:
         return ["(no samples)"]
-    lo, hi = np.percentile(e, [0.1, 99.9]) if e.size >= 1000 else (e.min(), e.max())
+    lo, hi = np.percentile(e, [1, 99]) if e.size >= 100 else (e.min(), e.max())
     if hi <= lo:
-        hi = lo + 1e-3
-    counts, edges = np.histogram(e[(e >= lo) & (e <= hi)], bins=bins, range=(lo, hi))
+        lo, hi = lo - 0.0005, lo + 0.0005
+    counts, edges = np.histogram(e, bins=bins, range=(lo, hi))
     below, above = int((e < lo).sum()), int((e > hi).sum())
-    peak = max(1, int(counts.max()), below, above)
-    rows = []
-    if below:
-        rows.append((f"< {lo:.1f}", below))
-    rows += [(f"{a:.1f} .. {b:.1f}", int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts)]
+    digits = max(0, min(3, 1 - int(math.floor(math.log10((hi - lo) / bins)))))
+    rows = [(f"< {lo:.{digits}f}", below)] if below else []
+    rows += [(f"{a:.{digits}f} .. {b:.{digits}f}", int(c))
+             for a, b, c in zip(edges[:-1], edges[1:], counts)]
     if above:
-        rows.append((f"> {hi:.1f}", above))
+        rows.append((f"> {hi:.{digits}f}", above))
+    peak = max(c for _, c in rows) or 1
     label_w = max(len(r[0]) for r in rows)
     return [f"  {lab:>{label_w}} |{'#' * int(round(width * c / peak)):<{width}} {c}"
             for lab, c in rows]
@@ -635,8 +649,8 @@ def cmd_measure(args):
     what = "lateness" if periodic else "error"
     print(f"{d['method']}({format_go(d['requested_ns'])}), {d['mode']} mode: "
           f"{st['n']} samples in {d['wall_ns'] / 1e9:.3f} s")
-    if d.get("env"):
-        print("environment: " + ", ".join(f"{k} {v}" for k, v in d["env"].items()))
+    applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items() if v not in (None, False)]
+    print("environment: " + (", ".join(applied) if applied else "the thread's own settings"))
     cols = ["min", "median", "p90", "p99", "p999", "max", "mean"]
     rows = []
     if st["n"] > 0:
@@ -966,6 +980,11 @@ def build_parser():
                    help="progress line on stderr (default: when on a terminal)")
     s.set_defaults(func=cmd_sweep)
 
+    s = sub.add_parser("report", help="print a result file in one of the formats")
+    s.add_argument("file", metavar="FILE", help="a file written by sweep -o (or Sweep.save)")
+    s.add_argument("--format", choices=FORMATS, default="wide", help="(default wide)")
+    s.set_defaults(func=cmd_report)
+
     s = sub.add_parser("measure", help="one method at one duration, in detail")
     s.add_argument("method", metavar="METHOD")
     s.add_argument("duration", type=_duration_ns, metavar="DURATION")
@@ -1037,6 +1056,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _flush_quietly()
         print("sleepacc: interrupted", file=sys.stderr)
+        return 130
+    except Interrupted as exc:
+        _flush_quietly()
+        print(f"sleepacc: interrupted {exc}", file=sys.stderr)
         return 130
     except CliError as exc:
         _flush_quietly()

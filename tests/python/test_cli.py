@@ -1,0 +1,378 @@
+"""The `sleepacc` command, run for real: `python -m sleepacc` in a subprocess.
+
+What is checked: every output format is what sleepacc.report renders (and
+json/csv parse back, the irtt header is irtt's); result files survive
+SIGKILL (three kills at random moments, each resumed: every point exactly
+once, every finished point kept byte for byte, a torn line dropped);
+Ctrl-C exits 130 within 0.5 s with a parseable file; bad invocations exit 2
+with one line naming the argument; a full disk exits 1 with the points
+already written intact; monitor prints one line per report interval; info,
+doctor, compare and plot work end to end.  Budgets are tiny: the numbers
+measured are not checked here, only the command's behaviour.
+"""
+import csv
+import io
+import json
+import os
+import random
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import sleepacc
+from sleepacc import report
+
+# A small sweep: 2 methods x 3 durations, quick at any budget.
+SMALL = ["--methods", "nanosleep,spin", "--durations", "0,10us,1ms", "--budget", "0.02"]
+
+
+def run(*args, timeout=120, **kw):
+    """Run `python -m sleepacc args...`; CompletedProcess with text output."""
+    return subprocess.run([sys.executable, "-m", "sleepacc", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def start(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "sleepacc", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def lines_of(path):
+    """The whole lines of a JSON Lines file, parsed (a torn tail is left out)."""
+    data = path.read_bytes()
+    whole = data[: data.rfind(b"\n") + 1].decode()
+    return [json.loads(line) for line in whole.splitlines()]
+
+
+def point_keys(path):
+    return [(r["method"], r["mode"], r["requested_ns"]) for r in lines_of(path)
+            if r.get("type") == "point"]
+
+
+def wait_for_points(path, k, proc, timeout=30):
+    """Wait until `path` holds at least k points (or the process ended)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        if path.exists() and len(point_keys(path)) >= k:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "small.jsonl"
+    r = run("sweep", *SMALL, "-o", path, "--format", "none")
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+# ---------------------------------------------------------------- formats
+
+@pytest.mark.parametrize("fmt", ["irtt", "midas", "xmame", "testsleep", "wide", "markdown",
+                                 "csv", "json"])
+def test_report_prints_what_sleepacc_report_renders(small_file, fmt):
+    r = run("report", small_file, "--format", fmt)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == report.format(sleepacc.load(small_file), fmt)
+
+
+def test_json_and_csv_parse_back(small_file):
+    swept = sleepacc.load(small_file)
+    rows = json.loads(run("report", small_file, "--format", "json").stdout)
+    assert len(rows) == len(swept) == 6
+    assert {(r["method"], r["requested_ns"]) for r in rows} == \
+        {(m.method, m.requested_ns) for m in swept}
+    table = list(csv.DictReader(io.StringIO(run("report", small_file, "--format", "csv").stdout)))
+    assert len(table) == 6
+    assert {r["method"] for r in table} == {"nanosleep", "spin"}
+
+
+def test_sweep_irtt_format_is_irtt_sleeps_layout():
+    r = run("sweep", "--methods", "nanosleep", "--durations", "1ns,10us,1ms", "--budget", "0.02",
+            "--format", "irtt")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:3] == ["Testing sleep accuracy...", "",
+                         "Sleep Duration        Mean Error       % Error"]
+    assert [ln[:14].strip() for ln in lines[3:]] == ["1ns", "10µs", "1ms"]
+    for ln in lines[3:]:
+        # %14s%18s%14.1f, padded by characters as Go does
+        assert len(ln) == 46 and re.fullmatch(r" *\S+ +\S+ +-?[0-9]+\.[0-9]", ln), ln
+
+
+def test_sweep_json_format_parses_and_stdout_is_only_the_table():
+    r = run("sweep", *SMALL, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)) == 6
+    assert "ETA" not in r.stderr          # no progress line when not on a terminal
+
+
+def test_progress_line_when_asked():
+    r = run("sweep", "--methods", "nanosleep", "--durations", "1ms,2ms", "--budget", "0.02",
+            "--progress", "--format", "none")
+    assert r.returncode == 0, r.stderr
+    assert "\x1b[K" in r.stderr and "ETA" in r.stderr and "0/2  nanosleep 1ms" in r.stderr
+
+
+# ---------------------------------------------------------------- files that survive
+
+def test_kill_and_resume_three_times(tmp_path):
+    path = tmp_path / "kill.jsonl"
+    args = ["sweep", "--methods", "nanosleep,clock_nanosleep_abs,select", "--durations",
+            "0,10us,100us,1ms,5ms", "--budget", "0.08", "--format", "none", "-o", path]
+    expected = {(m, "relative", d) for m in ("nanosleep", "clock_nanosleep_abs", "select")
+                for d in (0, 10_000, 100_000, 1_000_000, 5_000_000)}
+    rng = random.Random()
+    seed = rng.randrange(1 << 30)
+    rng.seed(seed)
+    kept = {}                 # point key -> its line, as first seen on disk
+    for kill in range(3):
+        p = start(*args, *(["--resume"] if kill else []))
+        assert wait_for_points(path, len(kept) + 1, p), f"seed {seed}: no progress"
+        time.sleep(rng.uniform(0.0, 0.4))
+        p.kill()
+        p.wait()
+        assert p.returncode == -signal.SIGKILL, f"seed {seed}: the sweep ended before the kill"
+        recs = [r for r in lines_of(path) if r.get("type") == "point"]
+        keys = [(r["method"], r["mode"], r["requested_ns"]) for r in recs]
+        assert len(keys) == len(set(keys)), f"seed {seed}: a point twice after kill {kill}"
+        for key, rec in zip(keys, recs):
+            assert kept.setdefault(key, rec) == rec, f"seed {seed}: point {key} changed"
+        assert set(kept) == set(keys), f"seed {seed}: a finished point was lost"
+        if kill == 1:
+            # A torn last line, as a kill in the middle of a write leaves it.
+            with open(path, "ab") as f:
+                f.write(b'{"type": "point", "method": "nanos')
+    r = run(*args, "--resume")
+    assert r.returncode == 0, f"seed {seed}: {r.stderr}"
+    final = point_keys(path)
+    assert sorted(final) == sorted(expected), f"seed {seed}"
+    assert len(final) == len(set(final))
+    recs = {(r["method"], r["mode"], r["requested_ns"]): r for r in lines_of(path)
+            if r.get("type") == "point"}
+    for key, rec in kept.items():
+        assert recs[key] == rec
+    assert len(sleepacc.load(path)) == len(expected)
+
+
+def test_resume_of_a_complete_file_measures_nothing(small_file, tmp_path):
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(small_file.read_bytes())
+    r = run("sweep", *SMALL, "-o", copy, "--resume", "--format", "wide")
+    assert r.returncode == 0, r.stderr
+    assert "0 points measured" in r.stderr
+    assert copy.read_bytes().startswith(small_file.read_bytes())
+    assert len(sleepacc.load(copy)) == 6
+
+
+@pytest.mark.parametrize("method", ["nanosleep", "spin"])
+def test_ctrl_c_exits_130_quickly_and_keeps_the_file(tmp_path, method):
+    path = tmp_path / "int.jsonl"
+    p = start("sweep", "--methods", method, "--durations", "1ms,10ms,100ms", "--budget", "20",
+              "-o", path)
+    # the header is on disk once the first point is being measured
+    end = time.monotonic() + 30
+    while not (path.exists() and path.stat().st_size > 0) and time.monotonic() < end:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=10)
+    elapsed = time.monotonic() - t0
+    assert p.returncode == 130, err
+    assert elapsed <= 0.5, f"took {elapsed:.2f} s to stop"
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err
+    assert "--resume" in err
+    swept = sleepacc.load(path)      # parses: header (and any finished point)
+    assert swept.settings["methods"] == [method]
+
+
+def test_full_disk_is_one_line_and_exit_1():
+    r = run("sweep", *SMALL, "-o", "/dev/full")
+    assert r.returncode == 1
+    assert r.stderr.strip() == ("sleepacc: error: cannot write results to /dev/full: "
+                                "No space left on device")
+
+
+def test_write_failure_mid_sweep_keeps_written_points(tmp_path):
+    """RLIMIT_FSIZE makes a write fail part-way, as a full disk does: the
+    command stops with exit 1 and one line, and the file is cut back to its
+    last whole line, so it parses with every point written before."""
+    path = tmp_path / "limited.jsonl"
+    header = len(json.dumps({"host": sleepacc.system_info()}))
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG instead of a signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (header + 2500, header + 2500))
+
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", *SMALL, "-o", str(path)],
+                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert r.returncode == 1, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith(f"sleepacc: error: cannot write results to {path}: ")
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    swept = sleepacc.load(path)
+    assert 1 <= len(swept) < 6
+
+
+# ---------------------------------------------------------------- usage errors
+
+BAD = [
+    (["sweep", "--durations", "5xs"], "--durations"),
+    (["sweep", "--durations", "1ms,,2ms"], "--durations"),
+    (["sweep", "--durations", "25h"], "--durations"),
+    (["sweep", "--durations", "-1ms"], "--durations"),
+    (["sweep", "--mode", "periodic", "--durations", "0,1ms"], "--durations"),
+    (["sweep", "--budget", "-1"], "--budget"),
+    (["sweep", "--budget", "0"], "--budget"),
+    (["sweep", "--budget", "nan"], "--budget"),
+    (["sweep", "--methods", "nope"], "--methods"),
+    (["sweep", "--methods", "nanosleep,,spin"], "--methods"),
+    (["sweep", "--mode", "sideways"], "--mode"),
+    (["sweep", "--policy", "realtime"], "--policy"),
+    (["sweep", "--priority", "5"], "--priority"),
+    (["sweep", "--policy", "fifo", "--priority", "100"], "--priority"),
+    (["sweep", "--cpu", "4095"], "--cpu"),
+    (["sweep", "--slack", "0"], "--slack"),
+    (["sweep", "--format", "yaml"], "--format"),
+    (["sweep", "--resume"], "--resume"),
+    (["sweep", "--total", "-5"], "--total"),
+    (["sweep", "--bogus"], "--bogus"),
+    (["measure", "nanosleep"], "DURATION"),
+    (["measure", "nope", "1ms"], "METHOD"),
+    (["measure", "nanosleep", "soon"], "DURATION"),
+    (["measure", "nanosleep", "1ms", "-n", "0"], "-n"),
+    (["monitor", "--interval", "0"], "--interval"),
+    (["monitor", "--interval", "10ms", "--report", "1ms"], "--report"),
+    (["monitor", "--method", "nope"], "--method"),
+    (["compare", "only-one.jsonl"], "FILE"),
+    (["plot", "x.jsonl"], "-o"),
+    (["frobnicate"], "frobnicate"),
+    ([], "COMMAND"),
+]
+
+
+@pytest.mark.parametrize("argv,named", BAD, ids=[" ".join(a) or "(none)" for a, _ in BAD])
+def test_bad_invocation_exits_2_with_one_line(argv, named):
+    r = run(*argv, timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stdout == ""
+    msg = r.stderr.rstrip("\n")
+    assert "\n" not in msg and msg.startswith("sleepacc: error: "), msg
+    assert named in msg, msg
+
+
+def test_unknown_method_lists_the_valid_names():
+    msg = run("sweep", "--methods", "nope").stderr
+    assert all(m.name in msg for m in sleepacc.methods())
+
+
+def test_existing_output_is_not_overwritten(small_file):
+    before = small_file.read_bytes()
+    r = run("sweep", *SMALL, "-o", small_file)
+    assert r.returncode == 2 and "-o" in r.stderr and "--resume" in r.stderr
+    assert small_file.read_bytes() == before
+
+
+def test_resume_with_other_settings_is_refused(small_file, tmp_path):
+    copy = tmp_path / "other.jsonl"
+    copy.write_bytes(small_file.read_bytes())
+    r = run("sweep", *SMALL, "--slack", "1", "-o", copy, "--resume")
+    assert r.returncode == 2 and "--resume" in r.stderr
+    assert copy.read_bytes() == small_file.read_bytes()
+
+
+def test_help_and_version_exit_0():
+    assert run("--help").returncode == 0
+    r = run("--version")
+    assert r.returncode == 0 and sleepacc.__version__ in r.stdout
+
+
+# ---------------------------------------------------------------- other subcommands
+
+def test_monitor_prints_one_line_per_report():
+    r = run("monitor", "--method", "clock_nanosleep_abs", "--interval", "10ms",
+            "--report", "1s", "--duration", "2s", timeout=30)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2, r.stdout
+    for ln in lines:
+        assert re.search(r"count=\d+ median=.+ p99=.+ max=.+ misses=\d+$", ln), ln
+        assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}", ln), ln
+
+
+def test_monitor_json_lines():
+    r = run("monitor", "--interval", "5ms", "--report", "0.25s", "--duration", "0.5s",
+            "--json", timeout=30)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(ln) for ln in r.stdout.splitlines()]
+    assert len(recs) == 2
+    for rec in recs:
+        assert rec["schema"] == "sleepacc/1" and rec["type"] == "monitor"
+        assert rec["count"] > 0 and rec["interval_ns"] == 5_000_000
+        assert rec["median_ns"] <= rec["p99_ns"] <= rec["max_ns"]
+
+
+def test_measure_text_and_json():
+    r = run("measure", "nanosleep", "100us", "--budget", "0.1")
+    assert r.returncode == 0, r.stderr
+    assert "histogram" in r.stdout and "CPU cost" in r.stdout
+    r = run("measure", "nanosleep", "100us", "--budget", "0.1", "--json")
+    rec = json.loads(r.stdout)
+    assert rec["method"] == "nanosleep" and rec["requested_ns"] == 100_000
+    assert rec["stats"]["n"] == rec["n"] > 0 and rec["samples"] is None
+
+
+def test_info_json():
+    r = run("info", "--json")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["schema"] == "sleepacc/1" and info["type"] == "info"
+    assert {m["name"] for m in info["methods"]} == {m.name for m in sleepacc.methods()}
+    assert "clocksource" in info["host"] and "monotonic" in info["clocks"]
+    assert run("info").returncode == 0
+
+
+def test_doctor_json(small_file):
+    r = run("doctor", "--json", "--budget", "0.02")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["type"] == "doctor" and doc["findings"]
+    ids = {f["id"] for f in doc["findings"]}
+    assert {"timer_slack", "clocksource", "idle_states", "tick", "rt_policy",
+            "virtualisation", "busy_host"} <= ids
+    for f in doc["findings"]:
+        assert f["status"] in ("problem", "option", "ok", "unknown")
+        assert f["evidence"] and isinstance(f["title"], str)
+    # ranked: problems first, by expected gain
+    ranks = [("problem", "option", "unknown", "ok").index(f["status"]) for f in doc["findings"]]
+    assert ranks == sorted(ranks)
+    r = run("doctor", "--from", small_file, "--top", "3", "--budget", "0.02")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^3\. ", r.stdout, re.M) and not re.search(r"^4\. ", r.stdout, re.M)
+
+
+def test_compare(small_file, tmp_path):
+    other = tmp_path / "other.jsonl"
+    assert run("sweep", *SMALL, "-o", other, "--format", "none").returncode == 0
+    r = run("compare", small_file, other)
+    assert r.returncode == 0, r.stderr
+    assert "B/A" in r.stdout and r.stdout.count("nanosleep") >= 3
+    doc = json.loads(run("compare", small_file, other, "--json").stdout)
+    assert len(doc["rows"]) == 6 and all(len(row["errors_ns"]) == 2 for row in doc["rows"])
+    assert run("compare", small_file, tmp_path / "missing.jsonl").returncode == 1
+
+
+def test_plot_writes_a_png(small_file, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "fig.png"
+    r = run("plot", small_file, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
