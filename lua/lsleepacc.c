@@ -61,6 +61,8 @@ static const char *sleepacc__repr(lua_State *L, int idx, char *buf, size_t n) {
   case LUA_TNUMBER:
     if (lua_isinteger(L, idx))
       snprintf(buf, n, "%lld", (long long)lua_tointeger(L, idx));
+    else if (isnan((double)lua_tonumber(L, idx)))
+      snprintf(buf, n, "nan");
     else
       snprintf(buf, n, "%.17g", (double)lua_tonumber(L, idx));
     return buf;

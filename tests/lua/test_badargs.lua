@@ -1,0 +1,115 @@
+-- test_badargs.lua -- every bad call raises, and the message names the
+-- argument ("bad argument '<field>' ..."); nothing runs, nothing changes.
+local sa = require "sleepacc"
+local T = require "helpers"
+
+local nan = 0 / 0
+local ok_m = {method = "nanosleep", duration = 1e-4, n = 1}
+-- ok_m plus/minus fields (a field set to the string "<nil>" is removed)
+local function with(extra)
+  local t = {}
+  for k, v in pairs(ok_m) do t[k] = v end
+  for k, v in pairs(extra) do if v == "<nil>" then t[k] = nil else t[k] = v end end
+  return t
+end
+
+-- {argument named, function, args...}
+local cases = {
+  {"options", sa.measure},
+  {"options", sa.measure, "nanosleep"},
+  {"options", sa.measure, 42},
+  {"options", sa.measure, {[1] = "nanosleep"}},
+  {"method", sa.measure, with{method = "<nil>"}},
+  {"method", sa.measure, with{method = "bogus"}},
+  {"method", sa.measure, with{method = 42}},
+  {"method", sa.measure, with{method = true}},
+  {"duration", sa.measure, with{duration = "<nil>"}},
+  {"duration", sa.measure, with{duration = -1}},
+  {"duration", sa.measure, with{duration = -1e-9}},
+  {"duration", sa.measure, with{duration = nan}},
+  {"duration", sa.measure, with{duration = math.huge}},
+  {"duration", sa.measure, with{duration = -math.huge}},
+  {"duration", sa.measure, with{duration = 86401}},
+  {"duration", sa.measure, with{duration = 1e300}},
+  {"duration", sa.measure, with{duration = math.mininteger}},
+  {"duration", sa.measure, with{duration = "0.001"}},
+  {"duration", sa.measure, with{duration = true}},
+  {"duration", sa.measure, with{duration = {}}},
+  {"duration", sa.measure, with{duration = 0, mode = "periodic"}},
+  {"n", sa.measure, with{n = 0}},
+  {"n", sa.measure, with{n = -5}},
+  {"n", sa.measure, with{n = 2.5}},
+  {"n", sa.measure, with{n = "10"}},
+  {"n", sa.measure, with{n = nan}},
+  {"n", sa.measure, with{n = "<nil>", budget = false}},
+  {"budget", sa.measure, with{budget = 0}},
+  {"budget", sa.measure, with{budget = -1}},
+  {"budget", sa.measure, with{budget = nan}},
+  {"budget", sa.measure, with{budget = math.huge}},
+  {"budget", sa.measure, with{budget = "1"}},
+  {"budget", sa.measure, with{budget = true}},
+  {"mode", sa.measure, with{mode = "sideways"}},
+  {"mode", sa.measure, with{mode = 1}},
+  {"warmup", sa.measure, with{warmup = -1}},
+  {"warmup", sa.measure, with{warmup = 0.5}},
+  {"keep_samples", sa.measure, with{keep_samples = "yes"}},
+  {"keep_samples", sa.measure, with{keep_samples = 1}},
+  {"margin", sa.measure, with{method = "hybrid", margin = -1e-6}},
+  {"slack", sa.measure, with{slack = 0}},
+  {"slack", sa.measure, with{slack = -1}},
+  {"slack", sa.measure, with{slack = "50us"}},
+  {"policy", sa.measure, with{policy = "bogus"}},
+  {"policy", sa.measure, with{policy = 3}},
+  {"priority", sa.measure, with{policy = "fifo", priority = 500}},
+  {"priority", sa.measure, with{policy = "other", priority = 5}},
+  {"priority", sa.measure, with{priority = 1.5}},
+  {"budget", sa.measure, with{method = "spin", policy = "fifo", budget = false, n = 10}},
+  {"cpu", sa.measure, with{cpu = 100000}},
+  {"cpu", sa.measure, with{cpu = 1000}},
+  {"cpu", sa.measure, with{cpu = -1}},
+  {"cpu", sa.measure, with{cpu = "0"}},
+  {"lock_memory", sa.measure, with{lock_memory = "no"}},
+  {"durration", sa.measure, with{durration = 1}},
+  {"options", sa.measure, with{[1] = 5}},
+  {"options", sa.sweep, 42},
+  {"methods", sa.sweep, {methods = "spin"}},
+  {"methods", sa.sweep, {methods = {}}},
+  {"methods[2]", sa.sweep, {methods = {"spin", "bogus"}}},
+  {"methods[1]", sa.sweep, {methods = {7}}},
+  {"durations", sa.sweep, {durations = 1e-3}},
+  {"durations", sa.sweep, {durations = {}}},
+  {"durations[2]", sa.sweep, {durations = {0, -1}}},
+  {"durations[1]", sa.sweep, {durations = {nan}}},
+  {"progress", sa.sweep, {methods = {"spin"}, durations = {0}, progress = 42}},
+  {"budget", sa.sweep, {methods = {"spin"}, durations = {0}, budget = -1}},
+  {"mode", sa.sweep, {methods = {"spin"}, durations = {0}, mode = "bogus"}},
+  {"results", sa.table, 42},
+  {"results", sa.table},
+  {"results[1]", sa.table, {42}},
+  {"results[1].stats", sa.table, {{method = "x", requested_ns = 1}}},
+  {"results[1].requested_ns", sa.table, {{method = "x", requested_ns = "1"}}},
+  {"style", sa.table, {}, "fancy"},
+  {"style", sa.table, {}, 1},
+}
+
+local tests = {
+  {"at least 20 bad calls in the table", function()
+    T.check(#cases >= 20, "only %d cases", #cases)
+  end},
+}
+for i, c in ipairs(cases) do
+  tests[#tests + 1] = {string.format("bad call %d names '%s'", i, c[1]), function()
+    local before = T.state()
+    T.raises_naming(c[1], table.unpack(c, 2))
+    T.eq(T.state(), before, "thread state")
+  end}
+end
+tests[#tests + 1] = {"an unknown method's message lists the available names", function()
+  local err = T.raises_naming("method", sa.measure, with{method = "bogus"})
+  T.check(err:find("nanosleep", 1, true) and err:find("spin", 1, true), "no list: %s", err)
+end}
+tests[#tests + 1] = {"a cpu outside the allowed set says which are allowed", function()
+  local err = T.raises_naming("cpu", sa.measure, with{cpu = 1000})
+  T.check(err:find("allowed", 1, true), "%s", err)
+end}
+return tests
