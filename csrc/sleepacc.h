@@ -406,21 +406,43 @@ typedef enum sleepacc_strategy {
 } sleepacc_strategy;
 
 #define SLEEPACC_SLEEPER_BANDS 40 /* log2 duration bands: [2^b, 2^(b+1)) ns */
+/* auto: buckets of the per-band decayed lateness histogram: [0, 128) ns,
+ * then 8 linear sub-buckets per octave from 2^7 to 2^27 ns (the top one
+ * also takes everything larger). */
+#define SLEEPACC_SLEEPER_LBUCKETS 161
 
 typedef struct sleepacc_sleeper {
   int strategy;               /* sleepacc_strategy */
+  int magic;                  /* set by open, cleared by close */
   const sleepacc_method *kernel; /* the kernel wait used */
   sleepacc_waiter waiter;     /* open waiter for `kernel` */
-  double quantile;            /* auto: margin quantile (0.5..0.9999) */
+  double quantile;            /* auto: margin quantile, in (0,1) */
   int64_t fixed_margin_ns;    /* hybrid: the margin; auto: initial margin */
   int64_t clock_cost_ns;      /* one clock read, measured at open */
   double comp_ratio;          /* comp: EWMA of actual/requested */
-  int64_t band_margin_ns[SLEEPACC_SLEEPER_BANDS]; /* auto: learned margin */
-  double band_q[SLEEPACC_SLEEPER_BANDS];          /* auto: quantile estimate */
+  int64_t band_margin_ns[SLEEPACC_SLEEPER_BANDS]; /* auto: margin last used/learned */
+  double band_q[SLEEPACC_SLEEPER_BANDS];          /* auto: lateness quantile estimate */
   int64_t band_count[SLEEPACC_SLEEPER_BANDS];     /* auto: sleeps seen */
+  int64_t band_samples[SLEEPACC_SLEEPER_BANDS];   /* auto: kernel lateness samples */
+  int64_t band_boost_ns[SLEEPACC_SLEEPER_BANDS];  /* auto: extra margin after misses */
+  int64_t band_saturated[SLEEPACC_SLEEPER_BANDS]; /* auto: sleeps whose margin was the whole sleep */
+  float band_inc[SLEEPACC_SLEEPER_BANDS];         /* auto: current weight of one sample */
+  float band_total[SLEEPACC_SLEEPER_BANDS];       /* auto: decayed weight of the band */
+  float band_w[SLEEPACC_SLEEPER_BANDS][SLEEPACC_SLEEPER_LBUCKETS]; /* auto: decayed histogram */
   int64_t count;              /* sleeps completed */
-  int64_t misses;             /* kernel wake-ups after the deadline */
+  int64_t misses;             /* kernel wake-ups after the deadline (auto/hybrid/comp) */
   int64_t spin_ns;            /* total time spent spinning */
+  int64_t kernel_waits;       /* kernel waits that ran to their target */
+  int64_t rt_fallbacks;       /* spins cut short under SCHED_FIFO/RR */
+  /* the sleep in progress (so a chunked or interrupted sleep resumes) */
+  int cur_active;             /* 1 while a deadline is being slept toward */
+  int cur_band;               /* its duration band */
+  int cur_rt;                 /* -1 unknown, 0 no, 1 the thread is FIFO/RR */
+  int64_t cur_deadline_ns;    /* its deadline */
+  int64_t cur_start_ns;       /* when it started */
+  int64_t cur_margin_ns;      /* margin used (auto/hybrid), in [0, duration] */
+  int64_t cur_spin_ns;        /* time spun so far for it */
+  int64_t last_wake_ns;       /* when the last completed sleep returned */
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
 } sleepacc_sleeper;
 
@@ -459,13 +481,17 @@ typedef enum sleepacc_missed {
 typedef struct sleepacc_pacer {
   sleepacc_sleeper sleeper;  /* does the waiting */
   int64_t period_ns;         /* tick period */
-  int64_t start_ns;          /* schedule origin */
-  int64_t k;                 /* index of the next tick from start_ns */
+  int64_t start_ns;          /* schedule origin (open, or the last delay restart) */
+  int64_t k;                 /* index of the next tick from start_ns (first is 1) */
   int missed_policy;         /* sleepacc_missed */
+  int pending;               /* 1 while a tick's deadline is being waited for */
+  int64_t pending_deadline_ns; /* that deadline */
   int64_t count;             /* ticks delivered */
-  int64_t misses;            /* ticks that were late by a period or more */
+  int64_t misses;            /* ticks whose deadline passed before wait() was called */
+  int64_t timer_misses;      /* ticks never delivered (irtt: expected - sent) */
   int64_t last_deadline_ns;  /* deadline of the last tick delivered */
-  double err_sum, err_sumsq; /* irtt timer stats over |actual - requested| */
+  int64_t err_n;             /* irtt timer error over |actual - requested| of */
+  double err_mean, err_m2;   /*   each sleep (Welford, as irtt's DurationStats) */
   int64_t err_min, err_max;
   sleepacc_hist lateness;    /* wake - deadline per tick */
 } sleepacc_pacer;

@@ -1,0 +1,356 @@
+/* test_sleeper.c -- invariants of the precise sleeper and the pacer:
+ * no strategy returns before its deadline, chunks return, learned margins
+ * stay within [0, requested], the pacer never drifts, the missed-tick
+ * policies do what they say, RT spinning is bounded, bad input is -EINVAL. */
+#include "sleepacc.h"
+#include "check.h"
+
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+/* Large objects live here, not on the stack. */
+static sleepacc_sleeper S;
+static sleepacc_pacer P;
+
+static void busy_for(int64_t ns) {
+  int64_t end = sleepacc_now_ns() + ns;
+  while (sleepacc_now_ns() < end) sleepacc_cpu_relax();
+}
+
+/* Sleep to deadline through as many chunks as it takes; returns the last rc. */
+static int sleep_until(sleepacc_sleeper *s, int64_t deadline, int64_t chunk) {
+  int rc;
+  do rc = sleepacc_sleeper_until(s, deadline, chunk);
+  while (rc == 0 || rc == -EINTR);
+  return rc;
+}
+
+static void test_strategy_names(void) {
+  const sleepacc_method *k = NULL;
+  CHECK(sleepacc_strategy_from_name("auto", &k) == SLEEPACC_STRATEGY_AUTO && k == NULL);
+  CHECK(sleepacc_strategy_from_name("spin", &k) == SLEEPACC_STRATEGY_SPIN);
+  CHECK(sleepacc_strategy_from_name("hybrid", &k) == SLEEPACC_STRATEGY_HYBRID);
+  CHECK(sleepacc_strategy_from_name("comp", &k) == SLEEPACC_STRATEGY_COMP);
+  CHECK(sleepacc_strategy_from_name("nanosleep", &k) == SLEEPACC_STRATEGY_KERNEL);
+  CHECK(k == sleepacc_method_find("nanosleep"));
+  CHECK(sleepacc_strategy_from_name("no_such_thing", &k) == -ENOENT && k == NULL);
+  CHECK(sleepacc_strategy_from_name("clock", &k) == -ENOTSUP); /* baseline row */
+  CHECK(sleepacc_strategy_from_name(NULL, &k) == -EINVAL);
+  CHECK(sleepacc_strategy_from_name("auto", NULL) == SLEEPACC_STRATEGY_AUTO);
+}
+
+static void test_bad_input(void) {
+  int64_t lo[4], m[4];
+  CHECK(sleepacc_sleeper_open(NULL, "auto", 0.99, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.0, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", 1.0, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", -0.5, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", NAN, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -2) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, SLEEPACC_MAX_DURATION_NS + 1) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "bogus", 0.99, -1) == -ENOENT);
+  CHECK(sleepacc_sleeper_open(&S, "clock", 0.99, -1) == -ENOTSUP);
+  /* a failed open leaves a closed sleeper: using it is -EINVAL, closing is safe */
+  CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns(), 0) == -EINVAL);
+  sleepacc_sleeper_close(&S);
+  CHECK(sleepacc_sleeper_until(NULL, 0, 0) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, NULL, 0.99, -1) == 0); /* NULL = auto */
+  CHECK(S.strategy == SLEEPACC_STRATEGY_AUTO);
+  CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns(), -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns() + SLEEPACC_MAX_DURATION_NS + 1000000000LL, 0) ==
+        -EINVAL);
+  CHECK(sleepacc_sleeper_until(&S, INT64_MAX, 0) == -EINVAL);
+  /* a deadline in the past (even INT64_MIN) returns at once, counted */
+  CHECK(sleepacc_sleeper_until(&S, INT64_MIN, 0) == 1);
+  CHECK(sleepacc_sleeper_until(&S, 0, 0) == 1);
+  CHECK(S.count == 2);
+  sleepacc_sleeper_close(&S);
+  sleepacc_sleeper_close(&S); /* twice is safe */
+  CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns(), 0) == -EINVAL);
+  CHECK(sleepacc_sleeper_margins(NULL, lo, m, 4) == 0);
+  sleepacc_sleeper_stats_get(NULL, NULL);
+}
+
+/* Durations cycled through by the no-early test (ns). */
+static const int64_t durs[] = {0, 1, 1000, 20000, 100000, 300000, 1000000, 2500000};
+#define NDURS (sizeof durs / sizeof durs[0])
+
+/* `iters` sleeps with method `name`; every return must be at or after its
+ * deadline, and the sleeper's own record must agree. */
+static void never_early(const char *name, int iters) {
+  int rc = sleepacc_sleeper_open(&S, name, 0.99, -1);
+  int early = 0, bad = 0;
+  CHECKF(rc == 0, "open %s: %d", name, rc);
+  if (rc) return;
+  for (int i = 0; i < iters; i++) {
+    int64_t dl = sleepacc_now_ns() + durs[i % NDURS];
+    rc = sleep_until(&S, dl, 0);
+    int64_t after = sleepacc_now_ns();
+    if (rc != 1) bad++;
+    if (after < dl || S.last_wake_ns < dl) early++;
+  }
+  CHECKF(bad == 0, "%s: %d sleeps did not return 1", name, bad);
+  CHECKF(early == 0, "%s: %d of %d sleeps returned before the deadline", name, early, iters);
+  {
+    sleepacc_sleeper_stats st;
+    sleepacc_sleeper_stats_get(&S, &st);
+    CHECKF(st.count == iters, "%s: count %lld", name, (long long)st.count);
+    CHECKF(st.lateness.undersleeps == 0 && st.lateness.min >= 0, "%s: lateness min %lld", name,
+           (long long)st.lateness.min);
+    CHECK(st.lateness.min <= st.lateness.median && st.lateness.median <= st.lateness.p99 &&
+          st.lateness.p99 <= st.lateness.max);
+    CHECK(st.spin_ns >= 0 && st.misses >= 0 && st.misses <= st.count);
+  }
+  sleepacc_sleeper_close(&S);
+}
+
+static void test_never_early_strategies(void) {
+  never_early("auto", 400);
+  never_early("hybrid", 160);
+  never_early("comp", 400);
+  never_early("spin", 80);
+}
+
+static void test_never_early_kernel_methods(void) {
+  int tried = 0;
+  for (size_t i = 0; i < sleepacc_method_count(); i++) {
+    const sleepacc_method *m = sleepacc_method_at(i);
+    if (m->family != SLEEPACC_FAMILY_KERNEL || !sleepacc_method_available(m)) continue;
+    never_early(m->name, 2 * (int)NDURS);
+    tried++;
+  }
+  CHECK(tried >= 5);
+}
+
+/* A far deadline comes back at chunk boundaries, for a kernel wait and for
+ * a spin, and still never early. */
+static void test_chunks(void) {
+  static const char *names[] = {"auto", "spin", "comp", "clock_nanosleep"};
+  for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+    int zeros = 0, rc, longest_ok = 1;
+    CHECK(sleepacc_sleeper_open(&S, names[n], 0.99, -1) == 0);
+    int64_t dl = sleepacc_now_ns() + 60000000LL; /* 60 ms in 10 ms chunks */
+    do {
+      int64_t t0 = sleepacc_now_ns();
+      rc = sleepacc_sleeper_until(&S, dl, 10000000LL);
+      /* generous: a chunk call never takes anywhere near a second */
+      if (sleepacc_now_ns() - t0 > 1000000000LL) longest_ok = 0;
+      if (rc == 0) zeros++;
+    } while (rc == 0 || rc == -EINTR);
+    CHECKF(rc == 1, "%s: rc %d", names[n], rc);
+    CHECKF(zeros >= 4, "%s: only %d chunk returns for 60 ms in 10 ms chunks", names[n], zeros);
+    CHECK(longest_ok);
+    CHECK(S.last_wake_ns >= dl && S.count == 1);
+    sleepacc_sleeper_close(&S);
+  }
+}
+
+/* Learned margins stay within [0, requested] for every sleep, and the
+ * reported per-band margins within [0, band lower bound]. */
+static void test_margins_bounded(void) {
+  int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
+  uint64_t x = 88172645463325252ULL;
+  int bad = 0, n;
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
+  for (int i = 0; i < 600; i++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    int64_t d = (int64_t)(x % 1500000ULL); /* 0 .. 1.5 ms */
+    if (i % 3 == 0) d %= 20000;            /* plenty of tiny ones too */
+    int64_t dl = sleepacc_now_ns() + d;
+    CHECK(sleep_until(&S, dl, 0) == 1);
+    /* the margin of this sleep was computed against its requested duration,
+     * which is at least d minus the few ns between our now and the sleeper's */
+    if (S.cur_margin_ns < 0 || S.cur_margin_ns > d) bad++;
+  }
+  CHECKF(bad == 0, "%d margins outside [0, requested]", bad);
+  n = sleepacc_sleeper_margins(&S, lo, m, SLEEPACC_SLEEPER_BANDS);
+  CHECK(n > 3);
+  for (int i = 0; i < n; i++) CHECKF(m[i] >= 0 && m[i] <= lo[i], "band %lld margin %lld",
+                                     (long long)lo[i], (long long)m[i]);
+  for (int b = 0; b < SLEEPACC_SLEEPER_BANDS; b++) {
+    CHECK(S.band_margin_ns[b] >= 0 && S.band_margin_ns[b] <= (b ? (2LL << b) : 1));
+    CHECK(S.band_boost_ns[b] >= 0);
+  }
+  /* a fixed-margin hybrid never uses more than the request either */
+  sleepacc_sleeper_close(&S);
+  CHECK(sleepacc_sleeper_open(&S, "hybrid", 0.99, 500000) == 0);
+  int64_t dl = sleepacc_now_ns() + 100000;
+  CHECK(sleep_until(&S, dl, 0) == 1);
+  CHECK(S.cur_margin_ns >= 0 && S.cur_margin_ns <= 100000);
+  CHECK(sleepacc_sleeper_margins(&S, lo, m, SLEEPACC_SLEEPER_BANDS) == 0);
+  sleepacc_sleeper_close(&S);
+}
+
+/* 200 ticks of 1 ms: the 200th deadline is start + 200 ms exactly (burst
+ * delivers every tick, so even a descheduled test thread cannot shift k). */
+static void test_pacer_no_drift(void) {
+  int64_t dl = 0, prev = 0;
+  int ongrid = 1, rc;
+  CHECK(sleepacc_pacer_open(&P, 1000000, "auto", SLEEPACC_MISSED_BURST) == 0);
+  for (int i = 1; i <= 200; i++) {
+    do rc = sleepacc_pacer_wait(&P, 0, &dl);
+    while (rc == 0 || rc == -EINTR);
+    CHECK(rc == 1);
+    if (dl != P.start_ns + (int64_t)i * 1000000 || (prev && dl - prev != 1000000)) ongrid = 0;
+    prev = dl;
+  }
+  CHECK(ongrid);
+  CHECK(dl == P.start_ns + 200000000LL);
+  CHECK(P.last_deadline_ns == dl);
+  {
+    sleepacc_pacer_stats st;
+    sleepacc_pacer_stats_get(&P, &st);
+    CHECK(st.count == 200);
+    CHECK(st.timer_misses == 0);
+    CHECK(st.lateness.min >= 0 && st.lateness.undersleeps == 0);
+    CHECK(st.timer_err_min >= 0 && st.timer_err_min <= st.timer_err_mean &&
+          st.timer_err_mean <= st.timer_err_max);
+    CHECK(st.timer_err_stddev >= 0 && st.timer_err_percent >= 0);
+    CHECK(fabs(st.timer_err_percent - 100.0 * st.timer_err_mean / 1e6) < 1e-9);
+  }
+  sleepacc_pacer_close(&P);
+  /* the same with skip: every deadline is on the grid */
+  CHECK(sleepacc_pacer_open(&P, 1000000, "auto", SLEEPACC_MISSED_SKIP) == 0);
+  for (int i = 0; i < 50; i++) {
+    do rc = sleepacc_pacer_wait(&P, 0, &dl);
+    while (rc == 0 || rc == -EINTR);
+    if ((dl - P.start_ns) % 1000000 != 0) ongrid = 0;
+  }
+  CHECK(ongrid);
+  CHECK(dl == P.start_ns + (P.k - 1) * 1000000);
+  CHECK(P.count + P.timer_misses == P.k - 1);
+  sleepacc_pacer_close(&P);
+}
+
+static int pacer_next(int64_t *dl) {
+  int rc;
+  do rc = sleepacc_pacer_wait(&P, 0, dl);
+  while (rc == 0 || rc == -EINTR);
+  return rc;
+}
+
+/* Work of 5 periods after the first tick forces misses. */
+static void test_pacer_policies(void) {
+  const int64_t per = 2000000;
+  int64_t d1, d2, d3, called;
+  /* skip: the passed ticks are dropped; the next is the next future grid tick */
+  CHECK(sleepacc_pacer_open(&P, per, "auto", SLEEPACC_MISSED_SKIP) == 0);
+  CHECK(pacer_next(&d1) == 1);
+  busy_for(5 * per + per / 2);
+  called = sleepacc_now_ns();
+  CHECK(pacer_next(&d2) == 1);
+  CHECK(d2 > called);                   /* a future tick, */
+  CHECK((d2 - d1) % per == 0);          /* on the grid, */
+  CHECK(d2 - d1 >= 6 * per);            /* past the 5 missed ones */
+  CHECK(P.misses >= 5 && P.timer_misses == P.misses);
+  CHECK(P.count == 2);
+  sleepacc_pacer_close(&P);
+
+  /* burst: every missed tick is delivered, at once, in order */
+  CHECK(sleepacc_pacer_open(&P, per, "auto", SLEEPACC_MISSED_BURST) == 0);
+  CHECK(pacer_next(&d1) == 1);
+  busy_for(5 * per + per / 2);
+  called = sleepacc_now_ns();
+  CHECK(pacer_next(&d2) == 1);
+  CHECK(d2 == d1 + per && d2 < called); /* the first missed tick, late */
+  CHECK(pacer_next(&d3) == 1);
+  CHECK(d3 == d2 + per && d3 < called);
+  for (int i = 0; i < 6; i++) CHECK(pacer_next(&d3) == 1);
+  CHECK(d3 == d1 + 8 * per);            /* nothing was dropped */
+  CHECK(P.misses >= 5 && P.timer_misses == 0 && P.count == 9);
+  sleepacc_pacer_close(&P);
+
+  /* delay: the schedule restarts from the late call */
+  CHECK(sleepacc_pacer_open(&P, per, "auto", SLEEPACC_MISSED_DELAY) == 0);
+  int64_t start0 = P.start_ns;
+  CHECK(pacer_next(&d1) == 1);
+  busy_for(5 * per + per / 2);
+  called = sleepacc_now_ns();
+  CHECK(pacer_next(&d2) == 1);
+  CHECK(P.start_ns >= called && P.start_ns > start0);
+  CHECK(d2 == P.start_ns + per);
+  CHECK(pacer_next(&d3) == 1);
+  CHECK(d3 == d2 + per || P.misses > 5); /* on the new grid unless the host stalled us */
+  CHECK(P.misses >= 5 && P.timer_misses >= 5);
+  sleepacc_pacer_close(&P);
+}
+
+static void test_pacer_bad(void) {
+  int64_t dl;
+  CHECK(sleepacc_pacer_open(NULL, 1000000, "auto", 0) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, 0, "auto", 0) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, -5, "auto", 0) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, SLEEPACC_MAX_DURATION_NS + 1, "auto", 0) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, 1000000, "auto", 3) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, 1000000, "auto", -1) == -EINVAL);
+  CHECK(sleepacc_pacer_open(&P, 1000000, "nope", 0) == -ENOENT);
+  CHECK(sleepacc_pacer_wait(&P, 0, &dl) == -EINVAL);
+  sleepacc_pacer_close(&P);
+  CHECK(sleepacc_pacer_wait(NULL, 0, &dl) == -EINVAL);
+  CHECK(sleepacc_missed_from_name("skip") == SLEEPACC_MISSED_SKIP);
+  CHECK(sleepacc_missed_from_name("burst") == SLEEPACC_MISSED_BURST);
+  CHECK(sleepacc_missed_from_name("delay") == SLEEPACC_MISSED_DELAY);
+  CHECK(sleepacc_missed_from_name("late") == -EINVAL);
+  CHECK(sleepacc_missed_from_name(NULL) == -EINVAL);
+  CHECK(strcmp(sleepacc_missed_name(SLEEPACC_MISSED_DELAY), "delay") == 0);
+  CHECK(sleepacc_missed_name(7) == NULL);
+  /* open, close, then wait: -EINVAL, never a crash */
+  CHECK(sleepacc_pacer_open(&P, 1000000, "spin", SLEEPACC_MISSED_SKIP) == 0);
+  sleepacc_pacer_close(&P);
+  sleepacc_pacer_close(&P);
+  CHECK(sleepacc_pacer_wait(&P, 0, &dl) == -EINVAL);
+}
+
+/* Under SCHED_FIFO a spin of 20 ms is cut to a kernel wait, the deadline is
+ * still met, and the policy is restored afterwards. */
+static void test_rt_spin_bounded(void) {
+  sleepacc_env env;
+  sleepacc_env_saved saved;
+  int before = sched_getscheduler(0), rc;
+  sleepacc_env_default(&env);
+  env.policy = SLEEPACC_POLICY_FIFO;
+  env.priority = 1;
+  env.cpu = -1;
+  rc = sleepacc_env_apply(&env, &saved);
+  if (rc == -EPERM) {
+    printf("  note: SCHED_FIFO not permitted here; RT bound not exercised\n");
+    return;
+  }
+  CHECK(rc == 0);
+  CHECK(sched_getscheduler(0) == SCHED_FIFO);
+  CHECK(sleepacc_sleeper_open(&S, "spin", 0.99, -1) == 0);
+  int64_t dl = sleepacc_now_ns() + 20000000LL;
+  CHECK(sleep_until(&S, dl, 0) == 1);
+  CHECK(sleepacc_now_ns() >= dl);
+  CHECK(S.rt_fallbacks >= 1);
+  CHECK(S.spin_ns < 20000000LL); /* it did not spin the whole 20 ms */
+  sleepacc_sleeper_close(&S);
+  sleepacc_env_restore(&saved);
+  CHECK(sched_getscheduler(0) == before);
+}
+
+/* The sleeper leaves the thread's timer slack alone. */
+static void test_slack_unchanged(void) {
+  int64_t before = sleepacc_current_slack();
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
+  for (int i = 0; i < 20; i++) CHECK(sleep_until(&S, sleepacc_now_ns() + 200000, 0) == 1);
+  sleepacc_sleeper_close(&S);
+  CHECK(sleepacc_current_slack() == before);
+}
+
+int main(void) {
+  TEST(test_strategy_names);
+  TEST(test_bad_input);
+  TEST(test_never_early_strategies);
+  TEST(test_never_early_kernel_methods);
+  TEST(test_chunks);
+  TEST(test_margins_bounded);
+  TEST(test_pacer_no_drift);
+  TEST(test_pacer_policies);
+  TEST(test_pacer_bad);
+  TEST(test_rt_spin_bounded);
+  TEST(test_slack_unchanged);
+  return check_summary();
+}
