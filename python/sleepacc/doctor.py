@@ -62,6 +62,7 @@ class _Point:
 
     def __init__(self, m):
         d = m.to_dict()
+        d["samples"] = None    # the statistics are enough for a report
         st = d["stats"]
         self.d = d
         self.n = st["n"]
