@@ -230,10 +230,20 @@ static int sleepacc__wait_timerfd(sleepacc_waiter *w, int64_t d, int64_t dl) {
 
 /* Per-waiter state of timer_signal, kept in w->priv. */
 typedef struct sleepacc__tsig {
-  timer_t timer; /* the POSIX timer */
   pid_t tid;     /* thread the timer signals */
-  int armed;     /* 1 when `timer` exists */
+  int armed;     /* 1 when the timer (in w->timer) exists */
 } sleepacc__tsig;
+
+/* The timer_t lives in w->timer itself (no pointer into the waiter, so a
+ * waiter may be copied); its signals carry this cookie. */
+_Static_assert(sizeof(timer_t) <= sizeof(void *), "timer_t does not fit w->timer");
+#define SLEEPACC__TSIG_COOKIE 0x5ACC
+
+static timer_t sleepacc__tsig_timer(const sleepacc_waiter *w) {
+  timer_t timer;
+  memcpy(&timer, &w->timer, sizeof timer);
+  return timer;
+}
 
 static int sleepacc__tsig_create(sleepacc_waiter *w) {
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
@@ -241,11 +251,13 @@ static int sleepacc__tsig_create(sleepacc_waiter *w) {
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID; /* to this thread only, never the process */
   sev.sigev_signo = w->signo;
+  sev.sigev_value.sival_int = SLEEPACC__TSIG_COOKIE;
   sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-  if (timer_create(CLOCK_MONOTONIC, &sev, &t->timer) != 0) return sleepacc__neg_errno();
+  timer_t timer;
+  if (timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0) return sleepacc__neg_errno();
+  memcpy(&w->timer, &timer, sizeof timer);
   t->tid = sev._sigev_un._tid;
   t->armed = 1;
-  w->timer = &t->timer;
   return 0;
 }
 
@@ -256,7 +268,7 @@ static int sleepacc__open_tsig(sleepacc_waiter *w) {
 
 static void sleepacc__close_tsig(sleepacc_waiter *w) {
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
-  if (t->armed) timer_delete(t->timer);
+  if (t->armed) timer_delete(sleepacc__tsig_timer(w));
   t->armed = 0;
   w->timer = NULL;
 }
@@ -299,21 +311,23 @@ static int sleepacc__wait_tsig(sleepacc_waiter *w, int64_t d, int64_t dl) {
   if ((rc = pthread_sigmask(SIG_BLOCK, &set, &old)) != 0) return -rc;
   memset(&its, 0, sizeof its);
   its.it_value = sleepacc__abs_ts(dl);
-  if (timer_settime(t->timer, TIMER_ABSTIME, &its, NULL) != 0) {
+  if (timer_settime(sleepacc__tsig_timer(w), TIMER_ABSTIME, &its, NULL) != 0) {
     rc = sleepacc__neg_errno();
   } else {
     for (;;) {
       int s = sigwaitinfo(&set, &si);
-      if (s == w->signo) break;
       if (s < 0) {
         rc = sleepacc__neg_errno();
         break;
       }
+      /* ours: from a timer, carrying this waiter; a foreign instance of the
+       * signal (kill, sigqueue) is consumed and the wait goes on */
+      if (si.si_code == SI_TIMER && si.si_value.sival_int == SLEEPACC__TSIG_COOKIE) break;
     }
   }
   if (rc != 0) {
     memset(&its, 0, sizeof its);
-    timer_settime(t->timer, 0, &its, NULL);
+    timer_settime(sleepacc__tsig_timer(w), 0, &its, NULL);
     sleepacc__drain_signal(w->signo);
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -328,15 +342,23 @@ static int sleepacc__open_sigtimedwait(sleepacc_waiter *w) {
 /* sigtimedwait for a signal nobody sends: the timeout is the sleep.  The
  * signal is blocked on this thread only during the call. */
 static int sleepacc__wait_sigtimedwait(sleepacc_waiter *w, int64_t d, int64_t dl) {
-  (void)dl;
   sigset_t set, old;
   struct timespec ts = sleepacc__ts(d);
   int rc = 0, s;
   sigemptyset(&set);
   sigaddset(&set, w->signo);
   if ((rc = pthread_sigmask(SIG_BLOCK, &set, &old)) != 0) return -rc;
-  s = sigtimedwait(&set, NULL, &ts);
-  if (s < 0 && errno != EAGAIN) rc = sleepacc__neg_errno();
+  for (;;) {
+    int64_t left;
+    s = sigtimedwait(&set, NULL, &ts);
+    if (s < 0) {
+      if (errno != EAGAIN) rc = sleepacc__neg_errno();
+      break;
+    }
+    /* someone sent the signal: wait out what is left of the request */
+    if ((left = dl - sleepacc_now_ns()) <= 0) break;
+    ts = sleepacc__ts(left);
+  }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }

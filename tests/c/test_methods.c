@@ -236,6 +236,48 @@ static void test_timer_signal_other_thread(void) {
   sleepacc_waiter_close(&w);
 }
 
+/* A foreign instance of a method's signal (sent by someone else while the
+ * method waits) does not end the wait early. */
+static pthread_t main_thread;
+static volatile int foreign_signo;
+static void on_foreign(int sig) { (void)sig; }
+static void *send_foreign(void *arg) {
+  (void)arg;
+  struct timespec ts = {0, 20000000};
+  nanosleep(&ts, NULL);
+  pthread_kill(main_thread, foreign_signo);
+  return NULL;
+}
+
+static void test_foreign_signal_no_early_wake(void) {
+  static const char *const names[] = {"timer_signal", "sigtimedwait"};
+  for (size_t i = 0; i < 2; i++) {
+    sleepacc_waiter w;
+    struct sigaction sa, old;
+    pthread_t th;
+    const sleepacc_method *m = sleepacc_method_find(names[i]);
+    if (!sleepacc_method_available(m)) continue;
+    CHECK(sleepacc_waiter_open(&w, m, 0) == 0);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_foreign; /* never the default action (terminate) */
+    sigemptyset(&sa.sa_mask);
+    sigaction(w.signo, &sa, &old);
+    main_thread = pthread_self();
+    foreign_signo = w.signo;
+    int64_t t0 = sleepacc_now_ns();
+    CHECK(pthread_create(&th, NULL, send_foreign, NULL) == 0);
+    int rc = sleepacc_waiter_wait(&w, 100000000, t0 + 100000000);
+    int64_t t1 = sleepacc_now_ns();
+    pthread_join(th, NULL);
+    CHECKF(rc == 0 || rc == -EINTR, "%s: %d", names[i], rc);
+    if (rc == 0)
+      CHECKF(t1 - t0 >= 100000000, "%s woke early on a foreign signal: %lld ns", names[i],
+             (long long)(t1 - t0));
+    sleepacc_waiter_close(&w);
+    sigaction(w.signo, &old, NULL);
+  }
+}
+
 /* The spin bound: a spin longer than rt_bound_ns returns -EAGAIN early,
  * and a second call toward the same deadline completes. */
 static void test_spin_bound(void) {
@@ -267,6 +309,7 @@ int main(void) {
   TEST(test_waiter_open_failure);
   TEST(test_signal_mask_restored);
   TEST(test_timer_signal_other_thread);
+  TEST(test_foreign_signal_no_early_wake);
   TEST(test_spin_bound);
   return check_summary();
 }
