@@ -761,15 +761,18 @@ def cmd_compare(args):
         rows.append(row)
     if args.json:
         json.dump({"schema": SCHEMA, "type": "compare", "stat": stat,
-                   "files": [{"path": p, "host": _hostname(getattr(sw, "host", None))}
+                   "files": [{"path": p, "host": _hostname(sw.host)}
                              for p, sw in zip(args.files, sweeps)],
                    "rows": rows}, sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     for letter, path, sw in zip(letters, args.files, sweeps):
-        started = getattr(sw, "started", None)
-        print(f"{letter}: {path} (host {_hostname(getattr(sw, 'host', None))}"
-              f"{', ' + str(started) if started else ''})")
+        about = [f"host {_hostname(sw.host)}"]
+        if sw.started:
+            about.append(str(sw.started))
+        env = (sw.settings or {}).get("env") or {}
+        about += [f"--{k} {v}" for k, v in env.items()]
+        print(f"{letter}: {path} ({', '.join(about)})")
     print(f"{stat} error in µs{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''}; "
           f"ratios against A")
     print()
@@ -792,29 +795,44 @@ PLOT_KINDS = ("error", "cdf", "pareto", "model", "all")
 
 
 def cmd_plot(args):
+    """One figure of sleepacc.plot per kind; --kind all writes the four
+    beside each other: FIG, FIG-cdf, FIG-pareto and FIG-model."""
     sweep = _load(args.file)
     try:
         from sleepacc import plot
+        import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise CliError(f"plotting needs matplotlib: {exc}") from None
-    fig = _plot_figure(plot, sweep, args.kind)
-    try:
-        fig.savefig(args.output, dpi=args.dpi, bbox_inches="tight")
-    except OSError as exc:
-        raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"argument -o: {exc}") from None
-    print(f"sleepacc: wrote {args.output}", file=sys.stderr)
+        raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
+    kinds = ["error", "cdf", "pareto", "model"] if args.kind == "all" else [args.kind]
+    root, ext = os.path.splitext(args.output)
+    if ext.lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    for i, kind in enumerate(kinds):
+        path = args.output if i == 0 else f"{root}-{kind}{ext}"
+        try:
+            fig = _plot_figure(plot, sweep, kind, args.methods)
+        except ValueError as exc:     # e.g. no point at 1 ms for the CDF
+            raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
+        try:
+            fig.savefig(path, dpi=args.dpi)
+        except OSError as exc:
+            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+        print(f"sleepacc: wrote {path}", file=sys.stderr)
     return 0
 
 
-def _plot_figure(plot, sweep, kind):
-    funcs = {"error": "error_vs_duration", "cdf": "lateness_cdf",
-             "pareto": "accuracy_vs_cpu", "model": "model_fit", "all": "overview"}
-    fn = getattr(plot, funcs[kind], None)
-    if fn is None:
-        raise CliError(f"sleepacc.plot has no {funcs[kind]}() for --kind {kind}")
-    return fn(sweep)
+def _plot_figure(plot, sweep, kind, methods):
+    if kind == "error":
+        return plot.error_vs_requested(sweep, methods)
+    if kind == "cdf":
+        return plot.lateness_cdf(sweep, methods)
+    if kind == "pareto":
+        return plot.cost_pareto(sweep, methods)
+    from sleepacc import model
+    fitted = model.fit(sweep)
+    if not hasattr(fitted, "params"):            # several groups: the first
+        fitted = next(iter(fitted.values()))
+    return plot.model_fit(fitted, sweep, methods)
 
 
 # --------------------------------------------------------------------------
@@ -1026,7 +1044,12 @@ def build_parser():
     s.add_argument("file", metavar="FILE")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help="output image (.png, .svg, .pdf)")
-    s.add_argument("--kind", choices=PLOT_KINDS, default="all", help="which figure (default all)")
+    s.add_argument("--kind", choices=PLOT_KINDS, default="error",
+                   help="error: error against duration (default); cdf: error distribution "
+                        "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "
+                        "all: the four, FIG-<kind> beside FIG")
+    s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
+                   help="only these methods (default: all in the file)")
     s.add_argument("--dpi", type=_int_range(10, 1200), default=110)
     s.set_defaults(func=cmd_plot)
 

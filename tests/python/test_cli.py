@@ -120,6 +120,28 @@ def test_progress_line_when_asked():
     assert "\x1b[K" in r.stderr and "ETA" in r.stderr and "0/2  nanosleep 1ms" in r.stderr
 
 
+def test_progress_line_on_a_terminal():
+    """On a terminal (a pty here) the progress line appears without asking."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "sleepacc", "sweep", "--methods", "nanosleep",
+                          "--durations", "1ms,2ms", "--budget", "0.02", "--format", "none"],
+                         stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:          # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    assert p.wait(timeout=60) == 0
+    assert b"ETA" in out and b"\r" in out and b"0/2  nanosleep 1ms" in out
+
+
 # ---------------------------------------------------------------- files that survive
 
 def test_kill_and_resume_three_times(tmp_path):
