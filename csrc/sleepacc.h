@@ -287,9 +287,10 @@ typedef struct sleepacc_config {
   int64_t duration_ns;    /* requested duration / period, 0..SLEEPACC_MAX_DURATION_NS
                              (periodic needs > 0) */
   int64_t n;              /* stop after n samples (0 = only the budget stops) */
-  int64_t budget_ns;      /* stop after this much wall time (0 = only n stops) */
+  int64_t budget_ns;      /* stop after this much wall time, counted from run_start,
+                             warm-up included (0 = only n stops) */
   int64_t warmup;         /* samples discarded first (>= 0) */
-  int64_t margin_ns;      /* hybrid margin (>= 0) */
+  int64_t margin_ns;      /* hybrid margin (>= 0; 0 = SLEEPACC_DEFAULT_MARGIN_NS) */
   int64_t chunk_ns;       /* chunk length, 0 = SLEEPACC_CHUNK_NS */
   sleepacc_env env;       /* environment for the run */
 } sleepacc_config;
@@ -330,7 +331,9 @@ typedef struct sleepacc_run {
 /* Validate cfg (every bad argument is -EINVAL; a spin/hybrid run under
  * FIFO/RR without a budget is -EINVAL; an unavailable method -ENOSYS),
  * apply the environment and open the waiter.  samples may be NULL with
- * capacity 0 (streaming); otherwise samples stop at capacity too.
+ * capacity 0 (streaming); otherwise samples stop at capacity too (NULL with
+ * capacity > 0, or a buffer with capacity 0, is -EINVAL; so is deadline
+ * arithmetic that would overflow int64).
  * On failure nothing is left changed. */
 int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg,
                        int64_t *samples, size_t capacity);
