@@ -885,7 +885,12 @@ def _separate_slack(ms: ModelSet):
             c = np.array([p.constant_ns for p in ps])
             if np.ptp(s) <= 0:
                 continue
-            slope, intercept = np.polyfit(s, c, 1)
+            # Theil-Sen: median of pairwise slopes, median intercept (robust
+            # to one disturbed setting)
+            pairs = [(c[j] - c[i]) / (s[j] - s[i]) for i in range(len(s))
+                     for j in range(i + 1, len(s)) if s[j] != s[i]]
+            slope = float(np.median(pairs))
+            intercept = float(np.median(c - slope * s))
             for p, si_val in zip(ps, s):
                 p.wakeup_ns = float(intercept)
                 p.slack_ns = float(p.constant_ns - intercept)
@@ -918,10 +923,10 @@ def _us(ns: float) -> str:
     a = abs(ns)
     if a >= 10_000_000:
         return f"{ns / 1e6:.1f} ms"
-    if a >= 100:
+    if a >= 10_000:
         return f"{ns / 1e3:.0f} µs"
-    if a >= 10:
-        return f"{ns / 1e3:.2f} µs"
+    if a >= 1_000:
+        return f"{ns / 1e3:.1f} µs"
     return f"{ns:.0f} ns"
 
 
@@ -1026,9 +1031,10 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
         out.append(f"idle exit grows to {_us(p.idle_exit_ns)} on long sleeps ({_us(e_req)} at "
                    f"{format_ns(req)}): holding /dev/cpu_dma_latency at 0 or a hybrid sleep "
                    "avoids the deep idle state.")
-    if p.zero_return_ns is not None:
-        out.append(f"a timeout below {format_ns(p.granularity_ns)} becomes 0 and returns at once "
-                   f"({_us(p.zero_return_ns)}): it does not sleep at all.")
+    if p.zero_return_ns is not None and p.rounding == "down":
+        out.append(f"a timeout below {format_ns(p.granularity_ns)} is truncated to 0 and returns "
+                   f"at once ({_us(p.zero_return_ns)}): it does not sleep at all; round up, or "
+                   "use a call that takes ns.")
     if not out:
         out.append("nothing large to remove: this method already sleeps about as asked.")
     return out
