@@ -901,6 +901,10 @@ def cmd_monitor(args):
 def cmd_doctor(args):
     from sleepacc import doctor
     sweep = _load(args.from_file) if args.from_file else None
+    here = socket.gethostname()
+    if sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
+        print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
+              f"and experiments below are from {here}", file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
     progress = Progress(len(doctor.SHORT_METHODS) * len(doctor.SHORT_DURATIONS_NS), show)
     try:
@@ -929,7 +933,8 @@ def cmd_doctor(args):
     print()
     for i, f in enumerate(findings, 1):
         gain = "" if f["gain_us"] is None else (
-            f"   gain {'~' if f['estimate'] else ''}{f['gain_us']:.1f} µs")
+            f"   gain {'~' if f['estimate'] else ''}{f['gain_us']:.1f} µs"
+            f"{' at p99' if f['gain_on'] == 'p99' else ''}")
         print(f"{i}. [{f['status']}] {f['title']}{gain}")
         for e in f["evidence"]:
             print(f"     evidence: {e}")

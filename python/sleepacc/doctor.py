@@ -14,6 +14,8 @@ Each finding is a dict:
               "unknown" (could not be checked here)
     title     one line
     gain_us   expected saving per sleep in µs (None when unknown)
+    gain_on   what the saving applies to: "median" (a typical sleep) or "p99"
+              (the tail)
     estimate  True when gain_us is an estimate rather than a measured A/B
     evidence  list of one-line facts and measurements
     fix       what to do (None when there is nothing to do)
@@ -153,10 +155,12 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
     }
 
 
-def _finding(id, status, title, gain_ns=None, evidence=(), fix=None, estimate=False):
+def _finding(id, status, title, gain_ns=None, evidence=(), fix=None, estimate=False,
+             gain_on="median"):
     return {"id": id, "status": status, "title": title,
             "gain_us": None if gain_ns is None else round(max(0.0, gain_ns) / 1e3, 1),
-            "estimate": bool(estimate), "evidence": [e for e in evidence if e], "fix": fix}
+            "gain_on": gain_on, "estimate": bool(estimate),
+            "evidence": [e for e in evidence if e], "fix": fix}
 
 
 def _ref(p):
@@ -348,7 +352,7 @@ def _busy(c):
                     "the host is busy: other work delays wake-ups (the tail shows it)", gain, ev,
                     "measure and time on an idle host; pin the timing thread (--cpu) to a CPU "
                     "kept free of other work (isolcpus/nohz_full, cpusets); ask for less "
-                    "steal on a VM", estimate=True)
+                    "steal on a VM", estimate=True, gain_on="p99")
 
 
 def _hybrid(c):
