@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -523,25 +524,34 @@ static int sleepacc__wait_kqueue(sleepacc_waiter *w, int64_t d, int64_t dl) {
 
 /* ---------------------------------------------------------------- io_uring */
 #if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-typedef struct sleepacc__uring {
-  struct io_uring ring;
-  int ready;
-} sleepacc__uring;
-_Static_assert(sizeof(sleepacc__uring) <= sizeof(((sleepacc_waiter *)0)->priv),
-               "waiter priv too small for io_uring");
+/* struct io_uring is larger than w->priv, and the ring's queues are kernel
+ * mmaps anyway: this is the one row whose open allocates (freed by close).
+ * w->priv holds the pointer. */
+static struct io_uring *sleepacc__ring(const sleepacc_waiter *w) {
+  struct io_uring *ring;
+  memcpy(&ring, w->priv, sizeof ring);
+  return ring;
+}
 
 static int sleepacc__open_uring(sleepacc_waiter *w) {
-  sleepacc__uring *u = (sleepacc__uring *)(void *)w->priv;
-  int rc = io_uring_queue_init(4, &u->ring, 0);
-  if (rc < 0) return rc;
-  u->ready = 1;
+  struct io_uring *ring = calloc(1, sizeof *ring);
+  int rc;
+  if (!ring) return -ENOMEM;
+  if ((rc = io_uring_queue_init(4, ring, 0)) < 0) {
+    free(ring);
+    return rc;
+  }
+  memcpy(w->priv, &ring, sizeof ring);
   return 0;
 }
 
 static void sleepacc__close_uring(sleepacc_waiter *w) {
-  sleepacc__uring *u = (sleepacc__uring *)(void *)w->priv;
-  if (u->ready) io_uring_queue_exit(&u->ring);
-  u->ready = 0;
+  struct io_uring *ring = sleepacc__ring(w);
+  if (ring) {
+    io_uring_queue_exit(ring);
+    free(ring);
+  }
+  memset(w->priv, 0, sizeof ring);
 }
 
 static int sleepacc__avail_uring(void) {
@@ -552,24 +562,33 @@ static int sleepacc__avail_uring(void) {
   return 1;
 }
 
-/* IORING_OP_TIMEOUT, relative, then wait for its completion. */
+/* IORING_OP_TIMEOUT, relative, then wait for ITS completion: each request
+ * carries a sequence number (w->futex_word), so the completion of a timeout
+ * left in flight by an earlier EINTR is reaped and skipped, never taken for
+ * this one. */
 static int sleepacc__wait_uring(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)dl;
-  sleepacc__uring *u = (sleepacc__uring *)(void *)w->priv;
+  struct io_uring *ring = sleepacc__ring(w);
   struct __kernel_timespec ts;
-  struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+  struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
   struct io_uring_cqe *cqe;
+  uint64_t mine;
   int rc;
   if (!sqe) return -EBUSY;
   ts.tv_sec = d / 1000000000LL;
   ts.tv_nsec = d % 1000000000LL;
   io_uring_prep_timeout(sqe, &ts, 0, 0);
-  if ((rc = io_uring_submit(&u->ring)) < 0) return rc;
-  rc = io_uring_wait_cqe(&u->ring, &cqe);
-  if (rc < 0) return rc; /* -EINTR: the timeout completes later and is reaped next time */
-  rc = cqe->res;
-  io_uring_cqe_seen(&u->ring, cqe);
-  return rc == -ETIME || rc == 0 ? 0 : rc;
+  mine = ++w->futex_word;
+  io_uring_sqe_set_data64(sqe, mine);
+  if ((rc = io_uring_submit(ring)) < 0) return rc;
+  for (;;) {
+    uint64_t tag;
+    if ((rc = io_uring_wait_cqe(ring, &cqe)) < 0) return rc; /* -EINTR */
+    tag = io_uring_cqe_get_data64(cqe);
+    rc = cqe->res;
+    io_uring_cqe_seen(ring, cqe);
+    if (tag == mine) return rc == -ETIME || rc == 0 ? 0 : rc;
+  }
 }
 #endif
 
@@ -640,8 +659,8 @@ static const sleepacc_method sleepacc__methods[] = {
      sleepacc__always, sleepacc__open_kqueue, sleepacc__close_kqueue, sleepacc__wait_kqueue},
 #endif
 #if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-    {"io_uring", SLEEPACC__K, 1, SLEEPACC_YES, 0,
-     "io_uring IORING_OP_TIMEOUT (relative), wait for its completion",
+    {"io_uring", SLEEPACC__K, 1, SLEEPACC_UNKNOWN, 0,
+     "io_uring IORING_OP_TIMEOUT (relative), wait for its completion (opt-in build)",
      sleepacc__avail_uring, sleepacc__open_uring, sleepacc__close_uring, sleepacc__wait_uring},
 #endif
     {"sched_yield", SLEEPACC__S, 1, SLEEPACC_NO, 1,

@@ -4,6 +4,12 @@ BUILD ?= build
 PREFIX ?= /usr/local
 CORE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE -Icsrc
 CORE_LIBS := -lpthread -lrt -lm
+# Opt-in io_uring method row: make LIBURING=1 (needs liburing-dev).  Off by
+# default so every binding, which compiles csrc/*.c itself, has the same rows.
+ifeq ($(LIBURING),1)
+CORE_CFLAGS += -DSLEEPACC_HAVE_LIBURING=1 $(shell pkg-config --cflags liburing 2>/dev/null)
+CORE_LIBS += $(or $(shell pkg-config --libs liburing 2>/dev/null),-luring)
+endif
 CORE_SRC := $(wildcard csrc/*.c)
 CORE_HDR := $(wildcard csrc/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
