@@ -11,8 +11,9 @@
  *   - Run-time OS failures RETURN nil, "ENAME: message", "ENAME" (the luv
  *     convention); names and messages come from the core's
  *     SLEEPACC_ERRNO_MAP through sleepacc_errname()/sleepacc_strerror().
- *   - Times given by the script are seconds (Lua numbers); times returned
- *     are integer nanoseconds in fields ending in _ns.
+ *   - Times given by the script are seconds (Lua numbers), except timer
+ *     slack (integer ns, the kernel's unit, as in the Python API); times
+ *     returned are integer nanoseconds in fields ending in _ns.
  *   - Ctrl-C: the lua5.4 interpreter's SIGINT handler only installs a hook
  *     (lua_sethook with LUA_MASKCALL|RET|LINE|COUNT) that raises
  *     "interrupted!" at the next hook event; it is installed without

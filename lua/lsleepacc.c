@@ -21,8 +21,9 @@
  *   sa.now_ns()                 CLOCK_MONOTONIC in ns (for scripts and tests)
  *
  * Units: every time the script passes is in seconds (duration, budget,
- * margin, slack); every time returned is integer ns in a field named *_ns,
- * except `requested` (seconds, as given).
+ * margin) except slack, an integer in ns like prctl(PR_SET_TIMERSLACK) and
+ * /proc/<pid>/timerslack_ns (as in the Python API); every time returned is
+ * integer ns in a field named *_ns, except `requested` (seconds, as given).
  *
  * Errors: bad arguments raise "bad argument '<field>' to '<fn>' (...)";
  * run-time OS failures return nil, "ENAME: message", "ENAME" -- including
@@ -455,7 +456,8 @@ static void sleepacc__parse_common(lua_State *L, int t, const char *fn, sleepacc
   /* Environment: each field is checked by the core's own validation
    * (sleepacc_env_check) as soon as it is set, so the error names it. */
   if (sleepacc_lua_field(L, t, "slack")) {
-    env->slack_ns = sleepacc_lua_seconds_ns(L, -1, fn, "slack", SLEEPACC_LUA_NONZERO);
+    /* in ns, as prctl and /proc/<pid>/timerslack_ns count it (as in Python) */
+    env->slack_ns = sleepacc_lua_integer(L, -1, fn, "slack", 1, SLEEPACC_MAX_DURATION_NS);
     lua_pop(L, 1);
     sleepacc__envcheck(L, fn, env, "slack", "timer slack must be between 1 ns and one day");
   }

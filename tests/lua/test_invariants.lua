@@ -83,7 +83,7 @@ return {
     local seen = {}
     -- the binding fires call hooks between chunks: read the slack there
     debug.sethook(function() seen[#seen + 1] = T.slack() end, "c")
-    local r = sa.measure{method = "nanosleep", duration = 1e-3, budget = 0.2, slack = want / 1e9}
+    local r = sa.measure{method = "nanosleep", duration = 1e-3, budget = 0.2, slack = want}
     debug.sethook()
     T.check(r, "measure failed")
     local during = false
@@ -101,7 +101,7 @@ return {
         calls = calls + 1
         if calls == 3 then error("simulated interrupt") end
       end, "c")
-      local ok, err = pcall(sa.measure, {method = method, duration = 1e-3, budget = 5, slack = 1e-6,
+      local ok, err = pcall(sa.measure, {method = method, duration = 1e-3, budget = 5, slack = 1000,
                                          cpu = 0, policy = "batch"})
       debug.sethook()
       T.check(not ok and tostring(err):find("simulated interrupt", 1, true),
@@ -114,9 +114,9 @@ return {
 
   {"slack is unchanged after bad-argument errors", function()
     local before = T.slack()
-    pcall(sa.measure, {method = "nanosleep", duration = 1e-3, slack = 1e-6, cpu = 100000})
-    pcall(sa.measure, {method = "nanosleep", duration = -1, slack = 1e-6})
-    pcall(sa.measure, {method = "nanosleep", duration = 0, slack = 1e-6, policy = "bogus"})
+    pcall(sa.measure, {method = "nanosleep", duration = 1e-3, slack = 1000, cpu = 100000})
+    pcall(sa.measure, {method = "nanosleep", duration = -1, slack = 1000})
+    pcall(sa.measure, {method = "nanosleep", duration = 0, slack = 1000, policy = "bogus"})
     T.eq(T.slack(), before, "slack")
   end},
 
