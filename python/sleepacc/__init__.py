@@ -31,3 +31,4 @@ for _name in ("sleep", "Sleeper", "Pacer"):
         globals()[_name] = getattr(_core, _name)
         __all__.append(_name)
 del _name
+from .precise import Pacer, Sleeper, sleep; __all__ += [n for n in ("sleep", "Sleeper", "Pacer") if n not in __all__]  # noqa: E402,E702

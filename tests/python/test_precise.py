@@ -1,0 +1,322 @@
+"""sleepacc.sleep, Sleeper and Pacer: invariants only (no tight timings).
+
+No strategy returns before its deadline; learned margins stay within
+[0, requested]; the pacer never drifts and its missed-tick policies do what
+they say; Ctrl-C ends a 60 s sleep within 0.5 s leaving the thread as it
+was; the GIL is released; bad input raises TypeError/ValueError naming the
+argument."""
+import math
+import random
+import signal
+import threading
+import time
+
+import pytest
+
+import sleepacc
+from conftest import thread_state
+
+KERNEL = [m.name for m in sleepacc.methods() if m.family == "kernel" and m.available]
+STRATEGIES = ["auto", "hybrid", "comp", "spin"]
+DURATIONS = [0, 1e-9, 1e-6, 2e-5, 1e-4, 3e-4, 1e-3, 2.5e-3]
+
+
+def test_exports():
+    for name in ("sleep", "Sleeper", "Pacer"):
+        assert name in sleepacc.__all__
+        assert getattr(sleepacc, name) is not None
+    assert callable(sleepacc.sleep)
+    assert len(KERNEL) >= 5
+
+
+@pytest.mark.parametrize("method", STRATEGIES + KERNEL)
+def test_no_strategy_returns_before_its_deadline(method):
+    s = sleepacc.Sleeper(method)
+    n = 160 if method in ("auto", "comp") else 2 * len(DURATIONS)
+    early = []
+    for i in range(n):
+        d_ns = round(DURATIONS[i % len(DURATIONS)] * 1e9)
+        deadline = time.monotonic_ns() + d_ns
+        s.sleep_until(deadline)
+        after = time.monotonic_ns()
+        if after < deadline:
+            early.append((d_ns, deadline - after))
+        t0 = time.monotonic_ns()
+        s.sleep(DURATIONS[i % len(DURATIONS)])
+        if time.monotonic_ns() - t0 < d_ns:
+            early.append((d_ns, "sleep"))
+    assert early == []
+    st = s.stats
+    assert st["count"] == 2 * n
+    lat = st["lateness"]
+    assert lat["undersleeps"] == 0 and lat["min"] >= 0
+    assert lat["min"] <= lat["median"] <= lat["p90"] <= lat["p99"] <= lat["max"]
+    assert 0 <= st["misses"] <= st["count"]
+
+
+@pytest.mark.parametrize("method", ["auto", "spin", "timerfd"])
+def test_module_sleep_never_early(method):
+    for d in (0, 1e-5, 1e-4, 1e-3, 5e-3):
+        t0 = time.monotonic_ns()
+        sleepacc.sleep(d, method)
+        assert time.monotonic_ns() - t0 >= round(d * 1e9)
+
+
+def test_module_sleep_keeps_one_sleeper_per_thread():
+    sleepacc.sleep(1e-4)
+    sleepacc.sleep(1e-4)
+    mine = sleepacc.precise._local.sleepers["auto"]
+    count = mine.stats["count"]
+    sleepacc.sleep(1e-4)
+    assert sleepacc.precise._local.sleepers["auto"] is mine
+    assert mine.stats["count"] == count + 1
+    other = {}
+    t = threading.Thread(target=lambda: (sleepacc.sleep(1e-4),
+                                         other.update(sleepacc.precise._local.sleepers)))
+    t.start()
+    t.join()
+    assert other["auto"] is not mine
+
+
+def test_learned_margins_stay_within_the_request():
+    rng = random.Random(5)
+    s = sleepacc.Sleeper("auto")
+    for _ in range(600):
+        s.sleep(rng.choice([rng.uniform(0, 2e-5), rng.uniform(0, 1.5e-3)]))
+    margins = s.stats["margins"]
+    assert len(margins) > 3
+    for band_lo, margin in margins.items():
+        assert 0 <= margin <= band_lo, (band_lo, margin)
+
+
+def test_margin_and_quantile_are_used():
+    s = sleepacc.Sleeper("hybrid", margin=2e-4)
+    assert s.stats["margin_ns"] == 200_000 and s.stats["strategy"] == "hybrid"
+    s = sleepacc.Sleeper("auto", quantile=0.9, margin=1e-4)
+    assert s.stats["quantile"] == 0.9 and s.stats["margin_ns"] == 100_000
+    assert s.stats["kernel"] in KERNEL
+    s = sleepacc.Sleeper("nanosleep")
+    assert s.stats["strategy"] == "kernel" and s.stats["kernel"] == "nanosleep"
+    assert s.method == "nanosleep"
+
+
+def test_pacer_never_drifts():
+    # burst delivers every tick, so the 200th deadline is start + 200 ms
+    # exactly however the host schedules this thread
+    p = sleepacc.Pacer(0.001, missed="burst")
+    deadlines = [d for _, d in zip(range(200), p)]
+    assert deadlines[-1] == p.start_ns + 200_000_000
+    assert deadlines == [p.start_ns + k * 1_000_000 for k in range(1, 201)]
+    assert p.last_deadline_ns == deadlines[-1]
+    st = p.stats
+    assert st["count"] == 200 and st["timer_misses"] == 0
+    assert st["lateness"]["min"] >= 0 and st["lateness"]["undersleeps"] == 0
+    te = st["timer_err"]
+    assert 0 <= te["min"] <= te["mean"] <= te["max"] and te["stddev"] >= 0
+    assert math.isclose(st["timer_err_percent"], 100 * te["mean"] / 1e6, rel_tol=1e-9)
+    # skip: every deadline is on the grid
+    p = sleepacc.Pacer(0.001)
+    assert p.missed == "skip" and p.method == "auto"
+    for _, d in zip(range(50), p):
+        assert (d - p.start_ns) % 1_000_000 == 0
+        assert time.monotonic_ns() >= d
+
+
+def _busy(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_pacer_skip_drops_missed_ticks():
+    per = 2_000_000
+    p = sleepacc.Pacer(per / 1e9, missed="skip")
+    d1 = p.wait()
+    _busy(5.5 * per / 1e9)
+    called = time.monotonic_ns()
+    d2 = p.wait()
+    assert d2 > called and (d2 - d1) % per == 0 and d2 - d1 >= 6 * per
+    st = p.stats
+    assert st["misses"] >= 5 and st["timer_misses"] == st["misses"] and st["count"] == 2
+
+
+def test_pacer_burst_delivers_missed_ticks_at_once():
+    per = 2_000_000
+    p = sleepacc.Pacer(per / 1e9, missed="burst")
+    d1 = p.wait()
+    _busy(5.5 * per / 1e9)
+    called = time.monotonic_ns()
+    d2 = p.wait()
+    d3 = p.wait()
+    assert d2 == d1 + per and d3 == d2 + per and d3 < called
+    for _ in range(6):
+        last = p.wait()
+    assert last == d1 + 8 * per
+    st = p.stats
+    assert st["misses"] >= 5 and st["timer_misses"] == 0 and st["count"] == 9
+
+
+def test_pacer_delay_restarts_from_now():
+    per = 2_000_000
+    p = sleepacc.Pacer(per / 1e9, missed="delay")
+    start0 = p.start_ns
+    p.wait()
+    _busy(5.5 * per / 1e9)
+    called = time.monotonic_ns()
+    d2 = p.wait()
+    assert p.start_ns >= called > start0
+    assert d2 == p.start_ns + per
+    assert p.stats["misses"] >= 5 and p.stats["timer_misses"] >= 5
+
+
+def _interrupt_after(delay, seen):
+    main = threading.main_thread()
+
+    def fire():
+        seen["sent"] = time.monotonic()
+        signal.pthread_kill(main.ident, signal.SIGINT)
+
+    timer = threading.Timer(delay, fire)
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("what", ["sleep-auto", "sleep-spin", "sleep-nanosleep", "Sleeper-comp",
+                                  "Pacer-auto", "Pacer-spin", "sleep_until-hybrid"])
+def test_ctrl_c_ends_a_60s_sleep(what):
+    assert threading.current_thread() is threading.main_thread()
+    kind, method = what.split("-")
+    before = thread_state()
+    if kind == "sleep":
+        call = lambda: sleepacc.sleep(60, method)  # noqa: E731
+    elif kind == "Sleeper":
+        call = lambda: sleepacc.Sleeper(method).sleep(60.0)  # noqa: E731
+    elif kind == "Pacer":
+        call = sleepacc.Pacer(60, method=method).wait
+    else:
+        s = sleepacc.Sleeper(method)
+        call = lambda: s.sleep_until(time.monotonic_ns() + 60_000_000_000)  # noqa: E731
+    seen = {}
+    t0 = time.monotonic()
+    timer = _interrupt_after(0.3, seen)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        caught = time.monotonic()
+    finally:
+        timer.join()
+    reaction = caught - seen["sent"]
+    print(f"\n{what}: KeyboardInterrupt {reaction * 1e3:.2f} ms after SIGINT")
+    assert caught - t0 >= 0.3
+    assert reaction < 0.5, reaction
+    assert thread_state() == before
+    # the object is still usable after the interrupt
+    if kind == "sleep":
+        sleepacc.sleep(1e-4, method)
+
+
+def test_gil_is_released_while_spinning_and_sleeping():
+    for method in ("spin", "auto"):
+        count = [0]
+        stop = threading.Event()
+
+        def counter():
+            while not stop.is_set():
+                count[0] += 1
+
+        t = threading.Thread(target=counter)
+        t.start()
+        try:
+            time.sleep(0.05)
+            c0 = count[0]
+            sleepacc.Sleeper(method).sleep(0.5)
+            advanced = count[0] - c0
+        finally:
+            stop.set()
+            t.join()
+        assert advanced > 50_000, (method, advanced)
+
+
+def test_one_object_one_thread_at_a_time():
+    s = sleepacc.Sleeper("auto")
+    t = threading.Thread(target=s.sleep, args=(0.5,))
+    t.start()
+    time.sleep(0.1)
+    try:
+        with pytest.raises(RuntimeError, match="another thread"):
+            s.sleep(0.01)
+    finally:
+        t.join()
+    s.sleep(0.001)  # free again
+
+
+def test_closed_objects_refuse_to_sleep():
+    s = sleepacc.Sleeper()
+    s.close()
+    s.close()
+    with pytest.raises(ValueError, match="closed"):
+        s.sleep(0)
+    with sleepacc.Pacer(0.01) as p:
+        p.wait()
+    with pytest.raises(ValueError, match="closed"):
+        p.wait()
+
+
+BAD = [
+    # (callable, args, kwargs, exception, word the message must contain)
+    (sleepacc.sleep, (-1,), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (-1e-9,), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (float("nan"),), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (float("inf"),), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (float("-inf"),), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (86401,), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (1e300,), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (10**30,), {}, ValueError, "seconds"),
+    (sleepacc.sleep, (True,), {}, TypeError, "seconds"),
+    (sleepacc.sleep, ("0.1",), {}, TypeError, "seconds"),
+    (sleepacc.sleep, (None,), {}, TypeError, "seconds"),
+    (sleepacc.sleep, ([0.1],), {}, TypeError, "seconds"),
+    (sleepacc.sleep, (0.01, "bogus"), {}, ValueError, "method"),
+    (sleepacc.sleep, (0.01, "clock"), {}, ValueError, "method"),
+    (sleepacc.sleep, (0.01, "syscall"), {}, ValueError, "method"),
+    (sleepacc.sleep, (0.01, 3), {}, TypeError, "method"),
+    (sleepacc.sleep, (0.01, None), {}, TypeError, "method"),
+    (sleepacc.Sleeper, ("nope",), {}, ValueError, "method"),
+    (sleepacc.Sleeper, (b"auto",), {}, TypeError, "method"),
+    (sleepacc.Sleeper, (), {"quantile": 0}, ValueError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": 1}, ValueError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": 1.5}, ValueError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": -0.1}, ValueError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": float("nan")}, ValueError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": "0.9"}, TypeError, "quantile"),
+    (sleepacc.Sleeper, (), {"quantile": True}, TypeError, "quantile"),
+    (sleepacc.Sleeper, (), {"margin": -1e-6}, ValueError, "margin"),
+    (sleepacc.Sleeper, (), {"margin": float("nan")}, ValueError, "margin"),
+    (sleepacc.Sleeper, (), {"margin": "1"}, TypeError, "margin"),
+    (sleepacc.Sleeper, (), {"margin": 1e9}, ValueError, "margin"),
+    (sleepacc.Pacer, (0,), {}, ValueError, "period"),
+    (sleepacc.Pacer, (-0.001,), {}, ValueError, "period"),
+    (sleepacc.Pacer, (float("nan"),), {}, ValueError, "period"),
+    (sleepacc.Pacer, (None,), {}, TypeError, "period"),
+    (sleepacc.Pacer, (False,), {}, TypeError, "period"),
+    (sleepacc.Pacer, (1e6,), {}, ValueError, "period"),
+    (sleepacc.Pacer, (0.001,), {"missed": "late"}, ValueError, "missed"),
+    (sleepacc.Pacer, (0.001,), {"missed": 1}, TypeError, "missed"),
+    (sleepacc.Pacer, (0.001,), {"method": "bogus"}, ValueError, "method"),
+    (sleepacc.Pacer, (0.001,), {"method": 1.0}, TypeError, "method"),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs,exc,word", BAD)
+def test_bad_input(fn, args, kwargs, exc, word, unchanged_thread):
+    with pytest.raises(exc, match=word):
+        fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("arg,exc", [(-1, ValueError), (1.5, TypeError), (True, TypeError),
+                                     ("1", TypeError), (None, TypeError), (2**70, ValueError)])
+def test_bad_sleep_until(arg, exc):
+    with pytest.raises(exc, match="monotonic_ns"):
+        sleepacc.Sleeper().sleep_until(arg)
+    with pytest.raises(ValueError, match="monotonic_ns"):
+        sleepacc.Sleeper().sleep_until(time.monotonic_ns() + 2 * 86400 * 10**9)
