@@ -825,8 +825,10 @@ static int sleepacc__sweep(lua_State *L) {
  * sa.table(results [, style])
  * ================================================================= */
 
-/* Fill *row from the result table on top of the stack (named `what`). */
-static void sleepacc__torow(lua_State *L, const char *what, sleepacc_row *row) {
+/* Fill *row from the result table on top of the stack (named `what`).
+ * Strings the row points to are stored in the table at `anchor` so they
+ * live until the table is rendered. */
+static void sleepacc__torow(lua_State *L, const char *what, sleepacc_row *row, int anchor) {
   static const char fn[] = "table";
   char name[96];
   const sleepacc_field *f;
@@ -837,8 +839,8 @@ static void sleepacc__torow(lua_State *L, const char *what, sleepacc_row *row) {
 
   lua_getfield(L, t, "method");
   snprintf(name, sizeof name, "%s.method", what);
-  row->method = sleepacc_lua_string(L, -1, fn, name); /* kept alive by the results table */
-  lua_pop(L, 1);
+  row->method = sleepacc_lua_string(L, -1, fn, name);
+  lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1); /* keep it alive */
 
   lua_getfield(L, t, "requested_ns");
   snprintf(name, sizeof name, "%s.requested_ns", what);
@@ -912,6 +914,7 @@ static int sleepacc__table(lua_State *L) {
   lua_pop(L, 1);
   n = single ? 1 : (size_t)lua_rawlen(L, 1);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0); /* 2 */
+  lua_createtable(L, n > INT_MAX ? INT_MAX : (int)n, 0);                     /* 3: anchor */
   for (size_t i = 0; i < n; i++) {
     char what[48];
     if (single) {
@@ -921,7 +924,7 @@ static int sleepacc__table(lua_State *L) {
       lua_rawgeti(L, 1, (lua_Integer)i + 1);
       snprintf(what, sizeof what, "results[%zu]", i + 1);
     }
-    sleepacc__torow(L, what, &rows[i]);
+    sleepacc__torow(L, what, &rows[i], 3);
     lua_pop(L, 1);
   }
   rc = render(rows, n, NULL, 0, &needed);
