@@ -12,6 +12,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "build" / "lua" / "sleepacc.so"
 
+
+def child_env(**extra):
+    """The environment for make and lua5.4: without the sanitizer settings
+    `make sanitize-python` gives this interpreter (LD_PRELOAD=libasan would
+    follow into gcc and lua5.4; the Lua module is checked under valgrind)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+                        "PYTHONMALLOC")}
+    env.update(extra)
+    return env
+
 # Prints the thread state, the three return values of `call`, the state again.
 SCRIPT = r"""
 local sa = require "sleepacc"
@@ -40,13 +51,14 @@ print(state())
 def as_nobody():
     if os.geteuid() != 0:
         pytest.skip("needs root to run lua5.4 as user nobody")
-    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], capture_output=True, text=True)
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
+                           capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     exe, setpriv = shutil.which("lua5.4"), shutil.which("setpriv")
     assert exe and setpriv, "lua5.4 and setpriv (util-linux) are needed"
 
     def run(call):
-        env = dict(os.environ, LUA_CPATH=f"{MODULE.parent}/?.so;;")
+        env = child_env(LUA_CPATH=f"{MODULE.parent}/?.so;;")
         out = subprocess.run([setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                               exe, "-", call], input=SCRIPT, env=env, capture_output=True,
                              text=True, timeout=30)  # the script on stdin: nobody reads no tmp dir

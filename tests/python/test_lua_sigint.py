@@ -30,6 +30,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "build" / "lua" / "sleepacc.so"
+
+
+def child_env(**extra):
+    """The environment for make and lua5.4: without the sanitizer settings
+    `make sanitize-python` gives this interpreter (LD_PRELOAD=libasan would
+    follow into gcc and lua5.4; the Lua module is checked under valgrind)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+                        "PYTHONMALLOC")}
+    env.update(extra)
+    return env
 RUN_SLACK_NS = 1000
 WAIT_BEFORE_SIGINT_S = 0.3
 STOP_WITHIN_S = 0.5
@@ -58,7 +69,7 @@ end
 @pytest.fixture(scope="module")
 def lua(tmp_path_factory):
     """lua5.4 and a freshly built module (make installs lua when root)."""
-    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"],
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
                            capture_output=True, text=True)
     assert build.returncode == 0, f"make lua-module failed:\n{build.stdout}\n{build.stderr}"
     exe = shutil.which("lua5.4")
@@ -66,7 +77,7 @@ def lua(tmp_path_factory):
     assert MODULE.exists(), MODULE
     script = tmp_path_factory.mktemp("lua") / "interrupt.lua"
     script.write_text(SCRIPT)
-    env = dict(os.environ, LUA_CPATH=f"{MODULE.parent}/?.so;;")
+    env = child_env(LUA_CPATH=f"{MODULE.parent}/?.so;;")
     return exe, str(script), env
 
 
