@@ -31,6 +31,7 @@ import time
 
 import sleepacc
 from sleepacc import records
+from sleepacc._api import _now_iso
 from sleepacc._units import format_go, format_ns, parse_duration_ns
 
 __all__ = ["main"]
@@ -151,10 +152,6 @@ def _methods_list(text):
 # --------------------------------------------------------------------------
 # Small shared helpers
 # --------------------------------------------------------------------------
-
-def _now_iso():
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
 
 def _method_table():
     """{name: Method} for every method the core registers."""
@@ -286,6 +283,7 @@ class ResultsFile:
         self.size = 0          # bytes of whole, valid lines in the file
         self.existing = None   # Sweep already in the file (resume), or None
         self.keys = set()      # (method, mode, requested_ns) already present
+        self.regular = True    # a regular file (not a pipe or device)
 
     @staticmethod
     def key(point):
@@ -298,8 +296,8 @@ class ResultsFile:
         """Open for appending.  With resume, read what is there (dropping a
         torn last line); without, refuse to overwrite a non-empty file."""
         data = b""
-        regular = os.path.isfile(self.path)
-        if regular and os.path.getsize(self.path) > 0:
+        regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
+        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
             if not resume:
                 raise _arg_error("-o", f"{self.path} already exists "
                                        "(use --resume to continue it, or another name)")
@@ -319,7 +317,7 @@ class ResultsFile:
         flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
         try:
             self.fd = os.open(self.path, flags, 0o644)
-            if regular and self.size < len(data):
+            if self.size < len(data):
                 os.ftruncate(self.fd, self.size)   # drop the torn tail
         except OSError as exc:
             raise self._fail(exc) from None
@@ -534,6 +532,11 @@ def cmd_sweep(args):
         raise _arg_error("--resume", "needs -o FILE")
     env = _env_kwargs(args)
     points = [(m, d) for m in methods for d in durations]
+    # What a point costs in time: baseline methods ignore the request.
+    baseline = {n for n, m in _method_table().items() if m.family == "baseline"}
+
+    def cost_d(method, d):
+        return 0 if method in baseline else d
 
     results = None
     if args.output:
@@ -546,25 +549,27 @@ def cmd_sweep(args):
                 _host_facts(), _settings(args, methods, durations, env), _now_iso()))
     todo = [p for p in points
             if results is None or (p[0], args.mode, p[1]) not in results.keys]
-    planner = _Planner([d for _, d in points], [d for _, d in todo], args.budget,
+    planner = _Planner([cost_d(*p) for p in points], [cost_d(*p) for p in todo], args.budget,
                        args.total, args.max_samples)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = Progress(len(points), show)
     done = len(points) - len(todo)
-    measured = []
+    measured = []   # kept for the table only when there is no file to read back
     try:
         for i, (method, d) in enumerate(todo):
-            rest = [dd for _, dd in todo[i:]]
+            rest = [cost_d(*p) for p in todo[i:]]
             b = planner.budget(rest)
             progress.update(done, method, d, planner.eta(rest, b))
-            m = sleepacc.measure(method, d / 1e9, budget=point_budget(d, b),
+            m = sleepacc.measure(method, d / 1e9, budget=point_budget(rest[0], b),
                                  n=args.max_samples, mode=args.mode,
-                                 warmup=warmup_for(d), keep_samples=True, **env)
-            planner.done(d, b)
+                                 warmup=warmup_for(rest[0]), keep_samples=True, **env)
+            planner.done(rest[0], b)
             if results is not None:
                 results.write_point(m, args.samples)
-            measured.append(m)
+            if results is None or not results.regular:
+                m.samples = None            # the statistics are kept; the buffer is not
+                measured.append(m)
             done += 1
     except KeyboardInterrupt:
         kept = f"; {done} of {len(points)} points are in {results.path} (continue with --resume)" \
@@ -580,7 +585,7 @@ def cmd_sweep(args):
     wall = time.monotonic() - planner.t0
     resumed = len(points) - len(todo)
     note = f" ({resumed} already in the file)" if resumed else ""
-    if results is not None:
+    if results is not None and results.regular:
         sweep = _load(results.path)
         note += f"; results in {results.path}"
     else:
