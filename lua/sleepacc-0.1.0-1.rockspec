@@ -30,7 +30,7 @@ build = {
          sources = {
             -- the binding (lua/*.c)
             "lua/lsleepacc.c",
-            "lua/precise_stub.c",
+            "lua/lsleeper.c",
             -- the core (csrc/*.c)
             "csrc/clock.c",
             "csrc/engine.c",

@@ -1,0 +1,196 @@
+-- test_precise.lua -- sa.sleep, sa.sleep_stats and sa.pacer: invariants only.
+-- No strategy or kernel method returns before its deadline; learned margins
+-- stay within [0, band]; the pacer never drifts and its missed-tick
+-- policies do what they say; Ctrl-C ends a 60 s sa.sleep within 0.5 s with
+-- the slack unchanged; bad input raises naming the argument.
+local sa = require "sleepacc"
+local T = require "helpers"
+
+local DURS = {0, 1e-9, 1e-6, 2e-5, 1e-4, 3e-4, 1e-3, 2.5e-3}
+
+local function kernel_methods()
+  local out = {}
+  for _, m in ipairs(sa.methods()) do
+    if m.family == "kernel" and m.available then out[#out + 1] = m.name end
+  end
+  return out
+end
+
+local function busy(seconds)
+  local stop = sa.now_ns() + math.floor(seconds * 1e9)
+  while sa.now_ns() < stop do end
+end
+
+local tests = {}
+local function test(name, fn) tests[#tests + 1] = {name, fn} end
+
+test("no method returns before its deadline", function()
+  local names = {"auto", "hybrid", "comp", "spin"}
+  for _, k in ipairs(kernel_methods()) do names[#names + 1] = k end
+  T.check(#names >= 9, "only %d methods", #names)
+  for _, m in ipairs(names) do
+    local n = (m == "auto" or m == "comp") and 80 or #DURS
+    local c0 = (sa.sleep_stats(m) or {count = 0}).count
+    for i = 1, n do
+      local d = DURS[(i - 1) % #DURS + 1]
+      local t0 = sa.now_ns()
+      T.eq(sa.sleep(d, m), true, m .. " result")
+      local took = sa.now_ns() - t0
+      T.check(took >= math.floor(d * 1e9 + 0.5), "%s: %s s sleep returned after %d ns", m, d, took)
+    end
+    local st = sa.sleep_stats(m)
+    T.check(st.count == c0 + n, "%s: count %d, expected %d", m, st.count, c0 + n)
+    T.check(st.lateness.min >= 0 and st.lateness.undersleeps == 0, "%s: early wake recorded", m)
+    T.ordered(st.lateness, m)
+  end
+end)
+
+test("learned margins stay within their band", function()
+  local seed = 7
+  for _ = 1, 400 do
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    sa.sleep((seed % 1500000) / 1e9, "auto")
+  end
+  local st = sa.sleep_stats("auto")
+  T.check(#st.margins > 3, "only %d bands learned", #st.margins)
+  for _, b in ipairs(st.margins) do
+    T.check(b.margin_ns >= 0 and b.margin_ns <= b.band_lo_ns,
+      "band %d: margin %d outside [0, band]", b.band_lo_ns, b.margin_ns)
+  end
+  T.eq(st.strategy, "auto", "strategy")
+  T.check(st.kernel ~= "", "no kernel wait")
+end)
+
+test("pacer never drifts: 200 ticks of 1 ms end at start + 200 ms", function()
+  local p <close> = sa.pacer(0.001, {missed = "burst"})
+  local d
+  for k = 1, 200 do
+    d = p:wait()
+    local st = p:stats()
+    T.eq(d, st.start_ns + k * 1000000, "deadline of tick " .. k)
+    T.check(sa.now_ns() >= d, "tick %d returned before its deadline", k)
+  end
+  local st = p:stats()
+  T.eq(d, st.start_ns + 200000000, "200th deadline")
+  T.eq(st.count, 200, "count")
+  T.eq(st.timer_misses, 0, "timer_misses")
+  T.check(st.lateness.min >= 0, "negative lateness")
+  local te = st.timer_err
+  T.check(te.min >= 0 and te.min <= te.mean and te.mean <= te.max and te.stddev >= 0,
+    "timer_err not ordered")
+  T.check(math.abs(st.timer_err_percent - 100 * te.mean / 1e6) < 1e-9, "timer_err_percent")
+end)
+
+test("pacer skip drops the missed ticks", function()
+  local per = 2000000
+  local p <close> = sa.pacer(per / 1e9)
+  local d1 = p:wait()
+  busy(5.5 * per / 1e9)
+  local called = sa.now_ns()
+  local d2 = p:wait()
+  T.check(d2 > called, "skip delivered a past tick")
+  T.check((d2 - d1) % per == 0 and d2 - d1 >= 6 * per, "d2 - d1 = %d", d2 - d1)
+  local st = p:stats()
+  T.check(st.misses >= 5 and st.timer_misses == st.misses and st.count == 2,
+    "misses %d timer_misses %d count %d", st.misses, st.timer_misses, st.count)
+  T.eq(st.missed, "skip", "default policy")
+end)
+
+test("pacer burst delivers every missed tick at once", function()
+  local per = 2000000
+  local p <close> = sa.pacer(per / 1e9, {missed = "burst", method = "auto"})
+  local d1 = p:wait()
+  busy(5.5 * per / 1e9)
+  local called = sa.now_ns()
+  local d2, d3 = p:wait(), p:wait()
+  T.check(d2 == d1 + per and d3 == d2 + per and d3 < called, "burst order")
+  local last
+  for _ = 1, 6 do last = p:wait() end
+  T.eq(last, d1 + 8 * per, "nothing dropped")
+  local st = p:stats()
+  T.check(st.misses >= 5 and st.timer_misses == 0 and st.count == 9, "burst counters")
+end)
+
+test("pacer delay restarts the schedule from now", function()
+  local per = 2000000
+  local p <close> = sa.pacer(per / 1e9, {missed = "delay"})
+  local start0 = p:stats().start_ns
+  p:wait()
+  busy(5.5 * per / 1e9)
+  local called = sa.now_ns()
+  local d2 = p:wait()
+  local st = p:stats()
+  T.check(st.start_ns >= called and called > start0, "schedule not restarted")
+  T.eq(d2, st.start_ns + per, "first tick after the restart")
+  T.check(st.misses >= 5 and st.timer_misses >= 5, "delay counters")
+end)
+
+test("a closed pacer refuses to wait", function()
+  local p = sa.pacer(0.01, {method = "spin"})
+  p:close()
+  p:close()
+  local ok, err = pcall(p.wait, p)
+  T.check(not ok and tostring(err):find("closed", 1, true), "wait on a closed pacer: %s", tostring(err))
+  T.check(tostring(p):find("closed", 1, true), "tostring: %s", tostring(p))
+end)
+
+test("bad input raises naming the argument", function()
+  local nan = 0 / 0
+  local cases = {
+    {"seconds", sa.sleep},
+    {"seconds", sa.sleep, -1},
+    {"seconds", sa.sleep, -1e-9},
+    {"seconds", sa.sleep, nan},
+    {"seconds", sa.sleep, math.huge},
+    {"seconds", sa.sleep, 86401},
+    {"seconds", sa.sleep, "0.1"},
+    {"seconds", sa.sleep, true},
+    {"seconds", sa.sleep, {}},
+    {"method", sa.sleep, 0.001, "bogus"},
+    {"method", sa.sleep, 0.001, "clock"},
+    {"method", sa.sleep, 0.001, 5},
+    {"method", sa.sleep, 0.001, true},
+    {"method", sa.sleep_stats, "bogus"},
+    {"period", sa.pacer},
+    {"period", sa.pacer, 0},
+    {"period", sa.pacer, -0.5},
+    {"period", sa.pacer, nan},
+    {"period", sa.pacer, 1e9},
+    {"period", sa.pacer, "1"},
+    {"options", sa.pacer, 0.001, "skip"},
+    {"missed", sa.pacer, 0.001, {missed = "late"}},
+    {"missed", sa.pacer, 0.001, {missed = 1}},
+    {"method", sa.pacer, 0.001, {method = "bogus"}},
+    {"method", sa.pacer, 0.001, {method = 1}},
+    {"bogus", sa.pacer, 0.001, {bogus = 1}},
+  }
+  local before = T.state()
+  for _, c in ipairs(cases) do T.raises_naming(c[1], table.unpack(c, 2)) end
+  T.eq(T.state(), before, "thread state")
+end)
+
+test("Ctrl-C ends a 60 s sa.sleep within 0.5 s, slack unchanged", function()
+  local lua = (arg and arg[-1]) or "lua5.4"
+  local results = {}
+  for _, m in ipairs({"auto", "spin", "nanosleep"}) do
+    local script = 'local sa = require "sleepacc" ' ..
+      'local function slack() local f = io.open("/proc/self/timerslack_ns") local v = f:read("n") f:close() return v end ' ..
+      'local s0 = slack() ' ..
+      'local ok, e = pcall(sa.sleep, 60, "' .. m .. '") ' ..
+      'print("caught", ok, tostring(e):match("interrupted") or tostring(e), s0 == slack())'
+    local sh = "sh -c '" .. lua .. " -e \"$0\" & pid=$!; sleep 0.3; " ..
+      "t0=$(date +%s%N); kill -INT $pid; wait $pid; st=$?; t1=$(date +%s%N); " ..
+      "echo stop_ms $(( (t1 - t0) / 1000000 )) status $st' '" .. script:gsub("'", "'\\''") .. "'"
+    local f = assert(io.popen(sh))
+    local out = f:read("a")
+    f:close()
+    local stop_ms = tonumber(out:match("stop_ms (%d+)"))
+    T.check(out:find("caught\tfalse\tinterrupted\ttrue", 1, true),
+      "%s: not interrupted cleanly: %s", m, out)
+    T.check(stop_ms and stop_ms < 500, "%s: stopped %s ms after SIGINT", m, tostring(stop_ms))
+    results[#results + 1] = m .. " " .. tostring(stop_ms) .. " ms"
+  end
+  print("  Ctrl-C to exit: " .. table.concat(results, ", "))
+end)
+
+return tests
