@@ -391,21 +391,57 @@ def history(points: Iterable[dict], *, quantity: str = "oversleep of a 1 ms slee
     fig = _figure(9, 5.5)
     ax = fig.add_subplot()
     seen = set()
-    for p in pts:
+    order = sorted(pts, key=lambda q: (q["year"], -q["value_ns"]))
+    for p in order:
         k = p.get("kind", "")
         ax.scatter([p["year"]], [max(p["value_ns"], _FLOOR)], color=colors[k],
                    marker=markers[k], s=55, zorder=3, label=k if k not in seen else None)
         seen.add(k)
-        ax.annotate(p["label"], (p["year"], max(p["value_ns"], _FLOOR)),
-                    textcoords="offset points", xytext=(6, -3), fontsize=7)
     ax.set_yscale("log")
     _log_duration_axis(ax.yaxis)
     years = [p["year"] for p in pts]
-    ax.set_xlim(min(years) - 1, max(years) + 5)
+    ax.set_xlim(min(years) - 6, max(years) + 6)
     ax.set_xlabel("year measured")
     ax.set_ylabel(quantity)
     ax.set_title(title or f"{quantity[0].upper()}{quantity[1:]}, machine by machine")
     ax.grid(True, which="major", alpha=0.3)
     if any(kinds):
         ax.legend(fontsize=8, loc="upper right", framealpha=0.85)
+    _place_labels(fig, ax, [(p["label"], p["year"], max(p["value_ns"], _FLOOR)) for p in order])
     return save_figure(fig, save)
+
+
+def _place_labels(fig, ax, labels):
+    """Annotate points without overlapping text: each label tries right of
+    its marker, then left, stepping down a line at a time (display space,
+    after the layout is fixed by one draw)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    from matplotlib.transforms import Bbox
+    boxes = []
+    for _text, x, y in labels:   # the markers themselves are obstacles too
+        px, py = ax.transData.transform((x, y))
+        boxes.append(Bbox([[px - 5, py - 5], [px + 5, py + 5]]))
+    for text, x, y in labels:
+        ann = None
+        for attempt in range(16):
+            right = attempt % 2 == 0
+            dy = -3 - 10 * (attempt // 2)
+            if ann is None:
+                ann = ax.annotate(text, (x, y), textcoords="offset points", xytext=(7, dy),
+                                  fontsize=7, ha="left")
+            else:
+                ann.set_position((7 if right else -7, dy))
+                ann.set_ha("left" if right else "right")
+            box = ann.get_window_extent(renderer=fig.canvas.get_renderer())
+            if not any(box.overlaps(b) for b in boxes):
+                break
+        if attempt >= 2:  # moved away from its marker: draw a thin leader line
+            pos, ha = ann.xyann, ann.get_ha()
+            ann.remove()
+            ann = ax.annotate(text, (x, y), textcoords="offset points", xytext=pos,
+                              fontsize=7, ha=ha,
+                              arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
+        boxes.append(ann.get_window_extent(renderer=fig.canvas.get_renderer()))
