@@ -36,7 +36,7 @@ from sleepacc._units import format_go, format_ns, parse_duration_ns
 
 __all__ = ["main"]
 
-SCHEMA = "sleepacc/1"
+SCHEMA = records.SCHEMA
 FORMATS = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
 POLICIES = ("other", "batch", "idle", "fifo", "rr")
 MODES = ("relative", "periodic")
@@ -139,7 +139,13 @@ def _int_range(lo, hi):
 
 
 def _positive_int(text):
-    return _int_range(1, 2**62)(text)
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
 
 
 def _methods_list(text):
@@ -182,8 +188,6 @@ def _env_kwargs(args):
     cpu = getattr(args, "cpu", None)
     if priority is not None and policy not in ("fifo", "rr"):
         raise _arg_error("--priority", "needs --policy fifo or rr")
-    if policy in ("fifo", "rr") and priority is None:
-        priority = 1
     if cpu is not None:
         allowed = sorted(os.sched_getaffinity(0))
         if cpu not in allowed:
@@ -255,11 +259,7 @@ def _points(sweep):
 
 
 def _hostname(host):
-    if isinstance(host, dict):
-        for key in ("hostname", "host", "nodename"):
-            if host.get(key):
-                return str(host[key])
-    return "?"
+    return str((host or {}).get("hostname") or "?")
 
 
 # --------------------------------------------------------------------------
@@ -357,11 +357,10 @@ class ResultsFile:
             raise self._fail(exc) from None
         self.size += len(data)
 
-    def write_point(self, measurement, samples):
-        """One finished point; its samples only when asked (big)."""
+    def write_point(self, measurement):
+        """One finished point (Measurement.to_dict(), with its samples if it
+        still has them)."""
         rec = {"type": "point", **measurement.to_dict()}
-        if not samples:
-            rec["samples"] = None
         self.write_line(json.dumps(_clean(rec), allow_nan=False))
         self.keys.add(self.key(rec))
 
@@ -401,8 +400,12 @@ def point_cost(d_ns, b, max_samples=DEFAULT_MAX_SAMPLES):
 def plan_budget(durations_ns, total_s, max_samples=DEFAULT_MAX_SAMPLES):
     """The largest per-point budget b (within MIN..MAX_POINT_BUDGET_S) whose
     expected total over the given points is at most total_s."""
+    counts = {}
+    for d in durations_ns:
+        counts[d] = counts.get(d, 0) + 1
+
     def cost(b):
-        return sum(point_cost(d, b, max_samples) for d in durations_ns)
+        return sum(k * point_cost(d, b, max_samples) for d, k in counts.items())
     lo, hi = MIN_POINT_BUDGET_S, MAX_POINT_BUDGET_S
     if cost(hi) <= total_s:
         return hi
@@ -565,10 +568,11 @@ def cmd_sweep(args):
                                  n=args.max_samples, mode=args.mode,
                                  warmup=warmup_for(rest[0]), keep_samples=True, **env)
             planner.done(rest[0], b)
+            if not args.samples:
+                m.samples = None     # the statistics are kept, the buffer is not
             if results is not None:
-                results.write_point(m, args.samples)
+                results.write_point(m)
             if results is None or not results.regular:
-                m.samples = None            # the statistics are kept; the buffer is not
                 measured.append(m)
             done += 1
     except KeyboardInterrupt:
@@ -642,10 +646,11 @@ def cmd_measure(args):
     env = _env_kwargs(args)
     m = sleepacc.measure(args.method, args.duration / 1e9, n=args.n, budget=args.budget,
                          mode=args.mode, warmup=args.warmup, keep_samples=True, **env)
+    errors = m.errors_ns
+    if not (args.json and args.samples):
+        m.samples = None     # to_dict() would copy every sample into a list
     d = m.to_dict()
     if args.json:
-        if not args.samples:
-            d["samples"] = None
         json.dump(_clean({"schema": SCHEMA, "type": "point", **d}), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")
         return 0
@@ -668,13 +673,13 @@ def cmd_measure(args):
     print(f"undersleeps {st['undersleeps']}, missed deadlines {d.get('missed', 0)}")
     cpu = d.get("cpu_ns_per_call")
     ctx = d.get("ctx_switches") or {}
+    pct = d.get("cpu_percent", -1)
     print(f"CPU cost: {format_ns(cpu) if cpu is not None and cpu >= 0 else 'unknown'} per call"
-          f" ({d.get('cpu_percent', float('nan')):.1f}% of one CPU); context switches: "
+          f" ({f'{pct:.1f}%' if pct >= 0 else 'unknown share'} of one CPU); context switches: "
           f"{ctx.get('voluntary', '?')} voluntary, {ctx.get('involuntary', '?')} involuntary")
     if st["n"] > 0:
         print()
         print(f"{what} histogram (µs):")
-        errors = m.errors_ns
         print("\n".join(_histogram_lines(errors, args.bins)))
     return 0
 
@@ -741,11 +746,7 @@ def cmd_compare(args):
     tables = []
     for sw in sweeps:
         tables.append({(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)})
-    keys = []
-    for t in tables:
-        for k in t:
-            if k not in keys:
-                keys.append(k)
+    keys = list(dict.fromkeys(k for t in tables for k in t))
     stat = args.stat
     letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
 
@@ -784,7 +785,8 @@ def cmd_compare(args):
     headers = ["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
     table_rows = []
     for r in rows:
-        cells = [r["method"], format_go(r["requested_ns"])]
+        cells = [r["method"] + (" (periodic)" if r["mode"] == "periodic" else ""),
+                 format_go(r["requested_ns"])]
         cells += [_us(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
         table_rows.append(cells)
