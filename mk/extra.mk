@@ -1,0 +1,17 @@
+# Benchmarks: figures for the closing notes, never gates.
+#   make bench           every benchmark below
+#   make bench-precise   bench/precise_sleep.py: the precise sleep (auto, hybrid,
+#                        comp, spin, clock_nanosleep, time.sleep, irtt sleep) at
+#                        100us..100ms, idle and under stress-ng --cpu 2 (~2-3 min)
+# Add a benchmark: a bench-<name> target here and a prerequisite of bench.
+# Recipes expand at run time, so VPY (mk/python.mk's venv python) is seen
+# even though this file is read first.
+BENCH_PY = $(or $(VPY),python3)
+
+.PHONY: bench-precise
+
+bench: bench-precise
+
+bench-precise:
+	$(if $(VPY),$(MAKE) -s venv)
+	$(BENCH_PY) bench/precise_sleep.py $(BENCH_ARGS)
