@@ -5,7 +5,7 @@ Pure Python, no import of the compiled core, so it can be used anywhere.
     parse_duration("10us") -> 1e-05          (seconds, float)
     parse_duration_ns("1.5ms") -> 1500000    (int ns)
     format_ns(1500) -> "1.5 µs"              (human, for explanations and axes)
-    format_go(1500) -> "1.5µs"               (Go time.Duration.String(), as irtt prints)
+    format_go(1500) -> "1.5µs"               (Go time.Duration.String(), from the core)
 """
 
 from __future__ import annotations
@@ -138,38 +138,9 @@ def format_us(ns, decimals: int = 0) -> str:
 
 
 def format_go(ns: int) -> str:
-    """Go's time.Duration.String() ("1µs", "309.477µs", "1.011542ms", "0s").
-
-    The C core has the same function (sleepacc_format_duration); this pure
-    version exists for callers without the core and is tested against the
-    seed's irtt table."""
-    ns = int(ns)
-    if ns == 0:
-        return "0s"
-    neg = ns < 0
-    u = -ns if neg else ns
-    sign = "-" if neg else ""
-    if u < 1_000:
-        return f"{sign}{u}ns"
-    if u < 1_000_000:
-        return sign + _go_frac(u, 3) + "µs"
-    if u < 1_000_000_000:
-        return sign + _go_frac(u, 6) + "ms"
-    # seconds, with h/m prefixes like Go
-    secs_total = u // 1_000_000_000
-    frac = u % 1_000_000_000
-    h, rem = divmod(secs_total, 3600)
-    m, sec = divmod(rem, 60)
-    s = _go_frac(sec * 1_000_000_000 + frac, 9) + "s"
-    if h:
-        return f"{sign}{h}h{m}m{s}"
-    if m:
-        return f"{sign}{m}m{s}"
-    return sign + s
-
-
-def _go_frac(v: int, prec: int) -> str:
-    whole, frac = divmod(v, 10 ** prec)
-    if frac == 0:
-        return str(whole)
-    return f"{whole}." + f"{frac:0{prec}d}".rstrip("0")
+    """Go's time.Duration.String() ("1µs", "309.477µs", "1.011542ms", "0s"),
+    as irtt prints it.  The C core's formatter (sleepacc_format_duration) is
+    the one implementation; it is imported here only when called, so this
+    module stays importable without the compiled core."""
+    from . import _core
+    return _core.format_duration(int(ns))

@@ -47,7 +47,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field, asdict
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -364,14 +364,12 @@ def _lad(X, y, w, nonneg):
         if np.all(X[:, 0] == 1.0):
             b = _wmedian(y, w)
             return np.array([b]), float(np.sum(w * np.abs(y - b)))
-    k = min(m, n)
     combos = np.array(list(itertools.combinations(range(n), m))) if n >= m else None
     if combos is None or len(combos) == 0:
         beta, *_ = np.linalg.lstsq(X, y, rcond=None)
         if np.any(beta[nonneg] < 0):
             beta = np.where(nonneg & (beta < 0), 0.0, beta)
         return beta, float(np.sum(w * np.abs(y - X @ beta)))
-    del k
     A = X[combos]            # (K, m, m)
     Y = y[combos]            # (K, m)
     det = np.linalg.det(A)
@@ -471,7 +469,7 @@ def _eval_structure(req, act, w, unit, rounding, tick, k, full):
     return min(results, key=lambda c: c.score)
 
 
-def _fit_method(method, req, act, default_unit=1, honours_slack=True):
+def _fit_method(method, req, act, default_unit=1):
     req = np.asarray(req, dtype=float)
     act = np.asarray(act, dtype=float)
     order = np.argsort(req)
@@ -603,7 +601,6 @@ def _fit_method(method, req, act, default_unit=1, honours_slack=True):
         notes["idle_exit"] = "no measurable growth with the sleep length"
     ident["slack"] = False
     ident["wakeup"] = False
-    p._honours_slack = honours_slack  # type: ignore[attr-defined]
     return p
 
 
@@ -612,19 +609,17 @@ def _fit_method(method, req, act, default_unit=1, honours_slack=True):
 # ---------------------------------------------------------------------------
 
 def _method_info():
-    """{name: (granularity_ns, honours_slack)} from the compiled core, or {}."""
+    """{name: (granularity_ns, honours_slack)} from the core's registry, or
+    {} when the compiled core is not importable (analysis of records only)."""
     try:
-        from . import _api  # noqa: F401  (only when the core is built)
-        import sleepacc
-        out = {}
-        for m in sleepacc.methods():
-            hs = getattr(m, "honours_slack", None)
-            out[m.name] = (getattr(m, "granularity_ns", 1) or 1,
-                           None if hs in (None, "unknown") else bool(hs) if not isinstance(hs, str)
-                           else hs == "yes")
-        return out
-    except Exception:
+        from ._api import methods
+    except ImportError:
         return {}
+    out = {}
+    for m in methods():
+        hs = {"yes": True, "no": False}.get(str(m.honours_slack))
+        out[m.name] = (m.granularity_ns or 1, hs)
+    return out
 
 
 def _linux_version(os_name: str):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -323,7 +323,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
     fig = _figure()
     ax = fig.add_subplot()
     rows = series(data) if data is not None else []
-    lo_all, hi_all = [], []
+    lo_all = []
     for name in names:
         p = model.params[name]
         req = np.asarray(p.requested_ns, dtype=float)

@@ -4,7 +4,8 @@
 
 irtt
     ``irtt sleep``'s table, rendered by the C core (``Sweep.table("irtt")``;
-    for plain records the same core renderer is fed rows built from them).
+    for plain records the same core renderer is fed rows built from them;
+    there is no second implementation in Python).
 midas
     MIDAS ``test_sleep`` lines: ``sleep N loops, X sec per loop, T sec total,
     A usec actual, P usec actual per loop, oversleep O usec, Q%``.
@@ -35,7 +36,7 @@ import io
 import json as _json
 import math
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 from ._units import format_go
 
@@ -158,54 +159,19 @@ def _core_rows(rows: List[dict]) -> List[dict]:
     return out
 
 
-def _core_table(rows: List[dict], style: str) -> Optional[str]:
-    try:
-        from . import _core  # the compiled core's renderer
-    except ImportError:
-        return None
+def _core_table(rows: List[dict], style: str) -> str:
+    """The C core's renderer, fed rows built from records (a Sweep uses
+    Sweep.table directly): the same bytes as every other binding prints."""
+    from . import _core
     return _core.table(_core_rows(rows), style)
 
 
 def _irtt(rows: List[dict]) -> str:
-    text = _core_table(rows, "irtt")
-    if text is not None:
-        return text
-    # Fallback without the compiled core (pure-records use): the same layout
-    # as csrc/table.c, kept for analysis on machines without a build.
-    lines = ["Testing sleep accuracy...", "", "Sleep Duration        Mean Error       % Error"]
-    for r in _core_rows(rows):
-        st = r["stats"]
-        d = r["requested_ns"]
-        err = st["mean"] if r["mode"] == "periodic" else st["mean"] - d
-        pct = 100.0 * err / d if d else (math.nan if err == 0 else math.copysign(math.inf, err))
-        pct_txt = "NaN" if math.isnan(pct) else ("+Inf" if pct == math.inf else
-                                                 "-Inf" if pct == -math.inf else f"{pct:.1f}")
-        lines.append(f"{format_go(d):>14}{format_go(int(err)):>18}{pct_txt:>14}")
-    return "\n".join(lines) + "\n"
+    return _core_table(rows, "irtt")
 
 
 def _wide(rows: List[dict]) -> str:
-    text = _core_table(rows, "wide")
-    if text is not None:
-        return text
-    # Fallback without the compiled core (same layout as csrc/table.c).
-    head = ["method", "requested", "n", "median err", "p99 err", "max err", "CPU %"]
-    cells = [head]
-    for r in _core_rows(rows):
-        st = r["stats"]
-        d = r["requested_ns"]
-
-        def err(v):
-            return format_go(v if r["mode"] == "periodic" else v - d)
-        cpu = r["cpu_percent"]
-        cells.append([r["method"], format_go(d), str(st["n"]), err(st["median"]),
-                      err(st["p99"]), err(st["max"]), "-" if cpu < 0 else f"{cpu:.1f}"])
-    width = [max(len(row[c]) for row in cells) for c in range(len(head))]
-    out = []
-    for row in cells:
-        parts = [row[0].ljust(width[0])] + [row[c].rjust(width[c]) for c in range(1, len(head))]
-        out.append("  ".join(parts))
-    return "\n".join(out) + "\n"
+    return _core_table(rows, "wide")
 
 
 def _midas(rows: List[dict]) -> str:
