@@ -3,6 +3,7 @@
  */
 #include "sleepacc.h"
 
+#include <limits.h>
 #include <string.h>
 
 typedef struct sleepacc__errent {
@@ -17,7 +18,9 @@ static const sleepacc__errent sleepacc__errtab[] = {SLEEPACC_ERRNO_MAP(SLEEPACC_
 
 /* The table row for err (sign ignored), or NULL. */
 static const sleepacc__errent *sleepacc__errfind(int err) {
-  int code = err < 0 ? -err : err;
+  int code;
+  if (err == INT_MIN) return NULL; /* -INT_MIN is not an int */
+  code = err < 0 ? -err : err;
   for (size_t i = 0; i < sizeof sleepacc__errtab / sizeof sleepacc__errtab[0]; i++)
     if (sleepacc__errtab[i].code == code) return &sleepacc__errtab[i];
   return NULL;
