@@ -14,9 +14,10 @@
  * The budget counts from sleepacc_run_start, warm-up included; a sleep that
  * is in progress when the budget ends is completed and recorded.
  *
- * Spin, hybrid and sched_yield waits are bounded to one chunk
- * (waiter.rt_bound_ns = chunk): a longer spin ends the chunk and the same
- * sample is resumed by the next step, so no single step spins past a chunk.
+ * Waits a signal cannot interrupt (spin, hybrid, sched_yield,
+ * cond_timedwait) are bounded to one chunk (waiter.rt_bound_ns = chunk): a
+ * longer one ends the chunk with -EAGAIN and the same sample is resumed by
+ * the next step, so no single step outlasts a chunk.
  *
  * Overflowing deadline arithmetic (start + budget, origin + k*d beyond
  * INT64_MAX) is refused with -EINVAL, like every other bad argument.
@@ -142,9 +143,10 @@ int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *sam
     sleepacc_env_restore(&r->saved);
     return rc;
   }
-  if (cfg->method->family != SLEEPACC_FAMILY_KERNEL &&
-      cfg->method->family != SLEEPACC_FAMILY_BASELINE)
-    r->waiter.rt_bound_ns = r->cfg.chunk_ns;
+  /* No single wait call may outlast a chunk without a chance to see
+   * signals: methods a signal cannot interrupt (spins, cond_timedwait)
+   * honour this bound with -EAGAIN; the others return -EINTR anyway. */
+  r->waiter.rt_bound_ns = r->cfg.chunk_ns;
 
   now = sleepacc_now_ns();
   r->start_ns = now;

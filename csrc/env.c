@@ -13,8 +13,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <stdio.h>
+#include <sys/resource.h>
+
 #if defined(__linux__)
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 
 #ifndef SCHED_RESET_ON_FORK
@@ -42,6 +47,45 @@ static const struct {
     {"fifo", SCHED_FIFO},   {"rr", SCHED_RR},
 };
 #define SLEEPACC__NPOLICIES ((int)(sizeof sleepacc__policies / sizeof sleepacc__policies[0]))
+
+/* Linux lets a thread leave SCHED_IDLE only with CAP_SYS_NICE or when
+ * RLIMIT_NICE covers its nice value (sched(7)).  Without either, entering
+ * SCHED_IDLE could not be undone, so apply refuses it up front with -EPERM. */
+static int sleepacc__can_leave_idle(void) {
+#if defined(__linux__)
+  struct __user_cap_header_struct hdr;
+  struct __user_cap_data_struct data[2];
+  struct rlimit rl;
+  int nice;
+  memset(&hdr, 0, sizeof hdr);
+  memset(data, 0, sizeof data);
+  hdr.version = _LINUX_CAPABILITY_VERSION_3;
+  if (syscall(SYS_capget, &hdr, data) == 0 &&
+      (data[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32))))
+    return 1;
+  errno = 0;
+  nice = getpriority(PRIO_PROCESS, 0); /* the calling thread's nice on Linux */
+  if (nice == -1 && errno) return 0;
+  if (getrlimit(RLIMIT_NICE, &rl) != 0) return 0;
+  return rl.rlim_cur == RLIM_INFINITY || (rlim_t)(20 - nice) <= rl.rlim_cur;
+#else
+  return 1;
+#endif
+}
+
+/* Memory the process already holds locked (VmLck, kB), 0 when unknown: a
+ * caller's own mlockall must survive our munlockall, so apply leaves
+ * locking alone when something is locked already. */
+static long sleepacc__locked_kb(void) {
+  char line[256];
+  long kb = 0;
+  FILE *f = fopen("/proc/self/status", "re");
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmLck: %ld", &kb) == 1) break;
+  fclose(f);
+  return kb;
+}
 
 /* The env that changes nothing. */
 void sleepacc_env_default(sleepacc_env *env) {
@@ -185,6 +229,11 @@ int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
     saved->policy = cur & ~SCHED_RESET_ON_FORK;
     saved->reset_on_fork = (cur & SCHED_RESET_ON_FORK) != 0;
     saved->priority = sp.sched_priority;
+    if (sleepacc__policies[env->policy].os == SCHED_IDLE && saved->policy != SCHED_IDLE &&
+        !sleepacc__can_leave_idle()) {
+      rc = -EPERM;
+      goto fail;
+    }
     memset(&sp, 0, sizeof sp);
     sp.sched_priority = env->priority;
     if (sched_setscheduler(0, sleepacc__policies[env->policy].os |
@@ -208,7 +257,7 @@ int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
     saved->applied |= SLEEPACC__APPLIED_AFFINITY;
   }
 
-  if (env->lock_memory) {
+  if (env->lock_memory && sleepacc__locked_kb() == 0) {
     if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) { rc = -errno; goto fail; }
     saved->applied |= SLEEPACC__APPLIED_MLOCK;
   }

@@ -433,14 +433,21 @@ static void sleepacc__close_cond(sleepacc_waiter *w) {
 static int sleepacc__wait_cond(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)d;
   sleepacc__cond *c = (sleepacc__cond *)(void *)w->priv;
-  struct timespec ts = sleepacc__abs_ts(dl);
+  /* pthread_cond_timedwait never returns EINTR, so a signal cannot end it:
+   * with a bound set, wait at most that long and return -EAGAIN so the
+   * caller can look at signals and resume toward the same deadline. */
+  int64_t now = sleepacc_now_ns();
+  int64_t until = dl;
   int rc;
+  if (w->rt_bound_ns > 0 && dl - now > w->rt_bound_ns) until = now + w->rt_bound_ns;
+  struct timespec ts = sleepacc__abs_ts(until);
   pthread_mutex_lock(&c->mutex);
   do {
     rc = pthread_cond_timedwait(&c->cond, &c->mutex, &ts);
-  } while (rc == 0 && sleepacc_now_ns() < dl);
+  } while (rc == 0 && sleepacc_now_ns() < until);
   pthread_mutex_unlock(&c->mutex);
-  return rc == 0 || rc == ETIMEDOUT ? 0 : -rc;
+  if (rc != 0 && rc != ETIMEDOUT) return -rc;
+  return until < dl ? -EAGAIN : 0;
 }
 
 /* --------------------------------------------------- spin / yield / hybrid */

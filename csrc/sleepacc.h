@@ -132,8 +132,9 @@ typedef struct sleepacc_method {
 struct sleepacc_waiter {
   const sleepacc_method *method; /* the row this waiter uses */
   int64_t margin_ns;   /* hybrid: kernel-sleep until deadline - margin, then spin */
-  int64_t rt_bound_ns; /* give up a spin after this (0 = none); wait then returns
-                          -EAGAIN before the deadline: call again toward it */
+  int64_t rt_bound_ns; /* longest stretch of a wait no signal can interrupt
+                          (spins, cond_timedwait); 0 = none.  Past it, wait
+                          returns -EAGAIN before the deadline: call again */
   int fd;              /* epoll / timerfd / kqueue descriptor, -1 when unused */
   int aux_fd;          /* second descriptor where a method needs one, else -1 */
   void *timer;         /* POSIX timer_t storage (timer_signal) */

@@ -136,6 +136,32 @@ static void test_long_spin_resumes(void) {
   CHECK(s.min >= 60000000);
 }
 
+/* cond_timedwait cannot be interrupted by a signal, so a long wait must
+ * still come back at chunk boundaries (Ctrl-C is seen) and end on time. */
+static void test_uninterruptible_wait_chunks(void) {
+  sleepacc_config c = cfg_for("cond_timedwait", SLEEPACC_MODE_RELATIVE, 60000000, 1, 0);
+  int zeros = 0, rc;
+  int64_t longest = 0, t;
+  sleepacc_stats s;
+  c.chunk_ns = 10000000;
+  c.warmup = 0;
+  CHECK(sleepacc_run_start(&run, &c, buf, 4096) == 0);
+  for (;;) {
+    t = sleepacc_now_ns();
+    rc = sleepacc_run_step(&run);
+    t = sleepacc_now_ns() - t;
+    if (t > longest) longest = t;
+    if (rc != 0) break;
+    zeros++;
+  }
+  CHECK(rc == 1);
+  CHECK(sleepacc_run_finish(&run) == 0);
+  CHECKF(zeros >= 3, "only %d chunk returns", zeros);
+  CHECKF(longest < 60000000, "one step took %lld ns", (long long)longest);
+  CHECK(sleepacc_run_stats(&run, scratch, &s) == 0);
+  CHECK(s.n == 1 && s.min >= 60000000);
+}
+
 /* Streaming (no buffer) and buffer statistics from the same run agree. */
 static void test_streaming_and_buffer(void) {
   sleepacc_config c = cfg_for("clock_nanosleep", SLEEPACC_MODE_RELATIVE, 20000, 300, 0);
@@ -335,6 +361,7 @@ int main(void) {
   TEST(test_periodic_forced_miss);
   TEST(test_budget);
   TEST(test_long_spin_resumes);
+  TEST(test_uninterruptible_wait_chunks);
   TEST(test_streaming_and_buffer);
   TEST(test_cost);
   TEST(test_eintr);

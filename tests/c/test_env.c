@@ -207,6 +207,15 @@ static void test_partial_failure_unprivileged(void) {
     if (sleepacc_run_finish(&run) != 0) bad |= 8;
     after = take();
     if (!same(&before, &after)) bad |= 16;
+    /* SCHED_IDLE could not be left again without CAP_SYS_NICE or an
+     * RLIMIT_NICE that covers our nice value: refused, nothing changed */
+    rl.rlim_cur = rl.rlim_max = 0;
+    setrlimit(RLIMIT_NICE, &rl);
+    sleepacc_env_default(&e);
+    e.policy = SLEEPACC_POLICY_IDLE;
+    if (sleepacc_env_apply(&e, &sv) != -EPERM) bad |= 32;
+    after = take();
+    if (!same(&before, &after) || sched_getscheduler(0) != SCHED_OTHER) bad |= 64;
     _exit(bad);
   }
   int st = 0;

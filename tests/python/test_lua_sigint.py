@@ -153,8 +153,6 @@ def test_sigint_stops_single_long_sleeps(lua):
     for method in methods(lua):
         if method in ("clock", "syscall"):
             continue  # they never wait: a 30 s request returns at once
-        if method == "cond_timedwait":
-            continue  # see test_sigint_cond_timedwait_long_sleep
         try:
             check_caught(lua, measure_call(method, 30, n=1, warmup=0, budget=60))
         except AssertionError as e:
@@ -162,12 +160,10 @@ def test_sigint_stops_single_long_sleeps(lua):
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.xfail(strict=True, reason="core: pthread_cond_timedwait is never interrupted by a "
-                   "signal (POSIX: no EINTR) and the engine does not bound it to a chunk, so a "
-                   "single 30 s cond_timedwait sleep ignores Ctrl-C until it ends")
 def test_sigint_cond_timedwait_long_sleep(lua):
-    # 3 s rather than 30 s: while the bug stands, this test waits it out
-    check_caught(lua, measure_call("cond_timedwait", 3, n=1, warmup=0, budget=60))
+    # pthread_cond_timedwait never returns EINTR: the engine bounds each wait
+    # to a chunk so Ctrl-C is still seen within one chunk.
+    check_caught(lua, measure_call("cond_timedwait", 30, n=1, warmup=0, budget=60))
 
 
 def test_sigint_uncaught_ends_the_interpreter(lua):
