@@ -198,6 +198,16 @@ def test_inputs_csv_dicts_and_single_group_give_the_same_fit():
         assert a.params[name].predict_ns(3e6) == b.params[name].predict_ns(3e6)
 
 
+def test_pandas_frame_input():
+    import pandas as pd  # optional for users; the "test" extra installs it
+    frame = pd.read_csv(CSV)
+    a = model.fit(frame[frame["host"] == "Athlon 1400XP"])
+    b = model.fit_groups(CSV).find(host="1400XP")
+    assert a.params["select"].extra_ticks == 0 and a.params["usleep"].extra_ticks == 1
+    for name in a.params:
+        assert a.params[name].predict_ns(13e6) == b.params[name].predict_ns(13e6)
+
+
 def test_medians_of_samples_make_the_fit_robust_to_outliers():
     rng = np.random.default_rng(1)
     recs = []
