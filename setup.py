@@ -18,7 +18,7 @@ sources = sorted(glob.glob("python/_ext/*.c")) + sorted(glob.glob("csrc/*.c"))
 extra_compile_args = ["-std=gnu11", "-fvisibility=hidden"]
 extra_link_args = []
 if os.environ.get("SLEEPACC_SANITIZE"):
-    san = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+    san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
     extra_compile_args += san + ["-O1", "-g"]
     extra_link_args += san
 

@@ -402,8 +402,6 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
         prio = 1 if realtime else 0
     else:
         prio = _int_arg(priority, "priority", 0)
-        if policy is None:
-            raise ValueError(f"priority={priority!r} needs a policy (e.g. policy='fifo')")
     cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0)
 
     bad = _core.env_check(slack_ns, policy_code, prio, cpu_val, lock)
@@ -411,8 +409,10 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
         raise ValueError(f"cpu={cpu_val} is not in this thread's allowed CPU set "
                          f"{sorted(os.sched_getaffinity(0))}")
     if bad == "priority":
-        raise ValueError(f"priority={prio} is not valid with policy={policy!r} "
-                         "(fifo and rr take 1..99, the others 0)")
+        raise ValueError(f"priority={prio} is not valid with policy={policy!r} (fifo and rr "
+                         "take 1..99; other, batch, idle and no policy take 0)")
+    if bad == "slack":
+        raise ValueError(f"slack={slack_ns} ns is out of range (1 ns .. one day)")
     if bad is not None:
         raise ValueError(f"{bad} is rejected by the core (slack={slack!r}, policy={policy!r}, "
                          f"priority={priority!r}, cpu={cpu!r}, lock_memory={lock_memory!r})")
@@ -496,7 +496,7 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     slack: timer slack for the run in ns (an int >= 1, the unit of
       prctl(PR_SET_TIMERSLACK) and /proc/.../timerslack_ns); None leaves it.
     policy: "other", "batch", "idle", "fifo" or "rr"; None leaves it.
-    priority: 1..99 for fifo/rr (default 1), 0 otherwise; needs a policy.
+    priority: 1..99 for fifo/rr (default 1), 0 (or None) otherwise.
     cpu: pin the thread to this CPU for the run; None leaves affinity.
     lock_memory: mlockall for the run.
     margin: the hybrid method's margin in seconds (default 100 us).

@@ -1,0 +1,56 @@
+# The Python package: a virtualenv with sleepacc installed editable, its
+# pytest suite, and the suite again over an ASan/UBSan build of the extension.
+#   make venv             .venv with sleepacc (editable) and the test extras
+#   make test-python      pytest tests/python
+#   make sanitize-python  the same suite, extension built with ASan + UBSan
+PYTHON3 ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+PY_EXT_SRC := $(wildcard csrc/*.c csrc/*.h python/_ext/*.c python/_ext/*.h) setup.py
+# Stamps: the venv with its dependencies, and the in-place extension.
+PY_DEPS_STAMP := $(VENV)/.sleepacc-deps
+PY_EXT_STAMP := $(VENV)/.sleepacc-ext
+ASAN_BUILD := build/python-asan
+
+.PHONY: venv test-python sanitize-python
+
+venv: $(PY_EXT_STAMP)
+
+$(VPY):
+	@$(PYTHON3) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  echo "error: '$(PYTHON3) -m venv' is not usable here (no venv/ensurepip module)."; \
+	  echo "       On Debian/Ubuntu: apt-get install python3-venv"; exit 1; }
+	$(PYTHON3) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "error: creating $(VENV) failed (on Debian/Ubuntu: apt-get install python3-venv)"; exit 1; }
+
+# pip install -e builds the extension in place (python/sleepacc/_core*.so).
+$(PY_DEPS_STAMP): $(VPY) pyproject.toml
+	$(VPY) -m pip install -q --upgrade setuptools wheel
+	$(VPY) -m pip install -q -e '.[test]'
+	touch $@
+
+# Any change to the core or the binding rebuilds the extension in place.
+$(PY_EXT_STAMP): $(PY_DEPS_STAMP) $(PY_EXT_SRC)
+	$(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp
+	touch $@
+
+test-python: venv
+	$(VPY) -m pytest tests/python -q
+
+# The suite over an ASan/UBSan build of the extension, kept apart from the
+# normal in-place build: a copy of the package in $(ASAN_BUILD) goes first
+# on PYTHONPATH.  libasan is preloaded into the (uninstrumented) interpreter,
+# PYTHONMALLOC=malloc lets ASan see every object allocation, and
+# tests/lsan.supp silences what the interpreter itself never frees at exit.
+sanitize-python: venv
+	rm -rf $(ASAN_BUILD)
+	mkdir -p $(ASAN_BUILD)/sleepacc
+	cp python/sleepacc/*.py python/sleepacc/*.pyi python/sleepacc/py.typed $(ASAN_BUILD)/sleepacc/ 2>/dev/null || true
+	SLEEPACC_SANITIZE=1 $(VPY) setup.py -q build_ext --build-temp $(ASAN_BUILD)/temp \
+	  --build-lib $(ASAN_BUILD) --force
+	PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:exitcode=23 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(VPY) -m pytest tests/python -q -p no:cacheprovider

@@ -1,0 +1,35 @@
+"""Shared helpers of the Python suite: the calling thread's state (timer
+slack, scheduling policy, affinity), read from the OS, not from sleepacc."""
+import os
+import threading
+
+import pytest
+
+
+def thread_slack_ns(tid=None):
+    """Timer slack of thread `tid` (default: the calling thread) from /proc.
+    /proc/<tid>/timerslack_ns reads that thread's value (Linux has no
+    task/<tid>/timerslack_ns entry)."""
+    tid = threading.get_native_id() if tid is None else tid
+    paths = (f"/proc/self/task/{tid}/timerslack_ns", f"/proc/{tid}/timerslack_ns")
+    for path in paths:
+        try:
+            with open(path) as f:
+                return int(f.read())
+        except FileNotFoundError:
+            continue
+    raise FileNotFoundError(paths[-1])
+
+
+def thread_state():
+    """(slack, policy, priority, affinity) of the calling thread."""
+    return (thread_slack_ns(), os.sched_getscheduler(0), os.sched_getparam(0).sched_priority,
+            frozenset(os.sched_getaffinity(0)))
+
+
+@pytest.fixture
+def unchanged_thread():
+    """Asserts at teardown that the test left the thread as it found it."""
+    before = thread_state()
+    yield before
+    assert thread_state() == before

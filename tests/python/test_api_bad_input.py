@@ -1,0 +1,137 @@
+"""Bad input: a clear exception naming the argument, raised before anything
+runs, and the calling thread left exactly as it was."""
+import math
+
+import pytest
+
+import sleepacc
+from conftest import thread_state
+
+OK = dict(method="nanosleep", duration=1e-4)
+
+# (arguments changed from OK, expected exception, regex the message must match)
+BAD_MEASURE = [
+    (dict(duration=-1.0), ValueError, r"duration must be non-negative, got -1\.0"),
+    (dict(duration=-1), ValueError, r"duration must be non-negative, got -1"),
+    (dict(duration=math.nan), ValueError, r"duration must be finite, got nan"),
+    (dict(duration=math.inf), ValueError, r"duration must be finite, got inf"),
+    (dict(duration=-math.inf), ValueError, r"duration must be finite"),
+    (dict(duration=86401), ValueError, r"duration must be at most 86400 s \(one day\)"),
+    (dict(duration=1e10), ValueError, r"duration must be at most"),
+    (dict(duration=10**30), ValueError, r"duration must be at most"),
+    (dict(duration=True), TypeError, r"duration must be a number of seconds.*bool"),
+    (dict(duration="1"), TypeError, r"duration must be a number of seconds.*str"),
+    (dict(duration=None), TypeError, r"duration must be a number of seconds.*NoneType"),
+    (dict(duration=[1]), TypeError, r"duration must be a number.*list"),
+    (dict(duration=1j), TypeError, r"duration must be a number.*complex"),
+    (dict(method="nope"), ValueError, r"unknown method 'nope'; available methods: .*nanosleep"),
+    (dict(method="NANOSLEEP"), ValueError, r"unknown method 'NANOSLEEP'"),
+    (dict(method=None), TypeError, r"method must be a str, got NoneType"),
+    (dict(method=3), TypeError, r"method must be a str, got int"),
+    (dict(n=0), ValueError, r"n must be >= 1, got 0"),
+    (dict(n=-5), ValueError, r"n must be >= 1, got -5"),
+    (dict(n=1.5), TypeError, r"n must be an int, got float"),
+    (dict(n=True), TypeError, r"n must be an int, got bool"),
+    (dict(n="10"), TypeError, r"n must be an int, got str"),
+    (dict(budget=0), ValueError, r"budget must be positive \(or None\), got 0"),
+    (dict(budget=1e-12), ValueError, r"budget must be positive"),
+    (dict(budget=-1), ValueError, r"budget must be non-negative, got -1"),
+    (dict(budget=math.nan), ValueError, r"budget must be finite, got nan"),
+    (dict(budget=math.inf), ValueError, r"budget must be finite"),
+    (dict(budget=1e6), ValueError, r"budget must be at most"),
+    (dict(budget="1"), TypeError, r"budget must be a number of seconds"),
+    (dict(budget=False), TypeError, r"budget must be a number of seconds.*bool"),
+    (dict(budget=None), ValueError, r"n is required when budget is None"),
+    (dict(mode="sideways"), ValueError, r"mode must be 'relative' or 'periodic', got 'sideways'"),
+    (dict(mode=1), TypeError, r"mode must be a str, got int"),
+    (dict(mode="periodic", duration=0), ValueError, r"duration must be > 0 in periodic mode"),
+    (dict(warmup=-1), ValueError, r"warmup must be >= 0, got -1"),
+    (dict(warmup=0.5), TypeError, r"warmup must be an int, got float"),
+    (dict(keep_samples="yes"), TypeError, r"keep_samples must be a bool, got str"),
+    (dict(keep_samples=None), TypeError, r"keep_samples must be a bool"),
+    (dict(slack=0), ValueError, r"slack must be >= 1, got 0"),
+    (dict(slack=-1), ValueError, r"slack must be >= 1"),
+    (dict(slack=1.5), TypeError, r"slack must be an int, got float"),
+    (dict(slack=10**18), ValueError, r"slack=\d+ ns is out of range"),
+    (dict(policy="realtime"), ValueError, r"policy must be one of 'other', .*'fifo', 'rr', got 'realtime'"),
+    (dict(policy="FIFO"), ValueError, r"policy must be one of"),
+    (dict(policy=3), TypeError, r"policy must be a str, got int"),
+    (dict(priority=50), ValueError, r"priority=50 is not valid with policy=None"),
+    (dict(policy="fifo", priority=0), ValueError, r"priority=0 is not valid with policy='fifo'"),
+    (dict(policy="fifo", priority=100), ValueError, r"priority=100 is not valid with policy='fifo'"),
+    (dict(policy="other", priority=5), ValueError, r"priority=5 is not valid with policy='other'"),
+    (dict(priority=-1), ValueError, r"priority must be >= 0, got -1"),
+    (dict(priority="high", policy="rr"), TypeError, r"priority must be an int, got str"),
+    (dict(cpu=4096), ValueError, r"cpu=4096 is not in this thread's allowed CPU set"),
+    (dict(cpu=-1), ValueError, r"cpu must be >= 0, got -1"),
+    (dict(cpu="0"), TypeError, r"cpu must be an int, got str"),
+    (dict(lock_memory="no"), TypeError, r"lock_memory must be a bool, got str"),
+    (dict(margin=-1e-6), ValueError, r"margin must be non-negative"),
+    (dict(margin=math.nan), ValueError, r"margin must be finite"),
+    (dict(margin="1ms"), TypeError, r"margin must be a number of seconds"),
+    (dict(method="spin", policy="fifo", budget=None, n=10), ValueError,
+     r"budget=None is refused for the spin method 'spin' under policy='fifo'"),
+    (dict(method="hybrid", policy="rr", budget=None, n=10), ValueError,
+     r"budget=None is refused for the hybrid method"),
+]
+
+
+def _id(case):
+    return ",".join(f"{k}={v!r}" for k, v in case[0].items())
+
+
+@pytest.mark.parametrize("change,exc,match", BAD_MEASURE, ids=[_id(c) for c in BAD_MEASURE])
+def test_bad_measure_arguments(change, exc, match):
+    assert len(BAD_MEASURE) >= 30
+    kwargs = dict(OK, **change)
+    before = thread_state()
+    with pytest.raises(exc, match=match):
+        sleepacc.measure(kwargs.pop("method"), kwargs.pop("duration"), **kwargs)
+    assert thread_state() == before
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match="verbose"):
+        sleepacc.measure("nanosleep", 1e-3, verbose=True)
+
+
+def test_unavailable_method_says_so(monkeypatch):
+    # a method the running kernel lacks (e.g. epoll_pwait2 before Linux 5.11)
+    from sleepacc import _api
+    real = _api.methods
+    monkeypatch.setattr(_api, "methods", lambda: [
+        m._replace(available=False) if m.name == "epoll_pwait2" else m for m in real()])
+    with pytest.raises(ValueError, match="method 'epoll_pwait2' is not available on this system"):
+        sleepacc.measure("epoll_pwait2", 1e-3)
+
+
+BAD_SWEEP = [
+    (dict(durations=[1e-3, -1]), ValueError, r"durations\[1\] must be non-negative"),
+    (dict(durations=[math.nan]), ValueError, r"durations\[0\] must be finite"),
+    (dict(durations=["1ms"]), TypeError, r"durations\[0\] must be a number of seconds"),
+    (dict(durations="1ms"), TypeError, r"durations must be a list of seconds or None"),
+    (dict(durations=[]), ValueError, r"durations must not be empty"),
+    (dict(methods=["nanosleep", "nope"]), ValueError, r"unknown method 'nope'"),
+    (dict(methods=[]), ValueError, r"methods must not be empty"),
+    (dict(methods=3), TypeError, r"methods must be a list of method names or None"),
+    (dict(methods=[None]), TypeError, r"method must be a str"),
+    (dict(budget=0), ValueError, r"budget must be positive"),
+    (dict(mode="both"), ValueError, r"mode must be 'relative' or 'periodic'"),
+    (dict(progress=3), TypeError, r"progress must be callable or None, got int"),
+    (dict(verbose=True), TypeError, r"unexpected keyword argument 'verbose'"),
+    (dict(policy="realtime"), ValueError, r"policy must be one of"),
+    (dict(n=0), ValueError, r"n must be >= 1"),
+    (dict(cpu=4096), ValueError, r"cpu=4096"),
+]
+
+
+@pytest.mark.parametrize("change,exc,match", BAD_SWEEP, ids=[_id(c) for c in BAD_SWEEP])
+def test_bad_sweep_arguments(change, exc, match):
+    kwargs = dict(dict(methods=["nanosleep"], durations=[1e-4], budget=0.01), **change)
+    calls = []
+    kwargs.setdefault("progress", lambda *a: calls.append(a))
+    before = thread_state()
+    with pytest.raises(exc, match=match):
+        sleepacc.sweep(**kwargs)
+    assert calls == []  # nothing ran
+    assert thread_state() == before

@@ -1,0 +1,111 @@
+"""The GIL is released during core work, and Ctrl-C interrupts a measure
+within 0.5 s with the thread's slack, policy and affinity restored."""
+import signal
+import threading
+import time
+
+import pytest
+
+import sleepacc
+from conftest import thread_slack_ns, thread_state
+
+
+@pytest.mark.parametrize("method,duration", [("spin", 1e-3), ("nanosleep", 1e-3),
+                                             ("hybrid", 1e-3)])
+def test_other_threads_run_during_a_measure(method, duration):
+    count = [0]
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        time.sleep(0.05)
+        c0 = count[0]
+        t0 = time.monotonic()
+        m = sleepacc.measure(method, duration, budget=1.0, keep_samples=False)
+        elapsed = time.monotonic() - t0
+        advanced = count[0] - c0
+    finally:
+        stop.set()
+        t.join()
+    assert elapsed >= 1.0 and m.n > 0
+    # a pure-Python loop does millions of increments a second; with the GIL
+    # held by the measure it would do none
+    assert advanced > 100_000, advanced
+
+
+def _interrupt_after(delay, seen):
+    """SIGINT to the main thread after `delay` s; records when it was sent
+    and the main thread's timer slack just before sending."""
+    main = threading.main_thread()
+
+    def fire():
+        seen["slack_during"] = thread_slack_ns(main.native_id)
+        seen["sent"] = time.monotonic()
+        signal.pthread_kill(main.ident, signal.SIGINT)
+
+    timer = threading.Timer(delay, fire)
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("slack", [None, 1000])
+@pytest.mark.parametrize("method,duration,n", [
+    ("spin", 1e-3, None), ("nanosleep", 1e-3, None), ("hybrid", 1e-3, None),
+    ("nanosleep", 30.0, 1), ("clock", 0, None), ("sched_yield", 1e-3, None)])
+def test_sigint_interrupts_a_30s_measure(method, duration, n, slack):
+    assert threading.current_thread() is threading.main_thread()
+    before = thread_state()
+    seen = {}
+    timer = _interrupt_after(0.3, seen)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sleepacc.measure(method, duration, n=n, budget=30, slack=slack, keep_samples=False)
+        caught = time.monotonic()
+    finally:
+        timer.join()
+    latency = caught - seen["sent"]
+    print(f"\n{method} {duration}s slack={slack}: KeyboardInterrupt {latency * 1e3:.2f} ms "
+          "after SIGINT")
+    assert caught - t0 >= 0.3
+    assert latency < 0.5, latency
+    if slack is not None:
+        assert seen["slack_during"] == slack  # it was applied ...
+    assert thread_state() == before  # ... and restored
+
+
+def test_sigint_interrupts_a_sweep():
+    before = thread_state()
+    seen = {}
+    timer = _interrupt_after(0.3, seen)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sleepacc.sweep(["spin", "nanosleep"], [1e-3], budget=10, slack=2000)
+        latency = time.monotonic() - seen["sent"]
+    finally:
+        timer.join()
+    assert latency < 0.5
+    assert seen["slack_during"] == 2000
+    assert thread_state() == before
+
+
+def test_a_signal_handler_that_returns_lets_the_run_finish():
+    # SIGINT is only one signal: a Python handler that does not raise must
+    # not end the measurement, and the EINTR'd sample is not counted
+    hits = []
+    old = signal.signal(signal.SIGUSR1, lambda *a: hits.append(1))
+    timer = threading.Timer(0.1, signal.pthread_kill,
+                            (threading.main_thread().ident, signal.SIGUSR1))
+    try:
+        timer.start()
+        m = sleepacc.measure("nanosleep", 0.05, n=5, budget=5)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGUSR1, old)
+    assert hits == [1]
+    assert m.n == 5 and m.stats.min >= 50_000_000
