@@ -287,8 +287,7 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
     fig = _figure()
     ax = fig.add_subplot()
     for c, e, name in pts:
-        ax.scatter([c], [e], color=colors[name], s=40, zorder=3, label=name)
-        ax.annotate(name, (c, e), textcoords="offset points", xytext=(5, 4), fontsize=8)
+        ax.scatter([c], [e], color=colors[name], s=40, zorder=3)
     front = _pareto(pts)
     ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="0.3",
             linestyle="--", linewidth=1, zorder=2, label="Pareto front")
@@ -301,7 +300,8 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
     ax.set_ylabel(f"{quantile} error (actual − requested)")
     ax.set_title(title or f"Accuracy against CPU cost, {format_ns(target)} sleeps")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="best", framealpha=0.85)
+    ax.legend(fontsize=8, loc="upper right", framealpha=0.85)
+    _place_labels(fig, ax, [(name, c, e) for c, e, name in pts])
     fig.pareto_front = [pts[i][2] for i in front]  # type: ignore[attr-defined]
     return save_figure(fig, save)
 
