@@ -115,6 +115,9 @@ static void precise_push_sleeper_stats(lua_State *L, const sleepacc_sleeper *s) 
   lua_setfield(L, -2, "kernel");
   precise_setn(L, "quantile", s->quantile);
   precise_seti(L, "clock_cost_ns", s->clock_cost_ns);
+  precise_seti(L, "preempted_spins", s->preempted_spins);
+  lua_pushboolean(L, s->contended);
+  lua_setfield(L, -2, "contended");
   /* margins: array of {band_lo_ns=, margin_ns=} in band order */
   n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS);
   lua_createtable(L, n, 0);

@@ -278,7 +278,9 @@ static PyObject *precise_sleeper_stats(const sleepacc_sleeper *s) {
       precise_set(d, "clock_cost_ns", PyLong_FromLongLong(s->clock_cost_ns)) < 0 ||
       precise_set(d, "comp_ratio", PyFloat_FromDouble(s->comp_ratio)) < 0 ||
       precise_set(d, "kernel_waits", PyLong_FromLongLong(s->kernel_waits)) < 0 ||
-      precise_set(d, "rt_fallbacks", PyLong_FromLongLong(s->rt_fallbacks)) < 0) {
+      precise_set(d, "rt_fallbacks", PyLong_FromLongLong(s->rt_fallbacks)) < 0 ||
+      precise_set(d, "preempted_spins", PyLong_FromLongLong(s->preempted_spins)) < 0 ||
+      precise_set(d, "contended", PyBool_FromLong(s->contended)) < 0) {
     Py_DECREF(d);
     return NULL;
   }
@@ -338,7 +340,8 @@ static PyGetSetDef Sleeper_getset[] = {
   {"stats", (getter)Sleeper_get_stats, NULL,
    "dict: count, misses, spin_ns, lateness (ns stats of wake - deadline), margins\n"
    "({band lower bound ns: learned margin ns}, auto only), strategy, kernel, quantile,\n"
-   "margin_ns, clock_cost_ns, comp_ratio, kernel_waits, rt_fallbacks.",
+   "margin_ns, clock_cost_ns, comp_ratio, kernel_waits, rt_fallbacks, preempted_spins,\n"
+   "contended (auto spins little while other threads compete for the CPU).",
    NULL},
   {"method", (getter)Sleeper_get_method, NULL, "str: the method this sleeper was opened with.",
    NULL},
