@@ -691,11 +691,39 @@ class Model:
         out = []
         if self.label:
             out.append(f"{self.label}:")
+        out.extend(self._host_lines(names))
         for name in names:
             if name not in self.params:
                 raise ValueError(f"no fit for method {name!r}; fitted: {', '.join(self.params)}")
             out.extend(_explain_one(self.params[name], self.facts, seconds))
         return "\n".join(out)
+
+
+    def _host_lines(self, names) -> List[str]:
+        """What the host facts (when the data carry them) say about the
+        components: the configured HZ against the tick the data show."""
+        f = self.facts
+        hz = f.get("hz")
+        if not isinstance(hz, (int, float)) or hz <= 0:
+            return []
+        facts = [f"HZ={hz:g}"]
+        for key, label in (("clocksource", "clock source"), ("high_res_timers", "high-res timers")):
+            if f.get(key) is not None:
+                facts.append(f"{label} {f[key]}")
+        if isinstance(f.get("timer_slack_ns"), (int, float)):
+            facts.append(f"timer slack {format_ns(f['timer_slack_ns'])}")
+        who = "documented" if f.get("hz_source") == "documented" else "host"
+        lines = [f"{who}: " + ", ".join(facts) + "."]
+        sleeping = [self.params[n] for n in names if self.params[n].sleeps]
+        ticks = {p.tick_ns for p in sleeping if p.tick_ns}
+        if sleeping and not ticks:
+            lines.append(f"no method shows the {format_ns(1e9 / hz)} tick of HZ={hz:g}: "
+                         "the timers fire between ticks (high-resolution, one-shot timers).")
+        for t in sorted(ticks):
+            agree = abs(t - 1e9 / hz) <= 0.02 * t
+            lines.append(f"the fitted {format_ns(t)} tick {'matches' if agree else 'differs from'} "
+                         f"HZ={hz:g}.")
+        return lines
 
 
 class ModelSet(dict):
@@ -793,6 +821,10 @@ def _group_facts(recs: List[dict]) -> dict:
         if h:
             facts.update(h)
             break
+    hz = re.search(r"HZ=(\d+)", str(recs[0].get("timer_config") or ""))
+    if hz and "hz" not in facts:
+        facts["hz"] = int(hz.group(1))  # documented by the source of the numbers
+        facts["hz_source"] = "documented"
     for k in ("seed", "host", "os", "timer_config"):
         v = recs[0].get(k)
         if v is not None:

@@ -165,6 +165,7 @@ def test_explain_sentences_and_advice(seeds):
     assert "rounded up to the 10 ms tick" in text and "one extra tick" in text
     assert "(measured 20.0 ms)" in text
     assert "HZ=100" in text and "save about" in text
+    assert "the fitted 10 ms tick matches HZ=100." in text   # documented HZ vs fitted tick
     text = group(seeds, os="calloutng", timer_config="HZ=100").explain("nanosleep")
     assert "proportional slack" in text and "alloweddeviation" in text
     text = group(seeds, os="stock", timer_config="HZ=100").explain("select")
@@ -281,3 +282,4 @@ def test_live_sweep_fit_uses_host_facts():
     assert p.slack_ns == min(sw.host["timer_slack_ns"], max(p.constant_ns, 0))
     text = m.explain()
     assert "nanosleep(1 ms) = 1000 µs asked" in text and "(measured" in text
+    assert f"host: HZ={sw.host['hz']}" in text
