@@ -115,6 +115,16 @@ def test_xmame_round_trip_including_wrapped_lines():
         "Total time: 9992.307000 ms; unit time: 9.992307 ms; estimated overhead: 6.992307 ms"]
 
 
+def test_xmame_seed_002_flattened_log_reads_back_to_the_same_numbers():
+    # seed 002 is the Thunderbird log with its line breaks lost
+    recs = report.parse(seed("002"), "xmame")
+    ref = seed_records("000", host="Thunderbird")
+    assert [(r["method"], r["requested_ns"], round(r["actual_ns"])) for r in recs] == \
+        [(r["method"], r["requested_ns"], r["actual_ns"]) for r in ref]
+    # and formatting restores the program's real layout, line for line
+    assert report.format(recs, "xmame").splitlines()[:-1] == xmame_log("sleep-lnx-1200.log")
+
+
 def test_xmame_quoted_excerpt_in_the_mail_body():
     recs = seed_records("000", host="XP1700", method="select")
     out = report.format([r for r in recs if r["requested_ns"] == 8_000_000], "xmame")
