@@ -426,7 +426,6 @@ typedef struct sleepacc_sleeper {
   double comp_ratio;          /* comp: EWMA of actual/requested */
   int64_t band_margin_ns[SLEEPACC_SLEEPER_BANDS]; /* auto: margin last used/learned */
   double band_q[SLEEPACC_SLEEPER_BANDS];          /* auto: lateness quantile estimate */
-  double band_q50[SLEEPACC_SLEEPER_BANDS];        /* auto: lateness median estimate */
   int64_t band_count[SLEEPACC_SLEEPER_BANDS];     /* auto: sleeps seen */
   int64_t band_samples[SLEEPACC_SLEEPER_BANDS];   /* auto: kernel lateness samples */
   int64_t band_boost_ns[SLEEPACC_SLEEPER_BANDS];  /* auto: extra margin after misses */
@@ -440,7 +439,7 @@ typedef struct sleepacc_sleeper {
   int64_t kernel_waits;       /* kernel waits that ran to their target */
   int64_t rt_fallbacks;       /* spins cut short under SCHED_FIFO/RR */
   double contention;          /* auto: EWMA of "this spin was preempted" */
-  int contended;              /* auto: 1 while contention is high (hysteresis) */
+  int contended;              /* auto: sleeps left in contended mode (margin 0) */
   int64_t preempted_spins;    /* spins with a gap (the thread lost the CPU) */
   /* the sleep in progress (so a chunked or interrupted sleep resumes) */
   int cur_active;             /* 1 while a deadline is being slept toward */
