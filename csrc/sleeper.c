@@ -26,10 +26,10 @@
  * lateness, plus one clock read, plus a miss boost:
  *   - start-up: a band with fewer than WARM samples uses the initial margin
  *     (300 us, capped at half the request so the band still gets samples);
- *     while the band holds less than 1/(1-quantile) samples the quantile is
- *     simply the largest lateness seen, which is conservative;
- *   - the single largest sample in memory never sets the quantile alone
- *     (the tail weight is at least one sample's): on this host about 1 wait
+ *     until STARTUP samples the quantile is the largest lateness seen, which
+ *     is conservative;
+ *   - after that the single largest sample in memory never sets the
+ *     quantile alone (the tail weight is at least one sample's): about 1 wait
  *     in 100 wakes 0.5-4 ms late (the vCPU was not running), which no
  *     margin short of spinning the whole sleep can absorb;
  *   - a miss (the kernel woke after the deadline itself) adds
@@ -39,7 +39,8 @@
  *     the histogram forgets old samples over ~1/LAMBDA sleeps, so the
  *     margin grows fast and shrinks slowly;
  *   - contention: a spin step longer than GAP_NS means the thread lost the
- *     CPU.  When more than 10% of recent spins (EWMA, 1/16) lost it, other
+ *     CPU.  When more than 10% of recent spins (EWMA, 1/16; judged after
+ *     16 spins) lost it, other
  *     threads want this CPU, and spinning backfires twice: the spin is
  *     preempted, and the CPU it burnt makes the scheduler stop preempting
  *     the other threads when our kernel wait expires.  Measured under
@@ -73,6 +74,7 @@
 #define SLEEPACC__AUTO_INITIAL_NS 300000LL   /* auto: margin of a cold band */
 #define SLEEPACC__HYBRID_DEFAULT_NS 125000LL /* hybrid: spin_sleep's margin */
 #define SLEEPACC__WARM 8                     /* samples before a band is learned */
+#define SLEEPACC__STARTUP 32                 /* until then the quantile is the max seen */
 #define SLEEPACC__LAMBDA (1.0 / 1024.0)      /* forgetting per sample */
 #define SLEEPACC__BOOST_DECAY 32             /* boost -= boost/32 per good sleep */
 #define SLEEPACC__EXPLORE 256                /* saturated band: probe every N sleeps */
@@ -166,7 +168,8 @@ static void sleepacc__band_add(sleepacc_sleeper *s, int b, int64_t late) {
   /* Upper-tail walk: the quantile's bucket is the first, from the top,
    * where the weight above plus its own exceeds (1 - q) of the total. */
   tail = (1.0 - s->quantile) * s->band_total[b];
-  if (tail < s->band_inc[b]) tail = s->band_inc[b]; /* one sample never decides */
+  /* past the start-up, one sample never decides alone */
+  if (s->band_samples[b] >= SLEEPACC__STARTUP && tail < s->band_inc[b]) tail = s->band_inc[b];
   for (i = SLEEPACC_SLEEPER_LBUCKETS - 1; i > 0; i--) {
     cum += w[i];
     if (cum > tail) break;
@@ -193,7 +196,6 @@ static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_
 /* The margin auto uses for a sleep of d ns in band b, in [0, d]. */
 static int64_t sleepacc__auto_margin(sleepacc_sleeper *s, int b, int64_t d) {
   int64_t m = sleepacc__learned_margin(s, b, d);
-  if (m < 0) m = 0;
   if (m >= d && d > 0) {
     /* Saturated: the margin is the whole sleep, so no sample is learned.
      * Probe with half the request now and then. */
@@ -324,7 +326,9 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
   if (s->cur_spin_ns > 0) { /* contention: how often spinning lost the CPU */
     s->contention += ((s->cur_preempted ? 1.0 : 0.0) - s->contention) / 16.0;
     s->preempted_spins += s->cur_preempted;
-    if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->contention > SLEEPACC__CONTENDED) {
+    s->spins++;
+    if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->spins >= 16 &&
+        s->contention > SLEEPACC__CONTENDED) {
       s->contended = SLEEPACC__CONTENDED_HOLD;
       s->contention = 0;
     }
