@@ -239,14 +239,20 @@ def test_gil_is_released_while_spinning_and_sleeping():
 
 def test_one_object_one_thread_at_a_time():
     s = sleepacc.Sleeper("auto")
-    t = threading.Thread(target=s.sleep, args=(0.5,))
+    t = threading.Thread(target=s.sleep, args=(2.0,))
     t.start()
-    time.sleep(0.1)
+    refused = None
     try:
-        with pytest.raises(RuntimeError, match="another thread"):
-            s.sleep(0.01)
+        end = time.monotonic() + 1.5
+        while refused is None and time.monotonic() < end:
+            try:
+                s.sleep(0)  # succeeds until the other thread is inside its sleep
+            except RuntimeError as e:
+                refused = e
+            time.sleep(0.01)
     finally:
         t.join()
+    assert refused is not None and "another thread" in str(refused)
     s.sleep(0.001)  # free again
 
 
