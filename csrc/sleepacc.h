@@ -466,7 +466,11 @@ typedef struct sleepacc_sleeper_stats {
  * kernel-family method name (then SLEEPACC_STRATEGY_KERNEL, *kernel set). */
 int sleepacc_strategy_from_name(const char *name, const sleepacc_method **kernel);
 /* Open a sleeper.  method as above; quantile in (0,1) (auto); margin_ns >= 0
- * (hybrid's margin; for auto an initial margin, -1 = default). */
+ * (hybrid's margin; for auto an initial margin, -1 = default: 125 us for
+ * hybrid, 300 us for auto).  Strategies other than kernel wait with the
+ * first available of timerfd, clock_nanosleep_abs, clock_nanosleep.
+ * -ENOENT unknown name, -ENOTSUP a non-kernel registry row, -ENOSYS
+ * unavailable, -EINVAL bad quantile/margin.  The thread is never changed. */
 int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quantile,
                           int64_t margin_ns);
 /* Sleep toward deadline_ns (CLOCK_MONOTONIC) for at most chunk_ns
@@ -507,15 +511,23 @@ typedef struct sleepacc_pacer {
 
 typedef struct sleepacc_pacer_stats {
   int64_t count;             /* ticks delivered */
-  int64_t misses;            /* ticks missed */
+  int64_t misses;            /* ticks missed (deadline passed before wait()) */
   sleepacc_stats lateness;   /* lateness statistics (ns) */
-  int64_t timer_misses;      /* irtt: timer_misses */
-  double timer_err_percent;  /* irtt: timer_err_percent */
-  double timer_err_mean, timer_err_min, timer_err_max, timer_err_stddev; /* ns */
+  int64_t timer_misses;      /* irtt: timer_misses (ticks never delivered) */
+  double timer_err_percent;  /* irtt: timer_err_percent = 100 * mean / period */
+  double timer_err_mean, timer_err_min, timer_err_max, timer_err_stddev; /* ns, of
+                                 |actual - requested| per sleep, sample stddev */
 } sleepacc_pacer_stats;
 
 int sleepacc_missed_from_name(const char *name); /* -EINVAL if unknown */
 const char *sleepacc_missed_name(int policy);
+/* Open a pacer: tick k (k = 1, 2, ...) is due at start_ns + k * period_ns,
+ * start_ns = now (so the first tick is one period away).  A tick whose
+ * deadline passed before wait() was called is missed: skip drops every
+ * passed tick and waits for the next future one, burst delivers each at
+ * once, delay restarts the schedule (start_ns = now, k = 1).  method as for
+ * sleepacc_sleeper_open (auto's quantile 0.99).  -EINVAL for a period
+ * outside (0, SLEEPACC_MAX_DURATION_NS] or an unknown policy. */
 int sleepacc_pacer_open(sleepacc_pacer *p, int64_t period_ns, const char *method,
                         int missed_policy);
 /* Wait for the next tick for at most chunk_ns.  Returns 1 when a tick is
