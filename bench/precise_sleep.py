@@ -158,12 +158,25 @@ def irtt_line(got, note):
     return "irtt sleep (Go timer; irtt reports the MEAN error only): " + ", ".join(parts)
 
 
+def harness_floor(n=20000):
+    """Median ns seen from Python for a Sleeper call that does not sleep
+    (a past deadline): the part of every row's error that is the harness."""
+    s, mono = sleepacc.Sleeper(), time.monotonic_ns
+    errs = array.array("q", bytes(8 * n))
+    for i in range(n):
+        dl = mono()
+        s.sleep_until(dl - 1)
+        errs[i] = mono() - dl
+    return _core.stats(errs, 0)["median"]
+
+
 def one_table(title, scale, loaded):
     t0 = time.monotonic()
     load1 = os.getloadavg()[0]
     results, auto = run_table(scale)
     got, note = irtt_sleep()
-    print(f"== {title} (load average at start {load1:.2f}, {time.monotonic() - t0:.0f} s)")
+    print(f"== {title} (load average at start {load1:.2f}, {time.monotonic() - t0:.0f} s; "
+          f"harness floor {harness_floor()} ns)")
     print(render(results), end="")
     print(irtt_line(got, note))
     print(margins_line(auto))
@@ -183,7 +196,8 @@ def main():
           f"{s.stats['kernel']}, clock read {s.stats['clock_cost_ns']} ns, timer slack "
           f"{_core.current_slack()} ns, {os.cpu_count()} CPUs")
     print("errors are |actual - requested| seen from Python; p99 of n < 100 samples is "
-          "close to the max\n")
+          "close to the max;\nthe harness floor is the median error of a Sleeper call that does "
+          "not sleep (Python's own overhead)\n")
     one_table("idle", scale, loaded=False)
     if args.no_load:
         return
