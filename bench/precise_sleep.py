@@ -17,7 +17,9 @@ deadline = time.monotonic_ns() + d, sleep to it, error = time.monotonic_ns()
 - deadline (time.sleep: t0 + d).  Columns: median |error|, p99 |error|, max
 |error| and CPU % = thread CPU time / wall time.  Statistics and the table
 come from the C core (sleepacc._core.stats / table).  Every row first runs a
-few warm-up sleeps that are not counted (auto and comp learn from them).
+few warm-up sleeps that are not counted (auto and comp learn from them), and
+the rows take turns in 5 rounds per duration, so a change in the host's load
+during the run is shared by all rows.
 
 Then the same table under `stress-ng --cpu 2` (bounded by --timeout), when
 stress-ng is installed.  Usage: python3 bench/precise_sleep.py [--quick]
@@ -54,7 +56,8 @@ def make_sleeper(row):
 
 
 def measure(row, sleeper, d_ns, n, warm):
-    """Errors (ns, |actual - requested|) of n sleeps of d_ns, and CPU %."""
+    """Errors (ns, |actual - requested|) of n sleeps of d_ns, thread CPU ns
+    and wall ns of those n sleeps."""
     mono, cpu = time.monotonic_ns, time.thread_time_ns
     errs = array.array("q", bytes(8 * n))
     if sleeper is None:
@@ -76,20 +79,35 @@ def measure(row, sleeper, d_ns, n, warm):
             until(dl)
             errs[i] = abs(mono() - dl)
     c1, w1 = cpu(), mono()
-    return errs, 100.0 * (c1 - c0) / (w1 - w0)
+    return errs, c1 - c0, w1 - w0
+
+
+ROUNDS = 5
 
 
 def run_table(scale):
     """Measure every row at every duration; returns {(row, d): (stats, cpu)}
-    and the auto sleeper (for its margins)."""
+    and the auto sleeper (for its margins).  Rows take turns in ROUNDS
+    rounds per duration, so a change in the host's load during the run is
+    shared by every row instead of landing on one."""
     sleepers = {row: make_sleeper(row) for row in ROWS}
     out = {}
     for d in DURATIONS_NS:
-        n = max(10, int(SAMPLES[d] * scale))
+        n = max(ROUNDS * 2, int(SAMPLES[d] * scale)) // ROUNDS
         warm = max(2, int(WARMUP[d] * scale))
+        acc = {row: [array.array("q"), 0, 0] for row in ROWS}
+        for r in range(ROUNDS):
+            for row in ROWS:
+                # the first round warms up (auto and comp learn); later
+                # rounds re-settle after the previous row for 2 sleeps
+                errs, cpu_ns, wall_ns = measure(row, sleepers[row], d, n, warm if r == 0 else 2)
+                a = acc[row]
+                a[0].extend(errs)
+                a[1] += cpu_ns
+                a[2] += wall_ns
         for row in ROWS:
-            errs, cpu = measure(row, sleepers[row], d, n, warm)
-            out[(row, d)] = (_core.stats(errs, 0), cpu)
+            errs, cpu_ns, wall_ns = acc[row]
+            out[(row, d)] = (_core.stats(errs, 0), 100.0 * cpu_ns / wall_ns)
     return out, sleepers["auto"]
 
 
