@@ -39,18 +39,25 @@ test-python: venv
 
 # The suite over an ASan/UBSan build of the extension, kept apart from the
 # normal in-place build: a copy of the package in $(ASAN_BUILD) goes first
-# on PYTHONPATH.  libasan is preloaded into the (uninstrumented) interpreter,
-# PYTHONMALLOC=malloc lets ASan see every object allocation, and
-# tests/lsan.supp silences what the interpreter itself never frees at exit.
+# on PYTHONPATH.  libasan (and libstdc++, so C++ extensions such as
+# matplotlib's can throw) is preloaded into the uninstrumented interpreter;
+# PYTHONMALLOC=malloc lets ASan see every object allocation; reports go to
+# $(ASAN_BUILD)/report.<pid> (pytest would swallow them on stderr) and any
+# report fails the target.  tests/lsan.supp silences what the interpreter
+# and third-party extensions allocate once at import and never free.
 sanitize-python: venv
 	rm -rf $(ASAN_BUILD)
 	mkdir -p $(ASAN_BUILD)/sleepacc
-	cp python/sleepacc/*.py python/sleepacc/*.pyi python/sleepacc/py.typed $(ASAN_BUILD)/sleepacc/ 2>/dev/null || true
+	cp python/sleepacc/*.py python/sleepacc/*.pyi python/sleepacc/py.typed $(ASAN_BUILD)/sleepacc/
 	SLEEPACC_SANITIZE=1 $(VPY) setup.py -q build_ext --build-temp $(ASAN_BUILD)/temp \
 	  --build-lib $(ASAN_BUILD) --force
+	@set +e; \
 	PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
-	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:exitcode=23 \
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libstdc++.so.6)" \
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  $(VPY) -m pytest tests/python -q -p no:cacheprovider
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
+	  $(VPY) -m pytest tests/python -q -p no:cacheprovider; rc=$$?; \
+	if ls $(ASAN_BUILD)/report.* >/dev/null 2>&1; then \
+	  cat $(ASAN_BUILD)/report.*; echo "sanitize-python: sanitizer reports above"; exit 1; fi; \
+	exit $$rc

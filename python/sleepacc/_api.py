@@ -520,6 +520,13 @@ _SWEEP_PASSTHROUGH = ("n", "warmup", "keep_samples", "slack", "policy", "priorit
                       "lock_memory", "margin")
 
 
+def _plain_number(value: Any) -> Any:
+    """numpy scalars as int/float, so settings stay JSON-serialisable."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 def _now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat()
 
@@ -580,8 +587,9 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
                 continue
             plans.append((name, d, _plan(name, d, budget=budget, mode=mode, **environment)))
 
-    settings = {"methods": names, "durations": durations, "budget": budget, "mode": mode,
-                **environment}
+    settings = {"methods": names, "durations": [_plain_number(d) for d in durations],
+                "budget": _plain_number(budget), "mode": mode,
+                **{k: _plain_number(v) for k, v in environment.items()}}
     host = system_info()
     started = _now_iso()
     out = []

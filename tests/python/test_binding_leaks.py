@@ -1,0 +1,72 @@
+"""The binding frees what it allocates: repeated calls (successful, failing
+and interrupted) leave no memory behind (tracemalloc sees every PyMem
+allocation of the extension, the sample buffers and run structs included)."""
+import gc
+import signal
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import sleepacc
+from sleepacc import _core
+
+
+def _calls():
+    m = sleepacc.measure("clock", 0, n=2000)
+    np.asarray(m.samples).sum()
+    m.to_dict()
+    sleepacc.measure("clock", 0, budget=0.001, keep_samples=False)
+    sleepacc.Samples(list(range(100)))
+    sleepacc.Samples(np.arange(100, dtype=np.int64))
+    _core.stats(np.arange(1000, dtype=np.int64), 10)
+    _core.table([{"method": "clock", "requested_ns": 0, "mode": "relative",
+                  "stats": m.stats, "cpu_percent": 1.0}], "wide")
+    sleepacc.system_info()
+    sleepacc.methods()
+    for bad in (-1, float("nan"), "x"):
+        with pytest.raises((TypeError, ValueError)):
+            sleepacc.measure("clock", bad)
+    with pytest.raises(ValueError):
+        _core.table([{"method": "x", "requested_ns": 0, "mode": "nope", "stats": m.stats,
+                      "cpu_percent": 1.0}])
+    with pytest.raises(KeyError):
+        _core.table([{"method": "x"}])
+
+
+def _grown(fn, rounds):
+    for _ in range(5):
+        fn()  # warm caches (method probes, interned strings, numpy)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(rounds):
+            fn()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_calls_do_not_leak():
+    # one lost sample buffer (16 KB) or run struct (~90 KB) per round would
+    # add up to megabytes
+    assert _grown(_calls, 100) < 200_000
+
+
+def test_interrupted_measure_does_not_leak():
+    main = threading.main_thread().ident
+
+    def interrupted():
+        timer = threading.Timer(0.01, signal.pthread_kill, (main, signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                sleepacc.measure("nanosleep", 1e-3, n=100_000, budget=10)
+        finally:
+            timer.join()
+
+    # n=100000 allocates an 800 KB buffer each time
+    assert _grown(interrupted, 20) < 400_000
