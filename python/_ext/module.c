@@ -693,13 +693,6 @@ static PyObject *py_clock_info(PyObject *self, PyObject *args) {
   return d;
 }
 
-static PyObject *py_current_slack(PyObject *self, PyObject *unused) {
-  (void)self; (void)unused;
-  int64_t slack = sleepacc_current_slack();
-  if (slack < 0) return sleepacc_py_raise((int)slack, "sleepacc_current_slack");
-  return PyLong_FromLongLong(slack);
-}
-
 static PyMethodDef core_methods[] = {
   {"methods", py_methods, METH_NOARGS, methods_doc},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
@@ -720,8 +713,6 @@ static PyMethodDef core_methods[] = {
    "format_duration(ns) -> str: a duration as Go's time.Duration prints it."},
   {"host_facts", py_host_facts, METH_NOARGS, host_facts_doc},
   {"clock_info", py_clock_info, METH_VARARGS, clock_info_doc},
-  {"current_slack", py_current_slack, METH_NOARGS,
-   "current_slack() -> int: the calling thread's timer slack in ns."},
   {NULL, NULL, 0, NULL},
 };
 

@@ -24,11 +24,8 @@ __all__ = [
     "Method", "Stats", "Measurement", "Sweep", "Samples", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
-# The precise sleep (sleepacc.sleep, Sleeper, Pacer) is added by its binding
-# file through the same extension; re-export whatever it provides.
-for _name in ("sleep", "Sleeper", "Pacer"):
-    if hasattr(_core, _name):
-        globals()[_name] = getattr(_core, _name)
-        __all__.append(_name)
-del _name
-from .precise import Pacer, Sleeper, sleep; __all__ += [n for n in ("sleep", "Sleeper", "Pacer") if n not in __all__]  # noqa: E402,E702
+# The precise sleep: a sleep as exact as the machine allows, and a pacer
+# (python/_ext/sleeper.c wrapped by precise.py).
+from .precise import Pacer, Sleeper, sleep  # noqa: E402
+
+__all__ += ["sleep", "Sleeper", "Pacer"]
