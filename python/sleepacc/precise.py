@@ -19,6 +19,7 @@ margins ``auto`` learns carry over from one call to the next::
 """
 from __future__ import annotations
 
+import os
 import threading
 
 from ._core import Pacer, Sleeper
@@ -26,6 +27,16 @@ from ._core import Pacer, Sleeper
 __all__ = ["sleep", "Sleeper", "Pacer"]
 
 _local = threading.local()
+
+
+def _forget_after_fork():
+    # A forked child must not share the parent's timerfds (both would arm
+    # the same timer): it opens its own sleepers on first use.
+    _local.__dict__.pop("sleepers", None)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def sleep(seconds: float, method: str = "auto") -> None:
