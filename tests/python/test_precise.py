@@ -335,3 +335,22 @@ def test_bad_sleep_until(arg, exc):
         sleepacc.Sleeper().sleep_until(arg)
     with pytest.raises(ValueError, match="monotonic_ns"):
         sleepacc.Sleeper().sleep_until(time.monotonic_ns() + 2 * 86400 * 10**9)
+
+
+def test_forked_child_opens_its_own_sleepers():
+    import os
+    sleepacc.sleep(1e-4)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: no inherited sleeper (it would share the timerfd)
+        ok = getattr(sleepacc.precise._local, "sleepers", None) is None
+        t0 = time.monotonic_ns()
+        sleepacc.sleep(1e-3)
+        ok = ok and time.monotonic_ns() - t0 >= 1_000_000
+        os.write(w, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(r, 1) == b"1" and status == 0
+    os.close(r)
+    assert "auto" in sleepacc.precise._local.sleepers
