@@ -45,6 +45,8 @@ test-python: venv
 # $(ASAN_BUILD)/report.<pid> (pytest would swallow them on stderr) and any
 # report fails the target.  tests/lsan.supp silences what the interpreter
 # and third-party extensions allocate once at import and never free.
+# SLEEPACC_SANITIZE_RUN tells tests/python/conftest.py to start child
+# processes (CLI, notebook kernels) without the sanitizer runtime.
 sanitize-python: venv
 	rm -rf $(ASAN_BUILD)
 	mkdir -p $(ASAN_BUILD)/sleepacc
@@ -52,7 +54,7 @@ sanitize-python: venv
 	SLEEPACC_SANITIZE=1 $(VPY) setup.py -q build_ext --build-temp $(ASAN_BUILD)/temp \
 	  --build-lib $(ASAN_BUILD) --force
 	@set +e; \
-	PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
+	SLEEPACC_SANITIZE_RUN=1 PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libstdc++.so.6)" \
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \

@@ -5,6 +5,17 @@ import threading
 
 import pytest
 
+# `make sanitize-python` runs this process over the ASan/UBSan build of the
+# extension (libasan preloaded, the build first on PYTHONPATH).  Child
+# processes that tests start (the CLI, notebook kernels, privilege drops)
+# run the normal build instead: an instrumented interpreter per child would
+# make the run many times slower and sanitizes nothing new (the same C runs
+# in this process).
+if os.environ.pop("SLEEPACC_SANITIZE_RUN", None):
+    for _var in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC",
+                 "PYTHONPATH"):
+        os.environ.pop(_var, None)
+
 
 def thread_slack_ns(tid=None):
     """Timer slack of thread `tid` (default: the calling thread) from /proc.
