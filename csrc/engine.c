@@ -193,7 +193,8 @@ static void sleepacc__advance(sleepacc_run *r, int64_t t1) {
   }
 }
 
-/* One chunk.  1 complete, 0 more to do, -EINTR (sample dropped; call again),
+/* One chunk.  1 complete, 0 more to do, -EINTR (the interrupted sleep resumes
+ * toward its deadline on the next call),
  * or -errno from the method (the run stays open; call finish). */
 int sleepacc_run_step(sleepacc_run *r) {
   int64_t chunk_end, now;
@@ -234,14 +235,18 @@ int sleepacc_run_step(sleepacc_run *r) {
     }
     rc = sleepacc_waiter_wait(&r->waiter, dur, deadline);
     t1 = sleepacc_now_ns();
-    if (rc == -EAGAIN) { /* bounded spin stopped before the deadline: resume later */
+    if (rc == -EAGAIN || rc == -EINTR) {
+      /* A bounded spin stopped before the deadline, or a signal interrupted
+       * the wait: the next step resumes this sample toward the SAME deadline
+       * (as CPython's sleep does), so signals arriving faster than the
+       * duration cannot livelock the run and no sample is lost or short. */
       r->pending = 1;
       r->pending_t0_ns = t0;
       r->pending_deadline_ns = deadline;
-      return 0;
+      return rc == -EINTR ? -EINTR : 0;
     }
     r->pending = 0;
-    if (rc != 0) return rc; /* -EINTR: this sample is not counted */
+    if (rc != 0) return rc;
     if (r->cfg.mode == SLEEPACC_MODE_RELATIVE) {
       sleepacc__record(r, t1 - t0, t1);
     } else {

@@ -340,8 +340,9 @@ int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg,
                        int64_t *samples, size_t capacity);
 /* Run one chunk (returns within about cfg.chunk_ns, plus one sleep).
  * Returns 1 when the run is complete, 0 when more chunks remain,
- * -EINTR when a signal interrupted a sleep (that sample is not counted;
- * call again to resume), or another negative errno. */
+ * -EINTR when a signal interrupted a sleep (call again: the interrupted
+ * sleep resumes toward the same deadline, so signals never lose, shorten or
+ * livelock a sample), or another negative errno. */
 int sleepacc_run_step(sleepacc_run *r);
 /* Stop: close the waiter, restore the environment, fill cpu/ctx/wall.
  * Safe on every path and safe to call twice.  Returns the restore error. */
