@@ -73,11 +73,12 @@ def test_sigint_interrupts_a_30s_measure(method, duration, n, slack):
         caught = time.monotonic()
     finally:
         timer.join()
-    latency = caught - seen["sent"]
-    print(f"\n{method} {duration}s slack={slack}: KeyboardInterrupt {latency * 1e3:.2f} ms "
+    response_s = caught - seen["sent"]
+    print(f"\n{method} {duration}s slack={slack}: KeyboardInterrupt {response_s * 1e3:.2f} ms "
           "after SIGINT")
-    assert caught - t0 >= 0.3
-    assert latency < 0.5, latency
+    assert caught - t0 >= 0.25  # it ran until the signal came
+    # the behaviour bound (Ctrl-C within 0.5 s), not an accuracy figure
+    assert response_s < 0.5, response_s
     if slack is not None:
         assert seen["slack_during"] == slack  # it was applied ...
     assert thread_state() == before  # ... and restored
@@ -90,10 +91,10 @@ def test_sigint_interrupts_a_sweep():
     try:
         with pytest.raises(KeyboardInterrupt):
             sleepacc.sweep(["spin", "nanosleep"], [1e-3], budget=10, slack=2000)
-        latency = time.monotonic() - seen["sent"]
+        response_s = time.monotonic() - seen["sent"]
     finally:
         timer.join()
-    assert latency < 0.5
+    assert response_s < 0.5
     assert seen["slack_during"] == 2000
     assert thread_state() == before
 
