@@ -229,7 +229,9 @@ def test_ctrl_c_exits_130_quickly_and_keeps_the_file(tmp_path, method):
     out, err = p.communicate(timeout=10)
     elapsed = time.monotonic() - t0
     assert p.returncode == 130, err
-    assert elapsed <= 0.5, f"took {elapsed:.2f} s to stop"
+    # 0.5 s is the promise; an ASan-instrumented interpreter alone needs
+    # about that long to tear itself down, so it gets more.
+    assert elapsed <= (2.0 if UNDER_ASAN else 0.5), f"took {elapsed:.2f} s to stop"
     assert len(err.strip().splitlines()) == 1 and "interrupted" in err
     assert "--resume" in err
     swept = sleepacc.load(path)      # parses: header (and any finished point)
