@@ -41,15 +41,15 @@
  *   - contention: a spin step longer than GAP_NS means the thread lost the
  *     CPU.  When more than 10% of recent spins (EWMA, 1/16; judged after
  *     16 spins) lost it, other
- *     threads want this CPU, and spinning backfires twice: the spin is
- *     preempted, and the CPU it burnt makes the scheduler stop preempting
- *     the other threads when our kernel wait expires.  Measured under
- *     stress-ng --cpu 2 plus other work: a 10 ms auto sleep with a p99
- *     margin had a 22 ms median error; with a p50 or p75 margin capped at
- *     200 us still 2 ms, while a plain timerfd wait in the same minute had
- *     10 us.  So the margin drops to 0 (a plain timerfd wait, no slack) for
- *     the next CONTENDED_HOLD sleeps, then auto tries spinning again: the
- *     median error stays at or below the plain kernel wait's;
+ *     threads want this CPU, and a long spin backfires: it is preempted and
+ *     the sleep ends a whole time slice late.  Measured under stress-ng
+ *     --cpu 2: a 10 ms auto sleep whose p99 margin had grown to 8 ms (the
+ *     kernel's lateness tail under load) had a 22 ms median error.  So while
+ *     contended the margin is capped at CONTENDED_CAP (125 us); the cap goes
+ *     when fewer than 2% of spins lose the CPU.  Measured with the rows
+ *     interleaved (bench/precise_sleep.py) a 125 us spin never made the
+ *     median worse than a plain kernel sleep's under load, and dropping the
+ *     spin altogether (tried) gave up most of the gain on a busy host;
  *   - the margin is clamped to [0, requested duration]; a band whose margin
  *     is the whole sleep (pure spin) re-tries a kernel wait to half the
  *     request every EXPLORE sleeps, so it can learn that the host improved.
@@ -82,8 +82,9 @@
 #define SLEEPACC__MIN_KERNEL_NS 1000LL       /* shorter kernel waits are skipped */
 #define SLEEPACC__COMP_ALPHA 0.10            /* comp: EWMA weight (irtt) */
 #define SLEEPACC__GAP_NS 20000LL             /* a spin step this long: the CPU was lost */
-#define SLEEPACC__CONTENDED 0.10             /* contention above this: no spin */
-#define SLEEPACC__CONTENDED_HOLD 256         /*   for this many sleeps, then re-try */
+#define SLEEPACC__CONTENDED 0.10             /* contention above this: cap the margin */
+#define SLEEPACC__UNCONTENDED 0.02           /*   until it falls below this */
+#define SLEEPACC__CONTENDED_CAP_NS 125000LL  /* the cap (spin_sleep's fixed margin) */
 
 /* Preferred kernel wait of auto/hybrid/comp/spin, best first. */
 static const char *const sleepacc__kernel_pref[] = {
@@ -183,10 +184,10 @@ static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_
   if (s->band_samples[b] < SLEEPACC__WARM) {
     m = s->fixed_margin_ns;
     if (m > d / 2) m = d / 2;
-  } else if (s->contended > 0) {
-    m = 0; /* other threads want this CPU: do not spin (see the top) */
   } else {
     m = (int64_t)s->band_q[b] + s->clock_cost_ns + s->band_boost_ns[b];
+    /* other threads want this CPU: spin little (see the top) */
+    if (s->contended && m > SLEEPACC__CONTENDED_CAP_NS) m = SLEEPACC__CONTENDED_CAP_NS;
   }
   if (m > d) m = d;
   if (m < 0) m = 0;
@@ -322,16 +323,14 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
   s->band_count[b]++;
   s->last_wake_ns = now;
   s->cur_active = 0;
-  if (s->contended > 0) s->contended--;
   if (s->cur_spin_ns > 0) { /* contention: how often spinning lost the CPU */
     s->contention += ((s->cur_preempted ? 1.0 : 0.0) - s->contention) / 16.0;
     s->preempted_spins += s->cur_preempted;
     s->spins++;
     if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->spins >= 16 &&
-        s->contention > SLEEPACC__CONTENDED) {
-      s->contended = SLEEPACC__CONTENDED_HOLD;
-      s->contention = 0;
-    }
+        s->contention > SLEEPACC__CONTENDED)
+      s->contended = 1;
+    if (s->contention < SLEEPACC__UNCONTENDED) s->contended = 0;
   }
 }
 
