@@ -441,6 +441,7 @@ typedef struct sleepacc_sleeper {
   int64_t rt_fallbacks;       /* spins cut short under SCHED_FIFO/RR */
   double contention;          /* auto: EWMA of "this spin was preempted" */
   int contended;              /* auto: 1 while contended (margin capped) */
+  int64_t contended_since;    /* auto: count when it last became contended */
   int64_t spins;              /* sleeps that spun */
   int64_t preempted_spins;    /* spins with a gap (the thread lost the CPU) */
   /* the sleep in progress (so a chunked or interrupted sleep resumes) */

@@ -27,7 +27,8 @@
  *   - start-up: a band with fewer than WARM samples uses the initial margin
  *     (300 us, capped at half the request so the band still gets samples);
  *     until STARTUP samples the quantile is the largest lateness seen, which
- *     is conservative;
+ *     is conservative, but the margin stays within that initial margin (a
+ *     4 ms outlier among the first samples must not mean 4 ms spins);
  *   - after that the single largest sample in memory never sets the
  *     quantile alone (the tail weight is at least one sample's): about 1 wait
  *     in 100 wakes 0.5-4 ms late (the vCPU was not running), which no
@@ -46,7 +47,9 @@
  *     --cpu 2: a 10 ms auto sleep whose p99 margin had grown to 8 ms (the
  *     kernel's lateness tail under load) had a 22 ms median error.  So while
  *     contended the margin is capped at CONTENDED_CAP (125 us); the cap goes
- *     when fewer than 2% of spins lose the CPU.  Measured with the rows
+ *     when fewer than 2% of spins lose the CPU, after CONTENDED_MIN sleeps
+ *     at least (capped spins are preempted less, which is not the load
+ *     going away).  Measured with the rows
  *     interleaved (bench/precise_sleep.py) a 125 us spin never made the
  *     median worse than a plain kernel sleep's under load, and dropping the
  *     spin altogether (tried) gave up most of the gain on a busy host;
@@ -85,6 +88,7 @@
 #define SLEEPACC__CONTENDED 0.10             /* contention above this: cap the margin */
 #define SLEEPACC__UNCONTENDED 0.02           /*   until it falls below this */
 #define SLEEPACC__CONTENDED_CAP_NS 125000LL  /* the cap (spin_sleep's fixed margin) */
+#define SLEEPACC__CONTENDED_MIN 2048         /* sleeps before the cap can go */
 
 /* Preferred kernel wait of auto/hybrid/comp/spin, best first. */
 static const char *const sleepacc__kernel_pref[] = {
@@ -186,6 +190,11 @@ static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_
     if (m > d / 2) m = d / 2;
   } else {
     m = (int64_t)s->band_q[b] + s->clock_cost_ns + s->band_boost_ns[b];
+    /* start-up: the largest lateness seen, but no more than the initial margin */
+    if (s->band_samples[b] < SLEEPACC__STARTUP) {
+      int64_t cap = s->fixed_margin_ns < d / 2 ? s->fixed_margin_ns : d / 2;
+      if (m > cap) m = cap;
+    }
     /* other threads want this CPU: spin little (see the top) */
     if (s->contended && m > SLEEPACC__CONTENDED_CAP_NS) m = SLEEPACC__CONTENDED_CAP_NS;
   }
@@ -328,9 +337,14 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
     s->preempted_spins += s->cur_preempted;
     s->spins++;
     if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->spins >= 16 &&
-        s->contention > SLEEPACC__CONTENDED)
+        s->contention > SLEEPACC__CONTENDED) {
+      if (!s->contended) s->contended_since = s->count;
       s->contended = 1;
-    if (s->contention < SLEEPACC__UNCONTENDED) s->contended = 0;
+    }
+    /* capped spins are preempted less often, so leave only after a while */
+    if (s->contention < SLEEPACC__UNCONTENDED &&
+        s->count - s->contended_since >= SLEEPACC__CONTENDED_MIN)
+      s->contended = 0;
   }
 }
 
