@@ -302,8 +302,14 @@ class Sweep(Sequence):
 # Validation: every argument is checked here, before anything runs.
 # ---------------------------------------------------------------------------
 
-def _int_arg(value: Any, name: str, minimum: int) -> int:
-    """An int argument >= minimum (bool is not an int here)."""
+#: Largest value of an int64 / C int argument of the core.
+INT64_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
+
+
+def _int_arg(value: Any, name: str, minimum: int, maximum: int = INT64_MAX) -> int:
+    """An int argument in [minimum, maximum] (bool is not an int here); a
+    value the core's C type cannot hold is a ValueError, not an OverflowError."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got bool")
     try:
@@ -312,6 +318,8 @@ def _int_arg(value: Any, name: str, minimum: int) -> int:
         raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return value
 
 
@@ -401,8 +409,8 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
     if priority is None:
         prio = 1 if realtime else 0
     else:
-        prio = _int_arg(priority, "priority", 0)
-    cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0)
+        prio = _int_arg(priority, "priority", 0, INT_MAX)
+    cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0, INT_MAX)
 
     bad = _core.env_check(slack_ns, policy_code, prio, cpu_val, lock)
     if bad == "cpu":
@@ -424,6 +432,13 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
         capacity = 0
     elif n_val:
         capacity = n_val
+        if budget_ns:   # the budget ends the run first: no bigger buffer than it can fill
+            per_sample = max(duration_ns, int(SAMPLE_FLOOR * 1e9))
+            capacity = min(capacity, MAX_SAMPLES, -(-budget_ns // per_sample) + 1)
+        elif capacity > MAX_SAMPLES:
+            raise ValueError(f"n={n_val} samples need {8 * n_val} bytes with keep_samples=True "
+                             f"(at most MAX_SAMPLES={MAX_SAMPLES}); use keep_samples=False "
+                             "(streaming statistics) or a budget")
     else:
         per_sample = max(duration_ns, int(SAMPLE_FLOOR * 1e9))
         capacity = min(MAX_SAMPLES, -(-budget_ns // per_sample) + 1)
@@ -458,6 +473,11 @@ def _run(plan: _Plan) -> Measurement:
         raw = _core.measure(**plan.core)
     except PermissionError as e:
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
+    except MemoryError as e:
+        if plan.env["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
+            raise PermissionError(_errno.ENOMEM, _permission_message(
+                plan, OSError(_errno.ENOMEM, os.strerror(_errno.ENOMEM)))) from None
+        raise
     except ValueError as e:
         raise ValueError(f"measure({plan.method.name!r}, ...): the core rejected the "
                          f"configuration: {e}") from None
