@@ -290,7 +290,9 @@ class ResultsFile:
         return (point["method"], point["mode"], int(point["requested_ns"]))
 
     def _fail(self, exc):
-        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}")
+        name = errno.errorcode.get(exc.errno) if exc.errno else None
+        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}"
+                        + (f" ({name})" if name else ""))
 
     def open(self, resume):
         """Open for appending.  With resume, read what is there (dropping a

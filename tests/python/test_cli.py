@@ -242,7 +242,7 @@ def test_full_disk_is_one_line_and_exit_1():
     r = run("sweep", *SMALL, "-o", "/dev/full")
     assert r.returncode == 1
     assert r.stderr.strip() == ("sleepacc: error: cannot write results to /dev/full: "
-                                "No space left on device")
+                                "No space left on device (ENOSPC)")
 
 
 def test_write_failure_mid_sweep_keeps_written_points(tmp_path):
