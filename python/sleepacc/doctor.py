@@ -47,6 +47,12 @@ def _us(ns):
     return "n/a" if ns is None else format_ns(ns, 3)
 
 
+def _self_cpu():
+    """CPU seconds this process has used (user + system)."""
+    t = os.times()
+    return t.user + t.system
+
+
 def _cpu_times():
     """(busy, steal, total) jiffies from the "cpu" line of /proc/stat, or None."""
     try:
@@ -116,7 +122,7 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
     "findings", "model"} (see the module doc for a finding's fields)."""
     facts = dict(sleepacc.system_info())
     facts.setdefault("hostname", socket.gethostname())
-    stat0, t0 = _cpu_times(), time.monotonic()
+    stat0, t0, self0 = _cpu_times(), time.monotonic(), _self_cpu()
     if sweep is None:
         sweep = short_sweep(budget, progress)
     arm_budget = max(3 * budget, 0.05)
@@ -124,12 +130,12 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
     slack1 = _experiment(REFERENCE_METHOD, arm_budget, slack=1)
     fifo = _experiment(REFERENCE_METHOD, arm_budget, slack=1, policy="fifo", priority=1)
     hybrid = _experiment("hybrid", arm_budget)
-    stat1, wall = _cpu_times(), time.monotonic() - t0
+    stat1, wall, self_cpu = _cpu_times(), time.monotonic() - t0, _self_cpu() - self0
     fitted, model_note = _fit(sweep)
     params = fitted.params.get(REFERENCE_METHOD) if fitted is not None else None
 
     ctx = dict(facts=facts, base=base, slack1=slack1, fifo=fifo, hybrid=hybrid,
-               params=params, stat=(stat0, stat1), wall=wall)
+               params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu)
     findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle,
                                  _tick, _virtualisation, _busy, _hybrid)]
     findings = [f for f in findings if f]
@@ -338,13 +344,22 @@ def _busy(c):
     steal = None
     if s0 and s1 and s1[2] > s0[2]:
         steal = 100.0 * (s1[1] - s0[1]) / (s1[2] - s0[2])
+    # CPUs' worth of work by OTHER processes during the checks (all busy
+    # time minus the doctor's own): unlike the 1-minute load average it sees
+    # load that started a few seconds ago
+    others = None
+    if s0 and s1 and s1[2] > s0[2] and c.get("wall"):
+        others = cpus * (s1[0] - s0[0]) / (s1[2] - s0[2]) - c.get("self_cpu", 0.0) / c["wall"]
     base = c["base"]
     ev = [f"load average {load} on {cpus} CPUs" if load is not None else None,
+          f"other work used {max(0.0, others):.1f} of {cpus} CPUs during the checks"
+          if others is not None else None,
           f"steal time during the checks: {steal:.1f}% ({c['wall']:.1f} s)"
           if steal is not None else None,
           f"{_ref(base)}: {base.invol} involuntary context switches, median error "
           f"{_us(base.median)}, p99 {_us(base.p99)}" if base else None]
-    busy = (load is not None and load / cpus > 0.5) or (steal is not None and steal > 2.0)
+    busy = ((load is not None and load / cpus > 0.5) or (steal is not None and steal > 2.0)
+            or (others is not None and others >= 0.5))
     gain = (base.p99 - base.median) if base else None
     if not busy:
         return _finding("busy_host", "ok", "the host is quiet", 0, ev)
