@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   /* arbitrary quantiles: inside [min, max], monotone in q */
-  double qs[16];
+  double qs[16 + 2]; /* up to 16 from the input, then NaN and inf */
   size_t nq = 0;
   while (in.n >= 8 && nq < 16) qs[nq++] = fuzz_double(&in);
   qs[nq++] = NAN;
