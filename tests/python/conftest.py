@@ -1,6 +1,7 @@
 """Shared helpers of the Python suite: the calling thread's state (timer
 slack, scheduling policy, affinity), read from the OS, not from sleepacc."""
 import os
+from pathlib import Path
 import threading
 
 import pytest
@@ -15,6 +16,21 @@ if os.environ.pop("SLEEPACC_SANITIZE_RUN", None):
     for _var in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC",
                  "PYTHONPATH"):
         os.environ.pop(_var, None)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+LUA_MODULE = ROOT / "build" / "lua" / "sleepacc.so"
+
+
+def child_env(**extra):
+    """The environment for make and lua5.4: without the sanitizer settings
+    `make sanitize-python` gives this interpreter (LD_PRELOAD=libasan would
+    follow into gcc and lua5.4; the Lua module is checked under valgrind)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+                        "PYTHONMALLOC")}
+    env.update(extra)
+    return env
 
 
 def thread_slack_ns(tid=None):

@@ -5,23 +5,12 @@ refused with EPERM.  Needs root to drop to nobody."""
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-MODULE = ROOT / "build" / "lua" / "sleepacc.so"
+from conftest import LUA_MODULE as MODULE, ROOT, child_env
 
 
-def child_env(**extra):
-    """The environment for make and lua5.4: without the sanitizer settings
-    `make sanitize-python` gives this interpreter (LD_PRELOAD=libasan would
-    follow into gcc and lua5.4; the Lua module is checked under valgrind)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
-                        "PYTHONMALLOC")}
-    env.update(extra)
-    return env
 
 # Prints the thread state, the three return values of `call`, the state again.
 SCRIPT = r"""

@@ -18,29 +18,17 @@ Each case runs a small Lua script that
      slack afterwards (which must equal the slack before), or lets the error
      end the interpreter (exit status 1, "interrupted!" on stderr).
 """
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-MODULE = ROOT / "build" / "lua" / "sleepacc.so"
+from conftest import LUA_MODULE as MODULE, ROOT, child_env
 
 
-def child_env(**extra):
-    """The environment for make and lua5.4: without the sanitizer settings
-    `make sanitize-python` gives this interpreter (LD_PRELOAD=libasan would
-    follow into gcc and lua5.4; the Lua module is checked under valgrind)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
-                        "PYTHONMALLOC")}
-    env.update(extra)
-    return env
 RUN_SLACK_NS = 1000
 WAIT_BEFORE_SIGINT_S = 0.3
 STOP_WITHIN_S = 0.5
