@@ -132,7 +132,7 @@ static int sleepacc__is_rt(int policy) {
  * latency < -1. */
 int sleepacc_env_check(const sleepacc_env *env) {
   if (!env) return -EINVAL;
-  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_DURATION_NS))
+  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_SLACK_NS))
     return -EINVAL;
   if (env->policy < SLEEPACC_POLICY_KEEP || env->policy >= SLEEPACC__NPOLICIES) return -EINVAL;
   if (sleepacc__is_rt(env->policy)) {

@@ -60,6 +60,10 @@ const char *sleepacc_errname(int err);
 
 /* Largest duration the core accepts anywhere: one day. */
 #define SLEEPACC_MAX_DURATION_NS (86400LL * 1000000000LL)
+/* Largest timer slack the core sets: one second.  Slack lengthens every
+ * kernel sleep by up to its value, so a larger one could hold a run far past
+ * its budget. */
+#define SLEEPACC_MAX_SLACK_NS 1000000000LL
 /* Default chunk length: a chunk of work returns within about this long. */
 #define SLEEPACC_CHUNK_NS (50LL * 1000000LL)
 
@@ -238,7 +242,7 @@ typedef enum sleepacc_policy {
 } sleepacc_policy;
 
 typedef struct sleepacc_env {
-  int64_t slack_ns;     /* timer slack to set (>= 1), or -1 to leave it */
+  int64_t slack_ns;     /* timer slack to set (1..SLEEPACC_MAX_SLACK_NS), or -1 to leave it */
   int policy;           /* sleepacc_policy, or SLEEPACC_POLICY_KEEP */
   int priority;         /* 1..99 for FIFO/RR, 0 otherwise */
   int cpu;              /* pin to this CPU, or -1 to leave affinity */

@@ -457,7 +457,7 @@ static void sleepacc__parse_common(lua_State *L, int t, const char *fn, sleepacc
    * (sleepacc_env_check) as soon as it is set, so the error names it. */
   if (sleepacc_lua_field(L, t, "slack")) {
     /* in ns, as prctl and /proc/<pid>/timerslack_ns count it (as in Python) */
-    env->slack_ns = sleepacc_lua_integer(L, -1, fn, "slack", 1, SLEEPACC_MAX_DURATION_NS);
+    env->slack_ns = sleepacc_lua_integer(L, -1, fn, "slack", 1, SLEEPACC_MAX_SLACK_NS);
     lua_pop(L, 1);
     sleepacc__envcheck(L, fn, env, "slack", "timer slack must be between 1 ns and one day");
   }

@@ -420,7 +420,7 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
         raise ValueError(f"priority={prio} is not valid with policy={policy!r} (fifo and rr "
                          "take 1..99; other, batch, idle and no policy take 0)")
     if bad == "slack":
-        raise ValueError(f"slack={slack_ns} ns is out of range (1 ns .. one day)")
+        raise ValueError(f"slack={slack_ns} ns is out of range (1 ns .. 1 s)")
     if bad is not None:
         raise ValueError(f"{bad} is rejected by the core (slack={slack!r}, policy={policy!r}, "
                          f"priority={priority!r}, cpu={cpu!r}, lock_memory={lock_memory!r})")

@@ -66,7 +66,7 @@ static void test_check_rejects(void) {
   } while (0)
   REJ(e.slack_ns = 0);
   REJ(e.slack_ns = -2);
-  REJ(e.slack_ns = SLEEPACC_MAX_DURATION_NS + 1);
+  REJ(e.slack_ns = SLEEPACC_MAX_SLACK_NS + 1);
   REJ(e.policy = -2);
   REJ(e.policy = 5);
   REJ((e.policy = SLEEPACC_POLICY_FIFO, e.priority = 0));

@@ -60,6 +60,7 @@ local cases = {
   {"slack", sa.measure, with{slack = "50us"}},
   {"slack", sa.measure, with{slack = 1e-6}},
   {"slack", sa.measure, with{slack = 1e20}},
+  {"slack", sa.measure, with{slack = 1000000001}},
   {"policy", sa.measure, with{policy = "bogus"}},
   {"policy", sa.measure, with{policy = 3}},
   {"priority", sa.measure, with{policy = "fifo", priority = 500}},

@@ -53,6 +53,7 @@ BAD_MEASURE = [
     (dict(slack=-1), ValueError, r"slack must be >= 1"),
     (dict(slack=1.5), TypeError, r"slack must be an int, got float"),
     (dict(slack=10**18), ValueError, r"slack=\d+ ns is out of range"),
+    (dict(slack=10**9 + 1), ValueError, r"slack=1000000001 ns is out of range \(1 ns \.\. 1 s\)"),
     (dict(policy="realtime"), ValueError, r"policy must be one of 'other', .*'fifo', 'rr', got 'realtime'"),
     (dict(policy="FIFO"), ValueError, r"policy must be one of"),
     (dict(policy=3), TypeError, r"policy must be a str, got int"),
