@@ -255,7 +255,8 @@ static void add_str(facts *fs, const char *key, const char *value)
   if (!f || !value)
     return;
   f->type = SLEEPACC_FACT_STR;
-  snprintf(f->s, sizeof f->s, "%s", value);
+  /* keep the first 255 bytes: truncation is intended (and said in the header) */
+  snprintf(f->s, sizeof f->s, "%.*s", (int)sizeof f->s - 1, value);
 }
 
 /* Add a string fact read from a file (UNKNOWN when unreadable). */
