@@ -3,7 +3,9 @@
 
 One run on this host, side by side at 100 us, 1 ms, 10 ms and 100 ms:
 
-  auto             sleepacc.Sleeper("auto"): learned per-band margin
+  auto             sleepacc.Sleeper("auto"): learned per-band margin, the
+                   default 50 us hand-off (the end is polled from Python)
+  auto handoff=0   the same, spun to the end in C with the GIL released
   hybrid 125us     sleepacc.Sleeper("hybrid", margin=125e-6) (spin_sleep's default)
   comp             sleepacc.Sleeper("comp"): irtt's ratio compensation
   spin             sleepacc.Sleeper("spin")
@@ -14,7 +16,10 @@ One run on this host, side by side at 100 us, 1 ms, 10 ms and 100 ms:
 
 Every row is measured the same way, from Python, as a user sees it:
 deadline = time.monotonic_ns() + d, sleep to it, error = time.monotonic_ns()
-- deadline (time.sleep: t0 + d).  Columns: median |error|, p99 |error|, max
+- deadline (time.sleep: t0 + d).  A second table gives, for the same
+sleeps, the error the core itself saw at its return (Sleeper.last_wake_ns -
+deadline): what a C caller gets, without the interpreter's way back, which
+is cold in the CPU caches after a wait of milliseconds on a shared VM.  Columns: median |error|, p99 |error|, max
 |error| and CPU % = thread CPU time / wall time.  Statistics and the table
 come from the C core (sleepacc._core.stats / table).  Every row first runs a
 few warm-up sleeps that are not counted (auto and comp learn from them), and
@@ -45,22 +50,26 @@ DURATIONS_NS = [100_000, 1_000_000, 10_000_000, 100_000_000]
 # samples per duration (about 1, 1, 1.5 and 2.5 s of sleeping per row)
 SAMPLES = {100_000: 3000, 1_000_000: 1000, 10_000_000: 150, 100_000_000: 25}
 WARMUP = {100_000: 100, 1_000_000: 60, 10_000_000: 20, 100_000_000: 5}
-ROWS = ["auto", "hybrid 125us", "comp", "spin", "clock_nanosleep", "time.sleep"]
+ROWS = ["auto", "auto handoff=0", "hybrid 125us", "comp", "spin", "clock_nanosleep", "time.sleep"]
 
 
 def make_sleeper(row):
     if row == "hybrid 125us":
         return sleepacc.Sleeper("hybrid", margin=125e-6)
+    if row == "auto handoff=0":
+        return sleepacc.Sleeper("auto", handoff=0)
     if row == "time.sleep":
         return None
     return sleepacc.Sleeper(row)
 
 
 def measure(row, sleeper, d_ns, n, warm):
-    """Errors (ns, |actual - requested|) of n sleeps of d_ns, thread CPU ns
-    and wall ns of those n sleeps."""
+    """Errors (ns, |actual - requested|) of n sleeps of d_ns as seen from
+    Python and as seen by the core (None for time.sleep), thread CPU ns and
+    wall ns of those n sleeps."""
     mono, cpu = time.monotonic_ns, time.thread_time_ns
     errs = array.array("q", bytes(8 * n))
+    core = None
     if sleeper is None:
         d_s = d_ns / 1e9
         for _ in range(warm):
@@ -72,6 +81,7 @@ def measure(row, sleeper, d_ns, n, warm):
             errs[i] = abs(mono() - t0 - d_ns)
     else:
         until = sleeper.sleep_until
+        core = array.array("q", bytes(8 * n))
         for _ in range(warm):
             until(mono() + d_ns)
         c0, w0 = cpu(), mono()
@@ -79,8 +89,9 @@ def measure(row, sleeper, d_ns, n, warm):
             dl = mono() + d_ns
             until(dl)
             errs[i] = abs(mono() - dl)
+            core[i] = sleeper.last_wake_ns - dl
     c1, w1 = cpu(), mono()
-    return errs, c1 - c0, w1 - w0
+    return errs, core, c1 - c0, w1 - w0
 
 
 ROUNDS = 5
@@ -96,27 +107,35 @@ def run_table(scale):
     for d in DURATIONS_NS:
         n = max(ROUNDS * 2, int(SAMPLES[d] * scale)) // ROUNDS
         warm = max(2, int(WARMUP[d] * scale))
-        acc = {row: [array.array("q"), 0, 0] for row in ROWS}
+        acc = {row: [array.array("q"), array.array("q"), 0, 0] for row in ROWS}
         for r in range(ROUNDS):
             for row in ROWS:
                 # the first round warms up (auto and comp learn); later
                 # rounds re-settle after the previous row for 2 sleeps
-                errs, cpu_ns, wall_ns = measure(row, sleepers[row], d, n, warm if r == 0 else 2)
+                errs, core, cpu_ns, wall_ns = measure(row, sleepers[row], d, n,
+                                                      warm if r == 0 else 2)
                 a = acc[row]
                 a[0].extend(errs)
-                a[1] += cpu_ns
-                a[2] += wall_ns
+                if core is not None:
+                    a[1].extend(core)
+                a[2] += cpu_ns
+                a[3] += wall_ns
         for row in ROWS:
-            errs, cpu_ns, wall_ns = acc[row]
-            out[(row, d)] = (_core.stats(errs, 0), 100.0 * cpu_ns / wall_ns)
+            errs, core, cpu_ns, wall_ns = acc[row]
+            cpu = 100.0 * cpu_ns / wall_ns
+            out[(row, d)] = (_core.stats(errs, 0), cpu, _core.stats(core, 0) if core else None)
     return out, sleepers["auto"]
 
 
-def render(results):
+def render(results, core=False):
     rows = []
     for d in DURATIONS_NS:
         for row in ROWS:
-            st, cpu = results[(row, d)]
+            st, cpu, cst = results[(row, d)]
+            if core:
+                if cst is None:
+                    continue
+                st = cst
             rows.append({"method": row, "requested_ns": d, "mode": "periodic", "stats": st,
                          "cpu_percent": cpu})
     return _core.table(rows, style="wide")
@@ -196,7 +215,10 @@ def one_table(title, scale, loaded):
     got, note = irtt_sleep()
     print(f"== {title} (load average at start {load1:.2f}, {time.monotonic() - t0:.0f} s; "
           f"harness floor {harness_floor()} ns)")
+    print("seen from Python (time.monotonic_ns() after the call returns):")
     print(render(results), end="")
+    print("seen by the core at its return (Sleeper.last_wake_ns; what a C caller gets):")
+    print(render(results, core=True), end="")
     print(irtt_line(got, note))
     print(margins_line(auto))
     print(ratios(results, loaded))

@@ -76,9 +76,11 @@ static void sleepacc__deliver(sleepacc_pacer *p, int64_t dl, int64_t wake) {
   p->pending = 0;
 }
 
+static void sleepacc__pacer_done(sleepacc_pacer *p, int64_t dl);
+
 /* Wait for the next tick for at most chunk_ns (see sleepacc.h). */
 int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_ns) {
-  int64_t dl, now, wake;
+  int64_t dl, now;
   int rc;
   if (!p || p->period_ns <= 0 || chunk_ns < 0) return -EINVAL;
   if (!p->pending) {
@@ -113,8 +115,29 @@ int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_n
   }
   dl = p->pending_deadline_ns;
   rc = sleepacc_sleeper_until(&p->sleeper, dl, chunk_ns);
+  if (rc == SLEEPACC_NEAR && deadline_ns) *deadline_ns = dl;
   if (rc != 1) return rc;
-  wake = p->sleeper.last_wake_ns;
+  sleepacc__pacer_done(p, dl);
+  if (deadline_ns) *deadline_ns = dl;
+  return 1;
+}
+
+/* One step of a handed-off wait (see sleepacc.h). */
+int sleepacc_pacer_poll(sleepacc_pacer *p, int64_t *deadline_ns) {
+  int64_t dl;
+  int rc;
+  if (!p || p->period_ns <= 0 || !p->pending) return -EINVAL;
+  dl = p->pending_deadline_ns;
+  rc = sleepacc_sleeper_poll(&p->sleeper, dl);
+  if (rc != 1) return rc;
+  sleepacc__pacer_done(p, dl);
+  if (deadline_ns) *deadline_ns = dl;
+  return 1;
+}
+
+/* The tick with deadline dl was reached: irtt's timer error and delivery. */
+static void sleepacc__pacer_done(sleepacc_pacer *p, int64_t dl) {
+  int64_t wake = p->sleeper.last_wake_ns;
   {
     double err = (double)(wake > dl ? wake - dl : dl - wake), old = p->err_mean;
     int64_t e = (int64_t)err;
@@ -125,8 +148,6 @@ int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_n
     if (p->err_n == 1 || e > p->err_max) p->err_max = e;
   }
   sleepacc__deliver(p, dl, wake);
-  if (deadline_ns) *deadline_ns = dl;
-  return 1;
 }
 
 /* Close the sleeper.  Safe twice. */

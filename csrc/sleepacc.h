@@ -457,6 +457,9 @@ typedef struct sleepacc_sleeper {
   int64_t cur_start_ns;       /* when it started */
   int64_t cur_margin_ns;      /* margin used (auto/hybrid), in [0, duration] */
   int64_t cur_spin_ns;        /* time spun so far for it */
+  int cur_handed;             /* its last handoff_ns were handed to the caller */
+  int64_t cur_handed_ns;      /* when they were */
+  int64_t handoff_ns;         /* hand the last this-many ns of a spin to the caller (0: off) */
   int64_t last_wake_ns;       /* when the last completed sleep returned */
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
 } sleepacc_sleeper;
@@ -484,6 +487,21 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
  * before it), 0 when the chunk ended first (call again with the same
  * deadline), -EINTR when a signal interrupted it (call again), or -errno. */
 int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns);
+/* The hand-off.  With sleepacc_sleeper_set_handoff(s, h), h in
+ * [0, SLEEPACC_MAX_HANDOFF_NS] (0, the default, turns it off), a sleep whose
+ * strategy spins returns SLEEPACC_NEAR from sleepacc_sleeper_until once its
+ * kernel wait is over and at most h ns are left; the caller then calls
+ * sleepacc_sleeper_poll(s, deadline_ns), which reads the clock once and
+ * returns 1 when the deadline is reached (recorded like any other sleep), 0
+ * if not yet.  It lets an interpreter spin those last h ns in its own loop,
+ * so its code is warm in the cache when the sleep returns (see sleeper.c).
+ * Pure kernel strategies never hand off.  poll with another deadline than
+ * the sleep in progress starts a new sleep, like sleepacc_sleeper_until
+ * with a 1 ns chunk.  -EINVAL for a bad s or h. */
+#define SLEEPACC_NEAR 2
+#define SLEEPACC_MAX_HANDOFF_NS (1000LL * 1000LL)
+int sleepacc_sleeper_set_handoff(sleepacc_sleeper *s, int64_t handoff_ns);
+int sleepacc_sleeper_poll(sleepacc_sleeper *s, int64_t deadline_ns);
 void sleepacc_sleeper_close(sleepacc_sleeper *s);
 void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stats *out);
 /* Learned margins: for each band with data, its lower bound and margin.
@@ -540,6 +558,11 @@ int sleepacc_pacer_open(sleepacc_pacer *p, int64_t period_ns, const char *method
  * due (its deadline in *deadline_ns), 0 when the chunk ended first (call
  * again), -EINTR (call again), or -errno. */
 int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_ns);
+/* With a hand-off set on p->sleeper (sleepacc_sleeper_set_handoff), wait
+ * may return SLEEPACC_NEAR (the tick's deadline in *deadline_ns): then call
+ * sleepacc_pacer_poll until it returns 1 (the tick is delivered) instead of
+ * 0 (not yet).  -EINVAL when no tick is pending. */
+int sleepacc_pacer_poll(sleepacc_pacer *p, int64_t *deadline_ns);
 void sleepacc_pacer_close(sleepacc_pacer *p);
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
 

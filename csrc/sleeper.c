@@ -63,6 +63,21 @@
  * rest of the sleep is a kernel wait (RT threads get no timer slack), so an
  * RT thread never spins more than RT_SPIN_NS per sleep.
  *
+ * Hand-off (sleepacc_sleeper_set_handoff, off by default; the Python
+ * binding's default is 50 us).  Measured on this kind of guest: after a
+ * wait of milliseconds the CPU caches are cold (the idle vCPU's core ran
+ * other work), so the first interpreter code after a sleep that ends in C
+ * runs late: a 10 ms auto sleep ended 25-40 ns after its deadline by the
+ * core's own clock read, but Python's next time.monotonic_ns() came 10-20 us
+ * later; even a 100 ms pure spin in C showed 9-13 us.  With a hand-off the
+ * kernel wait ends handoff_ns earlier than the margin alone asks, the C spin
+ * stops handoff_ns before the deadline and returns SLEEPACC_NEAR, and the
+ * binding's caller spins the rest in its own interpreter, one
+ * sleepacc_sleeper_poll (one clock read; the core decides and records) per
+ * turn, so its code is warm when the sleep returns: the median error seen
+ * from Python halved at 1, 10 and 100 ms (bench/precise_sleep.py, rows auto
+ * and auto handoff=0), for handoff_ns more spinning per sleep.
+ *
  * Chunks.  sleepacc_sleeper_until returns 0 at a chunk boundary (kernel
  * waits and spins alike), so bindings can check for Ctrl-C; the sleep in
  * progress is remembered and resumes when called again with its deadline.
@@ -322,6 +337,25 @@ static int sleepacc__spin(sleepacc_sleeper *s, int64_t *now, int64_t until, int6
   return rc;
 }
 
+/* The spin phase of a sleep: spin to the deadline, or with a hand-off set
+ * (and not yet done for this sleep) spin to deadline - handoff_ns and return
+ * SLEEPACC_NEAR, so the caller spins the rest with sleepacc_sleeper_poll.
+ * Returns 1 at the deadline, SLEEPACC_NEAR, 0 at the chunk end or -errno. */
+static int sleepacc__spin_phase(sleepacc_sleeper *s, int64_t *now, int64_t deadline_ns,
+                                int64_t chunk_end) {
+  if (s->handoff_ns > 0 && !s->cur_handed) {
+    int rc = sleepacc__spin(s, now, deadline_ns - s->handoff_ns, chunk_end);
+    if (rc <= 0) return rc;
+    if (*now < deadline_ns) {
+      s->cur_handed = 1;
+      s->cur_handed_ns = *now;
+      return SLEEPACC_NEAR;
+    }
+    return 1;
+  }
+  return sleepacc__spin(s, now, deadline_ns, chunk_end);
+}
+
 /* Record the end of the sleep in progress, woken at `now`. */
 static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
   int b = s->cur_band;
@@ -389,6 +423,7 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
     s->cur_rt = -1;
     s->cur_spin_ns = 0;
     s->cur_preempted = 0;
+    s->cur_handed = 0;
     switch (s->strategy) {
       case SLEEPACC_STRATEGY_AUTO: s->cur_margin_ns = sleepacc__auto_margin(s, s->cur_band, d); break;
       case SLEEPACC_STRATEGY_HYBRID:
@@ -441,13 +476,16 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
         }
         if (now > deadline_ns) s->misses++;
       }
-      rc = sleepacc__spin(s, &now, deadline_ns, chunk_end);
-      if (rc <= 0) return rc;
+      rc = sleepacc__spin_phase(s, &now, deadline_ns, chunk_end);
+      if (rc != 1) return rc;
       break;
     }
 
     default: { /* AUTO, HYBRID, SPIN: kernel wait to deadline - margin, spin */
-      int64_t target = deadline_ns - s->cur_margin_ns;
+      /* with a hand-off the kernel wait ends handoff_ns earlier still, so
+       * the caller's poll loop gets its handoff_ns even when the kernel
+       * wakes as late as the margin allows */
+      int64_t target = deadline_ns - s->cur_margin_ns - (s->cur_handed ? 0 : s->handoff_ns);
       if (target - now >= SLEEPACC__MIN_KERNEL_NS) {
         rc = sleepacc__kphase(s, &now, target, chunk_end, &late);
         if (rc <= 0) return rc;
@@ -466,11 +504,35 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
         if (s->strategy == SLEEPACC_STRATEGY_AUTO && late >= 0)
           sleepacc__band_add(s, s->cur_band, late);
       }
-      rc = sleepacc__spin(s, &now, deadline_ns, chunk_end);
-      if (rc <= 0) return rc;
+      rc = sleepacc__spin_phase(s, &now, deadline_ns, chunk_end);
+      if (rc != 1) return rc;
       break;
     }
   }
+  sleepacc__finish(s, now);
+  return 1;
+}
+
+/* Set the hand-off (see sleepacc.h): 0 or -EINVAL. */
+int sleepacc_sleeper_set_handoff(sleepacc_sleeper *s, int64_t handoff_ns) {
+  if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (handoff_ns < 0 || handoff_ns > SLEEPACC_MAX_HANDOFF_NS) return -EINVAL;
+  s->handoff_ns = s->strategy == SLEEPACC_STRATEGY_KERNEL ? 0 : handoff_ns; /* never spins */
+  return 0;
+}
+
+/* One step of the handed-off spin (see sleepacc.h): 1 reached, 0 not yet. */
+int sleepacc_sleeper_poll(sleepacc_sleeper *s, int64_t deadline_ns) {
+  int64_t now;
+  if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (!s->cur_active || s->cur_deadline_ns != deadline_ns || !s->cur_handed) {
+    int rc = sleepacc_sleeper_until(s, deadline_ns, 1);
+    return rc == SLEEPACC_NEAR ? 0 : rc;
+  }
+  now = sleepacc_now_ns();
+  if (now < deadline_ns) return 0;
+  s->cur_spin_ns += now - s->cur_handed_ns;
+  s->spin_ns += now - s->cur_handed_ns;
   sleepacc__finish(s, now);
   return 1;
 }

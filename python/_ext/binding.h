@@ -153,7 +153,8 @@ typedef int (*sleepacc_py_step_fn)(void *arg);
 /* Run `step(arg)` until it reports completion.  The GIL is released around
  * every chunk; between chunks pending signals are handled
  * (PyErr_CheckSignals), so Ctrl-C raises KeyboardInterrupt within one
- * chunk.  -EINTR resumes.  Returns 0 when complete, or -1 with a Python
+ * chunk.  -EINTR resumes.  Returns 0 when complete, 1 when the step
+ * handed the end of a spin to the caller (SLEEPACC_NEAR), or -1 with a Python
  * exception set (the signal handler's exception, or the core error mapped
  * by sleepacc_py_raise with `what` as context).  The caller still owns
  * cleanup (finish/close) on both paths. */
@@ -165,6 +166,7 @@ static inline int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, co
     Py_END_ALLOW_THREADS
     if (PyErr_CheckSignals() < 0) return -1;
     if (rc == 1) return 0;
+    if (rc == SLEEPACC_NEAR) return 1;
     if (rc == 0 || rc == -EINTR) continue;
     sleepacc_py_raise(rc, what);
     return -1;

@@ -99,6 +99,18 @@ static int precise_set(PyObject *d, const char *key, PyObject *v) {
   return rc;
 }
 
+/* The `handoff` argument (seconds, None = 0) as ns in [0, 1 ms]; 0 or -1. */
+static int precise_handoff_arg(PyObject *obj, int64_t *out) {
+  *out = 0;
+  if (obj == Py_None) return 0;
+  if (sleepacc_py_seconds_ns(obj, "handoff", out) < 0) return -1;
+  if (*out > SLEEPACC_MAX_HANDOFF_NS) {
+    PyErr_Format(PyExc_ValueError, "handoff must be at most 0.001 s, got %R", obj);
+    return -1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------- Sleeper */
 
 typedef struct {
@@ -121,13 +133,14 @@ static int precise_until_step(void *p) {
 }
 
 static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"method", "quantile", "margin", NULL};
-  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None;
+  static char *kwlist[] = {"method", "quantile", "margin", "handoff", NULL};
+  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None;
   double q = 0.99;
-  int64_t margin = -1;
+  int64_t margin = -1, handoff = 0;
   const char *name = "auto";
   int rc;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOO:Sleeper", kwlist, &method, &qobj, &mobj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOO:Sleeper", kwlist, &method, &qobj, &mobj,
+                                   &hobj))
     return -1;
   if (self->busy) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
@@ -151,12 +164,15 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
     }
   }
   if (mobj != Py_None && sleepacc_py_seconds_ns(mobj, "margin", &margin) < 0) return -1;
+  if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
   if (self->open) {
     sleepacc_sleeper_close(&self->s);
     self->open = 0;
   }
   rc = sleepacc_sleeper_open(&self->s, name, q, margin);
+  if (rc == 0) rc = sleepacc_sleeper_set_handoff(&self->s, handoff);
   if (rc < 0) {
+    sleepacc_sleeper_close(&self->s);
     sleepacc_py_raise(rc, "Sleeper");
     return -1;
   }
@@ -190,9 +206,24 @@ static PyObject *Sleeper_until(SleeperObject *self, int64_t deadline) {
   precise_until_arg a = {&self->s, deadline};
   int rc;
   if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  do /* a hand-off is finished here, with the GIL released */
+    rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
+  while (rc == 1);
+  self->busy = 0;
+  if (rc < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* The first part of a sleep with a hand-off: None when the deadline is
+ * reached, else the deadline (int), to be finished with _poll(deadline). */
+static PyObject *Sleeper_begin(SleeperObject *self, int64_t deadline) {
+  precise_until_arg a = {&self->s, deadline};
+  int rc;
+  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
   rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
   self->busy = 0;
   if (rc < 0) return NULL;
+  if (rc == 1) return PyLong_FromLongLong(deadline);
   Py_RETURN_NONE;
 }
 
@@ -208,31 +239,67 @@ static PyObject *Sleeper_sleep(SleeperObject *self, PyObject *arg) {
   return Sleeper_until(self, sleepacc_now_ns() + d);
 }
 
+static PyObject *Sleeper_begin_sleep(SleeperObject *self, PyObject *arg) {
+  int64_t d;
+  if (sleepacc_py_seconds_ns(arg, "seconds", &d) < 0) return NULL;
+  return Sleeper_begin(self, sleepacc_now_ns() + d);
+}
+
 PyDoc_STRVAR(Sleeper_sleep_until_doc,
              "sleep_until(monotonic_ns)\n--\n\n"
              "Sleep until the CLOCK_MONOTONIC time `monotonic_ns` (an int, the clock of\n"
              "time.monotonic_ns()).  A past deadline returns at once; one more than a\n"
              "day ahead is a ValueError.");
 
-static PyObject *Sleeper_sleep_until(SleeperObject *self, PyObject *arg) {
+/* `monotonic_ns` as a deadline: 0 or -1 with TypeError/ValueError. */
+static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   long long dl;
   int overflow = 0;
   if (!PyLong_Check(arg) || PyBool_Check(arg)) {
     PyErr_Format(PyExc_TypeError, "monotonic_ns must be an int (ns, as time.monotonic_ns()), got %s",
                  Py_TYPE(arg)->tp_name);
-    return NULL;
+    return -1;
   }
   dl = PyLong_AsLongLongAndOverflow(arg, &overflow);
-  if (dl == -1 && PyErr_Occurred()) return NULL;
+  if (dl == -1 && PyErr_Occurred()) return -1;
   if (overflow || dl < 0) {
     PyErr_Format(PyExc_ValueError, "monotonic_ns must be a CLOCK_MONOTONIC time in ns, got %R", arg);
-    return NULL;
+    return -1;
   }
   if (dl - sleepacc_now_ns() > SLEEPACC_MAX_DURATION_NS) {
     PyErr_Format(PyExc_ValueError, "monotonic_ns must be at most one day ahead, got %R", arg);
+    return -1;
+  }
+  *out = (int64_t)dl;
+  return 0;
+}
+
+static PyObject *Sleeper_sleep_until(SleeperObject *self, PyObject *arg) {
+  int64_t dl;
+  if (precise_deadline_arg(arg, &dl) < 0) return NULL;
+  return Sleeper_until(self, dl);
+}
+
+static PyObject *Sleeper_begin_until(SleeperObject *self, PyObject *arg) {
+  int64_t dl;
+  if (precise_deadline_arg(arg, &dl) < 0) return NULL;
+  return Sleeper_begin(self, dl);
+}
+
+/* One clock read of a handed-off sleep: True once `deadline` is reached. */
+static PyObject *Sleeper_poll(SleeperObject *self, PyObject *arg) {
+  int64_t dl;
+  int rc;
+  if (precise_deadline_arg(arg, &dl) < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  rc = sleepacc_sleeper_poll(&self->s, dl);
+  self->busy = 0;
+  if (rc < 0) {
+    if (rc == -EINTR) Py_RETURN_FALSE;
+    sleepacc_py_raise(rc, "Sleeper.sleep");
     return NULL;
   }
-  return Sleeper_until(self, (int64_t)dl);
+  return PyBool_FromLong(rc == 1);
 }
 
 /* The learned margins as {band lower bound ns: margin ns}. */
@@ -275,6 +342,7 @@ static PyObject *precise_sleeper_stats(const sleepacc_sleeper *s) {
       precise_set(d, "kernel", PyUnicode_FromString(s->kernel ? s->kernel->name : "")) < 0 ||
       precise_set(d, "quantile", PyFloat_FromDouble(s->quantile)) < 0 ||
       precise_set(d, "margin_ns", PyLong_FromLongLong(s->fixed_margin_ns)) < 0 ||
+      precise_set(d, "handoff_ns", PyLong_FromLongLong(s->handoff_ns)) < 0 ||
       precise_set(d, "clock_cost_ns", PyLong_FromLongLong(s->clock_cost_ns)) < 0 ||
       precise_set(d, "comp_ratio", PyFloat_FromDouble(s->comp_ratio)) < 0 ||
       precise_set(d, "kernel_waits", PyLong_FromLongLong(s->kernel_waits)) < 0 ||
@@ -330,10 +398,23 @@ static PyObject *Sleeper_repr(SleeperObject *self) {
 static PyMethodDef Sleeper_methods[] = {
   {"sleep", (PyCFunction)Sleeper_sleep, METH_O, Sleeper_sleep_doc},
   {"sleep_until", (PyCFunction)Sleeper_sleep_until, METH_O, Sleeper_sleep_until_doc},
+  {"_begin", (PyCFunction)Sleeper_begin_sleep, METH_O,
+   "_begin(seconds)\n--\n\nsleep() up to the hand-off: None when done, else the deadline to _poll."},
+  {"_begin_until", (PyCFunction)Sleeper_begin_until, METH_O,
+   "_begin_until(monotonic_ns)\n--\n\nsleep_until() up to the hand-off (see _begin)."},
+  {"_poll", (PyCFunction)Sleeper_poll, METH_O,
+   "_poll(deadline)\n--\n\nOne clock read of a handed-off sleep: True once deadline is reached."},
   {"close", (PyCFunction)Sleeper_close, METH_NOARGS, "close()\n--\n\nRelease the kernel wait's descriptor."},
   {"__enter__", (PyCFunction)Sleeper_enter, METH_NOARGS, NULL},
   {"__exit__", (PyCFunction)Sleeper_exit, METH_VARARGS, NULL},
   {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef Sleeper_members[] = {
+  {"last_wake_ns", T_LONGLONG, offsetof(SleeperObject, s.last_wake_ns), READONLY,
+   "int: when the last completed sleep ended (CLOCK_MONOTONIC ns, the core's own clock read;\n"
+   "0 before the first).  last_wake_ns - deadline is the lateness a C caller would see."},
+  {NULL, 0, 0, 0, NULL},
 };
 
 static PyGetSetDef Sleeper_getset[] = {
@@ -363,9 +444,10 @@ static PyTypeObject Sleeper_Type = {
   .tp_basicsize = sizeof(SleeperObject),
   .tp_dealloc = (destructor)Sleeper_dealloc,
   .tp_repr = (reprfunc)Sleeper_repr,
-  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
   .tp_doc = Sleeper_doc,
   .tp_methods = Sleeper_methods,
+  .tp_members = Sleeper_members,
   .tp_getset = Sleeper_getset,
   .tp_init = (initproc)Sleeper_init,
   .tp_new = PyType_GenericNew,
@@ -392,12 +474,13 @@ static int precise_pacer_step(void *arg) {
 }
 
 static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"period", "method", "missed", NULL};
-  PyObject *pobj, *method = NULL, *missed = NULL;
+  static char *kwlist[] = {"period", "method", "missed", "handoff", NULL};
+  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None;
   const char *name = "auto";
   int policy = SLEEPACC_MISSED_SKIP, rc;
-  int64_t period;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:Pacer", kwlist, &pobj, &method, &missed))
+  int64_t period, handoff = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:Pacer", kwlist, &pobj, &method, &missed,
+                                   &hobj))
     return -1;
   if (self->busy) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
@@ -427,12 +510,15 @@ static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
       return -1;
     }
   }
+  if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
   if (self->open) {
     sleepacc_pacer_close(&self->p);
     self->open = 0;
   }
   rc = sleepacc_pacer_open(&self->p, period, name, policy);
+  if (rc == 0) rc = sleepacc_sleeper_set_handoff(&self->p.sleeper, handoff);
   if (rc < 0) {
+    sleepacc_pacer_close(&self->p);
     sleepacc_py_raise(rc, "Pacer");
     return -1;
   }
@@ -457,10 +543,40 @@ static PyObject *Pacer_wait(PacerObject *self, PyObject *unused) {
   int rc;
   (void)unused;
   if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
-  rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
+  do /* a hand-off is finished here, with the GIL released */
+    rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
+  while (rc == 1);
   self->busy = 0;
   if (rc < 0) return NULL;
   return PyLong_FromLongLong(a.deadline);
+}
+
+/* wait() up to the hand-off: (deadline, near); near=True means the tick is
+ * not delivered yet and _poll() finishes it. */
+static PyObject *Pacer_begin(PacerObject *self, PyObject *unused) {
+  precise_pacer_arg a = {&self->p, 0};
+  int rc;
+  (void)unused;
+  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
+  rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
+  self->busy = 0;
+  if (rc < 0) return NULL;
+  return Py_BuildValue("(LO)", (long long)a.deadline, rc == 1 ? Py_True : Py_False);
+}
+
+/* One clock read of a handed-off tick: True once it is delivered. */
+static PyObject *Pacer_poll(PacerObject *self, PyObject *unused) {
+  int rc;
+  (void)unused;
+  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
+  rc = sleepacc_pacer_poll(&self->p, NULL);
+  self->busy = 0;
+  if (rc < 0) {
+    if (rc == -EINTR) Py_RETURN_FALSE;
+    sleepacc_py_raise(rc, "Pacer.wait");
+    return NULL;
+  }
+  return PyBool_FromLong(rc == 1);
 }
 
 static PyObject *Pacer_iter(PacerObject *self) { return Py_NewRef(self); }
@@ -548,6 +664,10 @@ static PyObject *Pacer_repr(PacerObject *self) {
 
 static PyMethodDef Pacer_methods[] = {
   {"wait", (PyCFunction)Pacer_wait, METH_NOARGS, Pacer_wait_doc},
+  {"_begin", (PyCFunction)Pacer_begin, METH_NOARGS,
+   "_begin()\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
+  {"_poll", (PyCFunction)Pacer_poll, METH_NOARGS,
+   "_poll()\n--\n\nOne clock read of a handed-off tick: True once it is delivered."},
   {"close", (PyCFunction)Pacer_close, METH_NOARGS, "close()\n--\n\nRelease the kernel wait's descriptor."},
   {"__enter__", (PyCFunction)Pacer_enter, METH_NOARGS, NULL},
   {"__exit__", (PyCFunction)Pacer_exit, METH_VARARGS, NULL},
@@ -589,7 +709,7 @@ static PyTypeObject Pacer_Type = {
   .tp_basicsize = sizeof(PacerObject),
   .tp_dealloc = (destructor)Pacer_dealloc,
   .tp_repr = (reprfunc)Pacer_repr,
-  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
   .tp_doc = Pacer_doc,
   .tp_iter = (getiterfunc)Pacer_iter,
   .tp_iternext = (iternextfunc)Pacer_iternext,

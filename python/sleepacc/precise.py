@@ -22,9 +22,88 @@ from __future__ import annotations
 import os
 import threading
 
-from ._core import Pacer, Sleeper
+from . import _core
 
-__all__ = ["sleep", "Sleeper", "Pacer"]
+__all__ = ["sleep", "Sleeper", "Pacer", "HANDOFF"]
+
+#: Seconds of each spin that ``Sleeper`` and ``Pacer`` spin from Python,
+#: holding the GIL, instead of in C with the GIL released (see below).
+HANDOFF = 50e-6
+
+
+class Sleeper(_core.Sleeper):
+    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF)
+
+    The C core's sleeper (``sleepacc._core.Sleeper``): ``sleep(seconds)``
+    and ``sleep_until(monotonic_ns)`` never return before their deadline;
+    ``stats`` holds counts, the lateness and auto's learned margins.
+
+    ``handoff`` (seconds, 0 to 0.001) is the hand-off: the kernel wait ends
+    ``handoff`` earlier than the margin alone would, the C spin stops
+    ``handoff`` before the deadline, and the rest is a Python loop over the
+    core's ``_poll(deadline)`` (one clock read each; the core decides when
+    the deadline is reached and records the sleep).  Why: after a wait of
+    milliseconds the interpreter's own code is cold in the CPU caches, so
+    the first Python bytecodes after a sleep that ends in C run micro-
+    seconds late; a loop that runs Python up to the deadline warms them
+    (measured in bench/precise_sleep.py, rows auto and auto handoff=0).  It
+    costs ``handoff`` more spinning per sleep and holds the GIL for that
+    long.  ``handoff=0`` spins all in C with the GIL released.  Pure kernel
+    methods never hand off.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, method="auto", quantile=0.99, margin=None, handoff=HANDOFF):
+        super().__init__(method, quantile, margin, handoff)
+
+    def sleep(self, seconds):
+        """Sleep ``seconds`` (0 <= seconds <= 86400) toward the absolute
+        deadline now + seconds; never returns before it.  The GIL is released
+        except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
+        deadline = self._begin(seconds)
+        if deadline is not None:
+            poll = self._poll
+            while not poll(deadline):
+                pass
+
+    def sleep_until(self, monotonic_ns):
+        """Sleep until the CLOCK_MONOTONIC time ``monotonic_ns`` (an int, the
+        clock of ``time.monotonic_ns()``).  A past deadline returns at once."""
+        deadline = self._begin_until(monotonic_ns)
+        if deadline is not None:
+            poll = self._poll
+            while not poll(deadline):
+                pass
+
+
+class Pacer(_core.Pacer):
+    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF)
+
+    Periodic ticks at ``start_ns + k * period`` (k = 1, 2, ...), so no drift
+    accumulates.  ``for deadline in pacer:`` yields each tick's deadline
+    (CLOCK_MONOTONIC ns) for ever; ``wait()`` returns the next one.  A tick
+    whose deadline passed before ``wait()`` was called is missed: ``"skip"``
+    drops the passed ticks, ``"burst"`` delivers each at once, ``"delay"``
+    restarts the schedule from now.  ``handoff`` as for ``Sleeper``.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, period, method="auto", missed="skip", handoff=HANDOFF):
+        super().__init__(period, method, missed, handoff)
+
+    def wait(self):
+        """Wait for the next tick and return its deadline (ns); never before it."""
+        deadline, near = self._begin()
+        if near:
+            poll = self._poll
+            while not poll():
+                pass
+        return deadline
+
+    def __next__(self):
+        return self.wait()
 
 _local = threading.local()
 

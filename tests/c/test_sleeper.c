@@ -340,9 +340,92 @@ static void test_slack_unchanged(void) {
   CHECK(sleepacc_current_slack() == before);
 }
 
+/* The hand-off: a spinning strategy returns SLEEPACC_NEAR before its
+ * deadline, within handoff of it; poll never reports the deadline early,
+ * then records the sleep like any other.  Kernel methods never hand off. */
+static void test_handoff(void) {
+  static const char *names[] = {"auto", "hybrid", "spin", "comp"};
+  const int64_t h = 300000, d = 2000000;
+  for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+    int nears = 0, early = 0;
+    CHECK(sleepacc_sleeper_open(&S, names[n], 0.99, -1) == 0);
+    CHECK(sleepacc_sleeper_set_handoff(&S, h) == 0);
+    CHECK(S.handoff_ns == h);
+    for (int i = 0; i < 12; i++) {
+      int64_t dl = sleepacc_now_ns() + d, now;
+      int rc;
+      do rc = sleepacc_sleeper_until(&S, dl, 0);
+      while (rc == 0 || rc == -EINTR);
+      now = sleepacc_now_ns();
+      if (rc == SLEEPACC_NEAR) {
+        nears++;
+        if (now >= dl) early++; /* NEAR must come before the deadline... */
+        if (S.cur_handed_ns < dl - h) early++; /* ...and within h of it */
+        do rc = sleepacc_sleeper_poll(&S, dl);
+        while (rc == 0 && sleepacc_now_ns() < dl + 1000000000LL);
+      }
+      CHECK(rc == 1);
+      if (sleepacc_now_ns() < dl) early++;
+    }
+    CHECK(early == 0);
+    CHECK(S.count == 12);
+    CHECK(S.lateness.count == 12);
+    if (strcmp(names[n], "comp") != 0) CHECK(nears == 12); /* comp may wake late */
+    sleepacc_sleeper_close(&S);
+  }
+  /* a kernel method stores no hand-off and never returns NEAR */
+  CHECK(sleepacc_sleeper_open(&S, "clock_nanosleep", 0.99, -1) == 0);
+  CHECK(sleepacc_sleeper_set_handoff(&S, h) == 0 && S.handoff_ns == 0);
+  CHECK(sleep_until(&S, sleepacc_now_ns() + d, 0) == 1);
+  /* poll of a deadline with no sleep in progress: not reached, or reached */
+  CHECK(sleepacc_sleeper_poll(&S, sleepacc_now_ns() + 1000000000LL) == 0);
+  CHECK(sleepacc_sleeper_poll(&S, 0) == 1);
+  sleepacc_sleeper_close(&S);
+  /* bad input */
+  CHECK(sleepacc_sleeper_set_handoff(NULL, 0) == -EINVAL);
+  CHECK(sleepacc_sleeper_set_handoff(&S, 0) == -EINVAL); /* closed */
+  CHECK(sleepacc_sleeper_poll(&S, 0) == -EINVAL);
+  CHECK(sleepacc_sleeper_poll(NULL, 0) == -EINVAL);
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
+  CHECK(sleepacc_sleeper_set_handoff(&S, -1) == -EINVAL);
+  CHECK(sleepacc_sleeper_set_handoff(&S, SLEEPACC_MAX_HANDOFF_NS + 1) == -EINVAL);
+  CHECK(sleepacc_sleeper_set_handoff(&S, SLEEPACC_MAX_HANDOFF_NS) == 0);
+  sleepacc_sleeper_close(&S);
+}
+
+/* A pacer with a hand-off: wait returns NEAR with the tick's deadline,
+ * poll delivers it, the ticks stay on the grid and are never early. */
+static void test_pacer_handoff(void) {
+  const int64_t per = 1000000;
+  int64_t dl = 0, got = 0;
+  int offgrid = 0, early = 0, rc;
+  CHECK(sleepacc_pacer_open(&P, per, "auto", SLEEPACC_MISSED_SKIP) == 0);
+  CHECK(sleepacc_pacer_poll(&P, &dl) == -EINVAL); /* no tick pending */
+  CHECK(sleepacc_sleeper_set_handoff(&P.sleeper, 200000) == 0);
+  for (int i = 0; i < 50; i++) {
+    do rc = sleepacc_pacer_wait(&P, 0, &dl);
+    while (rc == 0 || rc == -EINTR);
+    if (rc == SLEEPACC_NEAR) {
+      do rc = sleepacc_pacer_poll(&P, &got);
+      while (rc == 0);
+      CHECK(got == dl);
+    }
+    CHECK(rc == 1);
+    if (sleepacc_now_ns() < dl) early++;
+    if ((dl - P.start_ns) % per != 0) offgrid++;
+  }
+  CHECK(early == 0 && offgrid == 0);
+  CHECK(P.count == 50);
+  CHECK(P.count + P.timer_misses == P.k - 1);
+  sleepacc_pacer_close(&P);
+  CHECK(sleepacc_pacer_poll(NULL, &dl) == -EINVAL);
+}
+
 int main(void) {
   TEST(test_strategy_names);
   TEST(test_bad_input);
+  TEST(test_handoff);
+  TEST(test_pacer_handoff);
   TEST(test_never_early_strategies);
   TEST(test_never_early_kernel_methods);
   TEST(test_chunks);

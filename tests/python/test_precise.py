@@ -8,6 +8,7 @@ argument."""
 import math
 import random
 import signal
+import sys
 import threading
 import time
 
@@ -319,6 +320,15 @@ BAD = [
     (sleepacc.Pacer, (0.001,), {"missed": 1}, TypeError, "missed"),
     (sleepacc.Pacer, (0.001,), {"method": "bogus"}, ValueError, "method"),
     (sleepacc.Pacer, (0.001,), {"method": 1.0}, TypeError, "method"),
+    (sleepacc.Sleeper, (), {"handoff": -1e-6}, ValueError, "handoff"),
+    (sleepacc.Sleeper, (), {"handoff": float("nan")}, ValueError, "handoff"),
+    (sleepacc.Sleeper, (), {"handoff": 2e-3}, ValueError, "handoff"),
+    (sleepacc.Sleeper, (), {"handoff": 10**30}, ValueError, "handoff"),
+    (sleepacc.Sleeper, (), {"handoff": "1e-5"}, TypeError, "handoff"),
+    (sleepacc.Sleeper, (), {"handoff": True}, TypeError, "handoff"),
+    (sleepacc.Pacer, (0.001,), {"handoff": -1}, ValueError, "handoff"),
+    (sleepacc.Pacer, (0.001,), {"handoff": float("inf")}, ValueError, "handoff"),
+    (sleepacc.Pacer, (0.001,), {"handoff": [0]}, TypeError, "handoff"),
 ]
 
 
@@ -354,3 +364,98 @@ def test_forked_child_opens_its_own_sleepers():
     assert os.read(r, 1) == b"1" and status == 0
     os.close(r)
     assert "auto" in sleepacc.precise._local.sleepers
+
+
+def _poll_calls(fn):
+    """Run fn() and count the calls of a _poll method (the hand-off loop)."""
+    calls = [0]
+
+    def prof(frame, event, arg):
+        if event == "c_call" and getattr(arg, "__name__", "") == "_poll":
+            calls[0] += 1
+
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls[0]
+
+
+@pytest.mark.parametrize("method", ["auto", "hybrid", "spin"])
+def test_handoff_spins_the_end_in_python_and_never_early(method, unchanged_thread):
+    s = sleepacc.Sleeper(method, handoff=0.001)
+    assert s.stats["handoff_ns"] == 1_000_000
+    for d in (0.002, 0.003):
+        dl = time.monotonic_ns() + round(d * 1e9)
+        calls = _poll_calls(lambda: s.sleep_until(dl))
+        assert time.monotonic_ns() >= dl
+        assert calls >= 1  # the last ms was polled from Python
+        t0 = time.monotonic_ns()
+        calls = _poll_calls(lambda: s.sleep(d))
+        assert time.monotonic_ns() - t0 >= round(d * 1e9)
+        assert calls >= 1
+    st = s.stats
+    assert st["count"] == 4 and st["lateness"]["undersleeps"] == 0 and st["lateness"]["min"] >= 0
+    assert st["spin_ns"] > 0
+
+
+@pytest.mark.parametrize("make", [lambda: sleepacc.Sleeper("auto", handoff=0),
+                                  lambda: sleepacc.Sleeper("clock_nanosleep", handoff=0.001)])
+def test_no_handoff_means_no_python_loop(make):
+    s = make()
+    calls = _poll_calls(lambda: s.sleep(0.003))
+    assert calls == 0
+    assert s.stats["count"] == 1
+
+
+def test_pacer_handoff_stays_on_the_grid():
+    p = sleepacc.Pacer(0.002, handoff=0.001)
+    ticks = []
+    calls = _poll_calls(lambda: ticks.extend(p.wait() for _ in range(20)))
+    assert calls >= 1
+    assert all(t > p.start_ns and (t - p.start_ns) % p.period_ns == 0 for t in ticks)
+    assert time.monotonic_ns() >= ticks[-1]
+    st = p.stats
+    assert st["count"] + st["timer_misses"] == (ticks[-1] - p.start_ns) // p.period_ns
+    assert st["lateness"]["min"] >= 0
+
+
+def test_interrupted_handoff_leaves_a_usable_sleeper(unchanged_thread):
+    # An exception raised by a signal handler lands anywhere, the Python
+    # poll loop included; the sleeper stays usable and never wakes early.
+    class Tick(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Tick()
+
+    s = sleepacc.Sleeper("auto", handoff=0.001)
+    old = signal.signal(signal.SIGALRM, handler)
+    raised = early = 0
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.0007, 0.0007)
+        for _ in range(150):
+            try:
+                dl = time.monotonic_ns() + 1_200_000
+                s.sleep_until(dl)
+                if time.monotonic_ns() < dl:
+                    early += 1
+            except Tick:
+                raised += 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert raised > 0 and early == 0
+    dl = time.monotonic_ns() + 2_000_000
+    s.sleep_until(dl)
+    assert time.monotonic_ns() >= dl
+    assert s.stats["lateness"]["min"] >= 0
+
+
+def test_poll_outside_a_sleep():
+    s = sleepacc.Sleeper("auto")
+    assert s._poll(time.monotonic_ns() + 10**9) is False
+    assert s._poll(0) is True
+    with pytest.raises(ValueError):
+        sleepacc.Pacer(0.01)._poll()  # no tick pending
