@@ -16,12 +16,18 @@ import datetime
 import errno as _errno
 import operator
 import os
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Optional, Union
 
 from . import _core
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported only where an array is asked for (errors_ns): importing
+# sleepacc must stay cheap and must not start numpy's BLAS threads in a
+# program that only wants to sleep.
 
 __all__ = [
     "Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep",
@@ -166,6 +172,8 @@ class Measurement:
         (a view of ``samples``).  ``None`` when the run streamed."""
         if self.samples is None:
             return None
+        import numpy as np
+
         values = np.asarray(self.samples)
         if self.mode == "periodic":
             return values
@@ -185,7 +193,7 @@ class Measurement:
             "ctx_switches": dict(self.ctx_switches),
             "wall_ns": self.wall_ns,
             "env": dict(self.env),
-            "samples": None if self.samples is None else np.asarray(self.samples).tolist(),
+            "samples": None if self.samples is None else memoryview(self.samples).tolist(),
         }
 
     @classmethod
@@ -324,7 +332,8 @@ def _int_arg(value: Any, name: str, minimum: int, maximum: int = INT64_MAX) -> i
 
 
 def _bool_arg(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
+    np = sys.modules.get("numpy")  # a numpy bool can only exist if numpy is loaded
+    if not (isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
 
@@ -542,7 +551,8 @@ _SWEEP_PASSTHROUGH = ("n", "warmup", "keep_samples", "slack", "policy", "priorit
 
 def _plain_number(value: Any) -> Any:
     """numpy scalars as int/float, so settings stay JSON-serialisable."""
-    if isinstance(value, np.generic):
+    np = sys.modules.get("numpy")  # a numpy scalar can only exist if numpy is loaded
+    if np is not None and isinstance(value, np.generic):
         return value.item()
     return value
 

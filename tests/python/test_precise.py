@@ -8,6 +8,7 @@ argument."""
 import math
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -15,7 +16,7 @@ import time
 import pytest
 
 import sleepacc
-from conftest import thread_state
+from conftest import child_env, thread_state
 
 KERNEL = [m.name for m in sleepacc.methods() if m.family == "kernel" and m.available]
 STRATEGIES = ["auto", "hybrid", "comp", "spin"]
@@ -459,3 +460,18 @@ def test_poll_outside_a_sleep():
     assert s._poll(0) is True
     with pytest.raises(ValueError):
         sleepacc.Pacer(0.01)._poll()  # no tick pending
+
+
+def test_importing_sleepacc_to_sleep_starts_no_thread_and_no_numpy():
+    # A program that only wants a precise sleep must not get numpy's BLAS
+    # threads (or its import time): numpy loads when an array is asked for.
+    code = ("import os, sys, sleepacc; sleepacc.sleep(0.001); sleepacc.Sleeper().sleep(0.001); "
+            "print(len(os.listdir('/proc/self/task')), 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=child_env(), timeout=60, check=True).stdout.split()
+    assert out == ["1", "False"]
+    code = ("import sys, sleepacc; m = sleepacc.measure('nanosleep', 1e-5, n=3); "
+            "print(type(m.errors_ns).__module__, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=child_env(), timeout=60, check=True).stdout.split()
+    assert out == ["numpy", "True"]
