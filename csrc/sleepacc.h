@@ -459,6 +459,7 @@ typedef struct sleepacc_sleeper {
   int64_t cur_spin_ns;        /* time spun so far for it */
   int cur_handed;             /* its last handoff_ns were handed to the caller */
   int64_t cur_handed_ns;      /* when they were */
+  int64_t cur_handoff_ns;     /* hand-off of this sleep (capped under FIFO/RR) */
   int64_t handoff_ns;         /* hand the last this-many ns of a spin to the caller (0: off) */
   int64_t last_wake_ns;       /* when the last completed sleep returned */
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
@@ -495,7 +496,9 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
  * returns 1 when the deadline is reached (recorded like any other sleep), 0
  * if not yet.  It lets an interpreter spin those last h ns in its own loop,
  * so its code is warm in the cache when the sleep returns (see sleeper.c).
- * Pure kernel strategies never hand off.  poll with another deadline than
+ * Pure kernel strategies never hand off; under SCHED_FIFO/RR a hand-off is
+ * at most 50 us (an RT thread must not spin unbounded: sleeper.c).  poll
+ * with another deadline than
  * the sleep in progress starts a new sleep, like sleepacc_sleeper_until
  * with a 1 ns chunk.  -EINVAL for a bad s or h. */
 #define SLEEPACC_NEAR 2

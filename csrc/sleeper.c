@@ -61,7 +61,9 @@
  * policy once per sleep (sched_getscheduler: 185 ns measured, so it is not
  * paid by the short spins that are the common case); under SCHED_FIFO/RR the
  * rest of the sleep is a kernel wait (RT threads get no timer slack), so an
- * RT thread never spins more than RT_SPIN_NS per sleep.
+ * RT thread never spins more than RT_SPIN_NS per sleep in C, plus a hand-off
+ * (below) of at most RT_HANDOFF_NS in the caller's loop (a hand-off above
+ * that checks the policy when the sleep starts).
  *
  * Hand-off (sleepacc_sleeper_set_handoff, off by default; the Python
  * binding's default is 50 us).  Measured on this kind of guest: after a
@@ -97,6 +99,7 @@
 #define SLEEPACC__BOOST_DECAY 32             /* boost -= boost/32 per good sleep */
 #define SLEEPACC__EXPLORE 256                /* saturated band: probe every N sleeps */
 #define SLEEPACC__RT_SPIN_NS 200000LL        /* most spin per sleep under FIFO/RR */
+#define SLEEPACC__RT_HANDOFF_NS 50000LL      /* most hand-off per sleep under FIFO/RR */
 #define SLEEPACC__MIN_KERNEL_NS 1000LL       /* shorter kernel waits are skipped */
 #define SLEEPACC__COMP_ALPHA 0.10            /* comp: EWMA weight (irtt) */
 #define SLEEPACC__GAP_NS 20000LL             /* a spin step this long: the CPU was lost */
@@ -343,8 +346,8 @@ static int sleepacc__spin(sleepacc_sleeper *s, int64_t *now, int64_t until, int6
  * Returns 1 at the deadline, SLEEPACC_NEAR, 0 at the chunk end or -errno. */
 static int sleepacc__spin_phase(sleepacc_sleeper *s, int64_t *now, int64_t deadline_ns,
                                 int64_t chunk_end) {
-  if (s->handoff_ns > 0 && !s->cur_handed) {
-    int rc = sleepacc__spin(s, now, deadline_ns - s->handoff_ns, chunk_end);
+  if (s->cur_handoff_ns > 0 && !s->cur_handed) {
+    int rc = sleepacc__spin(s, now, deadline_ns - s->cur_handoff_ns, chunk_end);
     if (rc <= 0) return rc;
     if (*now < deadline_ns) {
       s->cur_handed = 1;
@@ -424,6 +427,9 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
     s->cur_spin_ns = 0;
     s->cur_preempted = 0;
     s->cur_handed = 0;
+    s->cur_handoff_ns = s->handoff_ns;
+    if (s->cur_handoff_ns > SLEEPACC__RT_HANDOFF_NS && sleepacc__is_rt(s))
+      s->cur_handoff_ns = SLEEPACC__RT_HANDOFF_NS; /* the caller's spin is not bounded by us */
     switch (s->strategy) {
       case SLEEPACC_STRATEGY_AUTO: s->cur_margin_ns = sleepacc__auto_margin(s, s->cur_band, d); break;
       case SLEEPACC_STRATEGY_HYBRID:
@@ -485,7 +491,7 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
       /* with a hand-off the kernel wait ends handoff_ns earlier still, so
        * the caller's poll loop gets its handoff_ns even when the kernel
        * wakes as late as the margin allows */
-      int64_t target = deadline_ns - s->cur_margin_ns - (s->cur_handed ? 0 : s->handoff_ns);
+      int64_t target = deadline_ns - s->cur_margin_ns - (s->cur_handed ? 0 : s->cur_handoff_ns);
       if (target - now >= SLEEPACC__MIN_KERNEL_NS) {
         rc = sleepacc__kphase(s, &now, target, chunk_end, &late);
         if (rc <= 0) return rc;

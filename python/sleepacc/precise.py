@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Optional
 
 from . import _core
 
@@ -54,10 +55,11 @@ class Sleeper(_core.Sleeper):
 
     __slots__ = ()
 
-    def __init__(self, method="auto", quantile=0.99, margin=None, handoff=HANDOFF):
+    def __init__(self, method: str = "auto", quantile: float = 0.99,
+                 margin: Optional[float] = None, handoff: float = HANDOFF) -> None:
         super().__init__(method, quantile, margin, handoff)
 
-    def sleep(self, seconds):
+    def sleep(self, seconds: float) -> None:
         """Sleep ``seconds`` (0 <= seconds <= 86400) toward the absolute
         deadline now + seconds; never returns before it.  The GIL is released
         except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
@@ -67,7 +69,7 @@ class Sleeper(_core.Sleeper):
             while not poll(deadline):
                 pass
 
-    def sleep_until(self, monotonic_ns):
+    def sleep_until(self, monotonic_ns: int) -> None:
         """Sleep until the CLOCK_MONOTONIC time ``monotonic_ns`` (an int, the
         clock of ``time.monotonic_ns()``).  A past deadline returns at once."""
         deadline = self._begin_until(monotonic_ns)
@@ -90,10 +92,11 @@ class Pacer(_core.Pacer):
 
     __slots__ = ()
 
-    def __init__(self, period, method="auto", missed="skip", handoff=HANDOFF):
+    def __init__(self, period: float, method: str = "auto", missed: str = "skip",
+                 handoff: float = HANDOFF) -> None:
         super().__init__(period, method, missed, handoff)
 
-    def wait(self):
+    def wait(self) -> int:
         """Wait for the next tick and return its deadline (ns); never before it."""
         deadline, near = self._begin()
         if near:
@@ -102,7 +105,7 @@ class Pacer(_core.Pacer):
                 pass
         return deadline
 
-    def __next__(self):
+    def __next__(self) -> int:
         return self.wait()
 
 _local = threading.local()

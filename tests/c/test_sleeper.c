@@ -327,6 +327,20 @@ static void test_rt_spin_bounded(void) {
   CHECK(S.rt_fallbacks >= 1);
   CHECK(S.spin_ns < 20000000LL); /* it did not spin the whole 20 ms */
   sleepacc_sleeper_close(&S);
+  /* a 1 ms hand-off is cut to 50 us under FIFO: the caller's loop is short */
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
+  CHECK(sleepacc_sleeper_set_handoff(&S, 1000000) == 0);
+  for (int i = 0; i < 5; i++) {
+    dl = sleepacc_now_ns() + 3000000LL;
+    do rc = sleepacc_sleeper_until(&S, dl, 0);
+    while (rc == 0 || rc == -EINTR);
+    if (rc == SLEEPACC_NEAR) {
+      CHECK(S.cur_handoff_ns == 50000 && S.cur_handed_ns >= dl - 50000);
+      while ((rc = sleepacc_sleeper_poll(&S, dl)) == 0) {}
+    }
+    CHECK(rc == 1 && sleepacc_now_ns() >= dl);
+  }
+  sleepacc_sleeper_close(&S);
   sleepacc_env_restore(&saved);
   CHECK(sched_getscheduler(0) == before);
 }
@@ -347,30 +361,32 @@ static void test_handoff(void) {
   static const char *names[] = {"auto", "hybrid", "spin", "comp"};
   const int64_t h = 300000, d = 2000000;
   for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-    int nears = 0, early = 0;
+    int nears = 0, early = 0, outside = 0;
     CHECK(sleepacc_sleeper_open(&S, names[n], 0.99, -1) == 0);
     CHECK(sleepacc_sleeper_set_handoff(&S, h) == 0);
     CHECK(S.handoff_ns == h);
     for (int i = 0; i < 12; i++) {
-      int64_t dl = sleepacc_now_ns() + d, now;
+      int64_t dl = sleepacc_now_ns() + d;
       int rc;
       do rc = sleepacc_sleeper_until(&S, dl, 0);
       while (rc == 0 || rc == -EINTR);
-      now = sleepacc_now_ns();
       if (rc == SLEEPACC_NEAR) {
+        /* the core handed off before the deadline, within h of it (by its
+         * own clock read: ours, later, may be preempted past dl) */
         nears++;
-        if (now >= dl) early++; /* NEAR must come before the deadline... */
-        if (S.cur_handed_ns < dl - h) early++; /* ...and within h of it */
+        if (S.cur_handed_ns >= dl || S.cur_handed_ns < dl - h) outside++;
         do rc = sleepacc_sleeper_poll(&S, dl);
         while (rc == 0 && sleepacc_now_ns() < dl + 1000000000LL);
       }
       CHECK(rc == 1);
       if (sleepacc_now_ns() < dl) early++;
     }
-    CHECK(early == 0);
+    CHECK(early == 0 && outside == 0);
     CHECK(S.count == 12);
     CHECK(S.lateness.count == 12);
-    if (strcmp(names[n], "comp") != 0) CHECK(nears == 12); /* comp may wake late */
+    /* a wake-up after the deadline (a miss, or a preempted spin) skips the
+     * hand-off, so only "it happens" is an invariant; comp may wake late */
+    if (strcmp(names[n], "comp") != 0) CHECK(nears >= 1);
     sleepacc_sleeper_close(&S);
   }
   /* a kernel method stores no hand-off and never returns NEAR */

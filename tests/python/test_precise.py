@@ -387,15 +387,17 @@ def _poll_calls(fn):
 def test_handoff_spins_the_end_in_python_and_never_early(method, unchanged_thread):
     s = sleepacc.Sleeper(method, handoff=0.001)
     assert s.stats["handoff_ns"] == 1_000_000
+    calls = 0
     for d in (0.002, 0.003):
         dl = time.monotonic_ns() + round(d * 1e9)
-        calls = _poll_calls(lambda: s.sleep_until(dl))
+        calls += _poll_calls(lambda: s.sleep_until(dl))
         assert time.monotonic_ns() >= dl
-        assert calls >= 1  # the last ms was polled from Python
         t0 = time.monotonic_ns()
-        calls = _poll_calls(lambda: s.sleep(d))
+        calls += _poll_calls(lambda: s.sleep(d))
         assert time.monotonic_ns() - t0 >= round(d * 1e9)
-        assert calls >= 1
+    # the last ms was polled from Python (a wake-up after the deadline, on a
+    # loaded host, skips the hand-off of that one sleep, so not per sleep)
+    assert calls >= 1
     st = s.stats
     assert st["count"] == 4 and st["lateness"]["undersleeps"] == 0 and st["lateness"]["min"] >= 0
     assert st["spin_ns"] > 0
