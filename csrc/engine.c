@@ -12,7 +12,10 @@
  *
  * Stopping: n samples (after warm-up), the buffer's capacity, or the budget.
  * The budget counts from sleepacc_run_start, warm-up included; a sleep that
- * is in progress when the budget ends is completed and recorded.
+ * is in progress when the budget ends is completed and recorded.  A run
+ * never ends empty: a budget that ends before the first measured sample cuts
+ * the warm-up short and takes that one sample (a 10 ms sleep with a 1 ms
+ * budget gives n = 1 after ~20 ms, not n = 0).
  *
  * Waits a signal cannot interrupt (spin, hybrid, sched_yield,
  * cond_timedwait) are bounded to one chunk (waiter.rt_bound_ns = chunk): a
@@ -180,6 +183,20 @@ static void sleepacc__record(sleepacc_run *r, int64_t sample, int64_t t1) {
   r->done++;
 }
 
+/* 1 when the budget (at `now`) may end the run: only once it holds a measured
+ * sample.  Before that the rest of the warm-up is dropped, so exactly one
+ * more sleep is taken. */
+static int sleepacc__budget_stops(sleepacc_run *r, int64_t now) {
+  if (now < r->budget_end_ns) return 0;
+  if (r->done > 0) return 1;
+  if (r->warm_done < r->cfg.warmup) {
+    r->warm_done = r->cfg.warmup; /* measured part starts now */
+    r->start_ns = now;
+    sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+  }
+  return 0;
+}
+
 /* Periodic bookkeeping after a wake at t1 for the deadline just served. */
 static void sleepacc__advance(sleepacc_run *r, int64_t t1) {
   int64_t d = r->cfg.duration_ns;
@@ -208,7 +225,7 @@ int sleepacc_run_step(sleepacc_run *r) {
     int64_t t0, deadline, dur, t1;
     int rc;
     if (!r->pending) {
-      if (sleepacc__full(r) || now >= r->budget_end_ns) {
+      if (sleepacc__full(r) || sleepacc__budget_stops(r, now)) {
         r->state = SLEEPACC__DONE;
         return 1;
       }

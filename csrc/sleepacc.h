@@ -293,7 +293,9 @@ typedef struct sleepacc_config {
                              (periodic needs > 0) */
   int64_t n;              /* stop after n samples (0 = only the budget stops) */
   int64_t budget_ns;      /* stop after this much wall time, counted from run_start,
-                             warm-up included (0 = only n stops) */
+                             warm-up included, once one sample is measured (a
+                             budget shorter than that cuts the warm-up short;
+                             0 = only n stops) */
   int64_t warmup;         /* samples discarded first (>= 0) */
   int64_t margin_ns;      /* hybrid margin (>= 0; 0 = SLEEPACC_DEFAULT_MARGIN_NS) */
   int64_t chunk_ns;       /* chunk length, 0 = SLEEPACC_CHUNK_NS */

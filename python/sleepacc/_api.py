@@ -511,7 +511,9 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     The run stops after ``n`` samples, after ``budget`` seconds of wall time,
     or when the sample buffer is full, whichever comes first; ``budget=None``
     means only ``n`` stops (``n`` is then required).  ``warmup`` samples are
-    taken first and discarded.
+    taken first and discarded.  A run never comes back empty: a budget that
+    ends before the first measured sample drops the rest of the warm-up and
+    takes one sample.
 
     mode: "relative" (each sample is the actual duration of one sleep) or
       "periodic" (deadlines start + k*duration; each sample is wake -

@@ -120,6 +120,28 @@ static void test_budget(void) {
   }
 }
 
+/* A budget shorter than one sleep still gives one measured sample, and the
+ * warm-up is cut short instead of run in full (100 warm-up sleeps of 10 ms
+ * would take 1 s), in both modes. */
+static void test_budget_never_empty(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    sleepacc_config c = cfg_for("clock_nanosleep", mode, 10000000, 0, 1000000);
+    sleepacc_stats s;
+    int rc;
+    int64_t t0 = sleepacc_now_ns(), el;
+    c.warmup = 100;
+    CHECK(sleepacc_run_start(&run, &c, buf, 4096) == 0);
+    while ((rc = sleepacc_run_step(&run)) == 0 || rc == -EINTR) {}
+    el = sleepacc_now_ns() - t0;
+    CHECK(rc == 1);
+    CHECK(sleepacc_run_finish(&run) == 0);
+    CHECKF(run.done == 1, "mode %d: %lld samples", mode, (long long)run.done);
+    CHECKF(el < 500000000, "mode %d: %lld ns: the warm-up was not cut short", mode, (long long)el);
+    CHECK(sleepacc_run_stats(&run, scratch, &s) == 0 && s.n == 1);
+    if (mode == SLEEPACC_MODE_RELATIVE) CHECK(s.min >= 10000000 && s.undersleeps == 0);
+  }
+}
+
 /* A spin longer than a chunk is split across steps and still complete. */
 static void test_long_spin_resumes(void) {
   sleepacc_config c = cfg_for("spin", SLEEPACC_MODE_RELATIVE, 60000000, 2, 0);
@@ -360,6 +382,7 @@ int main(void) {
   TEST(test_periodic_absolute_never_early);
   TEST(test_periodic_forced_miss);
   TEST(test_budget);
+  TEST(test_budget_never_empty);
   TEST(test_long_spin_resumes);
   TEST(test_uninterruptible_wait_chunks);
   TEST(test_streaming_and_buffer);

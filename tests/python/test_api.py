@@ -177,6 +177,18 @@ def test_budget_is_honoured(method, duration, keep):
     assert m.n > 0 and m.wall_ns > 0
 
 
+@pytest.mark.parametrize("mode", ["relative", "periodic"])
+def test_budget_shorter_than_a_sleep_still_measures_one(mode):
+    # 50 warm-up sleeps of 10 ms would take 0.5 s: the warm-up is cut short
+    t0 = time.monotonic()
+    m = sleepacc.measure("clock_nanosleep", 0.01, budget=0.001, warmup=50, mode=mode)
+    assert time.monotonic() - t0 < 0.4
+    assert m.n == 1 and len(m.samples) == 1
+    assert m.stats.undersleeps == 0
+    if mode == "relative":
+        assert m.samples[0] >= 10_000_000
+
+
 def test_n_stops_before_budget():
     t0 = time.monotonic()
     m = sleepacc.measure("nanosleep", 1e-4, n=30, budget=10)
