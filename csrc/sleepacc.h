@@ -374,7 +374,9 @@ typedef struct sleepacc_row {
 /* Render into buf (NUL-terminated, cap bytes).  Returns the length written,
  * or -ENOSPC when cap is too small (then *needed, if not NULL, gets the size
  * required including the NUL).  irtt: the `irtt sleep` table (mean error =
- * mean - requested for relative rows, mean lateness for periodic rows).
+ * mean - requested for relative rows, mean lateness for periodic rows); rows
+ * of several methods give one such table per method, each under a line
+ * "== <method>", separated by blank lines.
  * wide: method, requested, n, median, p99, max error, CPU %. */
 int sleepacc_table_irtt(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed);
 int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed);

@@ -278,31 +278,72 @@ static void w_go_float1(writer *w, double x, size_t width)
  * would divide by zero); for requested 0 the percentage is what Go prints
  * for 100*e/0.0: "+Inf", "-Inf" or, for e == 0, "NaN".  A row with no
  * samples prints "n/a" as its mean error and "NaN" as its percentage.
+ *
+ * irtt's table has no method column.  Rows of several methods give one
+ * such table per method, in order of first appearance, each headed by a
+ * line "== <method>" and separated by a blank line; each block is still
+ * irtt's bytes.
  * ------------------------------------------------------------------ */
+/* 1 when rows a and b belong to the same method (NULL names are one group). */
+static int same_method(const sleepacc_row *a, const sleepacc_row *b)
+{
+  if (!a->method || !b->method)
+    return !a->method && !b->method;
+  return strcmp(a->method, b->method) == 0;
+}
+
+/* One irtt table of the rows of rows[first]'s method, in their order. */
+static void irtt_block(writer *w, const sleepacc_row *rows, size_t n, size_t first)
+{
+  char tmp[GODUR_MAX];
+  w_str(w, "Testing sleep accuracy...\n");
+  w_str(w, "\n");
+  w_str(w, "Sleep Duration        Mean Error       % Error\n");
+  for (size_t i = first; i < n; i++) {
+    const sleepacc_row *r = &rows[i];
+    if (!same_method(r, &rows[first]))
+      continue;
+    w_right(w, go_duration(r->requested_ns, tmp), 14);
+    if (r->stats.n <= 0) {
+      w_right(w, "n/a", 18);
+      w_go_float1(w, NAN, 14);
+    } else {
+      double err = r->mode == SLEEPACC_MODE_PERIODIC
+                       ? r->stats.mean
+                       : r->stats.mean - (double)r->requested_ns;
+      w_right(w, go_duration(trunc_to_ns(err), tmp), 18);
+      w_go_float1(w, 100.0 * err / (double)r->requested_ns, 14);
+    }
+    w_str(w, "\n");
+  }
+}
+
 int sleepacc_table_irtt(const sleepacc_row *rows, size_t n, char *buf, size_t cap, size_t *needed)
 {
   if ((!rows && n > 0) || (!buf && cap > 0))
     return -EINVAL;
   writer w = {buf, cap, 0};
-  char tmp[GODUR_MAX];
-
-  w_str(&w, "Testing sleep accuracy...\n");
-  w_str(&w, "\n");
-  w_str(&w, "Sleep Duration        Mean Error       % Error\n");
-  for (size_t i = 0; i < n; i++) {
-    const sleepacc_row *r = &rows[i];
-    w_right(&w, go_duration(r->requested_ns, tmp), 14);
-    if (r->stats.n <= 0) {
-      w_right(&w, "n/a", 18);
-      w_go_float1(&w, NAN, 14);
-    } else {
-      double err = r->mode == SLEEPACC_MODE_PERIODIC
-                       ? r->stats.mean
-                       : r->stats.mean - (double)r->requested_ns;
-      w_right(&w, go_duration(trunc_to_ns(err), tmp), 18);
-      w_go_float1(&w, 100.0 * err / (double)r->requested_ns, 14);
-    }
+  int several = 0;
+  for (size_t i = 1; i < n && !several; i++)
+    several = !same_method(&rows[i], &rows[0]);
+  if (!several) { /* irtt's own output, byte for byte */
+    irtt_block(&w, rows, n, 0);
+    return w_finish(&w, needed);
+  }
+  /* several methods: one irtt table per method, in order of first
+   * appearance, each under "== <method>" and after a blank line */
+  for (size_t i = 0, blocks = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < i && !same_method(&rows[j], &rows[i]))
+      j++;
+    if (j < i)
+      continue; /* this method has its table already */
+    if (blocks++ > 0)
+      w_str(&w, "\n");
+    w_str(&w, "== ");
+    w_str(&w, rows[i].method ? rows[i].method : "?");
     w_str(&w, "\n");
+    irtt_block(&w, rows, n, i);
   }
   return w_finish(&w, needed);
 }

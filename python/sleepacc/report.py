@@ -336,7 +336,8 @@ def _go_ns(text: str) -> float:
 
 def parse(text: str, style: str, *, method: Optional[str] = None) -> List[dict]:
     """Records from text in one of the seed styles (midas, xmame, testsleep,
-    irtt).  Each record: method, requested_ns, actual_ns (mean), n/total_ns
+    irtt; an irtt text of several "== <method>" tables gives each its method).
+    Each record: method, requested_ns, actual_ns (mean), n/total_ns
     where the text has them; testsleep adds timer_config per column."""
     if style == "midas":
         out = []
@@ -384,12 +385,17 @@ def parse(text: str, style: str, *, method: Optional[str] = None) -> List[dict]:
         return out
     if style == "irtt":
         out = []
+        block = None  # "== <method>" heads each table of a several-method sweep
         for line in text.splitlines():
+            if line.startswith("== "):
+                block = line[3:].strip() or None
+                continue
             toks = line.split()
             if len(toks) == 3 and re.match(r"[\d.]", toks[0]) and toks[0][-1] == "s":
                 d = _go_ns(toks[0])
                 err = _go_ns(toks[1])
-                out.append({"method": method or "go-timer (irtt sleep)", "requested_ns": round(d),
+                out.append({"method": block or method or "go-timer (irtt sleep)",
+                            "requested_ns": round(d),
                             "actual_ns": d + err, "error_ns": err,
                             "percent_error": float(toks[2])})
         return out

@@ -315,6 +315,40 @@ static void test_bad_args(void)
         sleepacc_table_wide(&r, 1, buf, sizeof buf, NULL) > 0);
 }
 
+/* Rows of several methods: one irtt table per method, in order of first
+ * appearance, each under "== <method>"; each block is irtt's bytes. */
+static void test_irtt_several_methods(void)
+{
+  sleepacc_row r[4];
+  r[0] = rel_row(1000, 55413.0);
+  r[1] = rel_row(1000, 123.0);
+  r[1].method = "spin";
+  r[2] = rel_row(1000000, 94710.0);
+  r[3] = rel_row(1000000, 538.0);
+  r[3].method = "spin";
+  const char *want =
+    "== nanosleep\n"
+    "Testing sleep accuracy...\n"
+    "\n"
+    "Sleep Duration        Mean Error       % Error\n"
+    "           1\xc2\xb5s          55.413\xc2\xb5s        5541.3\n"
+    "           1ms           94.71\xc2\xb5s           9.5\n"
+    "\n"
+    "== spin\n"
+    "Testing sleep accuracy...\n"
+    "\n"
+    "Sleep Duration        Mean Error       % Error\n"
+    "           1\xc2\xb5s             123ns          12.3\n"
+    "           1ms             538ns           0.1\n";
+  char buf[1024];
+  int n = sleepacc_table_irtt(r, 4, buf, sizeof buf, NULL);
+  CHECKF(n == (int)strlen(want) && strcmp(buf, want) == 0, "got:\n%s", buf);
+  check_enospc(sleepacc_table_irtt, r, 4);
+  /* one method: no header line, irtt's bytes exactly */
+  n = sleepacc_table_irtt(r, 1, buf, sizeof buf, NULL);
+  CHECK(n > 0 && strncmp(buf, "Testing sleep accuracy...\n", 26) == 0);
+}
+
 int main(void)
 {
   TEST(test_format_duration_cases);
@@ -324,6 +358,7 @@ int main(void)
   TEST(test_irtt_edge_rows);
   TEST(test_wide_table);
   TEST(test_irtt_enospc);
+  TEST(test_irtt_several_methods);
   TEST(test_bad_args);
   return check_summary();
 }

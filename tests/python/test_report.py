@@ -217,6 +217,22 @@ def test_irtt_matches_seed_table(which):
     assert out == lines
 
 
+def test_irtt_several_methods_one_table_each_and_back():
+    import sleepacc
+    sw = sleepacc.sweep(["nanosleep", "spin"], [1e-6, 1e-4], budget=0.01)
+    text = report.format(sw, "irtt")
+    blocks = text.split("\n\n== ")
+    assert text.startswith("== nanosleep\n") and len(blocks) == 2
+    assert blocks[1].startswith("spin\n")
+    assert text.count("Testing sleep accuracy...") == 2
+    back = report.parse(text, "irtt")
+    assert [(r["method"], r["requested_ns"]) for r in back] == [
+        ("nanosleep", 1000), ("nanosleep", 100000), ("spin", 1000), ("spin", 100000)]
+    # one method: irtt's own bytes, no header
+    one = report.format(sleepacc.sweep(["spin"], [1e-6], budget=0.01), "irtt")
+    assert one.startswith("Testing sleep accuracy...\n")
+
+
 def test_irtt_from_reference_csv_rows():
     # the CSV stores the actual duration to the ns: the error column matches
     # the seed exactly (the percent column needs the sub-ns fraction)
