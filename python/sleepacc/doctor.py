@@ -380,5 +380,6 @@ def _hybrid(c):
     return _finding("hybrid", "option" if gain >= 2_000 else "ok",
                     "a hybrid sleep (kernel sleep, then spin) trades CPU for accuracy",
                     gain, ev,
-                    "sleepacc's hybrid method or precise sleeper for waits that must end on "
-                    "time; keep kernel sleeps for everything else")
+                    "sleepacc.sleep(seconds) or sleepacc.Sleeper() (auto: timerfd, then a spin "
+                    "whose margin it learns on this host) for waits that must end on time; keep "
+                    "kernel sleeps for everything else")
