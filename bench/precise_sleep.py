@@ -208,13 +208,27 @@ def harness_floor(n=20000):
     return _core.stats(errs, 0)["median"]
 
 
+def cold_floor(idle_s=0.01, n=30):
+    """The same no-op call timed right after idling idle_s in time.sleep:
+    what the interpreter's way back costs when the caches went cold during
+    a wait, whatever the sleep (median ns)."""
+    s, mono = sleepacc.Sleeper(), time.monotonic_ns
+    errs = array.array("q", bytes(8 * n))
+    for i in range(n):
+        time.sleep(idle_s)
+        t0 = mono()
+        s.sleep_until(t0 - 1)
+        errs[i] = mono() - t0
+    return _core.stats(errs, 0)["median"]
+
+
 def one_table(title, scale, loaded):
     t0 = time.monotonic()
     load1 = os.getloadavg()[0]
     results, auto = run_table(scale)
     got, note = irtt_sleep()
     print(f"== {title} (load average at start {load1:.2f}, {time.monotonic() - t0:.0f} s; "
-          f"harness floor {harness_floor()} ns)")
+          f"harness floor {harness_floor()} ns, {cold_floor()} ns right after idling 10 ms)")
     print("seen from Python (time.monotonic_ns() after the call returns):")
     print(render(results), end="")
     print("seen by the core at its return (Sleeper.last_wake_ns; what a C caller gets):")
@@ -246,7 +260,8 @@ def main():
           f"{thread_slack_ns()} ns, {os.cpu_count()} CPUs")
     print("errors are |actual - requested| seen from Python; p99 of n < 100 samples is "
           "close to the max;\nthe harness floor is the median error of a Sleeper call that does "
-          "not sleep (Python's own overhead)\n")
+          "not sleep (Python's own overhead),\nwarm and right after a 10 ms time.sleep (the "
+          "caches went cold: the floor of any wait that idles)\n")
     one_table("idle", scale, loaded=False)
     if args.no_load:
         return
