@@ -201,26 +201,16 @@ static int precise_claim(int open, int *busy, const char *what) {
   return 0;
 }
 
-/* Sleep toward `deadline`; None or NULL with an exception. */
-static PyObject *Sleeper_until(SleeperObject *self, int64_t deadline) {
+/* Sleep toward `deadline`.  finish=1: to the deadline (a hand-off is
+ * finished here, with the GIL released), None.  finish=0: up to the
+ * hand-off, then the deadline (int) for _poll, or None when it is reached.
+ * NULL with an exception. */
+static PyObject *Sleeper_run(SleeperObject *self, int64_t deadline, int finish) {
   precise_until_arg a = {&self->s, deadline};
   int rc;
   if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
-  do /* a hand-off is finished here, with the GIL released */
-    rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
-  while (rc == 1);
-  self->busy = 0;
-  if (rc < 0) return NULL;
-  Py_RETURN_NONE;
-}
-
-/* The first part of a sleep with a hand-off: None when the deadline is
- * reached, else the deadline (int), to be finished with _poll(deadline). */
-static PyObject *Sleeper_begin(SleeperObject *self, int64_t deadline) {
-  precise_until_arg a = {&self->s, deadline};
-  int rc;
-  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
-  rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
+  do rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
+  while (finish && rc == 1);
   self->busy = 0;
   if (rc < 0) return NULL;
   if (rc == 1) return PyLong_FromLongLong(deadline);
@@ -236,13 +226,13 @@ PyDoc_STRVAR(Sleeper_sleep_doc,
 static PyObject *Sleeper_sleep(SleeperObject *self, PyObject *arg) {
   int64_t d;
   if (sleepacc_py_seconds_ns(arg, "seconds", &d) < 0) return NULL;
-  return Sleeper_until(self, sleepacc_now_ns() + d);
+  return Sleeper_run(self, sleepacc_now_ns() + d, 1);
 }
 
 static PyObject *Sleeper_begin_sleep(SleeperObject *self, PyObject *arg) {
   int64_t d;
   if (sleepacc_py_seconds_ns(arg, "seconds", &d) < 0) return NULL;
-  return Sleeper_begin(self, sleepacc_now_ns() + d);
+  return Sleeper_run(self, sleepacc_now_ns() + d, 0);
 }
 
 PyDoc_STRVAR(Sleeper_sleep_until_doc,
@@ -277,13 +267,13 @@ static int precise_deadline_arg(PyObject *arg, int64_t *out) {
 static PyObject *Sleeper_sleep_until(SleeperObject *self, PyObject *arg) {
   int64_t dl;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  return Sleeper_until(self, dl);
+  return Sleeper_run(self, dl, 1);
 }
 
 static PyObject *Sleeper_begin_until(SleeperObject *self, PyObject *arg) {
   int64_t dl;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  return Sleeper_begin(self, dl);
+  return Sleeper_run(self, dl, 0);
 }
 
 /* One clock read of a handed-off sleep: True once `deadline` is reached. */
@@ -538,30 +528,38 @@ PyDoc_STRVAR(Pacer_wait_doc,
              "Wait for the next tick and return its deadline (CLOCK_MONOTONIC ns, as\n"
              "time.monotonic_ns()).  Never returns before that deadline.");
 
-static PyObject *Pacer_wait(PacerObject *self, PyObject *unused) {
+/* Wait for the next tick: finish=1 to its deadline (a hand-off is finished
+ * here, with the GIL released), finish=0 up to the hand-off.  0 with the
+ * deadline in *deadline and *near set, or -1 with an exception. */
+static int Pacer_run(PacerObject *self, int finish, int64_t *deadline, int *near) {
   precise_pacer_arg a = {&self->p, 0};
   int rc;
-  (void)unused;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
-  do /* a hand-off is finished here, with the GIL released */
-    rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
-  while (rc == 1);
+  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return -1;
+  do rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
+  while (finish && rc == 1);
   self->busy = 0;
-  if (rc < 0) return NULL;
-  return PyLong_FromLongLong(a.deadline);
+  if (rc < 0) return -1;
+  *deadline = a.deadline;
+  *near = rc == 1;
+  return 0;
+}
+
+static PyObject *Pacer_wait(PacerObject *self, PyObject *unused) {
+  int64_t dl;
+  int near;
+  (void)unused;
+  if (Pacer_run(self, 1, &dl, &near) < 0) return NULL;
+  return PyLong_FromLongLong(dl);
 }
 
 /* wait() up to the hand-off: (deadline, near); near=True means the tick is
  * not delivered yet and _poll() finishes it. */
 static PyObject *Pacer_begin(PacerObject *self, PyObject *unused) {
-  precise_pacer_arg a = {&self->p, 0};
-  int rc;
+  int64_t dl;
+  int near;
   (void)unused;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
-  rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
-  self->busy = 0;
-  if (rc < 0) return NULL;
-  return Py_BuildValue("(LO)", (long long)a.deadline, rc == 1 ? Py_True : Py_False);
+  if (Pacer_run(self, 0, &dl, &near) < 0) return NULL;
+  return Py_BuildValue("(LO)", (long long)dl, near ? Py_True : Py_False);
 }
 
 /* One clock read of a handed-off tick: True once it is delivered. */

@@ -63,16 +63,16 @@ class Sleeper(_core.Sleeper):
         """Sleep ``seconds`` (0 <= seconds <= 86400) toward the absolute
         deadline now + seconds; never returns before it.  The GIL is released
         except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
-        deadline = self._begin(seconds)
-        if deadline is not None:
-            poll = self._poll
-            while not poll(deadline):
-                pass
+        self._spin_to(self._begin(seconds))
 
     def sleep_until(self, monotonic_ns: int) -> None:
         """Sleep until the CLOCK_MONOTONIC time ``monotonic_ns`` (an int, the
         clock of ``time.monotonic_ns()``).  A past deadline returns at once."""
-        deadline = self._begin_until(monotonic_ns)
+        self._spin_to(self._begin_until(monotonic_ns))
+
+    def _spin_to(self, deadline):
+        # The hand-off: the core returned `deadline` with the last moments
+        # left; each _poll reads the clock once and says when it is reached.
         if deadline is not None:
             poll = self._poll
             while not poll(deadline):
