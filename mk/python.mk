@@ -43,7 +43,10 @@ test-python: venv
 # matplotlib's can throw) is preloaded into the uninstrumented interpreter;
 # PYTHONMALLOC=malloc lets ASan see every object allocation; reports go to
 # $(ASAN_BUILD)/report.<pid> (pytest would swallow them on stderr) and any
-# report fails the target.  tests/lsan.supp silences what the interpreter
+# report fails the target, except one: when every test passed and the only
+# report is LeakSanitizer's own tracer crashing at exit (no leak check ran;
+# seen once in four CI runs here, google/sanitizers#1267) the suite runs
+# once more.  tests/lsan.supp silences what the interpreter
 # and third-party extensions allocate once at import and never free.
 # SLEEPACC_SANITIZE_RUN tells tests/python/conftest.py to start child
 # processes without the sanitizer runtime, so the suites whose work happens
@@ -61,12 +64,24 @@ sanitize-python: venv
 	SLEEPACC_SANITIZE=1 $(VPY) setup.py -q build_ext --build-temp $(ASAN_BUILD)/temp \
 	  --build-lib $(ASAN_BUILD) --force
 	@set +e; \
-	SLEEPACC_SANITIZE_RUN=1 PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
-	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libstdc++.so.6)" \
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
-	  $(VPY) -m pytest $(PY_SANITIZE_TESTS) -q -p no:cacheprovider; rc=$$?; \
-	if ls $(ASAN_BUILD)/report.* >/dev/null 2>&1; then \
-	  cat $(ASAN_BUILD)/report.*; echo "sanitize-python: sanitizer reports above"; exit 1; fi; \
-	exit $$rc
+	for attempt in 1 2; do \
+	  rm -f $(ASAN_BUILD)/report.* $(ASAN_BUILD)/pytest.log; \
+	  { SLEEPACC_SANITIZE_RUN=1 PYTHONPATH=$(CURDIR)/$(ASAN_BUILD) PYTHONMALLOC=malloc \
+	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libstdc++.so.6)" \
+	  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=30:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(CURDIR)/$(ASAN_BUILD)/report \
+	    $(VPY) -m pytest $(PY_SANITIZE_TESTS) -q -p no:cacheprovider 2>&1 \
+	    && echo 0 > $(ASAN_BUILD)/rc || echo 1 > $(ASAN_BUILD)/rc; } | tee $(ASAN_BUILD)/pytest.log; \
+	  rc=$$(cat $(ASAN_BUILD)/rc); \
+	  if ! ls $(ASAN_BUILD)/report.* >/dev/null 2>&1; then exit $$rc; fi; \
+	  cat $(ASAN_BUILD)/report.*; \
+	  if [ $$attempt = 1 ] && \
+	     grep -qE '^[0-9]+ passed(, [0-9]+ (skipped|deselected|xfailed|xpassed|warnings?))* in ' $(ASAN_BUILD)/pytest.log && \
+	     ! grep -L "LeakSanitizer has encountered a fatal error" $(ASAN_BUILD)/report.* | grep -q . && \
+	     ! grep -qE "ERROR: AddressSanitizer|ERROR: LeakSanitizer: detected|runtime error" $(ASAN_BUILD)/report.*; then \
+	    echo "sanitize-python: every test passed, but LeakSanitizer's tracer crashed at exit, so no leak"; \
+	    echo "  check ran (a known sanitizer flake: google/sanitizers#1267); running the suite once more"; \
+	    continue; fi; \
+	  echo "sanitize-python: sanitizer reports above"; exit 1; \
+	done

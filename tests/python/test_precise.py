@@ -430,8 +430,12 @@ def test_interrupted_handoff_leaves_a_usable_sleeper(unchanged_thread):
     class Tick(Exception):
         pass
 
+    armed = [False]  # raise only inside the try below, once per arming
+
     def handler(signum, frame):
-        raise Tick()
+        if armed[0]:
+            armed[0] = False
+            raise Tick()
 
     s = sleepacc.Sleeper("auto", handoff=0.001)
     old = signal.signal(signal.SIGALRM, handler)
@@ -440,8 +444,10 @@ def test_interrupted_handoff_leaves_a_usable_sleeper(unchanged_thread):
         signal.setitimer(signal.ITIMER_REAL, 0.0007, 0.0007)
         for _ in range(150):
             try:
+                armed[0] = True
                 dl = time.monotonic_ns() + 1_200_000
                 s.sleep_until(dl)
+                armed[0] = False
                 if time.monotonic_ns() < dl:
                     early += 1
             except Tick:
