@@ -48,8 +48,12 @@
 #endif
 #endif
 
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-#include <liburing.h>
+#if defined(SLEEPACC__LINUX) && defined(__has_include)
+#if __has_include(<linux/io_uring.h>)
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#define SLEEPACC__IO_URING 1 /* raw syscalls, no liburing: every build has the row */
+#endif
 #endif
 
 
@@ -530,72 +534,144 @@ static int sleepacc__wait_kqueue(sleepacc_waiter *w, int64_t d, int64_t dl) {
 #endif
 
 /* ---------------------------------------------------------------- io_uring */
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-/* struct io_uring is larger than w->priv, and the ring's queues are kernel
- * mmaps anyway: this is the one row whose open allocates (freed by close).
- * w->priv holds the pointer. */
-static struct io_uring *sleepacc__ring(const sleepacc_waiter *w) {
-  struct io_uring *ring;
-  memcpy(&ring, w->priv, sizeof ring);
-  return ring;
+#ifdef SLEEPACC__IO_URING
+/* The ring, set up with the raw io_uring_setup/io_uring_enter syscalls (no
+ * liburing, so every build of the core has this row when the kernel headers
+ * do).  Its state lives in w->priv (the kernel's queues are mmaps of
+ * w->fd); nothing is allocated. */
+typedef struct sleepacc__uring {
+  unsigned char *sq;              /* SQ ring mmap (also the CQ ring with SINGLE_MMAP) */
+  unsigned char *cq;              /* CQ ring mmap */
+  struct io_uring_sqe *sqes;      /* SQE array mmap */
+  uint32_t sq_len, cq_len;        /* mmap lengths (cq_len 0: shared with sq) */
+  uint32_t sqes_len;              /* SQE array mmap length */
+  uint32_t sq_tail, sq_mask, sq_array; /* offsets into sq */
+  uint32_t cq_head, cq_tail, cq_mask, cq_cqes; /* offsets into cq */
+} sleepacc__uring;
+_Static_assert(sizeof(sleepacc__uring) <= sizeof(((sleepacc_waiter *)0)->priv),
+               "io_uring state fits the waiter");
+
+static void sleepacc__close_uring(sleepacc_waiter *w) {
+  sleepacc__uring u;
+  memcpy(&u, w->priv, sizeof u);
+  if (u.sqes) munmap(u.sqes, u.sqes_len);
+  if (u.cq && u.cq != u.sq) munmap(u.cq, u.cq_len);
+  if (u.sq) munmap(u.sq, u.sq_len);
+  memset(w->priv, 0, sizeof u);
+  sleepacc__close_fd(w);
 }
 
 static int sleepacc__open_uring(sleepacc_waiter *w) {
-  struct io_uring *ring = calloc(1, sizeof *ring);
-  int rc;
-  if (!ring) return -ENOMEM;
-  if ((rc = io_uring_queue_init(4, ring, 0)) < 0) {
-    free(ring);
-    return rc;
+  struct io_uring_params p;
+  sleepacc__uring u;
+  void *m;
+  memset(&p, 0, sizeof p);
+  memset(&u, 0, sizeof u);
+  memset(w->priv, 0, sizeof u);
+  w->fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+  if (w->fd < 0) return sleepacc__neg_errno();
+  u.sq_len = p.sq_off.array + p.sq_entries * (uint32_t)sizeof(uint32_t);
+  u.cq_len = p.cq_off.cqes + p.cq_entries * (uint32_t)sizeof(struct io_uring_cqe);
+  if (p.features & IORING_FEAT_SINGLE_MMAP) {
+    if (u.cq_len > u.sq_len) u.sq_len = u.cq_len;
+    u.cq_len = 0;
   }
-  memcpy(w->priv, &ring, sizeof ring);
+  u.sqes_len = p.sq_entries * (uint32_t)sizeof(struct io_uring_sqe);
+  m = mmap(NULL, u.sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, w->fd,
+           IORING_OFF_SQ_RING);
+  if (m == MAP_FAILED) goto fail;
+  u.sq = u.cq = m;
+  memcpy(w->priv, &u, sizeof u); /* from here on, close undoes what was mapped */
+  if (u.cq_len) {
+    m = mmap(NULL, u.cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, w->fd,
+             IORING_OFF_CQ_RING);
+    if (m == MAP_FAILED) goto fail;
+    u.cq = m;
+    memcpy(w->priv, &u, sizeof u);
+  }
+  m = mmap(NULL, u.sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, w->fd,
+           IORING_OFF_SQES);
+  if (m == MAP_FAILED) goto fail;
+  u.sqes = m;
+  u.sq_tail = p.sq_off.tail;
+  u.sq_mask = p.sq_off.ring_mask;
+  u.sq_array = p.sq_off.array;
+  u.cq_head = p.cq_off.head;
+  u.cq_tail = p.cq_off.tail;
+  u.cq_mask = p.cq_off.ring_mask;
+  u.cq_cqes = p.cq_off.cqes;
+  memcpy(w->priv, &u, sizeof u);
   return 0;
+fail : {
+  int rc = sleepacc__neg_errno();
+  sleepacc__close_uring(w);
+  return rc;
 }
-
-static void sleepacc__close_uring(sleepacc_waiter *w) {
-  struct io_uring *ring = sleepacc__ring(w);
-  if (ring) {
-    io_uring_queue_exit(ring);
-    free(ring);
-  }
-  memset(w->priv, 0, sizeof ring);
 }
 
 static int sleepacc__avail_uring(void) {
   sleepacc_waiter w;
   memset(&w, 0, sizeof w);
-  if (sleepacc__open_uring(&w) != 0) return 0;
+  w.fd = -1;
+  if (sleepacc__open_uring(&w) != 0) return 0; /* ENOSYS, seccomp, io_uring_disabled */
   sleepacc__close_uring(&w);
   return 1;
+}
+
+#define SLEEPACC__U32(base, off) ((uint32_t *)(void *)((base) + (off)))
+
+/* Reap completions; 1 when the one tagged `mine` was among them (its result
+ * in *res), 0 when not yet.  Stale ones (a timeout left in flight by an
+ * earlier EINTR) are skipped. */
+static int sleepacc__reap_uring(const sleepacc__uring *u, uint64_t mine, int *res) {
+  uint32_t *headp = SLEEPACC__U32(u->cq, u->cq_head);
+  uint32_t head = *headp, mask = *SLEEPACC__U32(u->cq, u->cq_mask), found = 0;
+  uint32_t tail = __atomic_load_n(SLEEPACC__U32(u->cq, u->cq_tail), __ATOMIC_ACQUIRE);
+  const struct io_uring_cqe *cqes = (const struct io_uring_cqe *)(void *)(u->cq + u->cq_cqes);
+  for (; head != tail; head++) {
+    const struct io_uring_cqe *c = &cqes[head & mask];
+    if (c->user_data == mine) {
+      *res = c->res;
+      found = 1;
+    }
+  }
+  __atomic_store_n(headp, head, __ATOMIC_RELEASE);
+  return (int)found;
 }
 
 /* IORING_OP_TIMEOUT, relative, then wait for ITS completion: each request
  * carries a sequence number (w->futex_word), so the completion of a timeout
  * left in flight by an earlier EINTR is reaped and skipped, never taken for
- * this one. */
+ * this one.  The kernel copies the timespec when the request is submitted. */
 static int sleepacc__wait_uring(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)dl;
-  struct io_uring *ring = sleepacc__ring(w);
+  sleepacc__uring u;
   struct __kernel_timespec ts;
-  struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-  struct io_uring_cqe *cqe;
+  struct io_uring_sqe *sqe;
+  uint32_t tail, idx;
   uint64_t mine;
-  int rc;
-  if (!sqe) return -EBUSY;
+  int res = 0;
+  memcpy(&u, w->priv, sizeof u);
   ts.tv_sec = d / 1000000000LL;
   ts.tv_nsec = d % 1000000000LL;
-  io_uring_prep_timeout(sqe, &ts, 0, 0);
-  mine = ++w->futex_word;
-  io_uring_sqe_set_data64(sqe, mine);
-  if ((rc = io_uring_submit(ring)) < 0) return rc;
-  for (;;) {
-    uint64_t tag;
-    if ((rc = io_uring_wait_cqe(ring, &cqe)) < 0) return rc; /* -EINTR */
-    tag = io_uring_cqe_get_data64(cqe);
-    rc = cqe->res;
-    io_uring_cqe_seen(ring, cqe);
-    if (tag == mine) return rc == -ETIME || rc == 0 ? 0 : rc;
-  }
+  tail = *SLEEPACC__U32(u.sq, u.sq_tail);
+  idx = tail & *SLEEPACC__U32(u.sq, u.sq_mask);
+  sqe = &u.sqes[idx];
+  memset(sqe, 0, sizeof *sqe);
+  sqe->opcode = IORING_OP_TIMEOUT;
+  sqe->fd = -1;
+  sqe->addr = (uint64_t)(uintptr_t)&ts;
+  sqe->len = 1;
+  sqe->user_data = mine = ++w->futex_word;
+  SLEEPACC__U32(u.sq, u.sq_array)[idx] = idx;
+  __atomic_store_n(SLEEPACC__U32(u.sq, u.sq_tail), tail + 1, __ATOMIC_RELEASE);
+  /* submit it and wait; a signal may end the wait after the submission */
+  if (syscall(__NR_io_uring_enter, w->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+    return sleepacc__neg_errno(); /* -EINTR before submitting: nothing in flight */
+  while (!sleepacc__reap_uring(&u, mine, &res))
+    if (syscall(__NR_io_uring_enter, w->fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+      return sleepacc__neg_errno(); /* -EINTR: ours stays in flight, skipped later */
+  return res == -ETIME || res == 0 ? 0 : res;
 }
 #endif
 
@@ -665,9 +741,9 @@ static const sleepacc_method sleepacc__methods[] = {
      "kevent() on an empty kqueue with a relative timeout",
      sleepacc__always, sleepacc__open_kqueue, sleepacc__close_kqueue, sleepacc__wait_kqueue},
 #endif
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-    {"io_uring", SLEEPACC__K, 1, SLEEPACC_UNKNOWN, 0,
-     "io_uring IORING_OP_TIMEOUT (relative), wait for its completion (opt-in build)",
+#ifdef SLEEPACC__IO_URING
+    {"io_uring", SLEEPACC__K, 1, SLEEPACC_NO, 0, /* hrtimer with no range: slack unused */
+     "io_uring IORING_OP_TIMEOUT (relative; raw syscalls), wait for its completion",
      sleepacc__avail_uring, sleepacc__open_uring, sleepacc__close_uring, sleepacc__wait_uring},
 #endif
     {"sched_yield", SLEEPACC__S, 1, SLEEPACC_NO, 1,

@@ -1,16 +1,18 @@
 # The C core: libsleepacc.a, libsleepacc.so, sleepacc.pc, C tests, examples.
+# Sources, flags, defines and libraries come from mk/sources.mk (the one
+# build truth setup.py and the rockspec's mk/rock.mk read too); the version
+# from SLEEPACC_VERSION in csrc/sleepacc.h.  CI=true adds -Werror.
+include mk/sources.mk
+
 CC ?= cc
 BUILD ?= build
 PREFIX ?= /usr/local
-CORE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE -Icsrc
-CORE_LIBS := -lpthread -lrt -lm
-# Opt-in io_uring method row: make LIBURING=1 (needs liburing-dev).  Off by
-# default so every binding, which compiles csrc/*.c itself, has the same rows.
-ifeq ($(LIBURING),1)
-CORE_CFLAGS += -DSLEEPACC_HAVE_LIBURING=1 $(shell pkg-config --cflags liburing 2>/dev/null)
-CORE_LIBS += $(or $(shell pkg-config --libs liburing 2>/dev/null),-luring)
-endif
-CORE_SRC := $(wildcard csrc/*.c)
+SLEEPACC_VER := $(shell sed -n 's/^\#define SLEEPACC_VERSION "\(.*\)"/\1/p' $(SLEEPACC_HEADER))
+CORE_WARN := $(SLEEPACC_WARNINGS) $(if $(filter true,$(CI)),$(SLEEPACC_CI_WARNINGS))
+CORE_CFLAGS := $(SLEEPACC_STD) -O2 -g $(CORE_WARN) -fPIC $(SLEEPACC_DEFINES:%=-D%) \
+  $(SLEEPACC_INCDIRS:%=-I%)
+CORE_LIBS := $(SLEEPACC_LIBRARIES:%=-l%)
+CORE_SRC := $(sort $(wildcard $(SLEEPACC_CORE_SOURCES)))
 CORE_HDR := $(wildcard csrc/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC := $(wildcard tests/c/test_*.c)
@@ -29,12 +31,12 @@ $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
 $(BUILD)/libsleepacc.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/libsleepacc.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(CORE_LIBS)
+$(BUILD)/libsleepacc.so: $(CORE_OBJ) mk/libsleepacc.map
+	$(CC) -shared -Wl,--version-script=mk/libsleepacc.map -o $@ $(CORE_OBJ) $(CORE_LIBS)
 
-$(BUILD)/sleepacc.pc: mk/sleepacc.pc.in csrc/sleepacc.h
+$(BUILD)/sleepacc.pc: mk/sleepacc.pc.in $(SLEEPACC_HEADER)
 	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|'$$(sed -n 's/^#define SLEEPACC_VERSION "\(.*\)"/\1/p' csrc/sleepacc.h)'|' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SLEEPACC_VER)|' $< > $@
 
 $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsleepacc.a tests/c/check.h
 	@mkdir -p $(dir $@)
