@@ -4,7 +4,7 @@
 --   luarocks make lua/sleepacc-0.1.0-1.rockspec
 -- GENERATED from mk/rockspec.in by `make rockspec` (version: SLEEPACC_VERSION
 -- in csrc/sleepacc.h); tests/lua/test_build.lua fails when it is stale.
--- The build is mk/rock.mk, which takes the sources, flags and libraries
+-- The build is mk/rock.make, which takes the sources, flags and libraries
 -- from mk/sources.mk, the build truth every build shares.
 rockspec_format = "3.0"
 package = "sleepacc"
@@ -28,7 +28,7 @@ dependencies = {
 }
 build = {
    type = "make",
-   makefile = "mk/rock.mk",
+   makefile = "mk/rock.make",
    build_target = "build",
    install_target = "install",
    build_variables = {

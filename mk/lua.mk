@@ -77,7 +77,7 @@ rockspec: mk/rockspec.in $(SLEEPACC_HEADER)
 
 # The rockspec built by luarocks exactly as the README says, from the repo
 # root, installed into a private tree with the network cut off (unshare -n)
-# where that is possible, then loaded once.  mk/rock.mk builds out of the
+# where that is possible, then loaded once.  mk/rock.make builds out of the
 # import paths and cleans up: the check below fails when `git status
 # --ignored` shows anything new afterwards.
 lua-rock: | lua-deps

@@ -1,7 +1,7 @@
 # mk/sources.mk -- the ONE build truth: which C files make up the core and
 # each binding, and the flags, defines and libraries every build uses.
 #
-# Read by: mk/core.mk and mk/lua.mk (make includes it), mk/rock.mk (the
+# Read by: mk/core.mk and mk/lua.mk (make includes it), mk/rock.make (the
 # luarocks build: the rockspec's make back-end), setup.py (the CPython
 # extension parses the `NAME := value` lines below, see its
 # read_build_truth) and tests/lua/test_build.lua (checks the committed

@@ -62,7 +62,7 @@ return {
     T.eq(env.version, v .. "-1", "version")
     T.eq(env.dependencies[1], "lua >= 5.1", "dependencies")
     T.eq(env.build.type, "make", "build.type")
-    T.eq(env.build.makefile, "mk/rock.mk", "build.makefile")
+    T.eq(env.build.makefile, "mk/rock.make", "build.makefile")
   end},
 
   {"_VERSION is SLEEPACC_VERSION", function()
@@ -77,7 +77,7 @@ return {
       T.check(truth:find("\n" .. k .. " := ", 1, true), "mk/sources.mk lacks %s", k)
     end
     local v = header_version()
-    for _, f in ipairs{"setup.py", "mk/core.mk", "mk/lua.mk", "mk/rock.mk", "mk/rockspec.in"} do
+    for _, f in ipairs{"setup.py", "mk/core.mk", "mk/lua.mk", "mk/rock.make", "mk/rockspec.in"} do
       local s = slurp(T.root .. "/" .. f)
       for _, bad in ipairs{"-lpthread", "\"pthread\"", "-std=", "_GNU_SOURCE", "-Wextra",
                            "-fvisibility", "csrc/clock.c", "lua/lsleepacc.c", v} do

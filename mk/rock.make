@@ -1,6 +1,6 @@
-# mk/rock.mk -- the luarocks build (the rockspec's `make` back-end), standalone:
+# mk/rock.make -- (not *.mk: the top Makefile includes those) the luarocks build (the rockspec's `make` back-end), standalone:
 #   luarocks make lua/sleepacc-<version>-1.rockspec     (from the repo root)
-# runs `make -f mk/rock.mk build` then `make -f mk/rock.mk install` with the
+# runs `make -f mk/rock.make build` then `make -f mk/rock.make install` with the
 # variables luarocks passes (CC, CFLAGS, LIBFLAG, LUA_INCDIR, INST_LIBDIR).
 # Sources, flags, defines and libraries come from mk/sources.mk, like every
 # other build.  Objects and the module are built OUT of the tree's import
@@ -34,7 +34,7 @@ $(ROCK_MOD): $(ROCK_OBJ) lua/sleepacc.map
 	  $(SLEEPACC_LIBRARIES:%=-l%)
 
 install: $(ROCK_MOD)
-	@test -n "$(INST_LIBDIR)" || { echo "rock.mk: INST_LIBDIR is not set (luarocks sets it)" >&2; exit 1; }
+	@test -n "$(INST_LIBDIR)" || { echo "rock.make: INST_LIBDIR is not set (luarocks sets it)" >&2; exit 1; }
 	mkdir -p "$(INST_LIBDIR)"
 	cp $(ROCK_MOD) "$(INST_LIBDIR)/sleepacc.so"
 	rm -rf $(ROCK_BUILD)
