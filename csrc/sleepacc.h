@@ -60,6 +60,9 @@ const char *sleepacc_errname(int err);
 
 /* Largest duration the core accepts anywhere: one day. */
 #define SLEEPACC_MAX_DURATION_NS (86400LL * 1000000000LL)
+/* Largest /dev/cpu_dma_latency request (us): the kernel's "no constraint"
+ * value (PM_QOS_CPU_LATENCY_DEFAULT_VALUE). */
+#define SLEEPACC_MAX_DMA_LATENCY_US 2000000000
 /* Largest timer slack the core sets: one second.  Slack lengthens every
  * kernel sleep by up to its value, so a larger one could hold a run far past
  * its budget. */
@@ -467,6 +470,8 @@ typedef struct sleepacc_sleeper {
   int64_t handoff_ns;         /* hand the last this-many ns of a spin to the caller (0: off) */
   int64_t last_wake_ns;       /* when the last completed sleep returned */
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
+  int dma_latency_us;         /* value held on /dev/cpu_dma_latency, -1 none */
+  sleepacc_env_saved held;    /* the environment held for the sleeper's life */
 } sleepacc_sleeper;
 
 typedef struct sleepacc_sleeper_stats {
@@ -508,6 +513,12 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
 #define SLEEPACC_NEAR 2
 #define SLEEPACC_MAX_HANDOFF_NS (1000LL * 1000LL)
 int sleepacc_sleeper_set_handoff(sleepacc_sleeper *s, int64_t handoff_ns);
+/* Hold /dev/cpu_dma_latency at us (0..SLEEPACC_MAX_DMA_LATENCY_US) for the
+ * sleeper's life: the request is released by sleepacc_sleeper_close (or by
+ * another call; -1 releases now).  Process-wide, like any PM QoS request.
+ * -EINVAL for a bad s or us, -EACCES/-EPERM/-ENOENT when the file cannot be
+ * written (then nothing is held). */
+int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us);
 int sleepacc_sleeper_poll(sleepacc_sleeper *s, int64_t deadline_ns);
 void sleepacc_sleeper_close(sleepacc_sleeper *s);
 void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stats *out);
@@ -571,6 +582,9 @@ int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_n
  * 0 (not yet).  -EINVAL when no tick is pending. */
 int sleepacc_pacer_poll(sleepacc_pacer *p, int64_t *deadline_ns);
 void sleepacc_pacer_close(sleepacc_pacer *p);
+/* The pacer's sleeper, for sleepacc_sleeper_set_handoff and
+ * sleepacc_sleeper_hold_dma_latency (NULL for a NULL p). */
+sleepacc_sleeper *sleepacc_pacer_sleeper(sleepacc_pacer *p);
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
 
 #ifdef __cplusplus

@@ -248,6 +248,8 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   if (!s) return -EINVAL;
   memset(s, 0, sizeof *s);
   s->waiter.fd = s->waiter.aux_fd = -1;
+  s->held.dma_fd = -1;
+  s->dma_latency_us = -1;
   if (!method) method = "auto";
   if (!(quantile > 0.0 && quantile < 1.0)) return -EINVAL; /* NaN fails too */
   if (margin_ns < -1 || margin_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
@@ -285,6 +287,8 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
 void sleepacc_sleeper_close(sleepacc_sleeper *s) {
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return;
+  sleepacc_env_restore(&s->held);
+  s->dma_latency_us = -1;
   sleepacc_waiter_close(&s->waiter);
   s->magic = 0;
   s->cur_active = 0;
@@ -541,6 +545,24 @@ int sleepacc_sleeper_poll(sleepacc_sleeper *s, int64_t deadline_ns) {
   s->spin_ns += now - s->cur_handed_ns;
   sleepacc__finish(s, now);
   return 1;
+}
+
+/* Hold (or with -1 release) a /dev/cpu_dma_latency request for the
+ * sleeper's life, through the environment code (one place opens the file).
+ * The previous request is released first. */
+int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
+  sleepacc_env env;
+  int rc;
+  if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (us < -1 || us > SLEEPACC_MAX_DMA_LATENCY_US) return -EINVAL;
+  sleepacc_env_restore(&s->held);
+  s->dma_latency_us = -1;
+  if (us < 0) return 0;
+  sleepacc_env_default(&env);
+  env.dma_latency_us = us;
+  if ((rc = sleepacc_env_apply(&env, &s->held)) < 0) return rc;
+  s->dma_latency_us = us;
+  return 0;
 }
 
 /* ------------------------------------------------------------ results */

@@ -111,6 +111,38 @@ static int precise_handoff_arg(PyObject *obj, int64_t *out) {
   return 0;
 }
 
+/* The `dma_latency` argument (us, None = -1) as an int; 0 or -1. */
+static int precise_dma_arg(PyObject *obj, int *out) {
+  long long v;
+  *out = -1;
+  if (obj == Py_None) return 0;
+  if (PyBool_Check(obj) || !PyLong_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "dma_latency must be an int (us) or None, got %s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  v = PyLong_AsLongLong(obj);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < 0 || v > SLEEPACC_MAX_DMA_LATENCY_US) {
+    PyErr_Format(PyExc_ValueError, "dma_latency must be in 0..%d us, got %R",
+                 SLEEPACC_MAX_DMA_LATENCY_US, obj);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* Hold the dma latency for the object's life: 0, or -1 with PermissionError
+ * (or OSError) naming dma_latency. */
+static int precise_hold_dma(sleepacc_sleeper *s, int us) {
+  int rc = us < 0 ? 0 : sleepacc_sleeper_hold_dma_latency(s, us);
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "dma_latency (/dev/cpu_dma_latency)");
+    return -1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------- Sleeper */
 
 typedef struct {
@@ -133,14 +165,14 @@ static int precise_until_step(void *p) {
 }
 
 static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"method", "quantile", "margin", "handoff", NULL};
-  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None;
+  static char *kwlist[] = {"method", "quantile", "margin", "handoff", "dma_latency", NULL};
+  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None, *dobj = Py_None;
   double q = 0.99;
   int64_t margin = -1, handoff = 0;
   const char *name = "auto";
-  int rc;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOO:Sleeper", kwlist, &method, &qobj, &mobj,
-                                   &hobj))
+  int rc, dma;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &method, &qobj, &mobj,
+                                   &hobj, &dobj))
     return -1;
   if (self->busy) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
@@ -165,6 +197,7 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
   }
   if (mobj != Py_None && sleepacc_py_seconds_ns(mobj, "margin", &margin) < 0) return -1;
   if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
+  if (precise_dma_arg(dobj, &dma) < 0) return -1;
   if (self->open) {
     sleepacc_sleeper_close(&self->s);
     self->open = 0;
@@ -174,6 +207,10 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
   if (rc < 0) {
     sleepacc_sleeper_close(&self->s);
     sleepacc_py_raise(rc, "Sleeper");
+    return -1;
+  }
+  if (precise_hold_dma(&self->s, dma) < 0) {
+    sleepacc_sleeper_close(&self->s);
     return -1;
   }
   self->open = 1;
@@ -464,13 +501,13 @@ static int precise_pacer_step(void *arg) {
 }
 
 static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"period", "method", "missed", "handoff", NULL};
-  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None;
+  static char *kwlist[] = {"period", "method", "missed", "handoff", "dma_latency", NULL};
+  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None, *dobj = Py_None;
   const char *name = "auto";
-  int policy = SLEEPACC_MISSED_SKIP, rc;
+  int policy = SLEEPACC_MISSED_SKIP, rc, dma;
   int64_t period, handoff = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:Pacer", kwlist, &pobj, &method, &missed,
-                                   &hobj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &pobj, &method, &missed,
+                                   &hobj, &dobj))
     return -1;
   if (self->busy) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
@@ -501,15 +538,20 @@ static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
     }
   }
   if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
+  if (precise_dma_arg(dobj, &dma) < 0) return -1;
   if (self->open) {
     sleepacc_pacer_close(&self->p);
     self->open = 0;
   }
   rc = sleepacc_pacer_open(&self->p, period, name, policy);
-  if (rc == 0) rc = sleepacc_sleeper_set_handoff(&self->p.sleeper, handoff);
+  if (rc == 0) rc = sleepacc_sleeper_set_handoff(sleepacc_pacer_sleeper(&self->p), handoff);
   if (rc < 0) {
     sleepacc_pacer_close(&self->p);
     sleepacc_py_raise(rc, "Pacer");
+    return -1;
+  }
+  if (precise_hold_dma(sleepacc_pacer_sleeper(&self->p), dma) < 0) {
+    sleepacc_pacer_close(&self->p);
     return -1;
   }
   self->open = 1;

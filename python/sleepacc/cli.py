@@ -202,6 +202,10 @@ def _env_kwargs(args):
         kw["priority"] = priority
     if cpu is not None:
         kw["cpu"] = cpu
+    if getattr(args, "dma_latency", None) is not None:
+        kw["dma_latency"] = args.dma_latency
+    if getattr(args, "lock_memory", False):
+        kw["lock_memory"] = True
     return kw
 
 
@@ -213,6 +217,11 @@ def _add_env_options(p):
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
     g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
+    g.add_argument("--dma-latency", type=_int_range(0, 2_000_000_000), metavar="US",
+                   help="hold /dev/cpu_dma_latency at US microseconds (0: no idle-exit "
+                        "cost, as cyclictest does; needs root)")
+    g.add_argument("--lock-memory", action="store_true",
+                   help="mlockall for the run (needs CAP_IPC_LOCK or RLIMIT_MEMLOCK)")
 
 
 def _table(headers, rows, align=None):
