@@ -33,6 +33,7 @@ import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
 from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
 
@@ -215,26 +216,9 @@ def _add_env_options(p):
     g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
 
 
-def _table(headers, rows, align=None):
-    """Columns aligned to their widest cell, two spaces apart; the first
-    column left-aligned, the others right-aligned unless `align` says."""
-    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
-    n = len(headers)
-    align = align or ("<" + ">" * (n - 1))
-    width = [max(len(r[i]) for r in cells) for i in range(n)]
-    out = []
-    for r in cells:
-        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out)
-
-
 def _err_ns(point, value):
-    """Error of an order statistic of a point dict: value - requested for
-    relative points, the value itself (lateness) for periodic ones."""
-    if value is None:
-        return None
-    return value if point.get("mode") == "periodic" else value - point["requested_ns"]
+    """Error of an order statistic of a point dict (records.error_ns, the one rule)."""
+    return records.error_ns(point.get("mode"), point["requested_ns"], value)
 
 
 def _us(ns, digits=1):
@@ -263,113 +247,29 @@ def _hostname(host):
 
 
 # --------------------------------------------------------------------------
-# The results file (-o FILE): JSON Lines, one header then one line a point
+# The results file (-o FILE): sleepacc.records.ResultsFile, errors as one line
 # --------------------------------------------------------------------------
 
-class ResultsFile:
-    """An append-only JSON Lines result file (the format of sleepacc.records).
+def _open_results(path, resume):
+    """records.ResultsFile opened for appending, its failures mapped to
+    one line (a usage error for an existing file without --resume)."""
+    results = records.ResultsFile(path)
+    try:
+        results.open(resume)
+    except FileExistsError:
+        raise _arg_error("-o", f"{path} already exists "
+                               "(use --resume to continue it, or another name)") from None
+    except ValueError as exc:
+        raise CliError(f"cannot resume {path}: {exc}") from None
+    except OSError as exc:
+        raise _write_error(path, exc) from None
+    return results
 
-    Line 1 is the header; each further line is one finished point.  Every
-    line goes out in one write() and is fsync'd before the next point
-    starts, so a kill (even a power cut) loses at most the point in
-    progress.  A torn last line (a kill or a full disk during a write) is
-    cut off before appending; a failed write cuts the file back to its last
-    whole line, so what is on disk always parses.
-    """
 
-    def __init__(self, path):
-        self.path = path
-        self.fd = None
-        self.size = 0          # bytes of whole, valid lines in the file
-        self.existing = None   # Sweep already in the file (resume), or None
-        self.keys = set()      # (method, mode, requested_ns) already present
-        self.regular = True    # a regular file (not a pipe or device)
-
-    @staticmethod
-    def key(point):
-        return (point["method"], point["mode"], int(point["requested_ns"]))
-
-    def _fail(self, exc):
-        name = errno.errorcode.get(exc.errno) if exc.errno else None
-        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}"
-                        + (f" ({name})" if name else ""))
-
-    def open(self, resume):
-        """Open for appending.  With resume, read what is there (dropping a
-        torn last line); without, refuse to overwrite a non-empty file."""
-        data = b""
-        regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
-        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
-            if not resume:
-                raise _arg_error("-o", f"{self.path} already exists "
-                                       "(use --resume to continue it, or another name)")
-            try:
-                with open(self.path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                raise CliError(f"cannot read {self.path}: {exc.strerror or exc}") from None
-        self.size = self._whole_lines(data)
-        if self.size:
-            try:
-                text = data[: self.size].decode("utf-8")
-                self.existing = records.parse_jsonl(text.splitlines(), self.path)
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise CliError(f"cannot resume {self.path}: {exc}") from None
-            self.keys = {(m.method, m.mode, m.requested_ns) for m in self.existing}
-        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
-        try:
-            self.fd = os.open(self.path, flags, 0o644)
-            if self.size < len(data):
-                os.ftruncate(self.fd, self.size)   # drop the torn tail
-        except OSError as exc:
-            raise self._fail(exc) from None
-
-    @staticmethod
-    def _whole_lines(data):
-        """Length of data without a torn last line: bytes after the last
-        newline, and a last whole line that is not JSON (a write cut short
-        just before its newline) are torn."""
-        end = data.rfind(b"\n") + 1
-        start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
-        if end:
-            try:
-                json.loads(data[start:end])
-            except ValueError:
-                end = start
-        return end
-
-    def write_line(self, line):
-        """Append one line (text without its newline) and flush it to the
-        disk, or fail with the file cut back to its last whole line."""
-        data = (line + "\n").encode("utf-8")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view):]
-            try:
-                os.fsync(self.fd)
-            except OSError as exc:
-                if exc.errno not in (errno.EINVAL, errno.EROFS):  # not a disk file
-                    raise
-        except OSError as exc:
-            try:
-                os.ftruncate(self.fd, self.size)
-            except OSError:
-                pass
-            raise self._fail(exc) from None
-        self.size += len(data)
-
-    def write_point(self, measurement):
-        """One finished point (Measurement.to_dict(), with its samples if it
-        still has them)."""
-        rec = {"type": "point", **measurement.to_dict()}
-        self.write_line(json.dumps(_clean(rec), allow_nan=False))
-        self.keys.add(self.key(rec))
-
-    def close(self):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+def _write_error(path, exc):
+    name = errno.errorcode.get(exc.errno) if exc.errno else None
+    return CliError(f"cannot write results to {path}: {exc.strerror or exc}"
+                    + (f" ({name})" if name else ""))
 
 
 # --------------------------------------------------------------------------
@@ -473,7 +373,7 @@ def _settings(args, methods, durations, env):
 def _check_resume_settings(results, mode, env):
     """A resumed file must have been written with the same mode and
     environment; otherwise its points would not be comparable."""
-    old = results.existing.settings or {}
+    old = results.existing.get("settings") or {}
     if old.get("mode", mode) != mode:
         raise _arg_error("--resume", f"{results.path} was written with --mode {old.get('mode')}")
     if (old.get("env") or {}) != env:
@@ -525,71 +425,85 @@ class _Planner:
 
 
 def cmd_sweep(args):
+    from sleepacc import _api
     methods = _check_methods(args.methods)
-    durations = args.durations
-    if durations is None:
-        durations = [int(round(d * 1e9)) for d in sleepacc.DEFAULT_DURATIONS]
-        if args.mode == "periodic":
-            durations = [d for d in durations if d > 0]
-    elif args.mode == "periodic" and 0 in durations:
+    if args.mode == "periodic" and args.durations is not None and 0 in args.durations:
         raise _arg_error("--durations", "periodic mode needs durations above 0")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
     env = _env_kwargs(args)
-    points = [(m, d) for m in methods for d in durations]
-    # What a point costs in time: baseline methods ignore the request.
-    baseline = {n for n, m in _method_table().items() if m.family == "baseline"}
-
-    def cost_d(method, d):
-        return 0 if method in baseline else d
-
+    durations = None if args.durations is None else [d / 1e9 for d in args.durations]
+    names = None if args.methods is None else methods
+    try:   # the ladder and the floor rule: the one sweep generator's
+        points = _api.sweep_points(names, durations, args.mode)
+    except ValueError as exc:
+        raise _arg_error("--methods", str(exc)) from None
+    durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
     results = None
     if args.output:
-        results = ResultsFile(args.output)
-        results.open(args.resume)
-        if results.existing is not None:
-            _check_resume_settings(results, args.mode, env)
-        else:
-            results.write_line(records.jsonl_header(
-                _host_facts(), _settings(args, methods, durations, env), _now_iso()))
-    todo = [p for p in points
-            if results is None or (p[0], args.mode, p[1]) not in results.keys]
-    planner = _Planner([cost_d(*p) for p in points], [cost_d(*p) for p in todo], args.budget,
-                       args.total, args.max_samples)
+        results = _open_results(args.output, args.resume)
+        try:
+            if results.existing is not None:
+                _check_resume_settings(results, args.mode, env)
+            else:
+                results.write_header(_host_facts(),
+                                     _settings(args, methods, durations_ns, env), _now_iso())
+        except OSError as exc:
+            results.close()
+            raise _write_error(results.path, exc) from None
+        except BaseException:
+            results.close()
+            raise
+    done_keys = set() if results is None else {(m, d) for m, mode, d in results.keys
+                                                if mode == args.mode}
+    todo = [p for p in points if (p.method, p.duration_ns) not in done_keys]
+    planner = _Planner([p.duration_ns for p in points], [p.duration_ns for p in todo],
+                       args.budget, args.total, args.max_samples)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = Progress(len(points), show)
-    done = len(points) - len(todo)
+    resumed = len(points) - len(todo)
+    state = {"done": resumed, "b": None}
+
+    def per_point(rest):
+        """Before each point: its budget from the planner, the progress line."""
+        d = rest[0].duration_ns
+        b = state["b"] = planner.budget([p.duration_ns for p in rest])
+        progress.update(state["done"], rest[0].method, d,
+                        planner.eta([p.duration_ns for p in rest], b))
+        return {"budget": point_budget(d, b), "warmup": warmup_for(d)}
+
     measured = []   # kept for the table only when there is no file to read back
     try:
-        for i, (method, d) in enumerate(todo):
-            rest = [cost_d(*p) for p in todo[i:]]
-            b = planner.budget(rest)
-            progress.update(done, method, d, planner.eta(rest, b))
-            m = sleepacc.measure(method, d / 1e9, budget=point_budget(rest[0], b),
-                                 n=args.max_samples, mode=args.mode,
-                                 warmup=warmup_for(rest[0]), keep_samples=True, **env)
-            planner.done(rest[0], b)
+        for m in _api.iter_sweep(names, durations, mode=args.mode, budget=1.0,
+                                 n=args.max_samples, keep_samples=True,
+                                 skip=done_keys, per_point=per_point, **env):
+            planner.done(m.requested_ns, state["b"])
             if not args.samples:
                 m.samples = None     # the statistics are kept, the buffer is not
             if results is not None:
-                results.write_point(m)
+                try:
+                    results.write_point(m)
+                except OSError as exc:
+                    raise _write_error(results.path, exc) from None
             if results is None or not results.regular:
                 measured.append(m)
-            done += 1
+            state["done"] += 1
     except KeyboardInterrupt:
-        kept = f"; {done} of {len(points)} points are in {results.path} (continue with --resume)" \
-            if results is not None else ""
-        raise Interrupted(f"after {done - (len(points) - len(todo))} points{kept}") from None
+        kept = (f"; {state['done']} of {len(points)} points are in {results.path} "
+                "(continue with --resume)") if results is not None else ""
+        raise Interrupted(f"after {state['done'] - resumed} points{kept}") from None
     else:
         if results is not None and todo:
-            results.write_line(records.jsonl_footer(_now_iso()))
+            try:
+                results.write_footer(_now_iso())
+            except OSError as exc:
+                raise _write_error(results.path, exc) from None
     finally:
         progress.close()
         if results is not None:
             results.close()
     wall = time.monotonic() - planner.t0
-    resumed = len(points) - len(todo)
     note = f" ({resumed} already in the file)" if resumed else ""
     if results is not None and results.regular:
         sweep = _load(results.path)
@@ -959,15 +873,7 @@ def cmd_doctor(args):
     return 0
 
 
-def _clean(obj):
-    """NaN and infinities -> None, so the JSON is strict."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
+_clean = records.clean   # NaN and infinities -> None, so the JSON is strict
 
 
 # --------------------------------------------------------------------------
@@ -991,7 +897,8 @@ def build_parser():
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="methods to measure (default: every available one; see `sleepacc info`)")
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
-                   help="durations (default: 0,1ns,10ns,...,100ms,200ms,500ms as irtt sleep)")
+                   help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
+                        "floor methods, syscall and clock, are measured at 0 only)")
     s.add_argument("--budget", type=_seconds, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",

@@ -39,13 +39,33 @@ import re
 from typing import Dict, List, Optional
 
 from ._units import format_go
+from .records import error_ns, flatten
 
-__all__ = ["STYLES", "format", "parse", "records_for_report"]
+__all__ = ["STYLES", "format", "parse", "records_for_report", "text_table"]
 
 STYLES = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
 
 _STAT_FIELDS = ("n", "min", "max", "mean", "std", "median", "p90", "p99", "p999",
                 "undersleeps")
+
+
+# ---------------------------------------------------------------------------
+# Plain aligned text tables (the CLI's info, measure and compare tables)
+# ---------------------------------------------------------------------------
+
+def text_table(headers, rows, align: Optional[str] = None) -> str:
+    """Columns aligned to their widest cell, two spaces apart; the first
+    column left-aligned, the others right-aligned unless `align` (one of
+    "<" or ">" per column) says otherwise.  No trailing newline."""
+    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
+    n = len(headers)
+    align = align or ("<" + ">" * (n - 1))
+    width = [max(len(r[i]) for r in cells) for i in range(n)]
+    out = []
+    for r in cells:
+        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
+        out.append("  ".join(parts).rstrip())
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------
@@ -57,28 +77,16 @@ def _is_sweep(x) -> bool:
 
 
 def records_for_report(data) -> List[dict]:
-    """Flat rows with method, mode, requested_ns, n, the stats as *_ns,
-    mean_ns, actual_ns (median), cpu_percent, and, when given, total_ns,
-    group columns and samples counts."""
+    """Flat rows (sleepacc.records.flatten) with method, mode, requested_ns,
+    n, the stats as *_ns, actual_ns (median), error_ns, cpu_percent; tidy
+    records (a CSV, a DataFrame, dicts) are passed through the model's
+    reader and may carry total_ns, group columns and samples counts."""
     if _is_sweep(data) or (isinstance(data, (list, tuple)) and data
                            and hasattr(data[0], "to_dict") and hasattr(data[0], "stats")):
         rows = []
         for m in data:
-            d = m.to_dict()
-            st = d["stats"]
-            shift = d["requested_ns"] if d["mode"] == "periodic" else 0
-            row = {"method": d["method"], "mode": d["mode"], "requested_ns": d["requested_ns"],
-                   "n": d["n"]}
-            for k in _STAT_FIELDS:
-                if k == "n":
-                    continue
-                row[k if k == "undersleeps" else f"{k}_ns"] = st.get(k)
-            row["missed"] = d.get("missed", 0)
-            row["cpu_ns_per_call"] = d.get("cpu_ns_per_call")
-            row["cpu_percent"] = d.get("cpu_percent")
-            row["actual_ns"] = st["median"] + shift
-            row["error_ns"] = row["actual_ns"] - d["requested_ns"]
-            row["_stats"] = st
+            row = flatten(m)
+            row["_stats"] = dict(m.stats)
             rows.append(row)
         return rows
     if hasattr(data, "to_dict") and hasattr(data, "stats"):
@@ -94,12 +102,9 @@ def _mean_ns(r: dict) -> float:
     if r.get("total_ns") is not None and r.get("n"):
         return float(r["total_ns"]) / float(r["n"])
     st = r.get("_stats")
-    if st is not None:
-        shift = r["requested_ns"] if r.get("mode") == "periodic" else 0
-        return float(st["mean"]) + shift
-    if r.get("mean_ns") is not None:
-        shift = r["requested_ns"] if r.get("mode") == "periodic" else 0
-        return float(r["mean_ns"]) + shift
+    mean = st["mean"] if st is not None else r.get("mean_ns")
+    if mean is not None:   # actual = requested + error (periodic stats are lateness)
+        return r["requested_ns"] + float(error_ns(r.get("mode"), r["requested_ns"], mean))
     return float(r["actual_ns"])
 
 
