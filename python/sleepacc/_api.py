@@ -210,9 +210,35 @@ class Measurement:
         periodic mode (:func:`sleepacc.records.error_ns`, the one rule)."""
         return records.error_ns(self.mode, self.requested_ns, self.stats[stat])
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """The flat row of this measurement (:func:`sleepacc.records.flatten`)."""
-        return records.flatten(self)
+        return records.flatten(self, host)
+
+    def to_frame(self, host: Optional[Mapping[str, Any]] = None):
+        """The tidy per-sample frame (pandas): one row per sample with
+        method, mode, requested_ns, ``sample`` (its index), ``start_ns``
+        (when the sample's sleep started, ns since the run's start; missing
+        when the core did not record start times), ``value_ns`` (the
+        sample: actual duration, or lateness in periodic mode), ``error_ns``
+        (by the one error rule) and the experiment variables of
+        :func:`sleepacc.records.context` (`host`: the sweep's host facts).
+        Plot ``error_ns`` against ``start_ns`` to see lateness over time."""
+        pd = _pandas("Measurement.to_frame()")
+        import numpy as np
+        if self.samples is None:
+            raise ValueError(f"{self!r} streamed (keep_samples=False): no samples to frame")
+        values = np.asarray(self.samples)
+        starts = getattr(self, "starts", None)
+        if starts is not None and len(starts) == len(values):
+            start_col = np.asarray(starts)
+        else:
+            start_col = pd.array([None] * len(values), dtype="Int64")
+        cols: dict[str, Any] = {"method": self.method, "mode": self.mode,
+                                "requested_ns": self.requested_ns,
+                                "sample": np.arange(len(values)), "start_ns": start_col,
+                                "value_ns": values, "error_ns": self.errors_ns}
+        cols.update(records.context(self.env, host))
+        return pd.DataFrame(cols)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
@@ -232,6 +258,11 @@ class Measurement:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+    def _repr_html_(self) -> str:
+        """A one-row table in Jupyter (sleepacc.report.html_table)."""
+        from .report import html_table
+        return html_table([records.flatten(self)])
 
     def __repr__(self) -> str:
         return (f"<Measurement {self.method} {self.mode} "
@@ -272,22 +303,40 @@ class Sweep(Sequence):
     def __repr__(self) -> str:
         return f"<Sweep of {len(self)} measurements, started {self.started}>"
 
+    def _repr_html_(self) -> str:
+        """A compact table in Jupyter: one row per measurement, the host in
+        the caption (sleepacc.report.html_table)."""
+        from .report import html_table
+        h = self.host
+        about = ", ".join(str(x) for x in (h.get("hostname"), h.get("kernel_release"),
+                                           self.started) if x)
+        caption = f"Sweep of {len(self)} measurements" + (f" ({about})" if about else "")
+        return html_table(self.to_records(), caption)
+
     def to_records(self) -> list[dict[str, Any]]:
         """One flat row per measurement (:func:`sleepacc.records.flatten`):
         method, mode, requested_ns, n, the stats (min_ns ... p999_ns,
         undersleeps), missed, cpu_ns_per_call, cpu_percent, actual_ns
         (relative: the median actual duration; periodic: requested + median
-        lateness) and error_ns (actual - requested)."""
-        return [records.flatten(m) for m in self.measurements]
+        lateness), error_ns (actual - requested) and the experiment
+        variables (schema, host, os, kernel, slack_ns, policy, priority,
+        cpu, dma_latency_us: ``records.CONTEXT_COLUMNS``), so rows of several
+        sweeps concatenate."""
+        return [records.flatten(m, self.host) for m in self.measurements]
 
-    def to_frame(self):
-        """:meth:`to_records` as a pandas DataFrame (pandas is optional)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("Sweep.to_frame() needs pandas: pip install 'sleepacc[frame]'"
-                              ) from e
-        return pd.DataFrame.from_records(self.to_records())
+    def to_frame(self, samples: bool = False):
+        """:meth:`to_records` as a pandas DataFrame, one row per measurement
+        (pandas is optional).  ``samples=True``: the tidy per-sample frame
+        instead, one row per sample of every measurement that kept its
+        samples (:meth:`Measurement.to_frame`, with this sweep's host)."""
+        pd = _pandas("Sweep.to_frame()")
+        if not samples:
+            return pd.DataFrame.from_records(self.to_records())
+        kept = [m for m in self.measurements if m.samples is not None]
+        if not kept:
+            raise ValueError("no measurement of this sweep kept its samples (sweep with "
+                             "keep_samples=True, or `sleepacc sweep --samples`)")
+        return pd.concat([m.to_frame(self.host) for m in kept], ignore_index=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of the sweep (schema ``sleepacc/1``), as a dict."""
@@ -322,6 +371,14 @@ class Sweep(Sequence):
         rows = [{"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
                  "stats": m.stats, "cpu_percent": m.cpu_percent} for m in self.measurements]
         return _core.table(rows, style)
+
+
+def _pandas(what: str):
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError(f"{what} needs pandas: pip install 'sleepacc[frame]'") from e
+    return pd
 
 
 def load(path: Union[str, os.PathLike]) -> Sweep:
@@ -585,7 +642,19 @@ def _plain_number(value: Any) -> Any:
 
 
 def _now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+    """Now as docs/schema.md writes times of day: ISO 8601, UTC, ms, "Z"."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def sweep_host() -> dict[str, Any]:
+    """The host record of a sweep: :func:`system_info` plus ``hostname``
+    and ``os`` (uname's node and system name)."""
+    host = system_info()
+    uts = os.uname()
+    host.setdefault("hostname", uts.nodename)
+    host.setdefault("os", uts.sysname)
+    return host
 
 
 class SweepPoint(NamedTuple):
@@ -708,6 +777,49 @@ def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measuremen
             progress(i + 1, len(todo), point.method, point.duration_ns / 1e9)
 
 
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython with a kernel; a terminal
+    IPython has none).  IPython is never imported here."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class _NotebookProgress:
+    """The progress of a sweep in a notebook: one display (an HTML progress
+    bar with a text line) updated in place after each point, shown only once
+    the sweep has run longer than `after` seconds (short sweeps stay quiet).
+    No tqdm: IPython's display(..., display_id=True) and its update()."""
+
+    def __init__(self, after: float = 3.0):
+        import time
+        self._clock = time.monotonic
+        self.t0 = self._clock()
+        self.after = after
+        self.handle: Any = None
+
+    def __call__(self, done: int, total: int, method: str, duration: float) -> None:
+        elapsed = self._clock() - self.t0
+        if self.handle is None and (elapsed < self.after or done >= total):
+            return
+        if done >= total:
+            text = f"sweep: {total} points in {elapsed:.1f} s"
+        else:
+            left = elapsed / done * (total - done)
+            text = (f"sweep: {done}/{total} points, last {method} "
+                    f"{_core.format_duration(round(duration * 1e9))}, {elapsed:.0f} s "
+                    f"(about {left:.0f} s left)")
+        from html import escape
+        data = {"text/plain": text,
+                "text/html": f'<progress value="{done}" max="{total}" style="width:20em">'
+                             f"</progress> {escape(text)}"}
+        from IPython.display import display
+        if self.handle is None:
+            self.handle = display(data, raw=True, display_id=True)
+        else:
+            self.handle.update(data, raw=True)
+
+
 def sweep(methods: Union[None, str, Iterable[str]] = None,
           durations: Optional[Iterable[Seconds]] = None, *,
           budget: Optional[Seconds] = 0.5, mode: str = "relative",
@@ -722,12 +834,15 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
       must be > 0).  See :func:`sweep_points`.
     budget, mode: as in :func:`measure`, per measurement.
     progress: called as progress(done, total, method, duration) after each
-      measurement.
+      measurement; None shows a progress bar when run in a Jupyter notebook
+      and the sweep takes longer than 3 s.
     **environment: any of n, warmup, keep_samples, slack, policy, priority,
       cpu, lock_memory, margin, passed to every :func:`measure`.
 
     Every argument is validated before the first measurement runs.
     """
+    if progress is None and _in_notebook():
+        progress = _NotebookProgress()
     points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
                         **environment)
     names = _sweep_names(methods)
@@ -735,7 +850,7 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
                 "durations": [_plain_number(d) for d in _sweep_durations(durations)],
                 "budget": _plain_number(budget), "mode": mode,
                 **{k: _plain_number(v) for k, v in environment.items()}}
-    host = system_info()
+    host = sweep_host()
     started = _now_iso()
     out = list(points)
     return Sweep(out, host=host, started=started, finished=_now_iso(), settings=settings)

@@ -267,6 +267,8 @@ def _open_results(path, resume):
 
 
 def _write_error(path, exc):
+    if exc.errno == errno.EPIPE:    # `sleepacc sweep -o - | head`: a quiet exit
+        return BrokenPipeError(exc.errno, exc.strerror)
     name = errno.errorcode.get(exc.errno) if exc.errno else None
     return CliError(f"cannot write results to {path}: {exc.strerror or exc}"
                     + (f" ({name})" if name else ""))
@@ -431,6 +433,15 @@ def cmd_sweep(args):
         raise _arg_error("--durations", "periodic mode needs durations above 0")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
+    if args.output == "-":
+        if args.resume:
+            raise _arg_error("--resume", "cannot continue the standard output (-o -)")
+        if args.format not in (None, "none"):
+            raise _arg_error("--format", "-o - writes the results to the standard output; "
+                                         "the table would be mixed into them (use -o FILE)")
+        args.format = "none"
+    elif args.format is None:
+        args.format = "wide"
     env = _env_kwargs(args)
     durations = None if args.durations is None else [d / 1e9 for d in args.durations]
     names = None if args.methods is None else methods
@@ -517,9 +528,8 @@ def cmd_sweep(args):
 
 
 def _host_facts():
-    facts = dict(sleepacc.system_info())
-    facts.setdefault("hostname", socket.gethostname())
-    return facts
+    from sleepacc._api import sweep_host
+    return sweep_host()
 
 
 def cmd_report(args):
@@ -727,21 +737,35 @@ def cmd_plot(args):
     except ImportError as exc:
         raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
     kinds = ["error", "cdf", "pareto", "model"] if args.kind == "all" else [args.kind]
+    to_stdout = args.output == "-"
+    if to_stdout and len(kinds) > 1:
+        raise _arg_error("-o", "--kind all writes several files: give -o FIG.png, not -")
     root, ext = os.path.splitext(args.output)
-    if ext.lower() not in (".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    if not to_stdout and ext.lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf "
+                               "(or - for a PNG on the standard output)")
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
             fig = _plot_figure(plot, sweep, kind, args.methods)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
-        try:
-            fig.savefig(path, dpi=args.dpi)
-        except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
-        print(f"sleepacc: wrote {path}", file=sys.stderr)
+        _save_plot(fig, path, args.dpi)
     return 0
+
+
+def _save_plot(fig, path, dpi):
+    """Save a figure to path ("-": a PNG on the standard output)."""
+    try:
+        if path == "-":
+            sys.stdout.flush()
+            fig.savefig(sys.stdout.buffer, dpi=dpi, format="png")
+            sys.stdout.buffer.flush()
+            return
+        fig.savefig(path, dpi=dpi)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"sleepacc: wrote {path}", file=sys.stderr)
 
 
 def _plot_figure(plot, sweep, kind, methods):
@@ -907,10 +931,11 @@ def build_parser():
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
     s.add_argument("--mode", choices=MODES, default="relative")
     _add_env_options(s)
-    s.add_argument("--format", choices=FORMATS + ("none",), default="wide",
-                   help="table printed at the end (default wide)")
+    s.add_argument("--format", choices=FORMATS + ("none",), default=None,
+                   help="table printed at the end (default wide; none with -o -)")
     s.add_argument("-o", "--output", metavar="FILE",
-                   help="write JSON Lines here, one line per finished point")
+                   help="write JSON Lines here, one line per finished point "
+                        "(- for the standard output)")
     s.add_argument("--resume", action="store_true",
                    help="continue FILE, skipping the points already in it")
     s.add_argument("--samples", action="store_true",
@@ -964,7 +989,7 @@ def build_parser():
     s = sub.add_parser("plot", help="figures of a result file")
     s.add_argument("file", metavar="FILE")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
-                   help="output image (.png, .svg, .pdf)")
+                   help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
                    help="error: error against duration (default); cdf: error distribution "
                         "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "

@@ -48,7 +48,8 @@ import math
 import os
 from typing import Any, Iterable, Mapping, Optional, Union
 
-__all__ = ["SCHEMA", "COUNT_FIELDS", "error_ns", "stat_error", "flatten", "save", "read",
+__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "error_ns", "stat_error", "flatten",
+           "context", "save", "read",
            "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",
            "ResultsFile", "clean"]
 
@@ -86,7 +87,34 @@ def _point_fields(point) -> dict:
             "env": point.env}
 
 
-def flatten(point) -> dict[str, Any]:
+#: The experiment variables every flat row ends with, so that rows (and
+#: frames) of several runs, hosts and settings can be concatenated.
+CONTEXT_COLUMNS = ("schema", "host", "os", "kernel", "slack_ns", "policy", "priority", "cpu",
+                   "dma_latency_us")
+
+
+def context(env: Optional[Mapping[str, Any]], host: Optional[Mapping[str, Any]]) -> dict:
+    """The experiment variables of a point: the schema tag, the host
+    (hostname, os, kernel release) and the thread's settings in effect
+    during the run: what sleepacc applied (``env``), else what the thread
+    had when the sweep started (the host facts ``timer_slack_ns``,
+    ``sched_policy``, ``sched_priority``).  ``cpu`` None: not pinned;
+    ``dma_latency_us`` None: /dev/cpu_dma_latency left as it was."""
+    env = env or {}
+    host = host or {}
+
+    def applied(key, fact):
+        v = env.get(key)
+        return host.get(fact) if v is None else v
+    return {"schema": SCHEMA, "host": host.get("hostname"), "os": host.get("os"),
+            "kernel": host.get("kernel_release"),
+            "slack_ns": applied("slack_ns", "timer_slack_ns"),
+            "policy": applied("policy", "sched_policy"),
+            "priority": applied("priority", "sched_priority"),
+            "cpu": env.get("cpu"), "dma_latency_us": env.get("dma_latency_us")}
+
+
+def flatten(point, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """One flat row of a point (a Measurement or its ``to_dict()``):
     method, mode, requested_ns, n, every statistic of the core (``min_ns``
     ... ``p999_ns``; counts such as ``undersleeps`` keep their name) as
@@ -95,7 +123,9 @@ def flatten(point) -> dict[str, Any]:
 
     - ``actual_ns``: the median actual duration (periodic: requested +
       median lateness),
-    - ``error_ns``: the median error (:func:`error_ns` of the median).
+    - ``error_ns``: the median error (:func:`error_ns` of the median),
+    - the experiment variables of :data:`CONTEXT_COLUMNS` (see
+      :func:`context`; `host` is the sweep's host facts, None when unknown).
 
     :func:`stat_error` gives the error of any other statistic of a row."""
     d = _point_fields(point)
@@ -115,6 +145,7 @@ def flatten(point) -> dict[str, Any]:
     err = error_ns(mode, req, median)
     row["actual_ns"] = None if err is None else req + err
     row["error_ns"] = err
+    row.update(context(d.get("env"), host))
     return row
 
 
@@ -266,6 +297,8 @@ class ResultsFile:
     cut off before appending; a failed write cuts the file back to its last
     whole line, so what is on disk always parses.
 
+    The path "-" is the standard output (a stream: nothing to resume).
+
     Errors: :meth:`open` raises FileExistsError for a non-empty file
     without ``resume``, ValueError when the file to resume does not parse,
     OSError when it cannot be read or opened; :meth:`write_line` raises
@@ -288,6 +321,12 @@ class ResultsFile:
     def open(self, resume: bool = False) -> None:
         """Open for appending.  With resume, read what is there (dropping a
         torn last line); without, refuse to overwrite a non-empty file."""
+        if self.path == "-":
+            if resume:
+                raise ValueError("the standard output (-) cannot be resumed")
+            self.regular = False
+            self.fd = os.dup(1)
+            return
         data = b""
         regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
         if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:

@@ -22,9 +22,11 @@ REQUIRED_METHODS = {
 STATS_KEYS = ["n", "min", "max", "mean", "std", "median", "p90", "p99", "p999", "undersleeps"]
 RECORD_KEYS = {"method", "mode", "requested_ns", "n", "stats", "missed", "cpu_ns_per_call",
                "cpu_percent", "ctx_switches", "wall_ns", "env", "samples"}
-FLAT_KEYS = ["method", "mode", "requested_ns", "n", "min_ns", "max_ns", "mean_ns", "std_ns",
-             "median_ns", "p90_ns", "p99_ns", "p999_ns", "undersleeps", "missed",
-             "cpu_ns_per_call", "cpu_percent", "actual_ns", "error_ns"]
+FLAT_KEYS = (["method", "mode", "requested_ns", "n"]
+             + [f if f == "undersleeps" else f"{f}_ns" for f in _core.stats_fields if f != "n"]
+             + ["missed", "cpu_ns_per_call", "cpu_percent", "actual_ns", "error_ns", "schema",
+                "host", "os", "kernel", "slack_ns", "policy", "priority", "cpu",
+                "dma_latency_us"])
 
 
 def available(family=None):

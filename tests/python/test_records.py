@@ -199,3 +199,105 @@ def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_pat
         f.write_line(json.dumps({"x": 1}))
     assert exc.value.filename == "/dev/full"
     f.close()
+
+
+# --------------------------------------------------------------- for analysis tools
+
+
+def test_rows_carry_the_experiment_variables_and_frames_concatenate():
+    pd = pytest.importorskip("pandas")
+    a = sleepacc.sweep(["nanosleep"], [1e-5], budget=0.01)
+    b = sleepacc.sweep(["nanosleep"], [1e-5], budget=0.01, slack=1)
+    ra, rb = a.to_records()[0], b.to_records()[0]
+    for col in records.CONTEXT_COLUMNS:
+        assert col in ra and col in rb
+    assert ra["schema"] == "sleepacc/1" and ra["host"] == os.uname().nodename
+    assert ra["os"] == os.uname().sysname and ra["kernel"] == os.uname().release
+    assert ra["slack_ns"] == a.host["timer_slack_ns"]     # the thread's own, in effect
+    assert rb["slack_ns"] == 1                            # what sleepacc applied
+    assert ra["policy"] == a.host["sched_policy"] and ra["cpu"] is None
+    both = pd.concat([a.to_frame(), b.to_frame()], ignore_index=True)
+    assert list(both.columns) == list(ra) and len(both) == 2
+    assert sorted(both["slack_ns"]) == sorted([1, a.host["timer_slack_ns"]])
+
+
+def test_per_sample_frame():
+    pd = pytest.importorskip("pandas")
+    s = sleepacc.sweep(["nanosleep", "spin"], [1e-5], budget=0.01)
+    df = s.to_frame(samples=True)
+    assert len(df) == sum(m.n for m in s)
+    for m in s:
+        part = df[df["method"] == m.method]
+        assert list(part["sample"]) == list(range(m.n))
+        assert list(part["value_ns"]) == list(m.samples)
+        assert list(part["error_ns"]) == list(m.errors_ns)
+        starts = getattr(m, "starts", None)
+        if starts is not None:   # the core's start times: ns since the run began, rising
+            assert list(part["start_ns"]) == list(starts)
+            assert part["start_ns"].is_monotonic_increasing
+    assert (df["host"] == os.uname().nodename).all()
+    streamed = sleepacc.measure("nanosleep", 1e-5, budget=0.005, keep_samples=False)
+    with pytest.raises(ValueError, match="no samples"):
+        streamed.to_frame()
+    with pytest.raises(ValueError, match="kept its samples"):
+        sleepacc.Sweep([streamed]).to_frame(samples=True)
+
+
+def test_html_reprs():
+    s = sleepacc.sweep(["nanosleep"], [1e-5, 1e-4], budget=0.01)
+    html = s._repr_html_()
+    assert html.startswith("<table>") and html.count("<tr>") == 3      # head + 2 rows
+    assert "median error" in html and "nanosleep" in html and s.host["hostname"] in html
+    one = s[0]._repr_html_()
+    assert one.count("<tr>") == 2 and "10µs" in one
+
+
+def test_notebook_progress_only_in_a_kernel_and_only_when_long(monkeypatch):
+    import sys
+    import types
+    shown = []
+
+    class Handle:
+        def update(self, data, raw):
+            shown.append(("update", data["text/plain"]))
+
+    def display(data, raw, display_id):
+        shown.append(("display", data["text/plain"]))
+        return Handle()
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = lambda: None
+    fake_display = types.ModuleType("IPython.display")
+    fake_display.display = display
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    monkeypatch.setitem(sys.modules, "IPython.display", fake_display)
+    assert not _api._in_notebook()                  # IPython without a kernel: a terminal
+    fake.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+    assert _api._in_notebook()
+    sleepacc.sweep(["nanosleep"], [1e-5], budget=0.005)
+    assert shown == []                              # a short sweep shows nothing
+    bar = _api._NotebookProgress(after=0.0)
+    for i in range(1, 4):
+        bar(i, 3, "nanosleep", 1e-3)
+    assert [k for k, _ in shown] == ["display", "update", "update"]
+    assert shown[0][1].startswith("sweep: 1/3 points") and "3 points in" in shown[-1][1]
+
+
+def test_times_of_day_are_the_schemas():
+    import re
+    s = sleepacc.sweep(["nanosleep"], [1e-5], budget=0.005)
+    for t in (s.started, s.finished):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", t), t
+    assert "2026-12-01T06:21:38.017Z" in (PKG.parents[1] / "docs" / "schema.md").read_text()
+
+
+def test_sweep_to_stdout(capfd):
+    assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "10us,100us",
+                     "--budget", "0.01", "-o", "-"]) == 0
+    out = capfd.readouterr().out
+    doc = records.loads(out)
+    assert [p["requested_ns"] for p in doc["measurements"]] == [10_000, 100_000]
+    assert not os.path.exists("-")
+    assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "10us", "-o", "-",
+                     "--format", "wide"]) == 2
+    assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "10us", "-o", "-",
+                     "--resume"]) == 2
