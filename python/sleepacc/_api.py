@@ -148,7 +148,7 @@ class Measurement:
         self.method = method
         self.mode = mode
         self.requested_ns = int(requested_ns)
-        self.n = int(n)
+        self.n = None if n is None else int(n)   # None: unknown (irtt's table)
         self.stats = stats if isinstance(stats, Stats) else Stats(stats)
         #: statistics read from the core's streaming histogram of the same
         #: run (equal to ``stats`` when streaming); not part of the record.
@@ -368,8 +368,18 @@ class Sweep(Sequence):
         """The core's text table: "irtt" (irtt sleep's table) or "wide"."""
         if not isinstance(style, str):
             raise TypeError(f"style must be a str, got {type(style).__name__}")
-        rows = [{"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
-                 "stats": m.stats, "cpu_percent": m.cpu_percent} for m in self.measurements]
+        rows = []
+        for m in self.measurements:
+            stats: Mapping[str, Any] = m.stats
+            if any(v is None for v in stats.values()):   # read from irtt's table: a mean only
+                if style != "irtt" or stats["mean"] is None:
+                    raise ValueError(f"{m!r} has only the mean (read from irtt's table): the "
+                                     f"{style!r} table needs the other statistics (use the irtt "
+                                     "style, or csv or json)")
+                # irtt's table prints the mean only: the stand-ins below are not printed
+                stats = {k: (1 if k == "n" else 0) if v is None else v for k, v in stats.items()}
+            rows.append({"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
+                         "stats": stats, "cpu_percent": m.cpu_percent})
         return _core.table(rows, style)
 
 

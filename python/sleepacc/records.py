@@ -46,12 +46,14 @@ import errno as _errno
 import json
 import math
 import os
+import re
 from typing import Any, Iterable, Mapping, Optional, Union
 
 __all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "error_ns", "stat_error", "flatten",
            "context", "save", "read",
            "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",
-           "ResultsFile", "clean"]
+           "ResultsFile", "clean", "go_duration_ns", "is_irtt_table", "parse_irtt_table",
+           "irtt_doc"]
 
 SCHEMA = "sleepacc/1"
 
@@ -261,11 +263,86 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> dict[str, Any]:
             "finished": finished, "settings": header.get("settings"), "measurements": points}
 
 
+# irtt sleep's table: "Sleep Duration  Mean Error  % Error", then one row a
+# duration of Go durations ("1ns", "9.041µs", "2.000929ms") and a percentage.
+_IRTT_HEAD = re.compile(r"^\s*Sleep Duration\s+Mean Error\s+% Error\s*$", re.M)
+_IRTT_ROW = re.compile(r"^\s*(\S+s)\s+(-?\S+s)\s+([-+]?(?:[\d.]+|Inf|NaN))\s*$")
+_GO_UNIT = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
+            "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
+_GO_TERM = re.compile(r"([\d.]+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def go_duration_ns(text: str) -> int:
+    """A Go time.Duration string ("1.5µs", "2.000929ms", "1m30s", "-3ns",
+    "0s") in ns; ValueError otherwise."""
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    terms = _GO_TERM.findall(body)
+    if not terms or "".join(a + b for a, b in terms) != body:
+        raise ValueError(f"not a Go duration: {text!r}")
+    return sign * round(sum(float(a) * _GO_UNIT[b] for a, b in terms))
+
+
+def is_irtt_table(text: str) -> bool:
+    """Does the text hold irtt sleep's table (its header line)?"""
+    return _IRTT_HEAD.search(text) is not None
+
+
+def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, int]]:
+    """(method, requested_ns, mean_error_ns) of each row of irtt sleep's
+    table; method is the "== <method>" heading above the row (sleepacc's
+    several-method form), None for irtt's own output."""
+    out = []
+    block = None
+    for line in text.splitlines():
+        if line.startswith("== "):
+            block = line[3:].strip() or None
+            continue
+        m = _IRTT_ROW.match(line)
+        if not m:
+            continue
+        try:
+            out.append((block, go_duration_ns(m.group(1)), go_duration_ns(m.group(2))))
+        except ValueError:
+            continue
+    return out
+
+
+def irtt_doc(text: str, where: str = "<irtt>") -> dict[str, Any]:
+    """The JSON form (a dict) of irtt sleep's table text.  The table gives
+    only the mean error per duration, so each point has ``stats.mean``
+    (requested + mean error) and every other statistic, ``n`` included, is
+    null (the CPU figures -1: unknown); the method is "irtt" (irtt's Go
+    timer) unless a "== <method>" line names it; ``settings.source`` is
+    "irtt sleep"."""
+    rows = parse_irtt_table(text)
+    if not rows:
+        raise ValueError(f"{where}: an irtt sleep table without rows")
+    points = []
+    for method, req, err in rows:
+        stats: dict[str, Any] = {f: None for f in _stats_fields()}
+        stats["mean"] = req + err
+        points.append({"method": method or "irtt", "mode": "relative", "requested_ns": req,
+                       "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
+                       "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
+                       "samples": None})
+    return {"schema": SCHEMA, "host": {}, "started": None, "finished": None,
+            "settings": {"source": "irtt sleep"}, "measurements": points}
+
+
+def _stats_fields() -> tuple:
+    from . import _core   # the compiled core: the field table of the statistics
+    return tuple(_core.stats_fields)
+
+
 def loads(text: str, where: str = "<string>") -> dict[str, Any]:
-    """The JSON form (a dict) of the text of either file form."""
+    """The JSON form (a dict) of the text of either file form, or of irtt
+    sleep's table text (:func:`irtt_doc`)."""
     stripped = text.lstrip()
     if not stripped:
         raise ValueError(f"{where}: empty")
+    if not stripped.startswith("{") and is_irtt_table(text):
+        return irtt_doc(text, where)
     try:
         obj = json.loads(stripped)
     except json.JSONDecodeError:

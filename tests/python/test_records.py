@@ -141,14 +141,13 @@ def test_flatten_of_a_measurement_and_of_its_dict_agree():
 def test_records_does_not_import_the_api():
     """The import graph is records <- _api, never back (no cycle)."""
     tree = ast.parse((PKG / "records.py").read_text())
-    names = set()
+    package = set()   # what records imports from the sleepacc package
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            names.add("." * node.level + (node.module or ""))
-            names.update(a.name for a in node.names)
-    assert not {n for n in names if "_api" in n or "sleepacc" in n or n in (".", "..")}, names
+            package.update(a.name for a in node.names if a.name.startswith("sleepacc"))
+        elif isinstance(node, ast.ImportFrom) and (node.level or "sleepacc" in (node.module or "")):
+            package.update(f"{node.module or ''}:{a.name}" for a in node.names)
+    assert package <= {":_core"}, package   # only the compiled core, below everything
     api = ast.parse((PKG / "_api.py").read_text())
     top = [n for n in api.body if isinstance(n, ast.ImportFrom) and n.module is None
            and n.level == 1]
@@ -301,3 +300,68 @@ def test_sweep_to_stdout(capfd):
                      "--format", "wide"]) == 2
     assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "10us", "-o", "-",
                      "--resume"]) == 2
+
+
+# --------------------------------------------------------------- irtt's table text
+
+IRTT_SEED = (PKG.parents[1] / "tests" / "data" / "seeds").glob("004_*.txt")
+
+
+def _irtt_rows(text):
+    return [ln.split() for ln in text.splitlines()
+            if len(ln.split()) == 3 and ln.split()[0][0].isdigit()]
+
+
+def test_irtt_table_text_is_read_by_load(tmp_path):
+    (seed,) = IRTT_SEED
+    text = seed.read_text(encoding="utf-8")
+    table = text[text.index("Sleep Duration"):text.index("500ms") + 40].split("\n\n")[0]
+    path = tmp_path / "irtt.txt"
+    path.write_text("Testing sleep accuracy...\n\n" + table + "\n")
+    s = sleepacc.load(path)
+    assert s.settings == {"source": "irtt sleep"} and len(s) == 11
+    assert [m.requested_ns for m in s] == [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
+    first = s[0]
+    assert first.method == "irtt" and first.n is None and first.stats.median is None
+    assert first.stats.mean == 1 + 381                     # 1ns asked, 381ns mean error
+    assert records.flatten(first)["mean_ns"] == 382
+    # irtt's layout back, the durations and mean errors as irtt printed them
+    mine = _irtt_rows(s.table("irtt"))
+    assert [r[:2] for r in mine] == [r[:2] for r in _irtt_rows(table)]
+    with pytest.raises(ValueError, match="only the mean"):
+        s.table("wide")
+    assert cli.main(["report", str(path), "--format", "csv"]) == 0
+
+
+def test_irtt_several_method_blocks_and_go_durations():
+    assert records.go_duration_ns("2.000929ms") == 2_000_929
+    assert records.go_duration_ns("1m30s") == 90_000_000_000
+    assert records.go_duration_ns("-3µs") == -3_000
+    with pytest.raises(ValueError):
+        records.go_duration_ns("3 parsecs")
+    s = sleepacc.sweep(["nanosleep", "spin"], [1e-5, 1e-4], budget=0.01)
+    doc = records.loads(s.table("irtt"))
+    assert [(p["method"], p["requested_ns"]) for p in doc["measurements"]] == [
+        (m.method, m.requested_ns) for m in s]
+
+
+def test_real_irtt_sleep_output_is_read(tmp_path):
+    import shutil
+    import subprocess
+    irtt = shutil.which("irtt")
+    if irtt is None:
+        pytest.skip("Debian's irtt is not installed (make deps installs it)")
+    try:   # each row takes irtt a few seconds: read what it printed in 8 s
+        out = subprocess.run([irtt, "sleep"], capture_output=True, text=True, timeout=8).stdout
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+    rows = _irtt_rows(out)
+    if not rows:
+        pytest.skip("irtt sleep printed no row within 8 s on this (busy) machine")
+    path = tmp_path / "irtt.txt"
+    path.write_text(out)
+    s = sleepacc.load(path)
+    assert len(s) == len(rows)
+    for m, (d, err, _pct) in zip(s, rows):
+        assert m.method == "irtt" and sleepacc._core.format_duration(m.requested_ns) == d
+        assert sleepacc._core.format_duration(m.stats.mean - m.requested_ns) == err
