@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
@@ -868,6 +869,46 @@ int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t m
   }
   w->method = m;
   return 0;
+}
+
+/* 1 when fd is still a descriptor of the kind open makes (an anonymous
+ * inode: timerfd, epoll, io_uring), so a forked child may close its copy. */
+static int sleepacc__is_anon_fd(int fd) {
+  char path[64], link[64];
+  ssize_t n;
+  if (fd < 0) return 0;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  n = readlink(path, link, sizeof link - 1);
+  if (n <= 0) return 0;
+  link[n] = '\0';
+  return strncmp(link, "anon_inode:", 11) == 0;
+}
+
+static uint64_t sleepacc__fork_gen;
+static pthread_once_t sleepacc__fork_once = PTHREAD_ONCE_INIT;
+static void sleepacc__fork_child(void) {
+  __atomic_add_fetch(&sleepacc__fork_gen, 1, __ATOMIC_RELAXED);
+}
+static void sleepacc__fork_register(void) { pthread_atfork(NULL, NULL, sleepacc__fork_child); }
+
+uint64_t sleepacc_fork_generation(void) {
+  pthread_once(&sleepacc__fork_once, sleepacc__fork_register);
+  return __atomic_load_n(&sleepacc__fork_gen, __ATOMIC_RELAXED);
+}
+
+int sleepacc_waiter_reopen(sleepacc_waiter *w) {
+  const sleepacc_method *m;
+  int64_t margin;
+  if (!w || !w->method) return -EINVAL;
+  m = w->method;
+  margin = w->margin_ns;
+  /* no m->close: it would delete a timer id this process never had (or
+   * has for something else now) and destroy a condvar another thread of
+   * the parent waited on (glibc waits for its waiters) */
+  if (sleepacc__is_anon_fd(w->fd)) close(w->fd);
+  if (w->aux_fd != w->fd && sleepacc__is_anon_fd(w->aux_fd)) close(w->aux_fd);
+  w->method = NULL;
+  return sleepacc_waiter_open(w, m, margin);
 }
 
 /* Wait through w's method.  -EINVAL for a closed waiter or a duration

@@ -171,6 +171,16 @@ int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t m
 int sleepacc_waiter_wait(sleepacc_waiter *w, int64_t duration_ns, int64_t deadline_ns);
 /* Release what open acquired.  Safe to call twice. */
 void sleepacc_waiter_close(sleepacc_waiter *w);
+/* In a forked child: let go of the waiter inherited from the parent without
+ * touching the parent's (its descriptors are closed in this process only,
+ * and only while they still are what open made; POSIX timers and condvar
+ * waiters were not inherited) and open a fresh one for the same method.
+ * 0 or the error of sleepacc_waiter_open. */
+int sleepacc_waiter_reopen(sleepacc_waiter *w);
+/* A counter bumped in every child of fork() (pthread_atfork, registered by
+ * the first call): a sleeper or pacer that sees it change reopens its
+ * waiter, and a binding can tell that a "busy" mark was set before a fork. */
+uint64_t sleepacc_fork_generation(void);
 
 /* -------------------------------------------------------------------------
  * Statistics: a log-scale streaming histogram and summary statistics.
@@ -490,6 +500,7 @@ typedef struct sleepacc_sleeper {
   int64_t handoff_ns;         /* hand the last this-many ns of a spin to the caller (0: off) */
   int64_t last_wake_ns;       /* when the last completed sleep returned */
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
+  uint64_t fork_gen;          /* sleepacc_fork_generation() when the waiter was opened */
 } sleepacc_sleeper;
 
 typedef struct sleepacc_sleeper_stats {
