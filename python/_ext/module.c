@@ -440,7 +440,12 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   rc = sleepacc_run_start(run, &cfg, samples ? samples->data : NULL, (size_t)capacity);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_start");
+    if (run->saved.bad_field != NULL && run->saved.why != NULL) /* refused up front */
+      PyErr_SetObject(PyExc_PermissionError,
+                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s",
+                                    run->saved.bad_field, run->saved.why)));
+    else
+      sleepacc_py_raise(rc, run->saved.bad_field ? run->saved.bad_field : "sleepacc_run_start");
     goto done;
   }
   int failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");

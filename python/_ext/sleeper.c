@@ -143,12 +143,17 @@ static int precise_hold_dma(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
+/* busy as seen by this process: a mark set before a fork() belongs to a
+ * thread the child does not have, so the child may use (and close) it. */
+#define PRECISE_BUSY(busy, gen) ((busy) && (gen) == sleepacc_fork_generation())
+
 /* ------------------------------------------------------------- Sleeper */
 
 typedef struct {
   PyObject_HEAD
   int open;               /* 1 between a successful __init__ and close() */
   int busy;               /* 1 while a thread is sleeping on it */
+  uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
   PyObject *method;       /* the method name (str) */
   sleepacc_sleeper s;     /* the core object */
 } SleeperObject;
@@ -174,7 +179,7 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &method, &qobj, &mobj,
                                    &hobj, &dobj))
     return -1;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return -1;
   }
@@ -225,16 +230,17 @@ static void Sleeper_dealloc(SleeperObject *self) {
 }
 
 /* Check the object is usable and claim it; 0 or -1 with an exception. */
-static int precise_claim(int open, int *busy, const char *what) {
+static int precise_claim(int open, int *busy, uint64_t *busy_gen, const char *what) {
   if (!open) {
     PyErr_Format(PyExc_ValueError, "%s is closed", what);
     return -1;
   }
-  if (*busy) {
+  if (PRECISE_BUSY(*busy, *busy_gen)) {
     PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", what);
     return -1;
   }
   *busy = 1;
+  *busy_gen = sleepacc_fork_generation();
   return 0;
 }
 
@@ -245,7 +251,7 @@ static int precise_claim(int open, int *busy, const char *what) {
 static PyObject *Sleeper_run(SleeperObject *self, int64_t deadline, int finish) {
   precise_until_arg a = {&self->s, deadline};
   int rc;
-  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
   do rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
   while (finish && rc == 1);
   self->busy = 0;
@@ -318,7 +324,7 @@ static PyObject *Sleeper_poll(SleeperObject *self, PyObject *arg) {
   int64_t dl;
   int rc;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
   rc = sleepacc_sleeper_poll(&self->s, dl);
   self->busy = 0;
   if (rc < 0) {
@@ -384,7 +390,7 @@ static PyObject *precise_sleeper_stats(const sleepacc_sleeper *s) {
 
 static PyObject *Sleeper_get_stats(SleeperObject *self, void *closure) {
   (void)closure;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return NULL;
   }
@@ -398,7 +404,7 @@ static PyObject *Sleeper_get_method(SleeperObject *self, void *closure) {
 
 static PyObject *Sleeper_close(SleeperObject *self, PyObject *unused) {
   (void)unused;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return NULL;
   }
@@ -486,6 +492,7 @@ typedef struct {
   PyObject_HEAD
   int open;
   int busy;
+  uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
   PyObject *method;
   sleepacc_pacer p;
 } PacerObject;
@@ -509,7 +516,7 @@ static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &pobj, &method, &missed,
                                    &hobj, &dobj))
     return -1;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return -1;
   }
@@ -576,7 +583,7 @@ PyDoc_STRVAR(Pacer_wait_doc,
 static int Pacer_run(PacerObject *self, int finish, int64_t *deadline, int *near) {
   precise_pacer_arg a = {&self->p, 0};
   int rc;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return -1;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return -1;
   do rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
   while (finish && rc == 1);
   self->busy = 0;
@@ -608,7 +615,7 @@ static PyObject *Pacer_begin(PacerObject *self, PyObject *unused) {
 static PyObject *Pacer_poll(PacerObject *self, PyObject *unused) {
   int rc;
   (void)unused;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return NULL;
   rc = sleepacc_pacer_poll(&self->p, NULL);
   self->busy = 0;
   if (rc < 0) {
@@ -627,7 +634,7 @@ static PyObject *Pacer_get_stats(PacerObject *self, void *closure) {
   sleepacc_pacer_stats st;
   PyObject *d, *te;
   (void)closure;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return NULL;
   }
@@ -674,7 +681,7 @@ static PyObject *Pacer_get_missed(PacerObject *self, void *closure) {
 
 static PyObject *Pacer_close(PacerObject *self, PyObject *unused) {
   (void)unused;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return NULL;
   }

@@ -579,6 +579,9 @@ def _run(plan: _Plan) -> Measurement:
     try:
         raw = _core.measure(**plan.core)
     except PermissionError as e:
+        if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
+            raise PermissionError(e.errno, f"{e.strerror} (asked: policy={plan.env['policy']!r}"
+                                           f", priority {plan.env['priority']})") from None
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
     except MemoryError as e:
         if plan.env["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
