@@ -904,6 +904,171 @@ def cmd_monitor(args):
 
 
 # --------------------------------------------------------------------------
+# exporter
+# --------------------------------------------------------------------------
+
+EXPORTER_METHODS = ["nanosleep", "timerfd", "auto"]
+
+
+def _listen_arg(text):
+    from sleepacc.exporter import parse_listen
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _percent_arg(text):
+    """argparse type: a share of one CPU in percent ("1", "0.5%") -> fraction."""
+    t = text.strip().rstrip("%").strip()
+    try:
+        v = float(t)
+    except ValueError:
+        v = math.nan
+    if not (0 < v <= 100):
+        raise argparse.ArgumentTypeError(f"expected a percentage of one CPU in (0, 100], got {text!r}")
+    return v / 100
+
+
+def _off_or_seconds(text):
+    return 0.0 if text.strip() in ("0", "off", "never") else _seconds(text)
+
+
+def _exporter_config(path, parser):
+    """The `key = value` lines of a --config file, parsed by the exporter's
+    own parser (keys are its long options without the dashes)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise _arg_error("--config", f"cannot read {path}: {exc.strerror or exc}") from None
+    argv = []
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, sep, value = (t.strip() for t in line.partition("="))
+        key = key.replace("_", "-")
+        if not sep or not key or key == "config":
+            raise _arg_error("--config", f"{path}:{lineno}: expected `option = value` "
+                                         f"(an exporter option without its dashes), got {raw!r}")
+        if value.lower() in ("true", "yes", "on"):
+            argv.append(f"--{key}")
+        elif value.lower() not in ("false", "no", "off") or key == "doctor-every":
+            argv += [f"--{key}", value]
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        raise _arg_error("--config", f"{path}: {exc}") from None
+
+
+def cmd_exporter(args):
+    from sleepacc import exporter as ex
+    if args.config:
+        for k, v in vars(_exporter_config(args.config, args.exporter_parser)).items():
+            if getattr(args, k, None) is None:
+                setattr(args, k, v)
+    try:
+        import prometheus_client  # noqa: F401
+    except ImportError:
+        raise CliError("the exporter needs prometheus_client: pip install 'sleepacc[exporter]'") \
+            from None
+    methods = args.methods or EXPORTER_METHODS
+    table = _method_table()
+    for name in methods:
+        row = table.get(name)
+        if name == "auto":
+            continue
+        if row is None:
+            raise _arg_error("--methods", f"unknown method {name!r} (valid: auto, "
+                                          f"{', '.join(n for n, m in table.items() if m.family != 'baseline')})")
+        if row.family == "baseline":
+            raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
+                                          "the exporter measures sleeps")
+    _check_methods([m for m in methods if m != "auto"])
+    durations = args.duration or [1_000_000]
+    if 0 in durations:
+        raise _arg_error("--duration", "must be above 0")
+    every = args.every if args.every is not None else 60.0
+    listen = args.listen
+    if listen is None and not args.textfile:
+        listen = ex.parse_listen("127.0.0.1:9851")
+    env = _env_kwargs(args)
+    doctor_every = 600.0 if args.doctor_every is None else args.doctor_every
+    e = ex.Exporter(methods, durations, mode=args.mode or "relative",
+                    cpu_budget=args.cpu_budget or 0.01, env=env,
+                    doctor_every=doctor_every, turn_s=args.turn or 0.25)
+    e.check()     # a bad environment fails here, before the port is opened
+    service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
+                         snapshot=args.snapshot)
+    try:
+        service.open()
+    except OSError as exc:
+        where = (f"listen on {listen[0]}:{listen[1]}" if listen and not service.address
+                 else f"write {args.textfile}")
+        raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
+    import signal
+    old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    where = []
+    if service.address:
+        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+    if args.textfile:
+        where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
+    print(f"sleepacc exporter: {', '.join(methods)} at "
+          f"{', '.join(format_go(d) for d in durations)}, at most "
+          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          file=sys.stderr, flush=True)
+    try:
+        service.run(args.stop_after)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    snap = e.snapshot
+    share = 100 * snap.cpu_s / snap.wall_s if snap.wall_s else 0.0
+    print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
+          f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
+          f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    return 0
+
+
+def _add_exporter_parser(sub):
+    s = sub.add_parser(
+        "exporter", help="measure in the background and serve Prometheus metrics",
+        description="Measure each method in turns within a CPU budget and serve the "
+                    "lateness as Prometheus metrics on /metrics (--listen), or write them "
+                    "for node_exporter's textfile collector (--textfile).  Every option can "
+                    "also come from --config FILE (`option = value` lines); the command "
+                    "line wins.  SIGTERM or Ctrl-C stop it cleanly (exit 0).")
+    s.add_argument("--config", metavar="FILE", help="read options from FILE")
+    s.add_argument("--listen", type=_listen_arg, metavar="HOST:PORT",
+                   help="serve /metrics here (default 127.0.0.1:9851 unless --textfile)")
+    s.add_argument("--textfile", metavar="PATH",
+                   help="write the metrics to PATH (atomically) every --every")
+    s.add_argument("--every", type=_seconds, metavar="D",
+                   help="how often --textfile and --snapshot are written (default 60s)")
+    s.add_argument("--snapshot", metavar="FILE",
+                   help="also write a sleepacc/1 result file (every --every and on exit), "
+                        "for compare, plot and doctor --from")
+    s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
+                   help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
+    s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
+                   help="requested durations (default 1ms)")
+    s.add_argument("--mode", choices=MODES, help="relative (default) or periodic "
+                   "(lateness against a fixed schedule; counts missed deadlines)")
+    s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
+                   help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
+    s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
+                   help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
+    s.add_argument("--turn", type=_seconds, metavar="D",
+                   help="the longest a measuring turn lasts (default 250ms)")
+    s.add_argument("--stop-after", type=_seconds, metavar="D",
+                   help="stop after this long (default: run until SIGTERM)")
+    _add_env_options(s)
+    s.set_defaults(func=cmd_exporter, exporter_parser=s)
+    return s
+
+
+# --------------------------------------------------------------------------
 # doctor
 # --------------------------------------------------------------------------
 
@@ -1079,6 +1244,7 @@ def build_parser():
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.set_defaults(func=cmd_monitor)
+    _add_exporter_parser(sub)
     return p
 
 
