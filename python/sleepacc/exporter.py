@@ -261,7 +261,7 @@ class Exporter:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._sleepers: Dict[int, Any] = {}
-        self._cpu0 = self._wall0 = None
+        self._cpu0 = self._wall0 = self._clock = None
         self._finding: Optional[dict] = None
         self._doctor_time: Optional[float] = None
         self._slack_label = self._slack_ns()
@@ -425,6 +425,11 @@ class Exporter:
 
     def _loop(self) -> None:
         cpu0, wall0 = time.thread_time_ns(), time.monotonic_ns()
+        try:   # the thread's CPU clock, so a scrape can read it live
+            self._clock = time.pthread_getcpuclockid(threading.get_ident())
+        except (AttributeError, OSError):
+            self._clock = None
+        self._cpu0, self._wall0 = cpu0, wall0
         next_doctor = None
         try:
             while not self._stop.is_set():
@@ -456,6 +461,18 @@ class Exporter:
                     pass
             self._publish((time.thread_time_ns() - cpu0) / 1e9,
                           (time.monotonic_ns() - wall0) / 1e9)
+
+    def cpu_wall(self) -> Tuple[float, float]:
+        """(CPU s, wall s) of the measuring thread so far, read now (the
+        snapshot's figures are from the end of the last turn)."""
+        snap = self.snapshot
+        if self.running and self._clock is not None and self._cpu0 is not None:
+            try:
+                cpu = time.clock_gettime_ns(self._clock) - self._cpu0
+                return cpu / 1e9, (time.monotonic_ns() - self._wall0) / 1e9
+            except OSError:       # the thread has just ended
+                pass
+        return snap.cpu_s, snap.wall_s
 
     def _rest(self, cpu0: int, wall0: int) -> None:
         """Wait until the thread's CPU time is within the budget's share of
@@ -533,10 +550,11 @@ class _Collector:
         yield from (h, under, missed, errs)
         c = Counter("sleepacc_measuring_cpu_seconds",
                     "CPU time used by the measuring thread (thread CPU clock)")
-        c.add_metric([], snap.cpu_s)
+        cpu_s, wall_s = self.exporter.cpu_wall()
+        c.add_metric([], cpu_s)
         yield c
         c = Counter("sleepacc_measuring_seconds", "Wall time since the measuring thread started")
-        c.add_metric([], snap.wall_s)
+        c.add_metric([], wall_s)
         yield c
         yield Gauge("sleepacc_cpu_budget_ratio",
                     "Configured CPU budget of the measuring thread (share of one CPU)",
