@@ -143,6 +143,18 @@ def test_the_loop_feeds_every_sample_into_the_histogram():
     assert nano["stats"]["min"] >= 200_000                        # never ends early
 
 
+def test_periodic_mode_observes_the_lateness_against_the_schedule():
+    e = run_exporter(1.0, methods=["clock_nanosleep_abs", "nanosleep"], durations_ns=[500_000],
+                     mode="periodic", cpu_budget=0.05, doctor_every=None, turn_s=0.05)
+    for s, p in zip(e.snapshot.series, e.snapshot.points):
+        assert s["errors"] == 0, s["last_error"]
+        assert s["count"] > 0 and s["missed"] >= 0 and s["undersleeps"] == 0
+        assert p["mode"] == "periodic" and p["stats"]["min"] >= 0   # never before the deadline
+    text = ex.render(ex.registry_for(e, process=False))
+    assert sample_value(text, "sleepacc_missed_deadlines_total", method="nanosleep") == \
+        e.snapshot.series[1]["missed"]
+
+
 def test_the_cpu_budget_is_enforced_on_a_spinning_method():
     # spin uses a whole CPU while it runs: without the budget the thread
     # would use ~100% of the wall time
