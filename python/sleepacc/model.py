@@ -799,6 +799,13 @@ def _verdict(p: MethodParams, req, y, sig, pred, k_params: float, alternatives):
         return
     frac_bad = float(np.mean(np.abs(r) > 3))
     rel = float(np.sqrt(np.mean(e ** 2)) / np.median(over))
+    if dof < 1:
+        p.verdict = "unexplained"
+        p.verdict_note = (f"{n} durations for {math.ceil(k_params)} parameters: any structure "
+                          "fits them, none is confirmed")
+        if alternatives:
+            p.verdict_note += "; candidates: " + "; ".join(a["structure"] for a in alternatives)
+        return
     if pval >= 1e-3 and np.max(np.abs(r)) <= 5:
         p.verdict = "explained"
         p.verdict_note = "the residuals are consistent with the noise"
@@ -902,6 +909,26 @@ def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTR
             f.score += _physical_prior(f)
             cands.append(f)
     cands.sort(key=lambda f: f.score)
+    # refine the shape parameter of the leading candidates between its grid
+    # neighbours (a knee or a half-length between two grid points)
+    grids = {"capped": KNEE_NS, "idle": IDLE_HALF_NS, "select": SELECT_SLACK_NS}
+    extra = []
+    for f in cands[:4]:
+        for kind, g in grids.items():
+            v = f.spec.term(kind)
+            if v is None or v not in g:
+                continue
+            i = g.index(v)
+            lo = g[max(i - 1, 0)]
+            hi = g[min(i + 1, len(g) - 1)]
+            for x in np.geomspace(lo, hi, 13):
+                terms = tuple((t, (float(x) if t == kind else w)) for t, w in f.spec.terms)
+                spec = _Spec(f.spec.unit, f.spec.rounding, f.spec.tick, f.spec.k, f.spec.zero, terms)
+                h = _solve(spec, req, act, sig, _prior(spec, unit_prior, ctx), n)
+                if h is not None and not (len(h.beta) > 1 and np.any(h.beta[1:] <= 0)):
+                    h.score += _physical_prior(h)
+                    extra.append(h)
+    cands = sorted(cands + extra, key=lambda f: f.score)
     # the leading candidates again, robustly (Huber)
     refined = []
     for f in cands[:8]:
@@ -928,7 +955,7 @@ def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTR
         cs = f.spec.causes()
         if cs in seen_c:
             continue
-        if np.max(np.abs(f.pred - best.pred) / sig) < 0.5:
+        if ndist >= 3 and np.max(np.abs(f.pred - best.pred) / sig) < 0.5:
             continue            # the same predictions on these data: not an alternative
         seen_c.add(cs)
         alts.append({"structure": ", ".join(cs) or "a constant only",
@@ -1031,7 +1058,7 @@ def _bootstrap(best: _Fit, req, y, sig, B: int):
     zero = None
     if s.zero:
         w = 1.0 / sig[zm] ** 2
-        zero = (w @ Y[zm]) / np.sum(w)
+        zero = np.maximum((w @ Y[zm]) / np.sum(w), 0.0)
     A, off, lb, ub = _design(s, b[use])
     Aw = A / sig[use, None]
     Yw = (Y[use] - off[:, None]) / sig[use, None]
@@ -1192,14 +1219,16 @@ def _profile(p: MethodParams, kind: str) -> Optional[List[float]]:
     req = np.asarray(p.requested_ns)
     y = np.asarray(p.measured_ns)
     sig = np.asarray(p.sigma_ns)
-    grid = {"capped": KNEE_NS, "idle": IDLE_HALF_NS, "select": SELECT_SLACK_NS}[kind]
+    coarse = {"capped": KNEE_NS, "idle": IDLE_HALF_NS, "select": SELECT_SLACK_NS}[kind]
+    grid = sorted(set(np.geomspace(coarse[0], coarse[-1], 49).tolist())
+                  | {float(best.spec.term(kind))})
     scale = max(1.0, best.chi2 / max(p.dof, 1))
     keep = []
     for g in grid:
         terms = tuple((t, (g if t == kind else v)) for t, v in best.spec.terms)
         spec = _Spec(best.spec.unit, best.spec.rounding, best.spec.tick, best.spec.k,
                      best.spec.zero, terms)
-        f = _solve(spec, req, y, sig, 0.0, len(req))
+        f = _solve(spec, req, y, sig, 0.0, len(req), huber=True)
         if f is not None and f.chi2 - best.chi2 <= 3.84 * scale:
             val = g
             if kind == "capped":
