@@ -33,6 +33,7 @@ build = {
             "lua/lsleeper.c",
             -- the core (csrc/*.c)
             "csrc/clock.c",
+            "csrc/config.c",
             "csrc/engine.c",
             "csrc/env.c",
             "csrc/errors.c",
