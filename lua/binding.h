@@ -1,6 +1,6 @@
 /*
- * binding.h -- helpers shared by every C file of the Lua 5.4 module
- * (every lua/ .c file): argument checks that name the argument, the luv-style error
+ * binding.h -- helpers shared by every C file of the Lua module (Lua 5.1,
+ * 5.3, 5.4, LuaJIT: compat.h), defined in lua/helpers.c: argument checks that name the argument, the luv-style error
  * return, and the chunked core loop that lets the interpreter's Ctrl-C hook
  * fire between chunks.
  *
@@ -34,6 +34,8 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+
+#include "compat.h"
 
 #include "sleepacc.h"
 
@@ -144,8 +146,7 @@ void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 /* ------------------------------------------------------ module parts */
 
 /* Add the precise-sleep functions (sa.sleep, sa.pacer) to the module table
- * on top of the stack; returns 0.  Defined by lua/lsleeper.c (a stub in
- * lua/precise_stub.c until then). */
+ * on top of the stack; returns 0.  Defined by lua/lsleeper.c. */
 int sleepacc_lua_open_precise(lua_State *L);
 
 #endif /* SLEEPACC_LUA_BINDING_H */

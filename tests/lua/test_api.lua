@@ -20,7 +20,7 @@ return {
       seen[m.name] = true
       T.check(families[m.family], "%s: family %s", m.name, tostring(m.family))
       T.check(type(m.description) == "string" and #m.description > 0, "%s: description", m.name)
-      T.check(math.type(m.granularity_ns) == "integer" and m.granularity_ns >= 0, "%s: granularity_ns", m.name)
+      T.check(T.isint(m.granularity_ns) and m.granularity_ns >= 0, "%s: granularity_ns", m.name)
       T.check(m.honours_slack == "yes" or m.honours_slack == "no" or m.honours_slack == "unknown",
         "%s: honours_slack %s", m.name, tostring(m.honours_slack))
       T.check(type(m.absolute) == "boolean" and type(m.available) == "boolean", "%s: booleans", m.name)
@@ -46,10 +46,10 @@ return {
       T.check(type(r[k]) == "number" and r[k] >= 0, "%s = %s", k, tostring(r[k]))
     end
     for _, k in ipairs{"ctx_switches", "ctx_voluntary", "ctx_involuntary", "wall_ns", "cpu_ns", "warmup"} do
-      T.check(math.type(r[k]) == "integer" and r[k] >= 0, "%s = %s", k, tostring(r[k]))
+      T.check(T.isint(r[k]) and r[k] >= 0, "%s = %s", k, tostring(r[k]))
     end
     for _, k in ipairs{"min", "max", "median", "p90", "p99", "p999", "undersleeps", "n"} do
-      T.check(math.type(r.stats[k]) == "integer", "stats.%s = %s", k, tostring(r.stats[k]))
+      T.check(T.isint(r.stats[k]), "stats.%s = %s", k, tostring(r.stats[k]))
     end
     T.check(type(r.stats.mean) == "number" and type(r.stats.std) == "number", "stats mean/std")
     T.eq(r.stats.n, 10, "stats.n")
@@ -70,7 +70,7 @@ return {
     T.eq(#t, 50, "#totable")
     local mn, mx = math.huge, -math.huge
     for i = 1, #s do
-      T.eq(math.type(s[i]), "integer", "s[i] type")
+      T.check(T.isint(s[i]), "s[i] type")
       T.eq(t[i], s[i], "totable[" .. i .. "]")
       mn, mx = math.min(mn, s[i]), math.max(mx, s[i])
     end
@@ -102,7 +102,7 @@ return {
   {"system_info(): facts, unknown ones listed apart", function()
     local si = assert(sa.system_info())
     T.check(type(si.clocksource) == "string", "clocksource %s", tostring(si.clocksource))
-    T.check(math.type(si.hz) == "integer" and si.hz > 0, "hz %s", tostring(si.hz))
+    T.check(T.isint(si.hz) and si.hz > 0, "hz %s", tostring(si.hz))
     T.eq(type(si.unknown), "table", "unknown")
     for _, k in ipairs(si.unknown) do T.eq(si[k], nil, "unknown fact " .. k) end
     T.eq(si.timer_slack_ns, T.slack(), "timer_slack_ns")
@@ -120,7 +120,7 @@ return {
   {"now_ns() is monotonic", function()
     local a = sa.now_ns()
     local b = sa.now_ns()
-    T.check(math.type(a) == "integer" and b >= a, "now_ns %s %s", a, b)
+    T.check(T.isint(a) and b >= a, "now_ns %s %s", a, b)
   end},
 
   {"sweep(): progress, order, periodic skips 0", function()

@@ -31,7 +31,7 @@ local cases = {
   {"duration", sa.measure, with{duration = -math.huge}},
   {"duration", sa.measure, with{duration = 86401}},
   {"duration", sa.measure, with{duration = 1e300}},
-  {"duration", sa.measure, with{duration = math.mininteger}},
+  {"duration", sa.measure, with{duration = T.minint}},
   {"duration", sa.measure, with{duration = "0.001"}},
   {"duration", sa.measure, with{duration = true}},
   {"duration", sa.measure, with{duration = {}}},
@@ -103,7 +103,7 @@ local tests = {
 for i, c in ipairs(cases) do
   tests[#tests + 1] = {string.format("bad call %d names '%s'", i, c[1]), function()
     local before = T.state()
-    T.raises_naming(c[1], table.unpack(c, 2))
+    T.raises_naming(c[1], T.unpack(c, 2))
     T.eq(T.state(), before, "thread state")
   end}
 end
