@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
@@ -233,16 +234,99 @@ static int sleepacc__wait_timerfd(sleepacc_waiter *w, int64_t d, int64_t dl) {
 
 /* ---------------------------------------------- timer_signal / sigtimedwait */
 
+/* The caller's signals are the caller's.  Each of these methods blocks one
+ * real-time signal on the waiting thread during a wait, so:
+ *   - open picks a signal the caller is not using: the one named by the
+ *     environment variable (SLEEPACC_TIMER_SIGNAL for timer_signal,
+ *     SLEEPACC_SIGTIMEDWAIT_SIGNAL for sigtimedwait; a number in
+ *     SIGRTMIN..SIGRTMAX, taken as is: the caller's choice), else the first
+ *     of SIGRTMIN+2 (+3) .. SIGRTMAX with the default disposition, not
+ *     blocked on this thread and not pending;
+ *   - a wait consumes only its own instances (timer_signal: si_code SI_TIMER
+ *     with this waiter's si_value; sigtimedwait sends none), keeps every
+ *     other instance it dequeued (queued before the call, or sent during
+ *     it) and queues it again, siginfo intact, before the caller's mask is
+ *     restored; when the caller's mask lets the signal in, the wait then
+ *     returns -EINTR so the caller's handler runs now (the engine resumes
+ *     toward the same deadline). */
+#define SLEEPACC__SIG_KEEP 16 /* foreign instances held during one wait */
+
+typedef struct sleepacc__sigheld {
+  int n;
+  siginfo_t info[SLEEPACC__SIG_KEEP];
+} sleepacc__sigheld;
+
+/* Queue a dequeued foreign instance again with its siginfo: to the process
+ * (as it most likely came), or to this thread where the kernel allows only
+ * that (a kill()-style si_code re-sent from a thread other than the main
+ * one). */
+static void sleepacc__sig_requeue(int signo, siginfo_t *info) {
+  pid_t pid = getpid();
+  if (syscall(SYS_rt_sigqueueinfo, pid, signo, info) == 0) return;
+  syscall(SYS_rt_tgsigqueueinfo, pid, (pid_t)syscall(SYS_gettid), signo, info);
+}
+
+/* Hold a foreign instance; -EBUSY when more arrived than can be held (the
+ * caller chose a signal it floods; the held ones are queued again). */
+static int sleepacc__sig_hold(sleepacc__sigheld *h, int signo, const siginfo_t *info) {
+  if (h->n == SLEEPACC__SIG_KEEP) {
+    siginfo_t copy = *info;
+    sleepacc__sig_requeue(signo, &copy);
+    return -EBUSY;
+  }
+  h->info[h->n++] = *info;
+  return 0;
+}
+
+/* Queue the held instances again, in order.  Returns 1 when there were
+ * some and the caller's mask `old` lets the signal in (its handler is due). */
+static int sleepacc__sig_release(sleepacc__sigheld *h, int signo, const sigset_t *old) {
+  int n = h->n;
+  for (int i = 0; i < n; i++) sleepacc__sig_requeue(signo, &h->info[i]);
+  h->n = 0;
+  return n > 0 && !sigismember(old, signo);
+}
+
+/* 1 when signo looks unused by the caller: default disposition, not
+ * blocked on this thread, not pending. */
+static int sleepacc__sig_free(int signo) {
+  struct sigaction sa;
+  sigset_t mask, pend;
+  if (sigaction(signo, NULL, &sa) != 0) return 0;
+  if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler != SIG_DFL) return 0;
+  if ((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction != NULL) return 0;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0 || sigismember(&mask, signo)) return 0;
+  if (sigpending(&pend) != 0 || sigismember(&pend, signo)) return 0;
+  return 1;
+}
+
+/* The signal a waiter uses: $var when set (a number in SIGRTMIN..SIGRTMAX,
+ * else -EINVAL), else the first free one from SIGRTMIN+first (-EBUSY when
+ * every real-time signal is in use). */
+static int sleepacc__sig_choose(const char *var, int first) {
+  const char *v = getenv(var);
+  if (v && *v) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || n < SIGRTMIN || n > SIGRTMAX) return -EINVAL;
+    return (int)n;
+  }
+  for (int s = SIGRTMIN + first; s <= SIGRTMAX; s++)
+    if (sleepacc__sig_free(s)) return s;
+  return -EBUSY;
+}
+
 /* Per-waiter state of timer_signal, kept in w->priv. */
 typedef struct sleepacc__tsig {
   pid_t tid;     /* thread the timer signals */
   int armed;     /* 1 when the timer (in w->timer) exists */
+  int cookie;    /* si_value of this waiter's timer */
 } sleepacc__tsig;
 
 /* The timer_t lives in w->timer itself (no pointer into the waiter, so a
- * waiter may be copied); its signals carry this cookie. */
+ * waiter may be copied); its signals carry a cookie unique in the process. */
 _Static_assert(sizeof(timer_t) <= sizeof(void *), "timer_t does not fit w->timer");
-#define SLEEPACC__TSIG_COOKIE 0x5ACC
+#define SLEEPACC__TSIG_COOKIE 0x5ACC0000
 
 static timer_t sleepacc__tsig_timer(const sleepacc_waiter *w) {
   timer_t timer;
@@ -251,12 +335,14 @@ static timer_t sleepacc__tsig_timer(const sleepacc_waiter *w) {
 }
 
 static int sleepacc__tsig_create(sleepacc_waiter *w) {
+  static int serial; /* cookies: one per timer created in the process */
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID; /* to this thread only, never the process */
   sev.sigev_signo = w->signo;
-  sev.sigev_value.sival_int = SLEEPACC__TSIG_COOKIE;
+  t->cookie = SLEEPACC__TSIG_COOKIE | (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) & 0xFFFF);
+  sev.sigev_value.sival_int = t->cookie;
   sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
   timer_t timer;
   if (timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0) return sleepacc__neg_errno();
@@ -267,7 +353,9 @@ static int sleepacc__tsig_create(sleepacc_waiter *w) {
 }
 
 static int sleepacc__open_tsig(sleepacc_waiter *w) {
-  w->signo = SIGRTMIN + 2;
+  int s = sleepacc__sig_choose("SLEEPACC_TIMER_SIGNAL", 2);
+  if (s < 0) return s;
+  w->signo = s;
   return sleepacc__tsig_create(w);
 }
 
@@ -281,32 +369,33 @@ static void sleepacc__close_tsig(sleepacc_waiter *w) {
 static int sleepacc__avail_tsig(void) {
   sleepacc_waiter w;
   memset(&w, 0, sizeof w);
-  if (sleepacc__open_tsig(&w) != 0) return 0;
+  w.signo = SIGRTMIN + 2; /* the probe never arms the timer */
+  if (sleepacc__tsig_create(&w) != 0) return 0;
   sleepacc__close_tsig(&w);
   return 1;
 }
 
-/* Remove any pending instance of signo without waiting. */
-static void sleepacc__drain_signal(int signo) {
-  sigset_t set;
-  struct timespec zero = {0, 0};
-  sigemptyset(&set);
-  sigaddset(&set, signo);
-  while (sigtimedwait(&set, NULL, &zero) == signo) {
-  }
+/* 1 when info is an instance of this waiter's timer. */
+static int sleepacc__tsig_mine(const sleepacc_waiter *w, const siginfo_t *info) {
+  const sleepacc__tsig *t = (const sleepacc__tsig *)(const void *)w->priv;
+  return info->si_code == SI_TIMER && info->si_value.sival_int == t->cookie;
 }
 
 /* Arm the POSIX timer at the absolute deadline and sigwaitinfo for its
  * signal, with the signal blocked only on this thread during the wait.  On
- * every path the timer is disarmed, no instance stays pending and the
- * caller's signal mask is restored. */
+ * every path the timer is disarmed, none of its instances stays pending,
+ * every foreign instance is queued again and the caller's signal mask is
+ * restored. */
 static int sleepacc__wait_tsig(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)d;
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
+  sleepacc__sigheld held;
   sigset_t set, old;
   struct itimerspec its;
+  struct timespec zero = {0, 0};
   siginfo_t si;
-  int rc = 0;
+  int rc = 0, done = 0;
+  held.n = 0;
   if (t->tid != (pid_t)syscall(SYS_gettid)) { /* used from another thread */
     sleepacc__close_tsig(w);
     if ((rc = sleepacc__tsig_create(w)) != 0) return rc;
@@ -319,51 +408,70 @@ static int sleepacc__wait_tsig(sleepacc_waiter *w, int64_t d, int64_t dl) {
   if (timer_settime(sleepacc__tsig_timer(w), TIMER_ABSTIME, &its, NULL) != 0) {
     rc = sleepacc__neg_errno();
   } else {
-    for (;;) {
-      int s = sigwaitinfo(&set, &si);
-      if (s < 0) {
+    while (!done) {
+      if (sigwaitinfo(&set, &si) < 0) {
         rc = sleepacc__neg_errno();
         break;
       }
-      /* ours: from a timer, carrying this waiter; a foreign instance of the
-       * signal (kill, sigqueue) is consumed and the wait goes on */
-      if (si.si_code == SI_TIMER && si.si_value.sival_int == SLEEPACC__TSIG_COOKIE) break;
+      if (sleepacc__tsig_mine(w, &si)) {
+        done = 1;
+      } else {
+        if ((rc = sleepacc__sig_hold(&held, w->signo, &si)) != 0) break;
+        if (!sigismember(&old, w->signo)) { /* the caller's handler is due */
+          rc = -EINTR;
+          break;
+        }
+      }
     }
   }
-  if (rc != 0) {
+  if (!done) {
+    /* disarmed, then take out our instance if it fired meanwhile (only
+     * ours: what else is pending is held and queued again) */
     memset(&its, 0, sizeof its);
     timer_settime(sleepacc__tsig_timer(w), 0, &its, NULL);
-    sleepacc__drain_signal(w->signo);
+    for (int i = 0; i < 64 && sigtimedwait(&set, &si, &zero) == w->signo; i++)
+      if (!sleepacc__tsig_mine(w, &si) && sleepacc__sig_hold(&held, w->signo, &si) != 0) break;
   }
+  sleepacc__sig_release(&held, w->signo, &old);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return rc;
+  return done ? 0 : rc;
 }
 
 static int sleepacc__open_sigtimedwait(sleepacc_waiter *w) {
-  w->signo = SIGRTMIN + 3;
+  int s = sleepacc__sig_choose("SLEEPACC_SIGTIMEDWAIT_SIGNAL", 3);
+  if (s < 0) return s;
+  w->signo = s;
   return 0;
 }
 
 /* sigtimedwait for a signal nobody sends: the timeout is the sleep.  The
- * signal is blocked on this thread only during the call. */
+ * signal is blocked on this thread only during the call; an instance that
+ * arrives anyway is not ours: it is held and queued again, and when the
+ * caller's mask lets it in the wait ends with -EINTR so its handler runs. */
 static int sleepacc__wait_sigtimedwait(sleepacc_waiter *w, int64_t d, int64_t dl) {
+  sleepacc__sigheld held;
   sigset_t set, old;
+  siginfo_t si;
   struct timespec ts = sleepacc__ts(d);
-  int rc = 0, s;
+  int rc = 0;
+  held.n = 0;
   sigemptyset(&set);
   sigaddset(&set, w->signo);
   if ((rc = pthread_sigmask(SIG_BLOCK, &set, &old)) != 0) return -rc;
   for (;;) {
     int64_t left;
-    s = sigtimedwait(&set, NULL, &ts);
-    if (s < 0) {
+    if (sigtimedwait(&set, &si, &ts) < 0) {
       if (errno != EAGAIN) rc = sleepacc__neg_errno();
       break;
     }
-    /* someone sent the signal: wait out what is left of the request */
+    if ((rc = sleepacc__sig_hold(&held, w->signo, &si)) != 0) break;
+    if (!sigismember(&old, w->signo)) break; /* the caller's handler is due: -EINTR below */
+    /* the caller blocks it: it stays queued for the caller; wait out the rest */
     if ((left = dl - sleepacc_now_ns()) <= 0) break;
     ts = sleepacc__ts(left);
   }
+  if (sleepacc__sig_release(&held, w->signo, &old) && rc == 0 && dl - sleepacc_now_ns() > 0)
+    rc = -EINTR;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
@@ -789,10 +897,12 @@ static const sleepacc_method sleepacc__methods[] = {
      sleepacc__avail_timerfd, sleepacc__open_timerfd, sleepacc__close_fd,
      sleepacc__wait_timerfd},
     {"timer_signal", SLEEPACC__K, 1, SLEEPACC_NO, 1,
-     "POSIX timer_create(CLOCK_MONOTONIC) to this thread (SIGRTMIN+2), sigwaitinfo()",
+     "POSIX timer_create(CLOCK_MONOTONIC) to this thread (a free RT signal from SIGRTMIN+2), "
+     "sigwaitinfo()",
      sleepacc__avail_tsig, sleepacc__open_tsig, sleepacc__close_tsig, sleepacc__wait_tsig},
     {"sigtimedwait", SLEEPACC__K, 1, SLEEPACC_YES, 0,
-     "sigtimedwait() for a signal never sent (SIGRTMIN+3); the timeout is the sleep",
+     "sigtimedwait() for a signal never sent (a free RT signal from SIGRTMIN+3); the timeout "
+     "is the sleep",
      sleepacc__always, sleepacc__open_sigtimedwait, NULL, sleepacc__wait_sigtimedwait},
     {"futex", SLEEPACC__K, 1, SLEEPACC_YES, 0,
      "FUTEX_WAIT (private) with a relative timeout on a word nobody wakes",
@@ -900,6 +1010,46 @@ int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t m
   }
   w->method = m;
   return 0;
+}
+
+/* 1 when fd is still a descriptor of the kind open makes (an anonymous
+ * inode: timerfd, epoll, io_uring), so a forked child may close its copy. */
+static int sleepacc__is_anon_fd(int fd) {
+  char path[64], link[64];
+  ssize_t n;
+  if (fd < 0) return 0;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  n = readlink(path, link, sizeof link - 1);
+  if (n <= 0) return 0;
+  link[n] = '\0';
+  return strncmp(link, "anon_inode:", 11) == 0;
+}
+
+static uint64_t sleepacc__fork_gen;
+static pthread_once_t sleepacc__fork_once = PTHREAD_ONCE_INIT;
+static void sleepacc__fork_child(void) {
+  __atomic_add_fetch(&sleepacc__fork_gen, 1, __ATOMIC_RELAXED);
+}
+static void sleepacc__fork_register(void) { pthread_atfork(NULL, NULL, sleepacc__fork_child); }
+
+uint64_t sleepacc_fork_generation(void) {
+  pthread_once(&sleepacc__fork_once, sleepacc__fork_register);
+  return __atomic_load_n(&sleepacc__fork_gen, __ATOMIC_RELAXED);
+}
+
+int sleepacc_waiter_reopen(sleepacc_waiter *w) {
+  const sleepacc_method *m;
+  int64_t margin;
+  if (!w || !w->method) return -EINVAL;
+  m = w->method;
+  margin = w->margin_ns;
+  /* no m->close: it would delete a timer id this process never had (or
+   * has for something else now) and destroy a condvar another thread of
+   * the parent waited on (glibc waits for its waiters) */
+  if (sleepacc__is_anon_fd(w->fd)) close(w->fd);
+  if (w->aux_fd != w->fd && sleepacc__is_anon_fd(w->aux_fd)) close(w->aux_fd);
+  w->method = NULL;
+  return sleepacc_waiter_open(w, m, margin);
 }
 
 /* Wait through w's method.  -EINVAL for a closed waiter or a duration
