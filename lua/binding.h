@@ -66,6 +66,11 @@ int sleepacc_lua_argerror(lua_State *L, const char *fn, const char *name, const 
  * " (context)" -- e.g. the method and duration a sweep was running. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
 
+/* The Lua option name of a core field name: "env." and a unit suffix
+ * ("_ns", "_us") dropped ("duration_ns" -> "duration", "env.dma_latency_us"
+ * -> "dma_latency"), written into buf.  NULL for NULL. */
+const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n);
+
 /* ------------------------------------------------------ options tables */
 
 /* The value at idx must be a table ("table expected, got <type>" naming
@@ -148,5 +153,7 @@ void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 /* Add the precise-sleep functions (sa.sleep, sa.pacer) to the module table
  * on top of the stack; returns 0.  Defined by lua/lsleeper.c. */
 int sleepacc_lua_open_precise(lua_State *L);
+/* Add sa.save (lua/lsave.c) to the module table on top of the stack. */
+int sleepacc_lua_open_save(lua_State *L);
 
 #endif /* SLEEPACC_LUA_BINDING_H */

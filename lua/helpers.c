@@ -249,6 +249,17 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
   }
 }
 
+const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n) {
+  size_t len;
+  if (!core_field) return NULL;
+  if (strncmp(core_field, "env.", 4) == 0) core_field += 4;
+  len = strlen(core_field);
+  if (len > 3 && (strcmp(core_field + len - 3, "_ns") == 0 || strcmp(core_field + len - 3, "_us") == 0))
+    len -= 3;
+  snprintf(buf, n, "%.*s", (int)len, core_field);
+  return buf;
+}
+
 #define SLEEPACC_LUA_MAIN_KEY "sleepacc.mainthread"
 
 void sleepacc_lua_remember_main(lua_State *L) {

@@ -243,6 +243,11 @@ static void sleepacc__parse_common(lua_State *L, int t, const char *fn, sleepacc
     env->lock_memory = sleepacc_lua_boolean(L, -1, fn, "lock_memory");
     lua_pop(L, 1);
   }
+  if (sleepacc_lua_field(L, t, "dma_latency")) { /* us, held on /dev/cpu_dma_latency */
+    env->dma_latency_us =
+        (int)sleepacc_lua_integer(L, -1, fn, "dma_latency", 0, SLEEPACC_MAX_DMA_LATENCY_US);
+    lua_pop(L, 1);
+  }
   /* Real-time spinning stalls a CPU: the core refuses it without a budget. */
   if (c->budget_ns == 0 &&
       (env->policy == SLEEPACC_POLICY_FIFO || env->policy == SLEEPACC_POLICY_RR) &&
@@ -277,50 +282,37 @@ static void sleepacc__setint(lua_State *L, const char *k, int64_t v) {
   lua_setfield(L, -2, k);
 }
 
-/* Push the result table of finished run r (samples userdata at sidx). */
+/* Push the result table of finished run r (samples userdata at sidx): the
+ * sleepacc/1 point record (docs/schema.md), the keys and types of Python's
+ * Measurement.to_dict(); a null there is an absent key here. */
 static void sleepacc__push_result(lua_State *L, const sleepacc_run *r, const sleepacc_stats *st,
                                   int sidx) {
   const sleepacc_config *c = &r->cfg;
   const sleepacc_env *env = &c->env;
-  lua_createtable(L, 0, 24);
+  lua_createtable(L, 0, 12);
   lua_pushstring(L, c->method->name);
   lua_setfield(L, -2, "method");
-  lua_pushstring(L, sleepacc_family_name(c->method->family));
-  lua_setfield(L, -2, "family");
   lua_pushstring(L, sleepacc_mode_name(c->mode));
   lua_setfield(L, -2, "mode");
-  lua_pushnumber(L, (lua_Number)c->duration_ns / 1e9);
-  lua_setfield(L, -2, "requested");
   sleepacc__setint(L, "requested_ns", c->duration_ns);
   sleepacc__setint(L, "n", r->done);
-  sleepacc__setint(L, "warmup", r->warm_done);
-  sleepacc__setint(L, "missed", r->missed);
-  sleepacc__setint(L, "budget_ns", c->budget_ns);
-  if (c->method->family == SLEEPACC_FAMILY_HYBRID)
-    sleepacc__setint(L, "margin_ns", r->waiter.margin_ns);
-  sleepacc__setint(L, "wall_ns", r->wall_ns);
-  if (r->cpu_ns >= 0) {
-    sleepacc__setint(L, "cpu_ns", r->cpu_ns);
-    if (r->done > 0) {
-      lua_pushnumber(L, (lua_Number)r->cpu_ns / (lua_Number)r->done);
-      lua_setfield(L, -2, "cpu_ns_per_call");
-    }
-    if (r->wall_ns > 0) {
-      lua_pushnumber(L, 100.0 * (lua_Number)r->cpu_ns / (lua_Number)r->wall_ns);
-      lua_setfield(L, -2, "cpu_percent");
-    }
-  }
-  if (r->ctx_voluntary >= 0 && r->ctx_involuntary >= 0) {
-    sleepacc__setint(L, "ctx_switches", r->ctx_voluntary + r->ctx_involuntary);
-    sleepacc__setint(L, "ctx_voluntary", r->ctx_voluntary);
-    sleepacc__setint(L, "ctx_involuntary", r->ctx_involuntary);
-  }
   sleepacc__push_stats(L, st);
   lua_setfield(L, -2, "stats");
-  lua_pushvalue(L, sidx);
-  lua_setfield(L, -2, "samples");
+  sleepacc__setint(L, "missed", r->missed);
+  lua_pushnumber(L, r->cpu_ns >= 0 && r->done > 0 ? (lua_Number)r->cpu_ns / (lua_Number)r->done : 0.0);
+  lua_setfield(L, -2, "cpu_ns_per_call");
+  lua_pushnumber(L, r->cpu_ns >= 0 && r->wall_ns > 0
+                        ? 100.0 * (lua_Number)r->cpu_ns / (lua_Number)r->wall_ns : -1.0);
+  lua_setfield(L, -2, "cpu_percent");
+  if (r->ctx_voluntary >= 0 && r->ctx_involuntary >= 0) {
+    lua_createtable(L, 0, 2);
+    sleepacc__setint(L, "voluntary", r->ctx_voluntary);
+    sleepacc__setint(L, "involuntary", r->ctx_involuntary);
+    lua_setfield(L, -2, "ctx_switches");
+  }
+  sleepacc__setint(L, "wall_ns", r->wall_ns);
   /* env: what was applied (only the settings that were asked for) */
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 7);
   if (env->slack_ns != -1) sleepacc__setint(L, "slack_ns", env->slack_ns);
   if (env->policy != SLEEPACC_POLICY_KEEP) {
     lua_pushstring(L, sleepacc_policy_name(env->policy));
@@ -330,7 +322,12 @@ static void sleepacc__push_result(lua_State *L, const sleepacc_run *r, const sle
   if (env->cpu != -1) sleepacc__setint(L, "cpu", env->cpu);
   lua_pushboolean(L, env->lock_memory);
   lua_setfield(L, -2, "lock_memory");
+  if (env->dma_latency_us >= 0) sleepacc__setint(L, "dma_latency_us", env->dma_latency_us);
+  if (c->method->family == SLEEPACC_FAMILY_HYBRID)
+    sleepacc__setint(L, "margin_ns", r->waiter.margin_ns);
   lua_setfield(L, -2, "env");
+  lua_pushvalue(L, sidx);
+  lua_setfield(L, -2, "samples");
 }
 
 /* Run o->cfg in r (caller-owned, 16-aligned).  On success push the result
@@ -370,7 +367,7 @@ static int sleepacc__run_one(lua_State *L, sleepacc_run *r, const sleepacc__opts
   if (rc == -ENOSYS)
     sleepacc_lua_argerror(L, fn, "method", "method \"%s\" is not available on this system",
                           o->cfg.method->name);
-  if (rc < 0) {
+  if (rc < 0) { /* EPERM/EACCES from the environment: saved.bad_field says which */
     lua_pop(L, 1);
     return rc;
   }
@@ -415,7 +412,8 @@ static int sleepacc__run_one(lua_State *L, sleepacc_run *r, const sleepacc__opts
  * ================================================================= */
 static const char *const sleepacc__measure_fields[] = {
     "method", "duration", "n",        "budget",   "mode",        "warmup", "keep_samples",
-    "margin", "slack",    "policy",   "priority", "cpu",         "lock_memory", NULL};
+    "margin", "slack",    "policy",   "priority", "cpu",         "lock_memory", "dma_latency",
+    NULL};
 
 static int sleepacc__measure(lua_State *L) {
   static const char fn[] = "measure";
@@ -440,8 +438,12 @@ static int sleepacc__measure(lua_State *L) {
     sleepacc_lua_argerror(L, fn, "duration", "must be > 0 in periodic mode (it is the period)");
 
   r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
+  r->saved.bad_field = NULL;
   rc = sleepacc__run_one(L, r, &o, fn);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  if (rc < 0) {
+    char name[48];
+    return sleepacc_lua_pusherror(L, rc, sleepacc_lua_name(r->saved.bad_field, name, sizeof name));
+  }
   return 1;
 }
 
@@ -450,7 +452,8 @@ static int sleepacc__measure(lua_State *L) {
  * ================================================================= */
 static const char *const sleepacc__sweep_fields[] = {
     "methods", "durations", "n",        "budget", "mode", "warmup",      "keep_samples",
-    "margin",  "slack",     "policy",   "priority", "cpu", "lock_memory", "progress", NULL};
+    "margin",  "slack",     "policy",   "priority", "cpu", "lock_memory", "dma_latency",
+    "progress", NULL};
 
 /* The irtt sleep ladder, in ns. */
 static const int64_t sleepacc__ladder_ns[] = {
@@ -552,11 +555,13 @@ static int sleepacc__sweep(lua_State *L) {
       if (o.cfg.mode == SLEEPACC_MODE_PERIODIC && durs[j] == 0) continue; /* no 0 period */
       o.cfg.method = methods[i];
       o.cfg.duration_ns = durs[j];
+      r->saved.bad_field = NULL;
       rc = sleepacc__run_one(L, r, &o, fn);
       if (rc < 0) {
-        char ctx[128];
-        snprintf(ctx, sizeof ctx, "method %s, duration %lld ns", methods[i]->name,
-                 (long long)durs[j]);
+        char ctx[128], name[48];
+        const char *f = sleepacc_lua_name(r->saved.bad_field, name, sizeof name);
+        snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", f ? f : "", f ? ", " : "",
+                 methods[i]->name, (long long)durs[j]);
         return sleepacc_lua_pusherror(L, rc, ctx);
       }
       lua_rawseti(L, out, (lua_Integer)++done);
@@ -790,5 +795,6 @@ SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   lua_pushliteral(L, SLEEPACC_VERSION);
   lua_setfield(L, -2, "_VERSION");
   sleepacc_lua_open_precise(L);
+  sleepacc_lua_open_save(L);
   return 1;
 }
