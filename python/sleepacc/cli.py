@@ -949,6 +949,11 @@ def cmd_doctor(args):
             print(f"     evidence: {e}")
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
             print(f"     fix: {f['fix']}")
+    if result.get("cyclictest"):
+        print()
+        print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
+              "setting; measured now):")
+        print("     " + doctor.format_cyclictest(result["cyclictest"]).replace("\n", "\n     "))
     model = result["model"]
     if model.get("explanation"):
         print()
@@ -956,6 +961,35 @@ def cmd_doctor(args):
     elif model.get("note"):
         print()
         print(f"model: {model['note']}")
+    return 0
+
+
+def cmd_model(args):
+    """Fit the oversleep model to a result file or a tidy CSV and explain it."""
+    from sleepacc import model
+    path = args.file
+    try:
+        if str(path).lower().endswith(".csv"):
+            data = model.load_records(path)
+        else:
+            data = _load(path)
+        fitted = model.fit(data)
+    except FileNotFoundError:
+        raise CliError(f"cannot read {path}: no such file") from None
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"cannot fit {path}: {exc}") from None
+    if args.method:
+        groups = fitted.values() if hasattr(fitted, "find") else [fitted]
+        if not any(args.method in m.params for m in groups):
+            raise _arg_error("--method", f"no fit for {args.method!r} in {path}")
+    if args.json:
+        out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        json.dump(_clean(out), sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(fitted.explain(args.method))
     return 0
 
 
@@ -1042,6 +1076,16 @@ def build_parser():
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
     s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("model", help="explain a result file: verdict and causes per method",
+                       description="Fit the oversleep model to a result file (or a tidy CSV "
+                                   "like tests/data/seed_results.csv): per method a verdict "
+                                   "(explained, partly, unexplained), the causes with "
+                                   "intervals, and advice.")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
+    s.set_defaults(func=cmd_model)
 
     s = sub.add_parser("info", help="host and clock facts, and the methods")
     s.add_argument("--json", action="store_true")

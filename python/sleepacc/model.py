@@ -1438,10 +1438,11 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
     """Attribute the constant to slack and wake-up from what is known."""
     if not p.sleeps or p.tick_ns:
         return
-    if src == "method":
+    if src in ("method", "os"):
         p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
         p.slack_source = "method"
-        p.notes["slack"] = "this method is not delayed by timer slack"
+        p.notes["slack"] = ("this method is not delayed by timer slack" if src == "method" else
+                            "timer slack is a Linux mechanism: the constant is wake-up")
         return
     if p.select_slack_ns is not None:
         # the knee of max(slack, 0.1% of d) measures the slack itself
@@ -1531,6 +1532,8 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
         honours = row[1] if row else None
         family = row[2] if row else None
         known, src = _known_slack(facts, slack_applied, honours)
+        if kind not in ("linux", None):
+            known, src = 0.0, "os"
         ctx = {"os": kind, "hres": hres, "honours_slack": honours,
                "known_slack": known if src in ("applied", "host") else None,
                "baseline": (family == "baseline") if family else None}
