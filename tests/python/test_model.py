@@ -5,7 +5,8 @@ The seed numbers (tests/data/seed_results.csv, a copy of
 recover the documented mechanisms from them: HZ=100 ticks with the extra
 tick of usleep/nanosleep, FreeBSD's stock ticks, calloutng's proportional
 slack and Linux's constant 50 µs timer slack.  The live test sets the
-thread's timer slack and checks that the fit finds it again.
+thread's timer slack and checks invariants of the fit (non-negative, slack=1
+lowers the constant).
 """
 
 import collections
