@@ -518,9 +518,8 @@ def _term_sets(spec: _Spec, ndist: int, ctx: dict, known_slack):
         for kn in KNEE_NS:
             yield (("capped", kn),)
     if "select" in allowed and ctx.get("honours_slack", True) is not False:
-        svals = set(SELECT_SLACK_NS)
-        if known_slack:
-            svals.add(float(known_slack))
+        # the threshold is the thread's slack: fixed when it is known, else fitted
+        svals = {float(known_slack)} if known_slack else set(SELECT_SLACK_NS)
         for s in sorted(svals):
             yield (("select", s),)
             if ndist >= 5:
@@ -916,7 +915,7 @@ def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTR
     for f in cands[:4]:
         for kind, g in grids.items():
             v = f.spec.term(kind)
-            if v is None or v not in g:
+            if v is None or v not in g or (kind == "select" and known_slack):
                 continue
             i = g.index(v)
             lo = g[max(i - 1, 0)]
@@ -1109,8 +1108,10 @@ def _finish(p: MethodParams):
                                        "interval": _profile(p, "idle"), "identified":
                                        p.identified.get("idle_exit", False)}
     if p.select_slack_ns is not None:
+        fixed = (getattr(p, "_fitargs", {}) or {}).get("ctx", {}).get("known_slack")
         params["select_slack_ns"] = {"value": p.select_slack_ns,
-                                     "interval": _profile(p, "select"), "identified": True}
+                                     "interval": None if fixed else _profile(p, "select"),
+                                     "identified": not fixed}
     # slack / wake-up split of the constant (not for tick structures)
     c_reps = beta_reps[:, 0] if beta_reps is not None else None
     if not p.tick_ns and p.slack_ns is not None and p.wakeup_ns is not None:
@@ -1185,7 +1186,7 @@ def _finish(p: MethodParams):
         if cause not in agg:
             continue
         v = agg[cause]
-        if abs(v) < 0.5:
+        if abs(v) < 50:          # below the clock read cost: not a cause worth naming
             continue
         iv = _interval(rep_vals[cause]) if cause in rep_vals else None
         causes.append({"name": cause, "ns": float(v), "interval": iv,
@@ -1444,7 +1445,7 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
         p.notes["slack"] = ("this method is not delayed by timer slack" if src == "method" else
                             "timer slack is a Linux mechanism: the constant is wake-up")
         return
-    if p.select_slack_ns is not None:
+    if p.select_slack_ns is not None and not known:
         # the knee of max(slack, 0.1% of d) measures the slack itself
         p.slack_ns = min(p.select_slack_ns, p.constant_ns)
         p.wakeup_ns = p.constant_ns - p.slack_ns
@@ -1535,7 +1536,7 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
         if kind not in ("linux", None):
             known, src = 0.0, "os"
         ctx = {"os": kind, "hres": hres, "honours_slack": honours,
-               "known_slack": known if src in ("applied", "host") else None,
+               "known_slack": known if src in ("applied", "host", "assumed") else None,
                "baseline": (family == "baseline") if family else None}
         p = _fit_method(method, req, act, sig, unit_prior=max(unit, 1), ctx=ctx,
                         bootstrap=bootstrap)
