@@ -99,7 +99,9 @@ def main():
     durations = DURATIONS[::2] if a.quick else DURATIONS
     budget = min(a.budget, 0.05) if a.quick else a.budget
     t_start = time.monotonic()
-    info = sleepacc.system_info()
+    info = dict(sleepacc.system_info())
+    import socket
+    info.setdefault("hostname", socket.gethostname())
     print(f"# model_live on {info.get('hostname', '?')}, Linux {info.get('kernel_release')}, "
           f"{info.get('cpus_online_count')} CPUs, load average {info.get('loadavg_1m')} "
           f"(the machine may be shared), budget {budget} s a point\n")

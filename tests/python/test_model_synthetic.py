@@ -254,3 +254,24 @@ def test_a_400_duration_sweep_fits_in_bounded_time():
     took = time.monotonic() - t0
     assert set(m.params) == {"nanosleep", "select", "poll"}
     assert took < 30, took
+
+
+# ------------------------------------------------------------------ the command
+
+def test_model_command_json_and_errors(tmp_path):
+    import json
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(PUBLIC), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["type"] == "model" and doc["groups"]
+    p = doc["groups"][0]["methods"]["waitable_timer"]
+    assert p["verdict"] and p["causes"] and "parameters" in p
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(tmp_path / "none.csv")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "no such file" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(PUBLIC), "--method", "x"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--method" in r.stderr
