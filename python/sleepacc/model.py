@@ -1570,6 +1570,7 @@ def fit_groups(data, by: Sequence[str] = GROUP_KEYS, bootstrap: int = BOOTSTRAP)
         models[key] = _fit_group(rs, label, info, bootstrap)
     ms = ModelSet(keys, models)
     _separate_slack(ms)
+    _compare_dma(ms)
     for m in ms.values():
         for p in m.params.values():
             _finish(p)
@@ -1622,6 +1623,32 @@ def _separate_slack(ms: ModelSet):
                 p.notes["slack"] = (
                     f"fitted across {len(ps)} applied slack settings: the constant grows "
                     f"{slope:.2f} ns per ns of slack; wake-up latency is the intercept")
+
+def _compare_dma(ms: ModelSet):
+    """Groups that differ only in a held cpu_dma_latency of 0: the difference
+    of their predictions is the measured idle-exit cost; it is noted on the
+    group that did not hold it."""
+    if "dma_latency_us" not in ms.by:
+        return
+    di = ms.by.index("dma_latency_us")
+    held = {k[:di] + k[di + 1:]: k for k in ms if k[di] == 0}
+    for key in ms:
+        if key[di] is not None:
+            continue
+        other = held.get(key[:di] + key[di + 1:])
+        if other is None:
+            continue
+        for name, p in ms[key].params.items():
+            q = ms[other].params.get(name)
+            if q is None or not p.sleeps or not q.sleeps:
+                continue
+            ref = p.reference_ns
+            gain = float(p.predict_ns(ref)) - float(q.predict_ns(ref))
+            p.notes["idle_exit"] = (f"measured: holding cpu_dma_latency at 0 changes the "
+                                    f"{format_ns(ref)} prediction by {'-' if gain >= 0 else '+'}"
+                                    f"{_us(abs(gain))}")
+            p.identified["idle_exit_measured"] = gain > 0
+
 
 def fit(data, by: Optional[Sequence[str]] = None, bootstrap: int = BOOTSTRAP):
     """Fit the oversleep model.
@@ -1699,13 +1726,15 @@ def _explain_one(p: MethodParams, facts: dict, seconds) -> List[str]:
     ok = p.within_tolerance()
     lines.append(f"  fit: {int(ok.sum())} of {ok.size} measured durations within "
                  "max(5%, 5 µs) of the model.")
-    for comp in ("granularity", "tick", "slack", "load"):
+    for comp in ("granularity", "tick", "slack", "load", "idle_exit"):
         note = p.notes.get(comp)
         if not note:
             continue
         if comp == "granularity" and "weakly" not in note:
             continue
         if comp in ("tick", "slack") and p.identified.get(comp, False) and "below one" not in note:
+            continue
+        if comp == "idle_exit" and not note.startswith("measured"):
             continue
         lines.append(f"  {comp}: {note}.")
     lines.extend("  advice: " + a for a in _advice(p, facts, req))

@@ -275,3 +275,20 @@ def test_model_command_json_and_errors(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(PUBLIC), "--method", "x"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--method" in r.stderr
+
+
+def test_dma_latency_groups_give_the_measured_idle_cost():
+    recs = []
+    for dma, extra in ((None, 40e3), (0, 0.0)):
+        rng = np.random.default_rng(3)
+        for d in LADDER:
+            med = d + 52e3 + extra * d / (d + 1e6) + rng.normal(0, 200)
+            r = {"method": "nanosleep", "requested_ns": int(d), "actual_ns": med, "n": 400,
+                 "p25_ns": med - 2e3, "p75_ns": med + 2e3, "os": "Linux 6.18"}
+            if dma is not None:
+                r["dma_latency_us"] = dma
+            recs.append(r)
+    ms = model.fit(recs)
+    p = ms.find(dma_latency_us=None).params["nanosleep"]
+    assert p.notes["idle_exit"].startswith("measured") and p.identified["idle_exit_measured"]
+    assert "measured: holding cpu_dma_latency at 0" in ms.explain()
