@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import sleepacc  # noqa: E402
 from sleepacc import doctor, model  # noqa: E402
+from model_datasets import causes_text as causes  # noqa: E402  (bench/, beside this file)
 
 METHODS = ("nanosleep", "select", "timerfd")
 DURATIONS = (10e-6, 30e-6, 100e-6, 300e-6, 1e-3, 2e-3, 5e-3, 10e-3, 20e-3)
@@ -44,15 +45,6 @@ def sweep(budget, durations, **env):
         list(sleepacc._api.iter_sweep(list(METHODS), list(durations), budget=budget,
                                       warmup=2, **env))
     return sleepacc.Sweep(ms, host=sleepacc.system_info())
-
-
-def causes(p):
-    out = []
-    for c in p.causes:
-        iv = c.get("interval")
-        ivt = f" [{model._us(iv[0])}, {model._us(iv[1])}]" if iv else ""
-        out.append(f"{c['name']} {model._us(c['ns'])}{ivt}")
-    return "; ".join(out) or "-"
 
 
 def rows_of(label, fitted):

@@ -1149,16 +1149,15 @@ def cmd_model(args):
     """Fit the oversleep model to a result file or a tidy CSV and explain it."""
     from sleepacc import model
     path = args.file
-    try:
-        if str(path).lower().endswith(".csv"):
+    if str(path).lower().endswith(".csv"):       # a tidy CSV like seed_results.csv
+        try:
             data = model.load_records(path)
-        else:
-            data = _load(path)
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        data = _load(path)
+    try:
         fitted = model.fit(data)
-    except FileNotFoundError:
-        raise CliError(f"cannot read {path}: no such file") from None
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise CliError(f"cannot fit {path}: {exc}") from None
     if args.method:

@@ -271,7 +271,7 @@ def test_model_command_json_and_errors(tmp_path):
     assert p["verdict"] and p["causes"] and "parameters" in p
     r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(tmp_path / "none.csv")],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1 and "no such file" in r.stderr
+    assert r.returncode == 1 and "no such file" in r.stderr.lower()
     r = subprocess.run([sys.executable, "-m", "sleepacc", "model", str(PUBLIC), "--method", "x"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--method" in r.stderr
