@@ -1090,9 +1090,21 @@ def _add_exporter_parser(sub):
 
 def cmd_doctor(args):
     from sleepacc import doctor
-    sweep = _load(args.from_file) if args.from_file else None
+    sweep = None
+    if args.from_file and str(args.from_file).lower().endswith(".csv"):
+        from sleepacc import model          # tidy records (seed_results.csv's columns)
+        try:
+            sweep = model.load_records(args.from_file)
+        except OSError as exc:
+            raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
+    elif args.from_file:
+        sweep = _load(args.from_file)
     here = socket.gethostname()
-    if sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
+    if isinstance(sweep, list):
+        if not args.json:
+            print(f"note: {args.from_file} holds imported results; the host facts and "
+                  f"experiments below are from {here}", file=sys.stderr)
+    elif sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
         print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
               f"and experiments below are from {here}", file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()

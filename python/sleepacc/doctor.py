@@ -227,12 +227,18 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
             fit_json = fitted.to_json()
         except Exception as exc:  # pragma: no cover - the JSON is a view of the fit
             model_note = f"model JSON failed: {exc}"
-    if fitted is not None and params is not None:
-        try:
-            explanation = fitted.explain(REFERENCE_METHOD, REFERENCE_NS / 1e9)
+    if fitted is not None and fitted.params:
+        try:   # the reference method, or (imported data without it) every method
+            explanation = fitted.explain(REFERENCE_METHOD if params is not None else None,
+                                         REFERENCE_NS / 1e9)
         except Exception as exc:
             model_note = f"model explanation failed: {exc}"
     explanation = _consistent(explanation, findings)
+    data_os = _data_os(sweep)
+    if data_os is not None and "linux" not in data_os.lower():
+        model_note = ((model_note + "; ") if model_note else "") + (
+            f"the data come from {data_os}: the model's advice is for that system; the findings "
+            "above are measured on this host")
     return {
         "host": facts,
         "reference": {"method": REFERENCE_METHOD, "requested_ns": REFERENCE_NS,
@@ -247,6 +253,15 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
                   "params": params.to_dict() if params is not None else None,
                   "fit": fit_json},
     }
+
+
+def _data_os(sweep):
+    """The OS the data were measured on: the records' os column, else the sweep's host."""
+    for r in (sweep if isinstance(sweep, list) else []):
+        if isinstance(r, dict) and r.get("os"):
+            return str(r["os"])
+    host = getattr(sweep, "host", None) or {}
+    return host.get("sysname") or None
 
 
 def _consistent(explanation, findings):

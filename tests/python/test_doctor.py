@@ -152,3 +152,27 @@ def test_live_checks_are_all_present():
     for row in res["cyclictest"]:
         assert row["median_ns"] is not None or row["note"].startswith("not measured")
     assert res["model"]["fit"] is not None
+
+
+def test_imported_windows_data_get_the_model_for_windows(monkeypatch):
+    monkeypatch.setattr(doctor, "_arm", fake_arms(VALUES))
+    recs = [r for r in model.load_records(DATA / "public_results.csv") if r["seed"] == "srt637"]
+    res = doctor.diagnose(recs, budget=0.01)
+    text = res["model"]["explanation"]
+    assert "15.6 ms tick" in text
+    for linux_only in ("PR_SET_TIMERSLACK", "cpu_dma_latency", "epoll_pwait2"):
+        assert linux_only not in text
+    assert "Windows" in res["model"]["note"]
+
+
+def test_doctor_from_a_csv_of_imported_results():
+    import json
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "doctor", "--from",
+                        str(DATA / "public_results.csv"), "--json", "--budget", "0.01"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["model"]["fit"]["methods"]
+    assert doc["cyclictest"] and doc["findings"]
