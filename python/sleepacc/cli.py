@@ -1090,9 +1090,21 @@ def _add_exporter_parser(sub):
 
 def cmd_doctor(args):
     from sleepacc import doctor
-    sweep = _load(args.from_file) if args.from_file else None
+    sweep = None
+    if args.from_file and str(args.from_file).lower().endswith(".csv"):
+        from sleepacc import model          # tidy records (seed_results.csv's columns)
+        try:
+            sweep = model.load_records(args.from_file)
+        except OSError as exc:
+            raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
+    elif args.from_file:
+        sweep = _load(args.from_file)
     here = socket.gethostname()
-    if sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
+    if isinstance(sweep, list):
+        if not args.json:
+            print(f"note: {args.from_file} holds imported results; the host facts and "
+                  f"experiments below are from {here}", file=sys.stderr)
+    elif sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
         print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
               f"and experiments below are from {here}", file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
@@ -1130,6 +1142,11 @@ def cmd_doctor(args):
             print(f"     evidence: {e}")
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
             print(f"     fix: {f['fix']}")
+    if result.get("cyclictest"):
+        print()
+        print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
+              "setting; measured now):")
+        print("     " + doctor.format_cyclictest(result["cyclictest"]).replace("\n", "\n     "))
     model = result["model"]
     if model.get("explanation"):
         print()
@@ -1137,6 +1154,34 @@ def cmd_doctor(args):
     elif model.get("note"):
         print()
         print(f"model: {model['note']}")
+    return 0
+
+
+def cmd_model(args):
+    """Fit the oversleep model to a result file or a tidy CSV and explain it."""
+    from sleepacc import model
+    path = args.file
+    if str(path).lower().endswith(".csv"):       # a tidy CSV like seed_results.csv
+        try:
+            data = model.load_records(path)
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        data = _load(path)
+    try:
+        fitted = model.fit(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"cannot fit {path}: {exc}") from None
+    if args.method:
+        groups = fitted.values() if hasattr(fitted, "find") else [fitted]
+        if not any(args.method in m.params for m in groups):
+            raise _arg_error("--method", f"no fit for {args.method!r} in {path}")
+    if args.json:
+        out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        json.dump(_clean(out), sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(fitted.explain(args.method))
     return 0
 
 
@@ -1217,6 +1262,16 @@ def build_parser():
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
     s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("model", help="explain a result file: verdict and causes per method",
+                       description="Fit the oversleep model to a result file (or a tidy CSV "
+                                   "like tests/data/seed_results.csv): per method a verdict "
+                                   "(explained, partly, unexplained), the causes with "
+                                   "intervals, and advice.")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
+    s.set_defaults(func=cmd_model)
 
     s = sub.add_parser("info", help="host and clock facts, and the methods")
     s.add_argument("--json", action="store_true")
