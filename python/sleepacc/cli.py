@@ -1072,7 +1072,9 @@ def cmd_exporter(args):
                     doctor_every=doctor_every, turn_s=args.turn or 0.25)
     e.check()     # a bad environment fails here, before the port is opened
     service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
-                         snapshot=args.snapshot)
+                         snapshot=args.snapshot,
+                         log=lambda msg: print(f"sleepacc exporter: {msg}", file=sys.stderr,
+                                               flush=True))
     try:
         service.open()
     except OSError as exc:
@@ -1092,6 +1094,8 @@ def cmd_exporter(args):
           file=sys.stderr, flush=True)
     try:
         service.run(args.stop_after)
+    except RuntimeError as exc:       # the measuring thread died: say why, exit 1
+        raise CliError(str(exc)) from None
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
@@ -1100,6 +1104,8 @@ def cmd_exporter(args):
     print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
           f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
           f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    if service.failed_writes:
+        raise CliError(f"the last write of {', '.join(service.failed_writes)} failed")
     return 0
 
 

@@ -374,7 +374,10 @@ class Exporter:
         n = int(raw.size)
         total = int(s.counts.sum())
         cpu_pc = 100.0 * s.cpu_ns / s.wall_ns if s.wall_ns else -1.0
-        env = dict(s.env) if s.env else {k: self.env.get(k) for k in ENV_KEYS}
+        env = dict(s.env) if s.env else {   # auto: the record's env fields
+            "slack_ns": self.env.get("slack"), "policy": self.env.get("policy"),
+            "priority": self.env.get("priority"), "cpu": self.env.get("cpu"),
+            "lock_memory": False, "dma_latency_us": self.env.get("dma_latency")}
         return sleepacc.Measurement(
             method=s.method, mode=mode,
             requested_ns=s.duration_ns, n=n, stats=st, missed=s.missed,
@@ -664,6 +667,7 @@ class Service:
         self.server_thread = None
         self.address: Optional[Tuple[str, int]] = None
         self._stop = threading.Event()
+        self.failed_writes: List[str] = []
 
     def open(self) -> None:
         """Bind the port (OSError when it cannot) before anything runs."""
@@ -684,11 +688,21 @@ class Service:
             if not os.access(d, os.W_OK):
                 raise PermissionError(13, f"directory {d} is not writable")
 
-    def write_outputs(self) -> None:
-        if self.textfile is not None:
-            atomic_write(self.textfile, render(registry_for(self.exporter, process=False)))
-        if self.snapshot_path is not None:
-            atomic_write(self.snapshot_path, self.exporter.snapshot_jsonl())
+    def write_outputs(self) -> List[str]:
+        """Write the text file and the snapshot; a failure (a full disk) is
+        logged and returned, and the next write tries again."""
+        failed = []
+        for path, make in ((self.textfile, lambda: render(registry_for(self.exporter,
+                                                                        process=False))),
+                           (self.snapshot_path, self.exporter.snapshot_jsonl)):
+            if path is None:
+                continue
+            try:
+                atomic_write(path, make())
+            except OSError as exc:
+                failed.append(path)
+                self.log(f"cannot write {path}: {exc.strerror or exc}")
+        return failed
 
     def request_stop(self, *_args) -> None:
         self._stop.set()
@@ -720,7 +734,7 @@ class Service:
         finally:
             self.exporter.stop()
             try:
-                self.write_outputs()
+                self.failed_writes = self.write_outputs()
             finally:
                 self.close()
 

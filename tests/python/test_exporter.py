@@ -310,6 +310,19 @@ def test_atomic_write_replaces_whole_files(tmp_path):
         ex.atomic_write(str(tmp_path / "no" / "m.prom"), "x")
 
 
+def test_a_failed_write_is_logged_and_retried(tmp_path):
+    e = ex.Exporter(["nanosleep"], [100_000], doctor_every=None)
+    d = tmp_path / "gone"
+    d.mkdir()
+    logged = []
+    svc = ex.Service(e, textfile=str(d / "m.prom"), log=logged.append)
+    svc.open()
+    d.rmdir()                                   # the directory disappears while it runs
+    assert svc.write_outputs() == [str(d / "m.prom")] and "cannot write" in logged[0]
+    d.mkdir()
+    assert svc.write_outputs() == [] and (d / "m.prom").exists()
+
+
 # ---------------------------------------------------------------- the command
 
 def start(*args):
