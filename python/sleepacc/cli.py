@@ -1090,7 +1090,7 @@ def cmd_exporter(args):
         where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
     print(f"sleepacc exporter: {', '.join(methods)} at "
           f"{', '.join(format_go(d) for d in durations)}, at most "
-          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          f"{100 * e.cpu_budget:g}% of one CPU; publishing to {' and '.join(where)}",
           file=sys.stderr, flush=True)
     try:
         service.run(args.stop_after)

@@ -332,9 +332,14 @@ def start(*args):
 
 
 def wait_serving(proc, timeout=30):
-    """The first stderr line ("... serving ..."), or fail with what it said."""
+    """The first stderr line ("... publishing to ..."), or fail with what it said."""
+    import select
+    ready, _, _ = select.select([proc.stderr], [], [], timeout)
+    if not ready:
+        proc.kill()
+        pytest.fail(f"the exporter said nothing in {timeout} s")
     line = proc.stderr.readline()
-    assert "serving" in line, (line, proc.poll())
+    assert "publishing to" in line, (line, proc.poll())
     return line
 
 
