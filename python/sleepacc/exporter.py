@@ -335,6 +335,7 @@ class Exporter:
         now = time.monotonic_ns
         with _ThreadEnv(env):
             end = now() + self.turn_ns
+            sleeper.sleep_until(now() + d_ns)     # one warm-up sleep, as measure's warmup=1
             k = 0
             while k < n:
                 deadline = now() + d_ns
