@@ -480,10 +480,14 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
         if not rs:
             continue
         x = np.array([r["requested_ns"] for r in rs])
+        lo = np.maximum([r["p1"] for r in rs], _FLOOR)
+        hi = np.maximum([r["p99"] for r in rs], _FLOOR)
         if len(rs) > 1:
-            left.fill_between(x, np.maximum([r["p1"] for r in rs], _FLOOR),
-                              np.maximum([r["p99"] for r in rs], _FLOOR),
-                              color=colors[name], alpha=0.15, linewidth=0)
+            left.fill_between(x, lo, hi, color=colors[name], alpha=0.15, linewidth=0)
+        else:     # one duration (an exporter snapshot): the range as an error bar
+            med = max(rs[0]["median"], _FLOOR)
+            left.errorbar(x, [med], yerr=[[med - lo[0]], [hi[0] - med]], color=colors[name],
+                          capsize=3, linewidth=1)
         left.plot(x, np.maximum([r["median"] for r in rs], _FLOOR), marker="o", ms=3.5,
                   color=colors[name], label=name)
     left.set_xscale("log")
@@ -493,7 +497,8 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     left.axvline(target, color="0.5", linestyle=":", linewidth=1)
     left.set_xlabel("requested duration")
     left.set_ylabel("error (actual − requested)")
-    left.set_title(f"{method}: median line, p1–p99 band", fontsize=10)
+    left.set_title(f"{method}: median line, band from p1 (min without samples) to p99",
+                   fontsize=10)
     left.grid(True, which="major", alpha=0.3)
     _legend(left, len(names))
     key = f"{stat}_ns"
