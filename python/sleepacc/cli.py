@@ -33,6 +33,7 @@ import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
 from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
 
@@ -202,6 +203,10 @@ def _env_kwargs(args):
         kw["priority"] = priority
     if cpu is not None:
         kw["cpu"] = cpu
+    if getattr(args, "dma_latency", None) is not None:
+        kw["dma_latency"] = args.dma_latency
+    if getattr(args, "lock_memory", False):
+        kw["lock_memory"] = True
     return kw
 
 
@@ -213,28 +218,16 @@ def _add_env_options(p):
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
     g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
-
-
-def _table(headers, rows, align=None):
-    """Columns aligned to their widest cell, two spaces apart; the first
-    column left-aligned, the others right-aligned unless `align` says."""
-    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
-    n = len(headers)
-    align = align or ("<" + ">" * (n - 1))
-    width = [max(len(r[i]) for r in cells) for i in range(n)]
-    out = []
-    for r in cells:
-        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out)
+    g.add_argument("--dma-latency", type=_int_range(0, 2_000_000_000), metavar="US",
+                   help="hold /dev/cpu_dma_latency at US microseconds (0: no idle-exit "
+                        "cost, as cyclictest does; needs root)")
+    g.add_argument("--lock-memory", action="store_true",
+                   help="mlockall for the run (needs CAP_IPC_LOCK or RLIMIT_MEMLOCK)")
 
 
 def _err_ns(point, value):
-    """Error of an order statistic of a point dict: value - requested for
-    relative points, the value itself (lateness) for periodic ones."""
-    if value is None:
-        return None
-    return value if point.get("mode") == "periodic" else value - point["requested_ns"]
+    """Error of an order statistic of a point dict (records.error_ns, the one rule)."""
+    return records.error_ns(point.get("mode"), point["requested_ns"], value)
 
 
 def _us(ns, digits=1):
@@ -263,113 +256,31 @@ def _hostname(host):
 
 
 # --------------------------------------------------------------------------
-# The results file (-o FILE): JSON Lines, one header then one line a point
+# The results file (-o FILE): sleepacc.records.ResultsFile, errors as one line
 # --------------------------------------------------------------------------
 
-class ResultsFile:
-    """An append-only JSON Lines result file (the format of sleepacc.records).
+def _open_results(path, resume):
+    """records.ResultsFile opened for appending, its failures mapped to
+    one line (a usage error for an existing file without --resume)."""
+    results = records.ResultsFile(path)
+    try:
+        results.open(resume)
+    except FileExistsError:
+        raise _arg_error("-o", f"{path} already exists "
+                               "(use --resume to continue it, or another name)") from None
+    except ValueError as exc:
+        raise CliError(f"cannot resume {path}: {exc}") from None
+    except OSError as exc:
+        raise _write_error(path, exc) from None
+    return results
 
-    Line 1 is the header; each further line is one finished point.  Every
-    line goes out in one write() and is fsync'd before the next point
-    starts, so a kill (even a power cut) loses at most the point in
-    progress.  A torn last line (a kill or a full disk during a write) is
-    cut off before appending; a failed write cuts the file back to its last
-    whole line, so what is on disk always parses.
-    """
 
-    def __init__(self, path):
-        self.path = path
-        self.fd = None
-        self.size = 0          # bytes of whole, valid lines in the file
-        self.existing = None   # Sweep already in the file (resume), or None
-        self.keys = set()      # (method, mode, requested_ns) already present
-        self.regular = True    # a regular file (not a pipe or device)
-
-    @staticmethod
-    def key(point):
-        return (point["method"], point["mode"], int(point["requested_ns"]))
-
-    def _fail(self, exc):
-        name = errno.errorcode.get(exc.errno) if exc.errno else None
-        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}"
-                        + (f" ({name})" if name else ""))
-
-    def open(self, resume):
-        """Open for appending.  With resume, read what is there (dropping a
-        torn last line); without, refuse to overwrite a non-empty file."""
-        data = b""
-        regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
-        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
-            if not resume:
-                raise _arg_error("-o", f"{self.path} already exists "
-                                       "(use --resume to continue it, or another name)")
-            try:
-                with open(self.path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                raise CliError(f"cannot read {self.path}: {exc.strerror or exc}") from None
-        self.size = self._whole_lines(data)
-        if self.size:
-            try:
-                text = data[: self.size].decode("utf-8")
-                self.existing = records.parse_jsonl(text.splitlines(), self.path)
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise CliError(f"cannot resume {self.path}: {exc}") from None
-            self.keys = {(m.method, m.mode, m.requested_ns) for m in self.existing}
-        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
-        try:
-            self.fd = os.open(self.path, flags, 0o644)
-            if self.size < len(data):
-                os.ftruncate(self.fd, self.size)   # drop the torn tail
-        except OSError as exc:
-            raise self._fail(exc) from None
-
-    @staticmethod
-    def _whole_lines(data):
-        """Length of data without a torn last line: bytes after the last
-        newline, and a last whole line that is not JSON (a write cut short
-        just before its newline) are torn."""
-        end = data.rfind(b"\n") + 1
-        start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
-        if end:
-            try:
-                json.loads(data[start:end])
-            except ValueError:
-                end = start
-        return end
-
-    def write_line(self, line):
-        """Append one line (text without its newline) and flush it to the
-        disk, or fail with the file cut back to its last whole line."""
-        data = (line + "\n").encode("utf-8")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view):]
-            try:
-                os.fsync(self.fd)
-            except OSError as exc:
-                if exc.errno not in (errno.EINVAL, errno.EROFS):  # not a disk file
-                    raise
-        except OSError as exc:
-            try:
-                os.ftruncate(self.fd, self.size)
-            except OSError:
-                pass
-            raise self._fail(exc) from None
-        self.size += len(data)
-
-    def write_point(self, measurement):
-        """One finished point (Measurement.to_dict(), with its samples if it
-        still has them)."""
-        rec = {"type": "point", **measurement.to_dict()}
-        self.write_line(json.dumps(_clean(rec), allow_nan=False))
-        self.keys.add(self.key(rec))
-
-    def close(self):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+def _write_error(path, exc):
+    if exc.errno == errno.EPIPE:    # `sleepacc sweep -o - | head`: a quiet exit
+        return BrokenPipeError(exc.errno, exc.strerror)
+    name = errno.errorcode.get(exc.errno) if exc.errno else None
+    return CliError(f"cannot write results to {path}: {exc.strerror or exc}"
+                    + (f" ({name})" if name else ""))
 
 
 # --------------------------------------------------------------------------
@@ -473,7 +384,7 @@ def _settings(args, methods, durations, env):
 def _check_resume_settings(results, mode, env):
     """A resumed file must have been written with the same mode and
     environment; otherwise its points would not be comparable."""
-    old = results.existing.settings or {}
+    old = results.existing.get("settings") or {}
     if old.get("mode", mode) != mode:
         raise _arg_error("--resume", f"{results.path} was written with --mode {old.get('mode')}")
     if (old.get("env") or {}) != env:
@@ -525,71 +436,94 @@ class _Planner:
 
 
 def cmd_sweep(args):
+    from sleepacc import _api
     methods = _check_methods(args.methods)
-    durations = args.durations
-    if durations is None:
-        durations = [int(round(d * 1e9)) for d in sleepacc.DEFAULT_DURATIONS]
-        if args.mode == "periodic":
-            durations = [d for d in durations if d > 0]
-    elif args.mode == "periodic" and 0 in durations:
+    if args.mode == "periodic" and args.durations is not None and 0 in args.durations:
         raise _arg_error("--durations", "periodic mode needs durations above 0")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
+    if args.output == "-":
+        if args.resume:
+            raise _arg_error("--resume", "cannot continue the standard output (-o -)")
+        if args.format not in (None, "none"):
+            raise _arg_error("--format", "-o - writes the results to the standard output; "
+                                         "the table would be mixed into them (use -o FILE)")
+        args.format = "none"
+    elif args.format is None:
+        args.format = "wide"
     env = _env_kwargs(args)
-    points = [(m, d) for m in methods for d in durations]
-    # What a point costs in time: baseline methods ignore the request.
-    baseline = {n for n, m in _method_table().items() if m.family == "baseline"}
-
-    def cost_d(method, d):
-        return 0 if method in baseline else d
-
+    durations = None if args.durations is None else [d / 1e9 for d in args.durations]
+    names = None if args.methods is None else methods
+    try:   # the ladder and the floor rule: the one sweep generator's
+        points = _api.sweep_points(names, durations, args.mode)
+    except ValueError as exc:
+        raise _arg_error("--methods", str(exc)) from None
+    durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
     results = None
     if args.output:
-        results = ResultsFile(args.output)
-        results.open(args.resume)
-        if results.existing is not None:
-            _check_resume_settings(results, args.mode, env)
-        else:
-            results.write_line(records.jsonl_header(
-                _host_facts(), _settings(args, methods, durations, env), _now_iso()))
-    todo = [p for p in points
-            if results is None or (p[0], args.mode, p[1]) not in results.keys]
-    planner = _Planner([cost_d(*p) for p in points], [cost_d(*p) for p in todo], args.budget,
-                       args.total, args.max_samples)
+        results = _open_results(args.output, args.resume)
+        try:
+            if results.existing is not None:
+                _check_resume_settings(results, args.mode, env)
+            else:
+                results.write_header(_host_facts(),
+                                     _settings(args, methods, durations_ns, env), _now_iso())
+        except OSError as exc:
+            results.close()
+            raise _write_error(results.path, exc) from None
+        except BaseException:
+            results.close()
+            raise
+    done_keys = set() if results is None else {(m, d) for m, mode, d in results.keys
+                                                if mode == args.mode}
+    todo = [p for p in points if (p.method, p.duration_ns) not in done_keys]
+    planner = _Planner([p.duration_ns for p in points], [p.duration_ns for p in todo],
+                       args.budget, args.total, args.max_samples)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = Progress(len(points), show)
-    done = len(points) - len(todo)
+    resumed = len(points) - len(todo)
+    state = {"done": resumed, "b": None}
+
+    def per_point(rest):
+        """Before each point: its budget from the planner, the progress line."""
+        d = rest[0].duration_ns
+        b = state["b"] = planner.budget([p.duration_ns for p in rest])
+        progress.update(state["done"], rest[0].method, d,
+                        planner.eta([p.duration_ns for p in rest], b))
+        return {"budget": point_budget(d, b), "warmup": warmup_for(d)}
+
     measured = []   # kept for the table only when there is no file to read back
     try:
-        for i, (method, d) in enumerate(todo):
-            rest = [cost_d(*p) for p in todo[i:]]
-            b = planner.budget(rest)
-            progress.update(done, method, d, planner.eta(rest, b))
-            m = sleepacc.measure(method, d / 1e9, budget=point_budget(rest[0], b),
-                                 n=args.max_samples, mode=args.mode,
-                                 warmup=warmup_for(rest[0]), keep_samples=True, **env)
-            planner.done(rest[0], b)
+        for m in _api.iter_sweep(names, durations, mode=args.mode, budget=1.0,
+                                 n=args.max_samples, keep_samples=True,
+                                 skip=done_keys, per_point=per_point, **env):
+            planner.done(m.requested_ns, state["b"])
             if not args.samples:
                 m.samples = None     # the statistics are kept, the buffer is not
             if results is not None:
-                results.write_point(m)
+                try:
+                    results.write_point(m)
+                except OSError as exc:
+                    raise _write_error(results.path, exc) from None
             if results is None or not results.regular:
                 measured.append(m)
-            done += 1
+            state["done"] += 1
     except KeyboardInterrupt:
-        kept = f"; {done} of {len(points)} points are in {results.path} (continue with --resume)" \
-            if results is not None else ""
-        raise Interrupted(f"after {done - (len(points) - len(todo))} points{kept}") from None
+        kept = (f"; {state['done']} of {len(points)} points are in {results.path} "
+                "(continue with --resume)") if results is not None else ""
+        raise Interrupted(f"after {state['done'] - resumed} points{kept}") from None
     else:
         if results is not None and todo:
-            results.write_line(records.jsonl_footer(_now_iso()))
+            try:
+                results.write_footer(_now_iso())
+            except OSError as exc:
+                raise _write_error(results.path, exc) from None
     finally:
         progress.close()
         if results is not None:
             results.close()
     wall = time.monotonic() - planner.t0
-    resumed = len(points) - len(todo)
     note = f" ({resumed} already in the file)" if resumed else ""
     if results is not None and results.regular:
         sweep = _load(results.path)
@@ -603,9 +537,8 @@ def cmd_sweep(args):
 
 
 def _host_facts():
-    facts = dict(sleepacc.system_info())
-    facts.setdefault("hostname", socket.gethostname())
-    return facts
+    from sleepacc._api import sweep_host
+    return sweep_host()
 
 
 def cmd_report(args):
@@ -862,21 +795,35 @@ def cmd_plot(args):
     except ImportError as exc:
         raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
     kinds = ["error", "cdf", "pareto", "model"] if args.kind == "all" else [args.kind]
+    to_stdout = args.output == "-"
+    if to_stdout and len(kinds) > 1:
+        raise _arg_error("-o", "--kind all writes several files: give -o FIG.png, not -")
     root, ext = os.path.splitext(args.output)
-    if ext.lower() not in (".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    if not to_stdout and ext.lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf "
+                               "(or - for a PNG on the standard output)")
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
             fig = _plot_figure(plot, sweep, kind, args.methods)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
-        try:
-            fig.savefig(path, dpi=args.dpi)
-        except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
-        print(f"sleepacc: wrote {path}", file=sys.stderr)
+        _save_plot(fig, path, args.dpi)
     return 0
+
+
+def _save_plot(fig, path, dpi):
+    """Save a figure to path ("-": a PNG on the standard output)."""
+    try:
+        if path == "-":
+            sys.stdout.flush()
+            fig.savefig(sys.stdout.buffer, dpi=dpi, format="png")
+            sys.stdout.buffer.flush()
+            return
+        fig.savefig(path, dpi=dpi)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"sleepacc: wrote {path}", file=sys.stderr)
 
 
 def _plot_compare(args):
@@ -893,12 +840,9 @@ def _plot_compare(args):
     try:
         fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
                                  stat=args.stat)
-        fig.savefig(args.output, dpi=args.dpi)
     except ValueError as exc:
         raise CliError(f"cannot draw the compare plot: {exc}") from None
-    except OSError as exc:
-        raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"sleepacc: wrote {args.output}", file=sys.stderr)
+    _save_plot(fig, args.output, args.dpi)
     return 0
 
 
@@ -1202,15 +1146,7 @@ def cmd_doctor(args):
     return 0
 
 
-def _clean(obj):
-    """NaN and infinities -> None, so the JSON is strict."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
+_clean = records.clean   # NaN and infinities -> None, so the JSON is strict
 
 
 # --------------------------------------------------------------------------
@@ -1234,7 +1170,8 @@ def build_parser():
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="methods to measure (default: every available one; see `sleepacc info`)")
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
-                   help="durations (default: 0,1ns,10ns,...,100ms,200ms,500ms as irtt sleep)")
+                   help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
+                        "floor methods, syscall and clock, are measured at 0 only)")
     s.add_argument("--budget", type=_seconds, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
@@ -1243,10 +1180,11 @@ def build_parser():
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
     s.add_argument("--mode", choices=MODES, default="relative")
     _add_env_options(s)
-    s.add_argument("--format", choices=FORMATS + ("none",), default="wide",
-                   help="table printed at the end (default wide)")
+    s.add_argument("--format", choices=FORMATS + ("none",), default=None,
+                   help="table printed at the end (default wide; none with -o -)")
     s.add_argument("-o", "--output", metavar="FILE",
-                   help="write JSON Lines here, one line per finished point")
+                   help="write JSON Lines here, one line per finished point "
+                        "(- for the standard output)")
     s.add_argument("--resume", action="store_true",
                    help="continue FILE, skipping the points already in it")
     s.add_argument("--samples", action="store_true",
@@ -1322,7 +1260,7 @@ def build_parser():
     s.add_argument("--stat", default="median", choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
-                   help="output image (.png, .svg, .pdf)")
+                   help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
                    help="error: error against duration (default); cdf: error distribution "
                         "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "

@@ -25,6 +25,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._units import format_ns
+from .records import flatten, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "model_fit", "history",
            "compare_hosts", "save_figure", "series"]
@@ -98,9 +99,11 @@ def _colors(names: Sequence[str]):
 def series(data) -> List[dict]:
     """Per measurement: method, requested_ns, error quantiles (ns) and cost.
 
-    Accepts a Sweep, Measurements, or records (then only the quantiles the
-    records carry).  Keys: method, requested_ns, median, p1 (from samples, or
-    the minimum), p99, max, cpu_percent, cpu_ns_per_call, errors (array or None)."""
+    Accepts a Sweep, Measurements, point dicts, or tidy records (then only
+    the quantiles the records carry).  Keys: method, mode, requested_ns, n,
+    median, p1 (the core's p1, or the minimum when the record has none),
+    p99, max, cpu_percent, cpu_ns_per_call, errors (array of the samples'
+    errors, or None), group.  Errors follow sleepacc.records.error_ns."""
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
@@ -113,7 +116,8 @@ def series(data) -> List[dict]:
             med = float(act) - req
             lo = r.get("p1_ns", r.get("min_ns"))
             hi = r.get("p99_ns")
-            out.append({"method": str(r["method"]), "requested_ns": req, "median": med,
+            out.append({"method": str(r["method"]), "mode": r.get("mode") or "relative",
+                        "requested_ns": req, "n": r.get("n"), "median": med,
                         "p1": float(lo) - req if lo is not None else med,
                         "p99": float(hi) - req if hi is not None else med,
                         "max": float(r["max_ns"]) - req if r.get("max_ns") is not None else med,
@@ -122,28 +126,24 @@ def series(data) -> List[dict]:
                         "group": r.get("host")})
         return out
     for m in items:
-        if isinstance(m, dict):
-            d = m
-        else:  # a Measurement: read fields directly (to_dict would copy the samples)
-            d = {"stats": dict(m.stats), "requested_ns": m.requested_ns, "mode": m.mode,
-                 "method": m.method, "cpu_percent": m.cpu_percent,
-                 "cpu_ns_per_call": m.cpu_ns_per_call}
-        st = d["stats"]
-        req = float(d["requested_ns"])
-        periodic = d.get("mode") == "periodic"
-        shift = 0.0 if periodic else req
+        row = flatten(m)
+
+        def err(stat, row=row):
+            v = stat_error(row, stat)
+            return None if v is None else float(v)
+        samples = m.get("samples") if isinstance(m, dict) else m.samples
         errs = None
-        samples = getattr(m, "samples", None) if not isinstance(m, dict) else d.get("samples")
         if samples is not None:
             arr = np.asarray(samples, dtype=np.float64)
             if arr.size:
-                errs = arr - shift
-        p1 = float(np.percentile(errs, 1)) if errs is not None else float(st["min"]) - shift
-        out.append({"method": d["method"], "requested_ns": req,
-                    "median": float(st["median"]) - shift, "p1": p1,
-                    "p99": float(st["p99"]) - shift, "max": float(st["max"]) - shift,
-                    "cpu_percent": d.get("cpu_percent"),
-                    "cpu_ns_per_call": d.get("cpu_ns_per_call"), "errors": errs,
+                errs = arr - (arr.dtype.type(0) if row["mode"] == "periodic"
+                              else float(row["requested_ns"]))
+        p1 = err("p1") if row.get("p1_ns") is not None else err("min")
+        out.append({"method": row["method"], "mode": row["mode"],
+                    "requested_ns": float(row["requested_ns"]), "n": row["n"],
+                    "median": err("median"), "p1": p1, "p99": err("p99"), "max": err("max"),
+                    "cpu_percent": row["cpu_percent"],
+                    "cpu_ns_per_call": row["cpu_ns_per_call"], "errors": errs,
                     "group": None})
     return out
 
