@@ -729,7 +729,8 @@ def cmd_compare(args):
     if fmt == "csv":
         import csv
         cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
-                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
+                "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(cols)

@@ -163,9 +163,10 @@ class Snapshot:
 
 
 class _ThreadEnv:
-    """The environment options applied to the calling thread for the turns of
-    ``auto`` (``sleepacc.Sleeper`` takes none of them yet; measure() applies
-    them itself, in the core), and put back afterwards."""
+    """Timer slack, policy and CPU applied to the calling thread for the turns
+    of ``auto`` and put back afterwards: ``sleepacc.Sleeper`` takes only
+    ``dma_latency`` (held by the core while the Sleeper is open), while
+    measure() applies all of them itself, in the core."""
 
     PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
     _POLICIES = {"other": "SCHED_OTHER", "batch": "SCHED_BATCH", "idle": "SCHED_IDLE",
@@ -174,7 +175,6 @@ class _ThreadEnv:
     def __init__(self, env: dict):
         self.env = env
         self.saved: List[Tuple[str, Any]] = []
-        self.dma_fd: Optional[int] = None
 
     def __enter__(self):
         env = self.env
@@ -195,19 +195,12 @@ class _ThreadEnv:
                     prio = 1 if env["policy"] in ("fifo", "rr") else 0
                 os.sched_setscheduler(0, getattr(os, self._POLICIES[env["policy"]]),
                                       os.sched_param(prio))
-            if env.get("dma_latency") is not None:
-                fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_CLOEXEC)
-                self.dma_fd = fd
-                os.write(fd, int(env["dma_latency"]).to_bytes(4, "little", signed=True))
         except BaseException:
             self.__exit__()
             raise
         return self
 
     def __exit__(self, *exc):
-        if self.dma_fd is not None:
-            os.close(self.dma_fd)        # closing the file drops the PM QoS request
-            self.dma_fd = None
         while self.saved:
             what, old = self.saved.pop()
             try:
@@ -323,14 +316,17 @@ class Exporter:
     def _auto_turn(self, d_ns: int, n: int) -> np.ndarray:
         sleeper = self._sleepers.get(d_ns)
         if sleeper is None:
+            # one Sleeper per duration for the exporter's life, so auto's
+            # learned margins carry over from turn to turn (as in a program);
+            # with dma_latency the core holds it while the Sleeper is open
             kw = {}
-            if "dma_latency" in self.env and _sleeper_accepts("dma_latency"):
+            if "dma_latency" in self.env:
+                if not _sleeper_accepts("dma_latency"):
+                    raise ValueError("dma_latency: this build's sleepacc.Sleeper has no "
+                                     "dma_latency option")
                 kw["dma_latency"] = self.env["dma_latency"]
             sleeper = self._sleepers[d_ns] = sleepacc.Sleeper("auto", **kw)
-        env = dict(self.env)
-        if "dma_latency" in env and _sleeper_accepts("dma_latency"):
-            env.pop("dma_latency")
-        env.pop("lock_memory", None)
+        env = {k: v for k, v in self.env.items() if k in ("slack", "policy", "priority", "cpu")}
         out = np.empty(n, dtype=np.int64)
         now = time.monotonic_ns
         with _ThreadEnv(env):

@@ -97,14 +97,19 @@ def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
         if not hasattr(fitted, "params"):
             fitted = next(iter(fitted.values()))
         params = fitted.params.get(method)
-        parts = params.components_ns(requested_ns) if params is not None else []
+        if params is None:
+            parts = []
+        elif hasattr(params, "_parts"):     # (cause id from model.CAUSES, label, ns)
+            parts = params._parts(float(requested_ns))
+        else:
+            parts = [(None, label, ns) for label, ns in params.components_ns(requested_ns)]
     except Exception as exc:   # the model says why it cannot fit; the row stays
-        return {"cause": None, "ns": None, "note": f"model: {exc}"}
-    parts = [(name, ns) for name, ns in parts if ns is not None and ns > 0]
+        return {"cause": None, "id": None, "ns": None, "note": f"model: {exc}"}
+    parts = [p for p in parts if p[2] is not None and p[2] > 0]
     if not parts:
-        return {"cause": "none", "ns": 0.0, "note": None}
-    name, ns = max(parts, key=lambda p: p[1])
-    return {"cause": name, "ns": float(ns), "note": None}
+        return {"cause": "none", "id": None, "ns": 0.0, "note": None}
+    cause, label, ns = max(parts, key=lambda p: p[2])
+    return {"cause": label, "id": cause, "ns": float(ns), "note": None}
 
 
 def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
@@ -112,7 +117,8 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
           labels: Optional[Sequence[str]] = None, causes: bool = True) -> Dict[str, Any]:
     """One row per file: {"rank", "label", "hostname", "path", "kernel",
     "slack_ns", "method", "mode", "requested_ns", "n", "<stat>_ns",
-    "median_ns", "p99_ns", "top_cause", "top_cause_ns"}, ranked by the
+    "median_ns", "p99_ns", "top_cause" (the model's label), "top_cause_id"
+    (its cause from sleepacc.model.CAUSES), "top_cause_ns"}, ranked by the
     statistic (lowest first; files without the point last)."""
     if stat not in STAT_FIELDS:
         raise ValueError(f"stat must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
@@ -133,11 +139,12 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
                f"{stat}_ns": error_ns(point, stat) if point else None,
                "median_ns": error_ns(point, "median") if point else None,
                "p99_ns": error_ns(point, "p99") if point else None,
-               "top_cause": None, "top_cause_ns": None}
+               "top_cause": None, "top_cause_id": None, "top_cause_ns": None}
         if causes and point:
             c = top_cause(sw, method, requested_ns)
             if c:
                 row["top_cause"] = c["cause"] or c["note"]
+                row["top_cause_id"] = c["id"]
                 row["top_cause_ns"] = c["ns"]
         rows.append(row)
     key = f"{stat}_ns"

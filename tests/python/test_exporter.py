@@ -196,17 +196,40 @@ def test_the_measuring_thread_uses_the_environment():
     assert e.snapshot.points[0]["env"]["slack_ns"] == 1
 
 
-def test_dma_latency_is_wired_through_when_measure_has_it():
+def _dma_fds():
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == "/dev/cpu_dma_latency":
+                out.append(fd)
+        except OSError:
+            pass
+    return out
+
+
+def test_dma_latency_is_held_while_measuring_and_released_after():
     if "dma_latency" not in __import__("inspect").signature(sleepacc.measure).parameters:
         with pytest.raises(ValueError, match="dma_latency"):
             ex.Exporter(["nanosleep"], [1_000_000], env={"dma_latency": 0})
-        pytest.skip("this build's sleepacc.measure has no dma_latency= yet (core12 adds it)")
+        pytest.skip("this build's sleepacc.measure has no dma_latency=")
     if not os.access("/dev/cpu_dma_latency", os.W_OK):
-        pytest.skip("/dev/cpu_dma_latency is not writable here")
-    e = ex.Exporter(["nanosleep"], [100_000], env={"dma_latency": 0}, doctor_every=None)
+        pytest.skip("/dev/cpu_dma_latency is not writable here (needs root)")
+    assert _dma_fds() == []
+    e = ex.Exporter(["nanosleep", "auto"], [100_000], env={"dma_latency": 0},
+                    doctor_every=None, cpu_budget=0.2, turn_s=0.05)
     e.check()
-    e._turn(e.series[0], n=5)
-    assert e.series[0].env.get("dma_latency_us") == 0
+    e.start()
+    seen = []
+    end = time.monotonic() + 5
+    while time.monotonic() < end and not (e.snapshot.series[0]["count"]
+                                          and e.snapshot.series[1]["count"]):
+        seen.append(len(_dma_fds()))
+        time.sleep(0.01)
+    assert e.stop(10)
+    assert max(seen) >= 1                      # held while measuring
+    assert _dma_fds() == []                    # and released: the Sleeper closed at the end
+    assert e.snapshot.points[0]["env"]["dma_latency_us"] == 0
+    assert e.snapshot.points[1]["env"]["dma_latency_us"] == 0
 
 
 def test_the_doctor_finding_is_published():
