@@ -742,10 +742,14 @@ def cmd_compare(args):
           "top cause: the oversleep model fitted to each file's own data")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
-    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"], r["n"]]
+    own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
+    print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
+                 + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"]] + ([r["method"]] if own else [])
+                  + ["?" if r["n"] is None else r["n"]]
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
-                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+                  for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
+                 + ">" * len(shown) + "<<"))
     if not (args.points or len(sweeps) == 2):
         return 0
     print()
@@ -767,7 +771,7 @@ def cmd_compare(args):
                  format_go(r["requested_ns"])]
         cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
-        cells += [str(n) for n in r["n"]]
+        cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0

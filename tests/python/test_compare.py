@@ -175,6 +175,22 @@ def test_a_lua_save_file_compares_with_a_sweep(hosts, tmp_path):
     assert router["n"] > 0 and router["median_ns"] is not None and router["rank"] in (1, 2)
 
 
+def test_an_irtt_sleep_table_ranks_by_its_mean(hosts, tmp_path):
+    """irtt sleep's table text has a mean per duration and no n: it ranks by
+    --stat mean under its own method name, with n shown as unknown."""
+    table = tmp_path / "irtt.txt"
+    table.write_text("Testing sleep accuracy...\n\nSleep Duration        Mean Error       % Error\n"
+                     "           1ms          81.123µs           8.1\n"
+                     "          10ms          90.456µs           0.9\n")
+    doc = compare_json(hosts[1], table, "--stat", "mean", "--labels", "sweep,irtt")
+    irtt = next(h for h in doc["hosts"] if h["label"] == "irtt")
+    assert irtt["method"] != "nanosleep" and irtt["mean_ns"] == pytest.approx(81_123, abs=1)
+    assert irtt["n"] is None and irtt["rank"] in (1, 2)
+    r = run("compare", hosts[1], table, "--stat", "mean")
+    line = next(ln for ln in r.stdout.splitlines() if str(table) in ln)
+    assert " ? " in line and "81.12 µs" in line
+
+
 def test_fleet_picks_the_reference_point():
     def sw(host, *points):
         return sleepacc.Sweep([sleepacc.Measurement(
