@@ -24,6 +24,8 @@ Metrics (Prometheus text format, ``prometheus_client`` renders it):
     sleepacc_doctor_top_finding{id,status,title}     expected gain (s) of the
         doctor's top finding; refreshed every ``doctor_every`` seconds
     sleepacc_doctor_last_run_timestamp_seconds
+    sleepacc_exporter_render_failures_total          scrapes whose metrics failed to
+        render (the scrape still answers, with this and the process metrics)
 
 ``auto`` is measured through :class:`sleepacc.Sleeper` (what ``sleepacc.sleep``
 uses): its lateness is what the caller sees, ``time.monotonic_ns()`` right
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
-import math
+import json
 import os
 import socket
 import tempfile
@@ -493,7 +495,6 @@ class Exporter:
                     "version": sleepacc.__version__,
                     "measuring_cpu_s": snap.cpu_s, "measuring_wall_s": snap.wall_s}
         lines = [records.jsonl_header(snap.host, settings, snap.started)]
-        import json
         for p in snap.points:
             lines.append(json.dumps({"type": "point", **p}, allow_nan=False))
         lines.append(records.jsonl_footer(sleepacc._api._now_iso()))
@@ -611,23 +612,6 @@ def atomic_write(path: str, text: str) -> None:
         except OSError:
             pass
         raise
-
-
-def quantile_from_buckets(bounds_s: Sequence[float], cumulative: Sequence[float],
-                          q: float) -> float:
-    """histogram_quantile()'s linear interpolation, for tests and the bench."""
-    total = cumulative[-1]
-    if total <= 0:
-        return math.nan
-    rank = q * total
-    prev_b, prev_c = 0.0, 0.0
-    for b, c in zip(bounds_s, cumulative):
-        if c >= rank:
-            if math.isinf(b):
-                return prev_b
-            return prev_b + (b - prev_b) * (rank - prev_c) / max(1e-300, c - prev_c)
-        prev_b, prev_c = b, c
-    return prev_b
 
 
 # ---------------------------------------------------------------------------
