@@ -1010,6 +1010,8 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:
         raise _arg_error("--duration", "must be above 0")
+    if args.every is not None and not (args.textfile or args.snapshot):
+        raise _arg_error("--every", "needs --textfile or --snapshot (what it times)")
     every = args.every if args.every is not None else 60.0
     listen = args.listen
     if listen is None and not args.textfile:
@@ -1034,7 +1036,8 @@ def cmd_exporter(args):
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = []
     if service.address:
-        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+        host = service.address[0]
+        where.append(f"http://{f'[{host}]' if ':' in host else host}:{service.address[1]}/metrics")
     if args.textfile:
         where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
     print(f"sleepacc exporter: {', '.join(methods)} at "

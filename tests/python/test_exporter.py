@@ -417,6 +417,7 @@ BAD = [
     (["--methods", "clock"], "--methods"),
     (["--textfile", "x.prom", "--every", "soon"], "--every"),
     (["--every", "-1s"], "--every"),
+    (["--every", "10s"], "--every"),                     # nothing to write every 10 s
     (["--duration", "0"], "--duration"),
     (["--cpu-budget", "0"], "--cpu-budget"),
     (["--cpu-budget", "150%"], "--cpu-budget"),
