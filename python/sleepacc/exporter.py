@@ -386,12 +386,17 @@ class Exporter:
     def _publish(self, cpu_s: float, wall_s: float) -> Snapshot:
         points = []
         for s in self.series:
-            m = self._measurement(s)
-            if m is not None:
-                d = m.to_dict()
-                d["exporter"] = {"samples_total": int(s.counts.sum()), "turns": s.turns,
-                                 "undersleeps_total": s.undersleeps}
-                points.append(d)
+            cached = getattr(s, "point", None)
+            if cached is None or cached[0] != s.turns:    # only a series that had a turn
+                m = self._measurement(s)
+                d = None
+                if m is not None:
+                    d = m.to_dict()
+                    d["exporter"] = {"samples_total": int(s.counts.sum()), "turns": s.turns,
+                                     "undersleeps_total": s.undersleeps}
+                s.point = cached = (s.turns, d)
+            if cached[1] is not None:
+                points.append(cached[1])
         host = dict(self.host)
         snap = Snapshot([s.frozen() for s in self.series], cpu_s, wall_s, host, self._finding,
                         self._doctor_time, self.cpu_budget, self.mode, self.started, points)
