@@ -729,7 +729,8 @@ def cmd_compare(args):
     if fmt == "csv":
         import csv
         cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
-                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
+                "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(cols)
@@ -741,10 +742,14 @@ def cmd_compare(args):
           "top cause: the oversleep model fitted to each file's own data")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
-    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"], r["n"]]
+    own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
+    print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
+                 + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"]] + ([r["method"]] if own else [])
+                  + ["?" if r["n"] is None else r["n"]]
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
-                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+                  for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
+                 + ">" * len(shown) + "<<"))
     if not (args.points or len(sweeps) == 2):
         return 0
     print()
@@ -766,7 +771,7 @@ def cmd_compare(args):
                  format_go(r["requested_ns"])]
         cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
-        cells += [str(n) for n in r["n"]]
+        cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0
@@ -1005,6 +1010,8 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:
         raise _arg_error("--duration", "must be above 0")
+    if args.every is not None and not (args.textfile or args.snapshot):
+        raise _arg_error("--every", "needs --textfile or --snapshot (what it times)")
     every = args.every if args.every is not None else 60.0
     listen = args.listen
     if listen is None and not args.textfile:
@@ -1016,7 +1023,9 @@ def cmd_exporter(args):
                     doctor_every=doctor_every, turn_s=args.turn or 0.25)
     e.check()     # a bad environment fails here, before the port is opened
     service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
-                         snapshot=args.snapshot)
+                         snapshot=args.snapshot,
+                         log=lambda msg: print(f"sleepacc exporter: {msg}", file=sys.stderr,
+                                               flush=True))
     try:
         service.open()
     except OSError as exc:
@@ -1027,15 +1036,18 @@ def cmd_exporter(args):
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = []
     if service.address:
-        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+        host = service.address[0]
+        where.append(f"http://{f'[{host}]' if ':' in host else host}:{service.address[1]}/metrics")
     if args.textfile:
         where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
     print(f"sleepacc exporter: {', '.join(methods)} at "
           f"{', '.join(format_go(d) for d in durations)}, at most "
-          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          f"{100 * e.cpu_budget:g}% of one CPU; publishing to {' and '.join(where)}",
           file=sys.stderr, flush=True)
     try:
         service.run(args.stop_after)
+    except RuntimeError as exc:       # the measuring thread died: say why, exit 1
+        raise CliError(str(exc)) from None
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
@@ -1044,6 +1056,8 @@ def cmd_exporter(args):
     print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
           f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
           f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    if service.failed_writes:
+        raise CliError(f"the last write of {', '.join(service.failed_writes)} failed")
     return 0
 
 
