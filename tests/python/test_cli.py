@@ -316,6 +316,72 @@ def test_bad_invocation_exits_2_with_one_line(argv, named):
     assert named in msg, msg
 
 
+# Unit traps (issue 14, item 4): each is refused, naming the argument and
+# saying what is wrong with the unit, before anything sleeps.
+UNIT_TRAPS = [
+    (["measure", "nanosleep", "1ms", "--slack", "1.0", "-n", "1"], "--slack", "nanoseconds"),
+    (["sweep", "--slack", "1e3"], "--slack", "nanoseconds"),
+    (["sweep", "--slack", "-5"], "--slack", "negative"),
+    (["sweep", "--durations", "1ms,10"], "--durations", "'10'"),
+    (["sweep", "--durations", "10,1us"], "--durations", "'10'"),
+    (["measure", "nanosleep", "-1ms"], "DURATION", "negative"),
+    (["measure", "nanosleep", "-1"], "DURATION", "negative"),
+    (["sweep", "--durations", "1ms,-1ms"], "--durations", "negative"),
+    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "negative"),
+    (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "negative"),
+    (["monitor", "--interval", "-10ms"], "--interval", "negative"),
+    (["monitor", "--duration", "-1s"], "--duration", "negative"),
+]
+
+
+@python_only
+@pytest.mark.parametrize("argv,named,says", UNIT_TRAPS, ids=[" ".join(a) for a, _, _ in UNIT_TRAPS])
+def test_unit_traps_are_refused_naming_the_unit(argv, named, says):
+    t0 = time.monotonic()
+    r = run(*argv, timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    msg = r.stderr.rstrip("\n")
+    assert "\n" not in msg and msg.startswith("sleepacc: error: argument " + named), msg
+    assert says in msg, msg
+    assert "required" not in msg, msg
+    assert time.monotonic() - t0 < 25  # refused up front (a 1 s slack run would take far longer)
+
+
+def _measure_json(*argv):
+    r = run("measure", *argv, "--json", timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@python_only
+def test_times_take_units_and_bare_numbers_are_seconds():
+    d = _measure_json("nanosleep", "0.001", "-n", "2", "--budget", "0.5", "--slack", "50us")
+    assert d["requested_ns"] == 1_000_000 and d["n"] == 2
+    assert d["env"]["slack_ns"] == 50_000
+    d = _measure_json("nanosleep", "1ms", "-n", "2", "--slack", "7")   # bare slack: int ns
+    assert d["env"]["slack_ns"] == 7
+    d = _measure_json("hybrid", "500µs", "-n", "2", "--margin", "20us")
+    assert d["requested_ns"] == 500_000 and d["env"]["margin_ns"] == 20_000
+    # 0 needs no unit in a suffixed list; bare lists are seconds
+    r = run("sweep", "--methods", "clock", "--durations", "0,1us", "--budget", "10ms",
+            "--format", "json", timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["points"] if isinstance(rows, dict) else rows
+    assert sorted(p["requested_ns"] for p in rows) == [0, 1000]
+
+
+@python_only
+def test_help_explains_mode_warmup_and_margin():
+    for cmd in ("measure", "sweep"):
+        text = " ".join(run(cmd, "--help").stdout.split())
+        assert "--mode {relative,periodic} relative:" in text, text
+        assert "--margin D the hybrid method's margin" in text, text
+        assert "a bare integer is ns" in text, text
+    text = " ".join(run("measure", "--help").stdout.split())
+    assert "--warmup N sleeps taken first and not counted" in text, text
+
+
 def test_unknown_method_lists_the_valid_names():
     msg = run("sweep", "--methods", "nope").stderr
     assert all(m.name in msg for m in sleepacc.methods())
