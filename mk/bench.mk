@@ -21,3 +21,12 @@ bench-precise:
 bench-lua-sigint:
 	$(if $(VPY),$(MAKE) -s venv)
 	$(BENCH_PY) bench/lua_sigint.py
+
+# make bench-exporter   bench/exporter.py: the exporter's CPU per second of wall
+#                       time over 60 s, and its scrape latency with 10 methods (~70 s)
+.PHONY: bench-exporter
+bench: bench-exporter
+
+bench-exporter:
+	$(if $(VPY),$(MAKE) -s venv)
+	$(BENCH_PY) bench/exporter.py $(BENCH_EXPORTER_ARGS)

@@ -13,14 +13,14 @@ seconds; results in integer nanoseconds.
 """
 from . import _core
 from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
-                   clock_info, measure, methods, sweep, system_info)
+                   clock_info, iter_sweep, load, measure, methods, sweep, system_info)
 from ._core import Samples
-from .records import load
 
 __version__: str = _core.VERSION
 
 __all__ = [
-    "__version__", "methods", "measure", "sweep", "system_info", "clock_info", "load",
+    "__version__", "methods", "measure", "sweep", "iter_sweep", "system_info", "clock_info",
+    "load",
     "Method", "Stats", "Measurement", "Sweep", "Samples", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 

@@ -363,7 +363,7 @@ def test_times_take_units_and_bare_numbers_are_seconds():
     d = _measure_json("hybrid", "500µs", "-n", "2", "--margin", "20us")
     assert d["requested_ns"] == 500_000 and d["env"]["margin_ns"] == 20_000
     # 0 needs no unit in a suffixed list; bare lists are seconds
-    r = run("sweep", "--methods", "clock", "--durations", "0,1us", "--budget", "10ms",
+    r = run("sweep", "--methods", "spin", "--durations", "0,1us", "--budget", "10ms",
             "--format", "json", timeout=60)
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
