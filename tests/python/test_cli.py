@@ -17,6 +17,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -125,6 +126,67 @@ def test_sweep_irtt_format_is_irtt_sleeps_layout():
     for ln in lines[3:]:
         # %14s%18s%14.1f, padded by characters as Go does
         assert len(ln) == 46 and re.fullmatch(r" *\S+ +\S+ +-?[0-9]+\.[0-9]", ln), ln
+
+
+GO_DURATION = re.compile(r"-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)|-?[0-9]+m[0-9]+(\.[0-9]+)?s|0s")
+
+
+def _irtt_shape(text):
+    """irtt sleep's output with the measured numbers taken out: each line
+    is kept as it is, except the rows, which become (requested, right edges
+    of the three columns, the error's form); the error's unit follows its
+    value, so only that it is a Go duration is kept."""
+    assert text.endswith("\n"), repr(text[-40:])
+    shape = []
+    for line in text.splitlines():
+        m = re.fullmatch(r"( *)(\S+)( +)(\S+)( +)(\S+)", line)
+        if not m or not re.fullmatch(r"-?[0-9]+\.[0-9]", m.group(6)):
+            shape.append(line)
+            continue
+        edges = [len(m.group(1)) + len(m.group(2))]
+        edges.append(edges[0] + len(m.group(3)) + len(m.group(4)))
+        edges.append(edges[1] + len(m.group(5)) + len(m.group(6)))
+        err_form = "go-duration" if GO_DURATION.fullmatch(m.group(4)) else m.group(4)
+        shape.append((m.group(2), tuple(edges), err_form))
+    return shape
+
+
+@python_only
+def test_sweep_irtt_format_is_irtt_sleep_byte_for_byte():
+    """Debian's irtt 0.9.0 `irtt sleep` (about 22 s; it takes no options)
+    and `sleepacc sweep --methods nanosleep --format irtt` side by side:
+    the same lines, header, widths, units, row count and order; only the
+    measured numbers differ."""
+    irtt = shutil.which("irtt")
+    if irtt is None:
+        pytest.skip("irtt is not installed (Debian package irtt; `make deps` installs it)")
+    ref = subprocess.Popen([irtt, "sleep"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, encoding="utf-8")
+    try:
+        ours = run("sweep", "--methods", "nanosleep", "--format", "irtt", "--total", "3")
+        ref_out, ref_err = ref.communicate(timeout=180)
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+    assert ref.returncode == 0, ref_err
+    assert ours.returncode == 0, ours.stderr
+    want, got = _irtt_shape(ref_out), _irtt_shape(ours.stdout)
+    rows = [x for x in want if isinstance(x, tuple)]
+    assert [r[0] for r in rows] == ["1ns", "10ns", "100ns", "1µs", "10µs", "100µs", "1ms",
+                                    "10ms", "100ms", "200ms", "500ms"], ref_out
+    assert got == want, f"irtt sleep:\n{ref_out}\nsleepacc:\n{ours.stdout}"
+
+
+def test_default_sweep_measures_floors_at_0_only():
+    r = run("sweep", "--methods", "syscall,clock,nanosleep", "--total", "2", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["points"] if isinstance(rows, dict) else rows
+    points = [(p["method"], p["requested_ns"]) for p in rows]
+    assert points == [("syscall", 0), ("clock", 0)] + [
+        ("nanosleep", d) for d in (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+                                   100_000_000, 200_000_000, 500_000_000)], points
 
 
 def test_sweep_json_format_parses_and_stdout_is_only_the_table():
