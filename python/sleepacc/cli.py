@@ -24,6 +24,7 @@ import errno
 import json
 import math
 import os
+import re
 import shutil
 import socket
 import sys
@@ -32,7 +33,8 @@ import time
 import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
-from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
+                             parse_slack_ns)
 from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
@@ -71,7 +73,15 @@ class Interrupted(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but every error is one line and exit 2 (via UsageError)."""
+    """argparse, but every error is one line and exit 2 (via UsageError),
+    and a negative duration ("-1ms") is read as a value, so its own message
+    ("negative") is what the user sees, not "DURATION required"."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        # argparse treats "-1ms" as an unknown option (its matcher knows only
+        # plain numbers); no sleepacc option starts with a digit or a dot.
+        self._negative_number_matcher = re.compile(r"^-\.?[0-9]")
 
     def error(self, message):
         raise UsageError(" ".join(str(message).split()))
@@ -82,7 +92,8 @@ def _arg_error(name, message):
 
 
 def _duration_ns(text):
-    """argparse type: one duration ("10us", "1.5ms", "0") -> int ns."""
+    """argparse type: one duration ("10us", "1.5ms", "0"; a bare number is
+    seconds) -> int ns."""
     try:
         return parse_duration_ns(text)
     except ValueError as exc:
@@ -91,22 +102,20 @@ def _duration_ns(text):
 
 def _durations_ns(text):
     """argparse type: comma-separated durations -> list of int ns, in
-    order, duplicates dropped."""
-    out = []
-    for item in text.split(","):
-        if not item.strip():
-            raise argparse.ArgumentTypeError(f"empty item in {text!r}")
-        d = _duration_ns(item)
-        if d not in out:
-            out.append(d)
-    return out
+    order, duplicates dropped; "1ms,10" is refused naming the bare item."""
+    try:
+        return parse_durations_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seconds(text):
-    """argparse type: a positive time in seconds ("0.5", "500ms")."""
+    """argparse type: a positive time ("0.5" is seconds, "500ms")."""
     try:
         ns = parse_duration_ns(text)
-    except ValueError:
+    except ValueError as exc:
+        if "negative" in str(exc):
+            raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}") from None
         raise argparse.ArgumentTypeError(
             f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
         ) from None
@@ -115,16 +124,18 @@ def _seconds(text):
     return ns / 1e9
 
 
+def _margin_s(text):
+    """argparse type: a time >= 0 ("0", "50us"; a bare number is seconds)."""
+    return _duration_ns(text) / 1e9
+
+
 def _slack_ns(text):
-    """argparse type: timer slack; a bare integer is ns, suffixes allowed."""
-    t = text.strip()
+    """argparse type: timer slack; a bare number is an integer of ns (the
+    kernel's unit), suffixes allowed ("50us"); "1.0" is refused."""
     try:
-        ns = int(t) if t.isdigit() else parse_duration_ns(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected nanoseconds like 1 or 50us, got {text!r}") from None
-    if ns < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 ns, got {text!r}")
-    return ns
+        return parse_slack_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _int_range(lo, hi):
@@ -207,13 +218,23 @@ def _env_kwargs(args):
         kw["dma_latency"] = args.dma_latency
     if getattr(args, "lock_memory", False):
         kw["lock_memory"] = True
+    if getattr(args, "margin", None) is not None:
+        kw["margin"] = args.margin
     return kw
+
+
+def _add_margin_option(p):
+    p.add_argument("--margin", type=_margin_s, metavar="D",
+                   help="the hybrid method's margin: it sleeps in the kernel until this long "
+                        "before the deadline, then spins (default 100us; a bare number is "
+                        "seconds)")
 
 
 def _add_env_options(p):
     g = p.add_argument_group("environment (applied to the measuring thread, restored after)")
     g.add_argument("--slack", type=_slack_ns, metavar="NS",
-                   help="timer slack in ns (1 = none; suffixes allowed: 50us)")
+                   help="timer slack: a bare integer is ns, the kernel's unit (1 = none); "
+                        "or with a unit: 50us")
     g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
@@ -1231,7 +1252,11 @@ def build_parser():
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--format", choices=FORMATS + ("none",), default=None,
                    help="table printed at the end (default wide; none with -o -)")
@@ -1258,8 +1283,14 @@ def build_parser():
                    help="time to measure (default 1)")
     s.add_argument("-n", type=_positive_int, default=None, metavar="N",
                    help="stop after N samples")
-    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N",
+                   help="sleeps taken first and not counted (they warm caches and the "
+                        "method's state; default 2)")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--bins", type=_int_range(1, 200), default=16, metavar="N",
                    help="histogram rows (default 16)")
