@@ -724,7 +724,32 @@ def cmd_compare(args):
 # plot
 # --------------------------------------------------------------------------
 
-PLOT_KINDS = ("error", "cdf", "pareto", "model", "all")
+PLOT_KINDS = ("error", "cdf", "pareto", "model", "histogram", "all")
+
+
+def _one_point(sweep, methods, requested_ns):
+    """The measurement a histogram shows: the first of --methods (default:
+    the first sleeping method in the file) at --requested (default 1 ms,
+    else the method's first point)."""
+    pts = [m for m in sweep if methods is None or m.method in methods]
+    if methods is None:
+        floors = _floor_methods()
+        pts = [m for m in pts if m.method not in floors] or pts
+    if not pts:
+        raise ValueError(f"no point of {', '.join(methods or [])} in the file")
+    name = pts[0].method
+    pts = [m for m in pts if m.method == name]
+    want = 1_000_000 if requested_ns is None else requested_ns
+    chosen = [m for m in pts if m.requested_ns == want]
+    if not chosen and requested_ns is not None:
+        raise ValueError(f"no {name} point at {format_go(requested_ns)}; it has "
+                         + ", ".join(format_go(m.requested_ns) for m in pts))
+    return (chosen or pts)[0]
+
+
+def _floor_methods():
+    """Names of the floor methods (registry family "baseline")."""
+    return {n for n, m in _method_table().items() if m.family == "baseline"}
 
 
 def cmd_plot(args):
@@ -747,7 +772,7 @@ def cmd_plot(args):
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
-            fig = _plot_figure(plot, sweep, kind, args.methods)
+            fig = _plot_figure(plot, sweep, kind, args.methods, args.requested)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
         _save_plot(fig, path, args.dpi)
@@ -768,13 +793,16 @@ def _save_plot(fig, path, dpi):
     print(f"sleepacc: wrote {path}", file=sys.stderr)
 
 
-def _plot_figure(plot, sweep, kind, methods):
+def _plot_figure(plot, sweep, kind, methods, requested_ns=None):
+    requested = None if requested_ns is None else requested_ns / 1e9
     if kind == "error":
         return plot.error_vs_requested(sweep, methods)
     if kind == "cdf":
-        return plot.lateness_cdf(sweep, methods)
+        return plot.lateness_cdf(sweep, methods, requested=requested)
     if kind == "pareto":
-        return plot.cost_pareto(sweep, methods)
+        return plot.cost_pareto(sweep, methods, requested=requested)
+    if kind == "histogram":
+        return plot.histogram(_one_point(sweep, methods, requested_ns))
     from sleepacc import model
     fitted = model.fit(sweep)
     if not hasattr(fitted, "params"):            # several groups: the first
@@ -991,9 +1019,14 @@ def build_parser():
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
-                   help="error: error against duration (default); cdf: error distribution "
-                        "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "
-                        "all: the four, FIG-<kind> beside FIG")
+                   help="error: error against duration, one panel per method family "
+                        "(default); cdf: error distribution at 1 ms (or --requested), tail on "
+                        "a log scale; pareto: accuracy against CPU; model: the fit over the "
+                        "data; histogram: the errors of one point (--methods M --requested D; "
+                        "needs sweep --samples); all: the first four, FIG-<kind> beside FIG")
+    s.add_argument("--requested", type=_duration_ns, default=None, metavar="D",
+                   help="the requested duration of the cdf, pareto and histogram plots "
+                        "(default 1ms)")
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="only these methods (default: all in the file)")
     s.add_argument("--dpi", type=_int_range(10, 1200), default=110)
