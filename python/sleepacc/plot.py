@@ -172,6 +172,14 @@ def _footnote(fig, text: str, lines: int = 2) -> None:
     return height
 
 
+def _finish_panel(ax, family: str, entries: int, loc: str, one_column: int = 4) -> None:
+    """A family panel's title, grid and legend (two columns past `one_column`)."""
+    ax.set_title(_FAMILY_LABEL[family], fontsize=9.5)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=6, loc=loc, framealpha=0.85, ncol=1 if entries <= one_column else 2,
+              columnspacing=0.8, handlelength=1.6)
+
+
 def _sup_labels(fig, axes, xlabel: str, ylabel: str, note: str) -> None:
     """The shared axis labels of a panel figure and its footnote: x labels
     under the bottom panels, y labels left of the first column."""
@@ -375,10 +383,7 @@ def error_vs_requested(data, methods=None, *, title: Optional[str] = None, save=
             centers.update(r["center"] for r in rs)
             ax.plot(x, med, marker=_MARKERS[i % len(_MARKERS)], ms=3.2, lw=1.2, color=c,
                     label=_n_label(name, ns))
-        ax.set_title(_FAMILY_LABEL[fam], fontsize=9.5)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6, loc="upper left", framealpha=0.85,
-                  ncol=1 if len(fnames) <= 4 else 2, columnspacing=0.8, handlelength=1.6)
+        _finish_panel(ax, fam, len(fnames), "upper left")
     floors = _floor_lines(axes, all_rows) if methods is None else []
     ax0 = axes[0]
     ax0.set_xscale("log")
@@ -462,10 +467,7 @@ def lateness_cdf(data, methods=None, *, requested: Optional[float] = None,
                             label=f"{name} (n={n:,}, quantiles)")
                     if n:
                         lowest = min(lowest, 1.0 / n)
-        ax.set_title(_FAMILY_LABEL[fam], fontsize=9.5)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6, loc="lower left", framealpha=0.85,
-                  ncol=1 if len(fnames) <= 5 else 2, columnspacing=0.8, handlelength=1.6)
+        _finish_panel(ax, fam, len(fnames), "lower left", one_column=5)
     ax0 = axes[0]
     ax0.set_xscale("log")
     ax0.set_yscale("log")
@@ -720,10 +722,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
                 whole_units.append(name)
             pred = np.maximum(np.asarray(p.predict_ns(x)) - x, _FLOOR)
             ax.plot(x, pred, color=c, linewidth=1.2, label=f"{name}: {_brief(p)}")
-        ax.set_title(_FAMILY_LABEL[fam], fontsize=9.5)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6, loc="upper left", framealpha=0.85,
-                  ncol=1 if len(fnames) <= 4 else 2, columnspacing=0.8, handlelength=1.6)
+        _finish_panel(ax, fam, len(fnames), "upper left")
     ax0 = axes[0]
     ax0.set_xscale("log")
     ax0.set_yscale("log")
