@@ -157,6 +157,9 @@ void sleepacc_pacer_close(sleepacc_pacer *p) {
   p->pending = 0;
 }
 
+/* The pacer's sleeper (for its hand-off and dma latency settings). */
+sleepacc_sleeper *sleepacc_pacer_sleeper(sleepacc_pacer *p) { return p ? &p->sleeper : NULL; }
+
 /* Counters, lateness statistics and irtt's timer stats (zeros when empty). */
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out) {
   if (!out) return;

@@ -385,17 +385,18 @@ PyDoc_STRVAR(measure_doc,
 static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"method", "duration_ns", "mode", "n", "budget_ns", "warmup",
                            "capacity", "margin_ns", "slack_ns", "policy", "priority",
-                           "cpu", "lock_memory", NULL};
-  const char *name;
+                           "cpu", "lock_memory", "dma_latency_us", NULL};
+  const char *name = NULL;
   long long duration_ns, n, budget_ns, warmup, margin_ns, slack_ns;
   Py_ssize_t capacity;
-  int mode, policy, priority, cpu, lock_memory;
+  int mode, policy, priority, cpu, lock_memory, dma_latency_us = -1;
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "$sLiLLLnLLiiip:measure", kwlist, &name,
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$sLiLLLnLLiiipi:measure", kwlist, &name,
                                    &duration_ns, &mode, &n, &budget_ns, &warmup, &capacity,
                                    &margin_ns, &slack_ns, &policy, &priority, &cpu,
-                                   &lock_memory))
+                                   &lock_memory, &dma_latency_us))
     return NULL;
+  if (name == NULL) return PyErr_Format(PyExc_TypeError, "measure() needs method=");
   const sleepacc_method *m = sleepacc_method_find(name);
   if (m == NULL) return PyErr_Format(PyExc_ValueError, "unknown method '%s'", name);
   if (capacity < 0 || (size_t)capacity > PY_SSIZE_T_MAX / sizeof(int64_t))
@@ -412,6 +413,7 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   cfg.margin_ns = margin_ns;
   cfg.chunk_ns = 0;
   env_fill(&cfg.env, slack_ns, policy, priority, cpu, lock_memory);
+  cfg.env.dma_latency_us = dma_latency_us;
 
   PyObject *result = NULL;
   SamplesObject *samples = NULL;
@@ -438,7 +440,12 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   rc = sleepacc_run_start(run, &cfg, samples ? samples->data : NULL, (size_t)capacity);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_start");
+    if (run->saved.bad_field != NULL && run->saved.why != NULL) /* refused up front */
+      PyErr_SetObject(PyExc_PermissionError,
+                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s",
+                                    run->saved.bad_field, run->saved.why)));
+    else
+      sleepacc_py_raise(rc, run->saved.bad_field ? run->saved.bad_field : "sleepacc_run_start");
     goto done;
   }
   int failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
@@ -723,6 +730,8 @@ static int core_exec(PyObject *module) {
   if (PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0)
     return -1;
   if (PyModule_AddIntConstant(module, "CHUNK_NS", SLEEPACC_CHUNK_NS) < 0) return -1;
+  if (PyModule_AddIntConstant(module, "MAX_DMA_LATENCY_US", SLEEPACC_MAX_DMA_LATENCY_US) < 0)
+    return -1;
   if (PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0) return -1;
   PyObject *precision = PyFloat_FromDouble(SLEEPACC_HIST_PRECISION);
   if (precision == NULL || PyModule_AddObjectRef(module, "HIST_PRECISION", precision) < 0) {

@@ -111,12 +111,49 @@ static int precise_handoff_arg(PyObject *obj, int64_t *out) {
   return 0;
 }
 
+/* The `dma_latency` argument (us, None = -1) as an int; 0 or -1. */
+static int precise_dma_arg(PyObject *obj, int *out) {
+  long long v;
+  *out = -1;
+  if (obj == Py_None) return 0;
+  if (PyBool_Check(obj) || !PyLong_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "dma_latency must be an int (us) or None, got %s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  v = PyLong_AsLongLong(obj);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < 0 || v > SLEEPACC_MAX_DMA_LATENCY_US) {
+    PyErr_Format(PyExc_ValueError, "dma_latency must be in 0..%d us, got %R",
+                 SLEEPACC_MAX_DMA_LATENCY_US, obj);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* Hold the dma latency for the object's life: 0, or -1 with PermissionError
+ * (or OSError) naming dma_latency. */
+static int precise_hold_dma(sleepacc_sleeper *s, int us) {
+  int rc = us < 0 ? 0 : sleepacc_sleeper_hold_dma_latency(s, us);
+  if (rc < 0) {
+    sleepacc_py_raise(rc, "dma_latency (/dev/cpu_dma_latency)");
+    return -1;
+  }
+  return 0;
+}
+
+/* busy as seen by this process: a mark set before a fork() belongs to a
+ * thread the child does not have, so the child may use (and close) it. */
+#define PRECISE_BUSY(busy, gen) ((busy) && (gen) == sleepacc_fork_generation())
+
 /* ------------------------------------------------------------- Sleeper */
 
 typedef struct {
   PyObject_HEAD
   int open;               /* 1 between a successful __init__ and close() */
   int busy;               /* 1 while a thread is sleeping on it */
+  uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
   PyObject *method;       /* the method name (str) */
   sleepacc_sleeper s;     /* the core object */
 } SleeperObject;
@@ -133,16 +170,16 @@ static int precise_until_step(void *p) {
 }
 
 static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"method", "quantile", "margin", "handoff", NULL};
-  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None;
+  static char *kwlist[] = {"method", "quantile", "margin", "handoff", "dma_latency", NULL};
+  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None, *dobj = Py_None;
   double q = 0.99;
   int64_t margin = -1, handoff = 0;
   const char *name = "auto";
-  int rc;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOO:Sleeper", kwlist, &method, &qobj, &mobj,
-                                   &hobj))
+  int rc, dma;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &method, &qobj, &mobj,
+                                   &hobj, &dobj))
     return -1;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return -1;
   }
@@ -165,6 +202,7 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
   }
   if (mobj != Py_None && sleepacc_py_seconds_ns(mobj, "margin", &margin) < 0) return -1;
   if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
+  if (precise_dma_arg(dobj, &dma) < 0) return -1;
   if (self->open) {
     sleepacc_sleeper_close(&self->s);
     self->open = 0;
@@ -174,6 +212,10 @@ static int Sleeper_init(SleeperObject *self, PyObject *args, PyObject *kwds) {
   if (rc < 0) {
     sleepacc_sleeper_close(&self->s);
     sleepacc_py_raise(rc, "Sleeper");
+    return -1;
+  }
+  if (precise_hold_dma(&self->s, dma) < 0) {
+    sleepacc_sleeper_close(&self->s);
     return -1;
   }
   self->open = 1;
@@ -188,16 +230,17 @@ static void Sleeper_dealloc(SleeperObject *self) {
 }
 
 /* Check the object is usable and claim it; 0 or -1 with an exception. */
-static int precise_claim(int open, int *busy, const char *what) {
+static int precise_claim(int open, int *busy, uint64_t *busy_gen, const char *what) {
   if (!open) {
     PyErr_Format(PyExc_ValueError, "%s is closed", what);
     return -1;
   }
-  if (*busy) {
+  if (PRECISE_BUSY(*busy, *busy_gen)) {
     PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", what);
     return -1;
   }
   *busy = 1;
+  *busy_gen = sleepacc_fork_generation();
   return 0;
 }
 
@@ -208,7 +251,7 @@ static int precise_claim(int open, int *busy, const char *what) {
 static PyObject *Sleeper_run(SleeperObject *self, int64_t deadline, int finish) {
   precise_until_arg a = {&self->s, deadline};
   int rc;
-  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
   do rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
   while (finish && rc == 1);
   self->busy = 0;
@@ -281,7 +324,7 @@ static PyObject *Sleeper_poll(SleeperObject *self, PyObject *arg) {
   int64_t dl;
   int rc;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  if (precise_claim(self->open, &self->busy, "Sleeper") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
   rc = sleepacc_sleeper_poll(&self->s, dl);
   self->busy = 0;
   if (rc < 0) {
@@ -347,7 +390,7 @@ static PyObject *precise_sleeper_stats(const sleepacc_sleeper *s) {
 
 static PyObject *Sleeper_get_stats(SleeperObject *self, void *closure) {
   (void)closure;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return NULL;
   }
@@ -361,7 +404,7 @@ static PyObject *Sleeper_get_method(SleeperObject *self, void *closure) {
 
 static PyObject *Sleeper_close(SleeperObject *self, PyObject *unused) {
   (void)unused;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Sleeper is sleeping in another thread");
     return NULL;
   }
@@ -449,6 +492,7 @@ typedef struct {
   PyObject_HEAD
   int open;
   int busy;
+  uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
   PyObject *method;
   sleepacc_pacer p;
 } PacerObject;
@@ -464,15 +508,15 @@ static int precise_pacer_step(void *arg) {
 }
 
 static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"period", "method", "missed", "handoff", NULL};
-  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None;
+  static char *kwlist[] = {"period", "method", "missed", "handoff", "dma_latency", NULL};
+  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None, *dobj = Py_None;
   const char *name = "auto";
-  int policy = SLEEPACC_MISSED_SKIP, rc;
+  int policy = SLEEPACC_MISSED_SKIP, rc, dma;
   int64_t period, handoff = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:Pacer", kwlist, &pobj, &method, &missed,
-                                   &hobj))
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &pobj, &method, &missed,
+                                   &hobj, &dobj))
     return -1;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return -1;
   }
@@ -501,15 +545,20 @@ static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
     }
   }
   if (precise_handoff_arg(hobj, &handoff) < 0) return -1;
+  if (precise_dma_arg(dobj, &dma) < 0) return -1;
   if (self->open) {
     sleepacc_pacer_close(&self->p);
     self->open = 0;
   }
   rc = sleepacc_pacer_open(&self->p, period, name, policy);
-  if (rc == 0) rc = sleepacc_sleeper_set_handoff(&self->p.sleeper, handoff);
+  if (rc == 0) rc = sleepacc_sleeper_set_handoff(sleepacc_pacer_sleeper(&self->p), handoff);
   if (rc < 0) {
     sleepacc_pacer_close(&self->p);
     sleepacc_py_raise(rc, "Pacer");
+    return -1;
+  }
+  if (precise_hold_dma(sleepacc_pacer_sleeper(&self->p), dma) < 0) {
+    sleepacc_pacer_close(&self->p);
     return -1;
   }
   self->open = 1;
@@ -534,7 +583,7 @@ PyDoc_STRVAR(Pacer_wait_doc,
 static int Pacer_run(PacerObject *self, int finish, int64_t *deadline, int *near) {
   precise_pacer_arg a = {&self->p, 0};
   int rc;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return -1;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return -1;
   do rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
   while (finish && rc == 1);
   self->busy = 0;
@@ -566,7 +615,7 @@ static PyObject *Pacer_begin(PacerObject *self, PyObject *unused) {
 static PyObject *Pacer_poll(PacerObject *self, PyObject *unused) {
   int rc;
   (void)unused;
-  if (precise_claim(self->open, &self->busy, "Pacer") < 0) return NULL;
+  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return NULL;
   rc = sleepacc_pacer_poll(&self->p, NULL);
   self->busy = 0;
   if (rc < 0) {
@@ -585,7 +634,7 @@ static PyObject *Pacer_get_stats(PacerObject *self, void *closure) {
   sleepacc_pacer_stats st;
   PyObject *d, *te;
   (void)closure;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return NULL;
   }
@@ -632,7 +681,7 @@ static PyObject *Pacer_get_missed(PacerObject *self, void *closure) {
 
 static PyObject *Pacer_close(PacerObject *self, PyObject *unused) {
   (void)unused;
-  if (self->busy) {
+  if (PRECISE_BUSY(self->busy, self->busy_gen)) {
     PyErr_SetString(PyExc_RuntimeError, "Pacer is sleeping in another thread");
     return NULL;
   }

@@ -29,3 +29,19 @@ __all__ = [
 from .precise import Pacer, Sleeper, sleep  # noqa: E402
 
 __all__ += ["sleep", "Sleeper", "Pacer"]
+
+# The analysis modules, reachable as attributes (`sleepacc.model.fit(sw)`)
+# without importing them, or numpy/matplotlib, at `import sleepacc`: each is
+# imported on first use (PEP 562).
+_SUBMODULES = ("cli", "doctor", "model", "plot", "precise", "records", "report")
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES))

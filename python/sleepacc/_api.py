@@ -481,7 +481,7 @@ class _Plan(NamedTuple):
 def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
           mode: Any = "relative", warmup: Any = 2, keep_samples: Any = True,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
-          lock_memory: Any = False, margin: Any = None) -> _Plan:
+          lock_memory: Any = False, margin: Any = None, dma_latency: Any = None) -> _Plan:
     row = _find_method(method)
     duration_ns = _core.seconds_ns(duration, "duration")
     mode = _mode_arg(mode)
@@ -512,6 +512,8 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
     else:
         prio = _int_arg(priority, "priority", 0, INT_MAX)
     cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0, INT_MAX)
+    dma_us = -1 if dma_latency is None else _int_arg(dma_latency, "dma_latency", 0,
+                                                     _core.MAX_DMA_LATENCY_US)
 
     bad = _core.env_check(slack_ns, policy_code, prio, cpu_val, lock)
     if bad == "cpu":
@@ -546,13 +548,14 @@ def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
 
     env = {"slack_ns": None if slack_ns < 0 else slack_ns, "policy": policy,
            "priority": prio if policy is not None else None,
-           "cpu": None if cpu_val < 0 else cpu_val, "lock_memory": lock}
+           "cpu": None if cpu_val < 0 else cpu_val, "lock_memory": lock,
+           "dma_latency_us": None if dma_us < 0 else dma_us}
     if row.family == "hybrid":
         env["margin_ns"] = margin_ns
     core = dict(method=row.name, duration_ns=duration_ns, mode=_core.mode_from_name(mode),
                 n=n_val, budget_ns=budget_ns, warmup=warmup, capacity=capacity,
                 margin_ns=margin_ns, slack_ns=slack_ns, policy=policy_code, priority=prio,
-                cpu=cpu_val, lock_memory=lock)
+                cpu=cpu_val, lock_memory=lock, dma_latency_us=dma_us)
     return _Plan(core, row, mode, duration_ns, env)
 
 
@@ -564,6 +567,9 @@ def _permission_message(plan: _Plan, err: OSError) -> str:
                     "needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance")
     if plan.env["lock_memory"]:
         what.append("lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK")
+    if plan.env["dma_latency_us"] is not None:
+        what.append(f"dma_latency={plan.env['dma_latency_us']} needs write access to "
+                    "/dev/cpu_dma_latency (root)")
     if not what:
         what.append("the requested environment needs privileges")
     return "; ".join(what) + f" ({err.strerror})"
@@ -573,6 +579,9 @@ def _run(plan: _Plan) -> Measurement:
     try:
         raw = _core.measure(**plan.core)
     except PermissionError as e:
+        if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
+            raise PermissionError(e.errno, f"{e.strerror} (asked: policy={plan.env['policy']!r}"
+                                           f", priority {plan.env['priority']})") from None
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
     except MemoryError as e:
         if plan.env["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
@@ -597,7 +606,8 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
             keep_samples: bool = True, slack: Optional[int] = None,
             policy: Optional[str] = None, priority: Optional[int] = None,
             cpu: Optional[int] = None, lock_memory: bool = False,
-            margin: Optional[Seconds] = None) -> Measurement:
+            margin: Optional[Seconds] = None,
+            dma_latency: Optional[int] = None) -> Measurement:
     """Measure how `method` sleeps for `duration` seconds.
 
     The run stops after ``n`` samples, after ``budget`` seconds of wall time,
@@ -622,9 +632,13 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     priority: 1..99 for fifo/rr (default 1), 0 (or None) otherwise.
     cpu: pin the thread to this CPU for the run; None leaves affinity.
     lock_memory: mlockall for the run.
+    dma_latency: hold /dev/cpu_dma_latency at this many us (an int >= 0; 0
+      keeps the CPUs out of idle states with any exit cost) for the run;
+      None leaves it.  Recorded as env["dma_latency_us"].
     margin: the hybrid method's margin in seconds (default 100 us).
 
-    The thread's slack, policy and affinity are restored on every path.
+    The thread's slack, policy and affinity (and the dma latency request)
+    are restored on every path.
     The GIL is released while the core works and Ctrl-C raises
     KeyboardInterrupt within one chunk (about 50 ms) for every method.
 
@@ -634,13 +648,13 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     """
     plan = _plan(method, duration, n=n, budget=budget, mode=mode, warmup=warmup,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
-                 cpu=cpu, lock_memory=lock_memory, margin=margin)
+                 cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
     return _run(plan)
 
 
 #: Keyword arguments of measure() that sweep() passes through (**environment).
 _SWEEP_PASSTHROUGH = ("n", "warmup", "keep_samples", "slack", "policy", "priority", "cpu",
-                      "lock_memory", "margin")
+                      "lock_memory", "margin", "dma_latency")
 
 
 def _plain_number(value: Any) -> Any:
@@ -847,7 +861,7 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
       measurement; None shows a progress bar when run in a Jupyter notebook
       and the sweep takes longer than 3 s.
     **environment: any of n, warmup, keep_samples, slack, policy, priority,
-      cpu, lock_memory, margin, passed to every :func:`measure`.
+      cpu, lock_memory, margin, dma_latency, passed to every :func:`measure`.
 
     Every argument is validated before the first measurement runs.
     """

@@ -203,6 +203,10 @@ def _env_kwargs(args):
         kw["priority"] = priority
     if cpu is not None:
         kw["cpu"] = cpu
+    if getattr(args, "dma_latency", None) is not None:
+        kw["dma_latency"] = args.dma_latency
+    if getattr(args, "lock_memory", False):
+        kw["lock_memory"] = True
     return kw
 
 
@@ -214,6 +218,11 @@ def _add_env_options(p):
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
     g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
+    g.add_argument("--dma-latency", type=_int_range(0, 2_000_000_000), metavar="US",
+                   help="hold /dev/cpu_dma_latency at US microseconds (0: no idle-exit "
+                        "cost, as cyclictest does; needs root)")
+    g.add_argument("--lock-memory", action="store_true",
+                   help="mlockall for the run (needs CAP_IPC_LOCK or RLIMIT_MEMLOCK)")
 
 
 def _err_ns(point, value):
@@ -665,39 +674,80 @@ def _yesno(v):
 # compare
 # --------------------------------------------------------------------------
 
+def _compare_inputs(args, option="FILE"):
+    """(sweeps, labels) of compare's (and plot --compare's) files."""
+    files = args.files if option == "FILE" else args.compare
+    if len(files) < 2:
+        raise _arg_error(option, "compare needs at least two files")
+    labels = None
+    if getattr(args, "labels", None):
+        labels = [t.strip() for t in args.labels.split(",")]
+        if len(labels) != len(files):
+            raise _arg_error("--labels", f"{len(labels)} labels for {len(files)} files")
+    return [_load(p) for p in files], labels
+
+
+def _ns_text(ns):
+    """ns resolution kept: 57 ns, 61.5 ns, 84.43 µs."""
+    return "-" if ns is None else format_ns(ns, 4)
+
+
 def cmd_compare(args):
-    if len(args.files) < 2:
-        raise _arg_error("FILE", "compare needs at least two files")
-    sweeps = [_load(p) for p in args.files]
-    tables = []
-    for sw in sweeps:
-        tables.append({(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)})
-    keys = list(dict.fromkeys(k for t in tables for k in t))
+    from sleepacc import fleet
+    sweeps, labels = _compare_inputs(args)
+    fmt = "json" if args.json else args.format
     stat = args.stat
+    try:
+        hosts = fleet.fleet(sweeps, args.files, stat=stat, method=args.method,
+                            requested_ns=args.duration, labels=labels)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    # the per-point view: every (method, mode, duration) of the files side by side
+    tables = [{(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)}
+              for sw in sweeps]
+    keys = list(dict.fromkeys(k for t in tables for k in t))
     letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
-
-    def err(t, k):
-        p = t.get(k)
-        if p is None or not p["stats"].get("n"):
-            return None
-        return _err_ns(p, p["stats"][stat])
-
     rows = []
     for k in keys:
-        base = err(tables[0], k)
-        row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "ratios": []}
-        for t in tables:
-            e = err(t, k)
+        row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "n": [],
+               "ratios": []}
+        errs = [fleet.error_ns(t[k], stat) if k in t else None for t in tables]
+        base = errs[0]
+        for t, e in zip(tables, errs):
             row["errors_ns"].append(e)
+            row["n"].append(t[k]["n"] if k in t else 0)
             row["ratios"].append(None if e is None or base is None or base <= 0 else e / base)
         rows.append(row)
-    if args.json:
-        json.dump({"schema": SCHEMA, "type": "compare", "stat": stat,
-                   "files": [{"path": p, "host": _hostname(sw.host)}
-                             for p, sw in zip(args.files, sweeps)],
-                   "rows": rows}, sys.stdout, indent=1, allow_nan=False)
+    key = f"{stat}_ns"
+    if fmt == "json":
+        json.dump(_clean({"schema": SCHEMA, "type": "compare", **hosts,
+                          "files": [{"path": p, "host": _hostname(sw.host)}
+                                    for p, sw in zip(args.files, sweeps)],
+                          "rows": rows}), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
         return 0
+    if fmt == "csv":
+        import csv
+        cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+        cols = list(dict.fromkeys(cols))
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(cols)
+        for r in hosts["hosts"]:
+            w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
+        return 0
+    what = f"{hosts['method']}({format_go(hosts['requested_ns'])})"
+    print(f"{len(sweeps)} hosts ranked by the {stat} error of {what}, best first; "
+          "top cause: the oversleep model fitted to each file's own data")
+    print()
+    shown = list(dict.fromkeys([stat, "median", "p99"]))
+    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"], r["n"]]
+                  + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
+                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+    if not (args.points or len(sweeps) == 2):
+        return 0
+    print()
     for letter, path, sw in zip(letters, args.files, sweeps):
         about = [f"host {_hostname(sw.host)}"]
         if sw.started:
@@ -705,16 +755,18 @@ def cmd_compare(args):
         env = (sw.settings or {}).get("env") or {}
         about += [f"--{k} {v}" for k, v in env.items()]
         print(f"{letter}: {path} ({', '.join(about)})")
-    print(f"{stat} error in µs{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''}; "
-          f"ratios against A")
+    print(f"{stat} error{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''} "
+          f"of every point; ratios against A; n = samples")
     print()
-    headers = ["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
+    headers = (["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
+               + [f"n {l}" for l in letters])
     table_rows = []
     for r in rows:
         cells = [r["method"] + (" (periodic)" if r["mode"] == "periodic" else ""),
                  format_go(r["requested_ns"])]
-        cells += [_us(e) for e in r["errors_ns"]]
+        cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
+        cells += [str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0
@@ -755,6 +807,12 @@ def _floor_methods():
 def cmd_plot(args):
     """One figure of sleepacc.plot per kind; --kind all writes the four
     beside each other: FIG, FIG-cdf, FIG-pareto and FIG-model."""
+    if args.compare:
+        if args.file:
+            raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
+        return _plot_compare(args)
+    if not args.file:
+        raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
     try:
         from sleepacc import plot
@@ -791,6 +849,26 @@ def _save_plot(fig, path, dpi):
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"sleepacc: wrote {path}", file=sys.stderr)
+
+
+def _plot_compare(args):
+    """plot --compare: the hosts of several result files side by side."""
+    if os.path.splitext(args.output)[1].lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    sweeps, labels = _compare_inputs(args, "--compare")
+    try:
+        from sleepacc import plot
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
+    method = args.methods[0] if args.methods else None
+    try:
+        fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
+                                 stat=args.stat)
+    except ValueError as exc:
+        raise CliError(f"cannot draw the compare plot: {exc}") from None
+    _save_plot(fig, args.output, args.dpi)
+    return 0
 
 
 def _plot_figure(plot, sweep, kind, methods, requested_ns=None):
@@ -867,6 +945,171 @@ def cmd_monitor(args):
                   f"{total['count']} wake-ups, {total['missed']} missed, "
                   f"worst lateness {worst} ---", file=sys.stderr)
     return 0
+
+
+# --------------------------------------------------------------------------
+# exporter
+# --------------------------------------------------------------------------
+
+EXPORTER_METHODS = ["nanosleep", "timerfd", "auto"]
+
+
+def _listen_arg(text):
+    from sleepacc.exporter import parse_listen
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _percent_arg(text):
+    """argparse type: a share of one CPU in percent ("1", "0.5%") -> fraction."""
+    t = text.strip().rstrip("%").strip()
+    try:
+        v = float(t)
+    except ValueError:
+        v = math.nan
+    if not (0 < v <= 100):
+        raise argparse.ArgumentTypeError(f"expected a percentage of one CPU in (0, 100], got {text!r}")
+    return v / 100
+
+
+def _off_or_seconds(text):
+    return 0.0 if text.strip() in ("0", "off", "never") else _seconds(text)
+
+
+def _exporter_config(path, parser):
+    """The `key = value` lines of a --config file, parsed by the exporter's
+    own parser (keys are its long options without the dashes)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise _arg_error("--config", f"cannot read {path}: {exc.strerror or exc}") from None
+    argv = []
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, sep, value = (t.strip() for t in line.partition("="))
+        key = key.replace("_", "-")
+        if not sep or not key or key == "config":
+            raise _arg_error("--config", f"{path}:{lineno}: expected `option = value` "
+                                         f"(an exporter option without its dashes), got {raw!r}")
+        if value.lower() in ("true", "yes", "on"):
+            argv.append(f"--{key}")
+        elif value.lower() not in ("false", "no", "off") or key == "doctor-every":
+            argv += [f"--{key}", value]
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        raise _arg_error("--config", f"{path}: {exc}") from None
+
+
+def cmd_exporter(args):
+    from sleepacc import exporter as ex
+    if args.config:
+        for k, v in vars(_exporter_config(args.config, args.exporter_parser)).items():
+            if getattr(args, k, None) is None:
+                setattr(args, k, v)
+    try:
+        import prometheus_client  # noqa: F401
+    except ImportError:
+        raise CliError("the exporter needs prometheus_client: pip install 'sleepacc[exporter]'") \
+            from None
+    methods = args.methods or EXPORTER_METHODS
+    table = _method_table()
+    for name in methods:
+        row = table.get(name)
+        if name == "auto":
+            continue
+        if row is None:
+            raise _arg_error("--methods", f"unknown method {name!r} (valid: auto, "
+                                          f"{', '.join(n for n, m in table.items() if m.family != 'baseline')})")
+        if row.family == "baseline":
+            raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
+                                          "the exporter measures sleeps")
+    _check_methods([m for m in methods if m != "auto"])
+    durations = args.duration or [1_000_000]
+    if 0 in durations:
+        raise _arg_error("--duration", "must be above 0")
+    every = args.every if args.every is not None else 60.0
+    listen = args.listen
+    if listen is None and not args.textfile:
+        listen = ex.parse_listen("127.0.0.1:9851")
+    env = _env_kwargs(args)
+    doctor_every = 600.0 if args.doctor_every is None else args.doctor_every
+    e = ex.Exporter(methods, durations, mode=args.mode or "relative",
+                    cpu_budget=args.cpu_budget or 0.01, env=env,
+                    doctor_every=doctor_every, turn_s=args.turn or 0.25)
+    e.check()     # a bad environment fails here, before the port is opened
+    service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
+                         snapshot=args.snapshot)
+    try:
+        service.open()
+    except OSError as exc:
+        where = (f"listen on {listen[0]}:{listen[1]}" if listen and not service.address
+                 else f"write {args.textfile}")
+        raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
+    import signal
+    old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    where = []
+    if service.address:
+        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+    if args.textfile:
+        where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
+    print(f"sleepacc exporter: {', '.join(methods)} at "
+          f"{', '.join(format_go(d) for d in durations)}, at most "
+          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          file=sys.stderr, flush=True)
+    try:
+        service.run(args.stop_after)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    snap = e.snapshot
+    share = 100 * snap.cpu_s / snap.wall_s if snap.wall_s else 0.0
+    print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
+          f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
+          f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    return 0
+
+
+def _add_exporter_parser(sub):
+    s = sub.add_parser(
+        "exporter", help="measure in the background and serve Prometheus metrics",
+        description="Measure each method in turns within a CPU budget and serve the "
+                    "lateness as Prometheus metrics on /metrics (--listen), or write them "
+                    "for node_exporter's textfile collector (--textfile).  Every option can "
+                    "also come from --config FILE (`option = value` lines); the command "
+                    "line wins.  SIGTERM or Ctrl-C stop it cleanly (exit 0).")
+    s.add_argument("--config", metavar="FILE", help="read options from FILE")
+    s.add_argument("--listen", type=_listen_arg, metavar="HOST:PORT",
+                   help="serve /metrics here (default 127.0.0.1:9851 unless --textfile)")
+    s.add_argument("--textfile", metavar="PATH",
+                   help="write the metrics to PATH (atomically) every --every")
+    s.add_argument("--every", type=_seconds, metavar="D",
+                   help="how often --textfile and --snapshot are written (default 60s)")
+    s.add_argument("--snapshot", metavar="FILE",
+                   help="also write a sleepacc/1 result file (every --every and on exit), "
+                        "for compare, plot and doctor --from")
+    s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
+                   help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
+    s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
+                   help="requested durations (default 1ms)")
+    s.add_argument("--mode", choices=MODES, help="relative (default) or periodic "
+                   "(lateness against a fixed schedule; counts missed deadlines)")
+    s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
+                   help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
+    s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
+                   help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
+    s.add_argument("--turn", type=_seconds, metavar="D",
+                   help="the longest a measuring turn lasts (default 250ms)")
+    s.add_argument("--stop-after", type=_seconds, metavar="D",
+                   help="stop after this long (default: run until SIGTERM)")
+    _add_env_options(s)
+    s.set_defaults(func=cmd_exporter, exporter_parser=s)
+    return s
 
 
 # --------------------------------------------------------------------------
@@ -1007,15 +1250,37 @@ def build_parser():
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_info)
 
-    s = sub.add_parser("compare", help="side-by-side table of result files, with ratios")
+    s = sub.add_parser("compare", help="hosts side by side: one row per result file, ranked",
+                       description="One row per result file (sweep -o, Lua save, exporter "
+                                   "--snapshot), ranked by --stat of one method at one "
+                                   "duration, with n and the top cause the model finds in "
+                                   "the file's data.  With two files (or --points) every "
+                                   "point side by side, with ratios.")
     s.add_argument("files", nargs="+", metavar="FILE")
-    s.add_argument("--stat", choices=("median", "mean", "p90", "p99", "p999", "max", "min"),
-                   default="median", help="statistic compared (default median)")
-    s.add_argument("--json", action="store_true")
+    from sleepacc.fleet import STAT_FIELDS
+    s.add_argument("--stat", choices=STAT_FIELDS, default="median",
+                   help="statistic compared (default median)")
+    s.add_argument("--method", metavar="M",
+                   help="method ranked (default nanosleep where every file has it)")
+    s.add_argument("--duration", type=_duration_ns, metavar="D",
+                   help="requested duration ranked (default 1ms where every file has it)")
+    s.add_argument("--labels", metavar="A,B,...", help="names of the hosts, one per file "
+                   "(default: the host names in the files)")
+    s.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    s.add_argument("--json", action="store_true", help="same as --format json")
+    s.add_argument("--points", action="store_true",
+                   help="also every point side by side (the default with two files)")
     s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("plot", help="figures of a result file")
-    s.add_argument("file", metavar="FILE")
+    s.add_argument("file", metavar="FILE", nargs="?")
+    s.add_argument("--compare", nargs="+", metavar="FILE",
+                   help="hosts side by side: these result files (--methods: the first is "
+                        "the method drawn; --stat, --labels as for compare)")
+    s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
+    from sleepacc.fleet import STAT_FIELDS
+    s.add_argument("--stat", default="median", choices=STAT_FIELDS,
+                   help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
@@ -1044,6 +1309,7 @@ def build_parser():
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.set_defaults(func=cmd_monitor)
+    _add_exporter_parser(sub)
     return p
 
 

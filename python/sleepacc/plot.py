@@ -13,6 +13,8 @@ and saves it when given ``save="file.png"`` (or ".svg", or a list of paths).
     histogram(measurement)      the errors of one measurement
     model_fit(model, data)      the fitted model drawn over the measurements
     history(points)             one quantity per machine across the years
+    compare_hosts(sweeps)       hosts side by side: error against duration and
+                                the ranked statistic at one duration
 
 Axes are labelled in ns/µs/ms, never in bare seconds.
 """
@@ -29,7 +31,7 @@ from ._units import format_ns
 from .records import flatten, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "model_fit",
-           "history", "save_figure", "series", "method_family", "FAMILIES"]
+           "history", "compare_hosts", "save_figure", "series", "method_family", "FAMILIES"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -839,3 +841,74 @@ def _place_labels(fig, ax, labels):
         ann = ax.annotate(text, (x, y), textcoords="offset points", xytext=pos, fontsize=7,
                           ha=ha, va="center", arrowprops=arrow)
         boxes.append(ann.get_window_extent(renderer=renderer))
+
+
+def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
+                  paths: Optional[Sequence[str]] = None, method: Optional[str] = None,
+                  requested: Optional[float] = None, stat: str = "median",
+                  title: Optional[str] = None, save=None):
+    """Hosts side by side (one per Sweep, e.g. sleepacc.load of each file).
+
+    Left: the error of `method` against the requested duration, one colour
+    per host (median line, p1-p99 band).  Right: the hosts ranked by the
+    `stat` error at one requested duration (seconds; default 1 ms where
+    every host has it), each bar labelled with its value and n; bars of a
+    tail statistic from fewer than 100 samples are hatched."""
+    from .fleet import fleet
+    sweeps = list(sweeps)
+    if len(sweeps) < 1:
+        raise ValueError("nothing to plot: no hosts")
+    paths = list(paths) if paths is not None else [f"file {i + 1}" for i in range(len(sweeps))]
+    table = fleet(sweeps, paths, stat=stat, method=method,
+                  requested_ns=None if requested is None else int(round(requested * 1e9)),
+                  labels=labels, causes=False)
+    method, target = table["method"], table["requested_ns"]
+    order = {r["path"]: r for r in table["hosts"]}
+    names = [order[p]["label"] for p in paths]
+    colors = _colors(names)
+    fig = _figure(11, 4.8)
+    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
+    for name, sw in zip(names, sweeps):
+        rs = sorted((r for r in series(sw) if r["method"] == method and r["requested_ns"] > 0),
+                    key=lambda r: r["requested_ns"])
+        if not rs:
+            continue
+        x = np.array([r["requested_ns"] for r in rs])
+        if len(rs) > 1:
+            left.fill_between(x, np.maximum([r["p1"] for r in rs], _FLOOR),
+                              np.maximum([r["p99"] for r in rs], _FLOOR),
+                              color=colors[name], alpha=0.15, linewidth=0)
+        left.plot(x, np.maximum([r["median"] for r in rs], _FLOOR), marker="o", ms=3.5,
+                  color=colors[name], label=name)
+    left.set_xscale("log")
+    left.set_yscale("log")
+    _log_duration_axis(left.xaxis)
+    _log_duration_axis(left.yaxis)
+    left.axvline(target, color="0.5", linestyle=":", linewidth=1)
+    left.set_xlabel("requested duration")
+    left.set_ylabel("error (actual − requested)")
+    left.set_title(f"{method}: median line, p1–p99 band", fontsize=10)
+    left.grid(True, which="major", alpha=0.3)
+    _legend(left, len(names))
+    key = f"{stat}_ns"
+    ranked = [r for r in table["hosts"] if r[key] is not None]
+    if not ranked:
+        raise ValueError(f"no host has {method} at {format_ns(target)}")
+    ys = np.arange(len(ranked))[::-1]
+    vals = [max(float(r[key]), _FLOOR) for r in ranked]
+    tail = stat in ("p90", "p99", "p999", "max")
+    for y, r, v in zip(ys, ranked, vals):
+        few = tail and r["n"] < 100
+        right.barh(y, v, color=colors[r["label"]], hatch="//" if few else None,
+                   edgecolor="0.3" if few else None)
+        right.annotate(f" {format_ns(r[key], 4)}  n={r['n']}" + (" (n<100)" if few else ""),
+                       (v, y), va="center", fontsize=8)
+    right.set_yticks(ys, [f"{r['rank']}. {r['label']}" for r in ranked], fontsize=8)
+    right.set_xscale("log")
+    _log_duration_axis(right.xaxis)
+    right.set_xlim(min(vals) / 2, max(vals) * 8)
+    right.set_xlabel(f"{stat} error at {format_ns(target)}")
+    right.set_title(f"ranked by the {stat}, best on top", fontsize=10)
+    right.grid(True, axis="x", which="major", alpha=0.3)
+    fig.suptitle(title or f"Hosts side by side: {method}({format_ns(target)})")
+    return save_figure(fig, save)

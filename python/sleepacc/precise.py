@@ -51,13 +51,19 @@ class Sleeper(_core.Sleeper):
     costs ``handoff`` more spinning per sleep and holds the GIL for that
     long.  ``handoff=0`` spins all in C with the GIL released.  Pure kernel
     methods never hand off.
+
+    ``dma_latency`` (int us >= 0, None leaves it) holds /dev/cpu_dma_latency
+    at that value from creation to ``close()`` (CPU idle states deeper than
+    it are not entered: the idle-exit cost goes); PermissionError naming it
+    when the file is not writable.
     """
 
     __slots__ = ()
 
     def __init__(self, method: str = "auto", quantile: float = 0.99,
-                 margin: Optional[float] = None, handoff: float = HANDOFF) -> None:
-        super().__init__(method, quantile, margin, handoff)
+                 margin: Optional[float] = None, handoff: float = HANDOFF,
+                 dma_latency: Optional[int] = None) -> None:
+        super().__init__(method, quantile, margin, handoff, dma_latency)
 
     def sleep(self, seconds: float) -> None:
         """Sleep ``seconds`` (0 <= seconds <= 86400) toward the absolute
@@ -87,14 +93,15 @@ class Pacer(_core.Pacer):
     (CLOCK_MONOTONIC ns) for ever; ``wait()`` returns the next one.  A tick
     whose deadline passed before ``wait()`` was called is missed: ``"skip"``
     drops the passed ticks, ``"burst"`` delivers each at once, ``"delay"``
-    restarts the schedule from now.  ``handoff`` as for ``Sleeper``.
+    restarts the schedule from now.  ``handoff`` and ``dma_latency`` as for
+    ``Sleeper``.
     """
 
     __slots__ = ()
 
     def __init__(self, period: float, method: str = "auto", missed: str = "skip",
-                 handoff: float = HANDOFF) -> None:
-        super().__init__(period, method, missed, handoff)
+                 handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
+        super().__init__(period, method, missed, handoff, dma_latency)
 
     def wait(self) -> int:
         """Wait for the next tick and return its deadline (ns); never before it."""

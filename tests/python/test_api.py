@@ -91,7 +91,7 @@ def test_measurement_fields_and_record_schema():
     assert m.ctx_switches["voluntary"] > 0  # a kernel sleep blocks
     assert m.missed == 0 and m.wall_ns >= 50 * 100_000
     assert m.env == {"slack_ns": None, "policy": None, "priority": None, "cpu": None,
-                     "lock_memory": False}
+                     "lock_memory": False, "dma_latency_us": None}
     d = m.to_dict()
     assert set(d) == RECORD_KEYS
     assert list(d["stats"]) == STATS_KEYS

@@ -64,7 +64,7 @@ def test_other_settings_are_applied_and_restored():
     assert seen["affinity"] == {cpu} and seen["slack"] == 5000
     assert seen["policy"] == os.SCHED_BATCH
     assert m.env == {"slack_ns": 5000, "policy": "batch", "priority": 0, "cpu": cpu,
-                     "lock_memory": False}
+                     "lock_memory": False, "dma_latency_us": None}
     assert thread_state() == before
 
 
