@@ -25,6 +25,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -811,6 +812,8 @@ def cmd_plot(args):
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
         return _plot_compare(args)
+    if args.flent:
+        return _plot_flent(args)
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
@@ -849,6 +852,31 @@ def _save_plot(fig, path, dpi):
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"sleepacc: wrote {path}", file=sys.stderr)
+
+
+def _plot_flent(args):
+    """plot --flent RESULT.flent.gz MONITOR.jsonl: one figure, one time axis."""
+    if not args.file:
+        raise _arg_error("FILE", "--flent needs the monitor's file: "
+                                 "plot --flent RESULT.flent.gz MONITOR.jsonl -o FIG")
+    if args.output != "-" and os.path.splitext(args.output)[1].lower() not in (
+            ".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    try:
+        from sleepacc import plot
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            mon = records.read_monitor(f.read().splitlines(), args.file)
+        fig = plot.flent_overlay(args.flent, mon)
+    except OSError as exc:
+        raise CliError(f"cannot read {exc.filename or args.file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(f"cannot draw the flent plot: {exc}") from None
+    _save_plot(fig, args.output, args.dpi)
+    return 0
 
 
 def _plot_compare(args):
@@ -892,7 +920,22 @@ def _plot_figure(plot, sweep, kind, methods, requested_ns=None):
 # monitor
 # --------------------------------------------------------------------------
 
+class _Stop(Exception):
+    """SIGTERM (or Ctrl-C) asked the monitor to stop."""
+
+
+def _now_unix_iso():
+    """(Unix-epoch seconds, the same instant as docs/schema.md's ISO 8601)."""
+    t = time.time()
+    d = _dt.datetime.fromtimestamp(t, _dt.timezone.utc)
+    return t, d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"
+
+
 def cmd_monitor(args):
+    """Periodic wake-ups, one line per report interval, until --duration,
+    Ctrl-C or SIGTERM (each a normal stop: the summary, exit 0).  -o FILE
+    writes the lines as JSON Lines (records.monitor_line: Unix time `t`);
+    --irtt-json FILE writes the totals in irtt's JSON shape at the end."""
     _check_methods([args.method], option="--method")
     env = _env_kwargs(args)
     interval = args.interval
@@ -901,50 +944,105 @@ def cmd_monitor(args):
     report = args.report
     if report * 1e9 < interval:
         raise _arg_error("--report", f"must be at least --interval ({format_go(interval)})")
+    to_stdout = args.json or args.output == "-"
+    out = None
+    if args.output is not None and args.output != "-":
+        out = _open_results(args.output, False)
+        settings = {"command": "monitor", "method": args.method, "interval_ns": interval,
+                    "report": report, "env": env, "version": sleepacc.__version__}
+        try:
+            out.write_header(_host_facts(), settings, _now_iso())
+        except OSError as exc:
+            out.close()
+            raise _write_error(out.path, exc) from None
     end = None if args.duration is None else time.monotonic() + args.duration
-    total = {"count": 0, "missed": 0, "max": None, "reports": 0}
+    totals = records.TimerTotals()
+    started_iso, t_begin = _now_iso(), time.monotonic()
+    state = {"busy": False, "stop": None}
+
+    def on_signal(signum, _frame):
+        state["stop"] = signal.Signals(signum).name
+        if not state["busy"]:       # never inside a write: the line goes out whole
+            raise _Stop()
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     first = True
     try:
-        while True:
+        while state["stop"] is None:
             budget = report
             if end is not None:
                 left = end - time.monotonic()
                 if left <= interval / 2e9:
                     break
                 budget = min(report, left)
+            t0 = time.time()
             m = sleepacc.measure(args.method, interval / 1e9, mode="periodic",
                                  budget=budget, warmup=1 if first else 0,
                                  keep_samples=False, **env)
             first = False
-            d = m.to_dict()
-            st = d["stats"]
-            stamp = _dt.datetime.now().astimezone().isoformat(timespec="milliseconds")
-            total["reports"] += 1
-            total["count"] += st["n"]
-            total["missed"] += d.get("missed", 0)
-            if st["n"]:
-                total["max"] = st["max"] if total["max"] is None else max(total["max"], st["max"])
-            if args.json:
-                rec = {"schema": SCHEMA, "type": "monitor", "time": stamp,
-                       "method": args.method, "interval_ns": interval,
-                       "count": st["n"], "median_ns": st["median"] if st["n"] else None,
-                       "p99_ns": st["p99"] if st["n"] else None,
-                       "max_ns": st["max"] if st["n"] else None,
-                       "missed": d.get("missed", 0)}
+            state["busy"] = True
+            t1, stamp = _now_unix_iso()
+            st = m.stats
+            totals.add(st, m.missed)
+            rec = records.monitor_line(args.method, interval, st, m.missed, t0, t1, stamp)
+            if out is not None:
+                try:
+                    out.write_line(json.dumps(rec))
+                except OSError as exc:
+                    raise _write_error(out.path, exc) from None
+            if to_stdout:
                 print(json.dumps(rec), flush=True)
-            else:
+            elif out is None or args.output != "-":
                 def f(v):
                     return format_ns(v, 3) if st["n"] else "-"
                 print(f"{stamp}  {args.method} every {format_go(interval)}: "
                       f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
-                      f"max={f(st['max'])} misses={d.get('missed', 0)}", flush=True)
+                      f"max={f(st['max'])} misses={m.missed}", flush=True)
+            state["busy"] = False
+    except (_Stop, KeyboardInterrupt):
+        state["stop"] = state["stop"] or "SIGINT"
     finally:
-        if total["reports"] and not args.json:
-            worst = format_ns(total["max"], 3) if total["max"] is not None else "-"
-            print(f"--- {args.method} every {format_go(interval)}: {total['reports']} reports, "
-                  f"{total['count']} wake-ups, {total['missed']} missed, "
-                  f"worst lateness {worst} ---", file=sys.stderr)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if out is not None:
+            out.close()
+    wall_ns = int((time.monotonic() - t_begin) * 1e9)
+    late = totals.lateness()
+    why = {"SIGTERM": " (stopped by SIGTERM)", "SIGINT": " (stopped by Ctrl-C)"}.get(
+        state["stop"], "")
+    if totals.reports:
+        worst = format_ns(late["max"], 3) if late["max"] is not None else "-"
+        print(f"--- {args.method} every {format_go(interval)}: {totals.reports} reports, "
+              f"{late['n']} wake-ups, {totals.misses} missed, mean lateness "
+              f"{format_ns(late['mean'], 3) if late['n'] else '-'}, worst {worst}{why} ---",
+              file=sys.stderr)
+    else:
+        print(f"--- {args.method}: no report finished{why} ---", file=sys.stderr)
+    if args.irtt_json:
+        doc = records.irtt_json(late, interval, totals.misses, timer=f"sleepacc:{args.method}",
+                                start_time=started_iso, duration_ns=wall_ns,
+                                system_info=_host_facts(), version=sleepacc.__version__)
+        try:
+            _write_json(args.irtt_json, doc)
+        except OSError as exc:
+            raise _write_error(args.irtt_json, exc) from None
     return 0
+
+
+def _write_json(path, doc):
+    """One JSON document to path ("-": the standard output), atomically."""
+    text = json.dumps(records.clean(doc), indent=1) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 # --------------------------------------------------------------------------
@@ -1278,6 +1376,9 @@ def build_parser():
                    help="hosts side by side: these result files (--methods: the first is "
                         "the method drawn; --stat, --labels as for compare)")
     s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
+    s.add_argument("--flent", metavar="RESULT.flent.gz",
+                   help="flent's latency series and the timer lateness of FILE (written by "
+                        "`sleepacc monitor -o FILE` beside flent) on one time axis")
     from sleepacc.fleet import STAT_FIELDS
     s.add_argument("--stat", default="median", choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
@@ -1308,6 +1409,12 @@ def build_parser():
                    help="stop after this long (default: until Ctrl-C)")
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
+    s.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the lines as JSON Lines to FILE, each with its Unix time "
+                        "`t` (lines up with flent's data; - for the standard output)")
+    s.add_argument("--irtt-json", metavar="FILE",
+                   help="at the end, write the timer statistics in irtt's JSON shape "
+                        "(stats.timer_error, timer_err_percent, timer_misses)")
     s.set_defaults(func=cmd_monitor)
     _add_exporter_parser(sub)
     return p
