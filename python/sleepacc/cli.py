@@ -543,7 +543,11 @@ def _host_facts():
 
 
 def cmd_report(args):
-    _emit_sweep(_load(args.file), args.format)
+    sweep = _load(args.file)
+    fmt = args.format
+    if fmt is None:   # irtt's own table holds means only: it reads back as irtt's table
+        fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
+    _emit_sweep(sweep, fmt)
     return 0
 
 
@@ -1314,8 +1318,10 @@ def build_parser():
     s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser("report", help="print a result file in one of the formats")
-    s.add_argument("file", metavar="FILE", help="a file written by sweep -o (or Sweep.save)")
-    s.add_argument("--format", choices=FORMATS, default="wide", help="(default wide)")
+    s.add_argument("file", metavar="FILE",
+                   help="a file written by sweep -o (or Sweep.save), or irtt sleep's output")
+    s.add_argument("--format", choices=FORMATS, default=None,
+                   help="(default wide; irtt for irtt sleep's text, which has means only)")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("measure", help="one method at one duration, in detail")
