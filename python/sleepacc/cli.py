@@ -840,6 +840,10 @@ def cmd_plot(args):
             fig = _plot_figure(plot, sweep, kind, args.methods, args.requested)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
+        few = getattr(fig, "few_samples", None)
+        if few:
+            print(f"sleepacc: warning: the {kind} plot ranks a p99 of fewer than 100 samples "
+                  f"for {', '.join(few)} (marked hollow; measure longer)", file=sys.stderr)
         _save_plot(fig, path, args.dpi)
     return 0
 
