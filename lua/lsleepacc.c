@@ -742,6 +742,10 @@ static int sleepacc__system_info(lua_State *L) {
       lua_pushstring(L, f->s);
       lua_setfield(L, -3, f->key);
       break;
+    case SLEEPACC_FACT_REAL:
+      lua_pushnumber(L, (lua_Number)f->d);
+      lua_setfield(L, -3, f->key);
+      break;
     default:
       lua_pushstring(L, f->key);
       lua_rawseti(L, -2, (lua_Integer)++unknown);
