@@ -5,6 +5,8 @@
  * line per record (the core's record through sleepacc_result_fields, the
  * kept samples or null), a footer.  Written to path.tmp<pid>, then renamed:
  * the file is whole or absent.  Returns true, or nil, "ENAME: msg", "ENAME".
+ * The same writer serves sa.sweep{output=}: there each point is on disk
+ * (fsync'd) as soon as it is measured, so a killed sweep keeps them.
  */
 #include "binding.h"
 
@@ -94,13 +96,74 @@ static void json_header(FILE *f, const sleepacc_fact *facts, size_t count) {
   fputs("}\n", f);
 }
 
+/* ------------------------------------------------------------ writer */
+
+#define WRITER_MT "sleepacc.Writer"
+
+/* A results file open for writing; __gc closes it (after an error or a
+ * Ctrl-C the lines written so far stay, without a footer: "interrupted"). */
+typedef struct {
+  FILE *f;
+} writer_ud;
+
+static int writer_gc(lua_State *L) {
+  writer_ud *w = (writer_ud *)luaL_checkudata(L, 1, WRITER_MT);
+  if (w->f) fclose(w->f);
+  w->f = NULL;
+  return 0;
+}
+
+/* Everything written so far on disk: 0 or -errno. */
+static int writer_sync(FILE *f) {
+  return fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 ? (errno ? -errno : -EIO) : 0;
+}
+
+FILE *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err) {
+  sleepacc_fact *facts = (sleepacc_fact *)lua_newuserdatauv(L, SLEEPACC_MAX_FACTS * sizeof *facts, 0);
+  writer_ud *w = (writer_ud *)lua_newuserdatauv(L, sizeof *w, 0);
+  size_t count = 0;
+  w->f = NULL;
+  luaL_setmetatable(L, WRITER_MT);
+  lua_remove(L, -2); /* facts: used below only */
+  if ((*err = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count)) < 0) return NULL;
+  if (!(w->f = fopen(path, "w"))) {
+    *err = -errno;
+    return NULL;
+  }
+  json_header(w->f, facts, count);
+  return (*err = writer_sync(w->f)) < 0 ? NULL : w->f;
+}
+
+int sleepacc_lua_writer_point(FILE *f, const sleepacc_result *res, const int64_t *data, size_t len,
+                              int sync) {
+  fputs("{\"type\":\"point\"", f);
+  json_members(f, sleepacc_result_fields, res, 0);
+  fputs(",\"samples\":", f);
+  for (size_t k = 0; k < len; k++) fprintf(f, "%c%lld", k ? ',' : '[', (long long)data[k]);
+  fputs(len ? "]}\n" : "null}\n", f);
+  return sync ? writer_sync(f) : ferror(f) ? -EIO : 0;
+}
+
+int sleepacc_lua_writer_close(lua_State *L, int idx) {
+  writer_ud *w = (writer_ud *)luaL_checkudata(L, idx, WRITER_MT);
+  int err;
+  fputs("{\"type\":\"footer\",\"finished\":", w->f);
+  json_now(w->f);
+  fputs("}\n", w->f);
+  err = writer_sync(w->f);
+  if (fclose(w->f) != 0 && !err) err = -errno;
+  w->f = NULL;
+  return err;
+}
+
+/* ------------------------------------------------------------ sa.save */
+
 static int save_lua(lua_State *L) {
   const char *path = sleepacc_lua_str(L, 2, "path");
-  sleepacc_fact *facts;
-  size_t n, count = 0;
+  size_t n;
   char tmp[4096];
   FILE *f;
-  int single, err;
+  int single, err = 0;
   if (lua_type(L, 1) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, 1));
   lua_settop(L, 2);
@@ -115,31 +178,22 @@ static int save_lua(lua_State *L) {
     sleepacc_lua_record(L, lua_gettop(L), what, NULL, NULL);
     lua_rawseti(L, 4, (int)i);
   }
-  facts = (sleepacc_fact *)lua_newuserdatauv(L, SLEEPACC_MAX_FACTS * sizeof *facts, 0);
-  if ((err = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count)) < 0)
-    return sleepacc_lua_pusherror(L, err, "host facts");
   if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof tmp)
     sleepacc_lua_error(L, "path", "too long");
-  if (!(f = fopen(tmp, "w"))) return sleepacc_lua_pusherror(L, -errno, path);
-  json_header(f, facts, count);
-  for (size_t i = 1; i <= n; i++) {
+  if (!(f = sleepacc_lua_writer_open(L, tmp, &err))) { /* 5: the writer */
+    unlink(tmp);
+    return sleepacc_lua_pusherror(L, err, path);
+  }
+  for (size_t i = 1; i <= n && !err; i++) { /* one sync, at the end */
     const int64_t *data;
     size_t len;
     const sleepacc_result *res;
     lua_rawgeti(L, 4, (int)i);
     res = sleepacc_lua_record(L, lua_gettop(L), "results", &data, &len);
     lua_pop(L, 1);
-    fputs("{\"type\":\"point\"", f);
-    json_members(f, sleepacc_result_fields, res, 0);
-    fputs(",\"samples\":", f);
-    for (size_t k = 0; k < len; k++) fprintf(f, "%c%lld", k ? ',' : '[', (long long)data[k]);
-    fputs(len ? "]}\n" : "null}\n", f);
+    err = sleepacc_lua_writer_point(f, res, data, len, 0);
   }
-  fputs("{\"type\":\"footer\",\"finished\":", f);
-  json_now(f);
-  fputs("}\n", f);
-  err = (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) ? -errno : 0;
-  if (fclose(f) != 0 && !err) err = -errno;
+  if (!err) err = sleepacc_lua_writer_close(L, 5);
   if (!err && rename(tmp, path) != 0) err = -errno;
   if (err) {
     unlink(tmp);
@@ -152,6 +206,11 @@ static int save_lua(lua_State *L) {
 static const luaL_Reg save_funcs[] = {{"save", save_lua}, {NULL, NULL}};
 
 int sleepacc_lua_open_save(lua_State *L) {
+  if (luaL_newmetatable(L, WRITER_MT)) {
+    lua_pushcfunction(L, writer_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
   luaL_setfuncs(L, save_funcs, 0);
   return 0;
 }

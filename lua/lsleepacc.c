@@ -116,11 +116,13 @@ static const struct {
 
 /* The option names of measure (method, duration) or sweep (methods,
  * durations, progress) followed by the shared ones. */
-static void sleepacc__known(const char **known, const char *a, const char *b, const char *c) {
+static void sleepacc__known(const char **known, const char *a, const char *b, const char *c,
+                            const char *d) {
   size_t k = 0;
   known[k++] = a;
   known[k++] = b;
   if (c) known[k++] = c;
+  if (d) known[k++] = d;
   for (size_t i = 0; i < NOPTS; i++) known[k++] = sleepacc__opts[i].name;
   known[k] = NULL;
 }
@@ -235,11 +237,11 @@ static const char *sleepacc__asked(const sleepacc_config *c, char *buf, size_t n
 }
 
 static int sleepacc__measure(lua_State *L) {
-  const char *known[NOPTS + 4];
+  const char *known[NOPTS + 5];
   sleepacc_config c;
   char asked[48];
   int rc;
-  sleepacc__known(known, "method", "duration", NULL);
+  sleepacc__known(known, "method", "duration", NULL, NULL);
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
   sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS);
@@ -258,13 +260,14 @@ static int sleepacc__measure(lua_State *L) {
  * floor method (family baseline) is measured at 0 only, periodic mode
  * skips 0 (and leaves floors out; naming one is an error). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 4];
+  const char *known[NOPTS + 5], *output = NULL;
   sleepacc_config c;
   size_t nm, nd, total = 0, done = 0;
-  int has_methods, has_durs, out;
+  int has_methods, has_durs, out, err;
   char name[48];
+  FILE *f = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
-  sleepacc__known(known, "methods", "durations", "progress");
+  sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
   sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS / 2);
@@ -317,8 +320,11 @@ static int sleepacc__sweep(lua_State *L) {
   }
   total /= 2;
   if (!total) sleepacc_lua_error(L, "durations", "nothing to measure: periodic mode needs a duration above 0");
+  if (sleepacc_lua_field(L, 1, "output")) output = sleepacc_lua_str(L, -1, "output"), lua_pop(L, 1);
   lua_createtable(L, (int)total, 0); /* 6: results */
   out = lua_gettop(L);
+  if (output && !(f = sleepacc_lua_writer_open(L, output, &err))) /* 7: the writer */
+    return sleepacc_lua_pusherror(L, err, output);
   for (done = 1; done <= total; done++) {
     int rc;
     lua_rawgeti(L, 5, (int)(2 * done - 1));
@@ -333,6 +339,13 @@ static int sleepacc__sweep(lua_State *L) {
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);
     }
+    if (f) { /* on disk before the next point starts */
+      const int64_t *data;
+      size_t len;
+      const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
+      if ((err = sleepacc_lua_writer_point(f, res, data, len, 1)) < 0)
+        return sleepacc_lua_pusherror(L, err, output);
+    }
     lua_rawseti(L, out, (int)done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
       lua_pushvalue(L, 4);
@@ -343,6 +356,8 @@ static int sleepacc__sweep(lua_State *L) {
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
+  if (f && (err = sleepacc_lua_writer_close(L, out + 1)) < 0) return sleepacc_lua_pusherror(L, err, output);
+  lua_settop(L, out);
   return 1;
 }
 

@@ -108,6 +108,20 @@ def test_report_and_compare_take_the_lua_file(saved):
     assert "nanosleep" in cmp.stdout
 
 
+def test_an_interrupted_sweep_output_loads(module_built, tmp_path):
+    """sweep{output=} puts each point on disk as it finishes: a sweep stopped
+    after two points leaves a file without a footer that loads with them."""
+    path = tmp_path / "partial.jsonl"
+    run_lua(r"""
+local sa = require "sleepacc"
+print(pcall(sa.sweep, {methods = {"nanosleep"}, durations = {1e-5, 2e-5, 3e-5}, budget = 0.01,
+  output = arg[1], progress = function(done) if done == 2 then error("stop") end end}))
+""", str(path))
+    sw = sleepacc.load(path)
+    assert [m.requested_ns for m in sw.measurements] == [10000, 20000]
+    assert sw.finished is None  # no footer: the file says it was interrupted
+
+
 def test_save_refuses_bad_input(module_built, tmp_path):
     out = run_lua(r"""
 local sa = require "sleepacc"
