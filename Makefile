@@ -1,23 +1,38 @@
 # sleepacc -- top-level Makefile.
 #   make run       set up what is needed, run the default sweep (the main job)
-#   make test      build everything and run every test suite (C, Python, Lua, notebooks)
+#   make deps      the Debian packages every suite uses (apt-get when root; else names them)
+#   make test      build everything and run every test suite (C, fuzz replay, Python,
+#                  Lua, notebooks), each even after one failed; fails naming which
 #   make sanitize  C tests + Python suite under ASan/UBSan, Lua suite under valgrind
 #   make bench     benchmarks (figures, not gates)
 #   make fuzz      bounded libFuzzer runs over the core's entry points
 # Each part keeps its rules in mk/<part>.mk.
+# A part adds its suite with `TEST_SUITES += test-<part>` (and
+# `SANITIZE_SUITES += sanitize-<part>`), never with `test: test-<part>`: a
+# prerequisite that fails would stop make before the other suites run.
 .PHONY: all lib test sanitize run bench fuzz clean
 .DEFAULT_GOAL := all
 
 all: lib
 
+TEST_SUITES := test-c
+SANITIZE_SUITES := sanitize-c
+
 include mk/core.mk
 include $(filter-out mk/core.mk,$(wildcard mk/*.mk))
 
-test: test-c $(if $(wildcard mk/python.mk),test-python) $(if $(wildcard mk/lua.mk),test-lua)
-	@echo "make test: all suites passed"
+TEST_SUITES += $(if $(wildcard mk/python.mk),test-python) $(if $(wildcard mk/lua.mk),test-lua)
+SANITIZE_SUITES += $(if $(wildcard mk/python.mk),sanitize-python) $(if $(wildcard mk/lua.mk),sanitize-lua)
 
-sanitize: sanitize-c $(if $(wildcard mk/python.mk),sanitize-python) $(if $(wildcard mk/lua.mk),sanitize-lua)
-	@echo "make sanitize: clean"
+# mk/run-suites runs each suite even after one failed, then prints one line
+# per suite and fails naming the failed ones.
+test: deps
+	@+mk/run-suites test "$(MAKE)" $(TEST_SUITES)
+
+sanitize: deps
+	@+mk/run-suites sanitize "$(MAKE)" $(SANITIZE_SUITES)
+
+run: deps
 
 clean:
 	rm -rf build *.egg-info python/*.egg-info

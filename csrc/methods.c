@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
@@ -48,8 +49,12 @@
 #endif
 #endif
 
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-#include <liburing.h>
+#if defined(SLEEPACC__LINUX) && defined(__has_include)
+#if __has_include(<linux/io_uring.h>)
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#define SLEEPACC__IO_URING 1 /* raw syscalls, no liburing: every build has the row */
+#endif
 #endif
 
 
@@ -220,16 +225,99 @@ static int sleepacc__wait_timerfd(sleepacc_waiter *w, int64_t d, int64_t dl) {
 
 /* ---------------------------------------------- timer_signal / sigtimedwait */
 
+/* The caller's signals are the caller's.  Each of these methods blocks one
+ * real-time signal on the waiting thread during a wait, so:
+ *   - open picks a signal the caller is not using: the one named by the
+ *     environment variable (SLEEPACC_TIMER_SIGNAL for timer_signal,
+ *     SLEEPACC_SIGTIMEDWAIT_SIGNAL for sigtimedwait; a number in
+ *     SIGRTMIN..SIGRTMAX, taken as is: the caller's choice), else the first
+ *     of SIGRTMIN+2 (+3) .. SIGRTMAX with the default disposition, not
+ *     blocked on this thread and not pending;
+ *   - a wait consumes only its own instances (timer_signal: si_code SI_TIMER
+ *     with this waiter's si_value; sigtimedwait sends none), keeps every
+ *     other instance it dequeued (queued before the call, or sent during
+ *     it) and queues it again, siginfo intact, before the caller's mask is
+ *     restored; when the caller's mask lets the signal in, the wait then
+ *     returns -EINTR so the caller's handler runs now (the engine resumes
+ *     toward the same deadline). */
+#define SLEEPACC__SIG_KEEP 16 /* foreign instances held during one wait */
+
+typedef struct sleepacc__sigheld {
+  int n;
+  siginfo_t info[SLEEPACC__SIG_KEEP];
+} sleepacc__sigheld;
+
+/* Queue a dequeued foreign instance again with its siginfo: to the process
+ * (as it most likely came), or to this thread where the kernel allows only
+ * that (a kill()-style si_code re-sent from a thread other than the main
+ * one). */
+static void sleepacc__sig_requeue(int signo, siginfo_t *info) {
+  pid_t pid = getpid();
+  if (syscall(SYS_rt_sigqueueinfo, pid, signo, info) == 0) return;
+  syscall(SYS_rt_tgsigqueueinfo, pid, (pid_t)syscall(SYS_gettid), signo, info);
+}
+
+/* Hold a foreign instance; -EBUSY when more arrived than can be held (the
+ * caller chose a signal it floods; the held ones are queued again). */
+static int sleepacc__sig_hold(sleepacc__sigheld *h, int signo, const siginfo_t *info) {
+  if (h->n == SLEEPACC__SIG_KEEP) {
+    siginfo_t copy = *info;
+    sleepacc__sig_requeue(signo, &copy);
+    return -EBUSY;
+  }
+  h->info[h->n++] = *info;
+  return 0;
+}
+
+/* Queue the held instances again, in order.  Returns 1 when there were
+ * some and the caller's mask `old` lets the signal in (its handler is due). */
+static int sleepacc__sig_release(sleepacc__sigheld *h, int signo, const sigset_t *old) {
+  int n = h->n;
+  for (int i = 0; i < n; i++) sleepacc__sig_requeue(signo, &h->info[i]);
+  h->n = 0;
+  return n > 0 && !sigismember(old, signo);
+}
+
+/* 1 when signo looks unused by the caller: default disposition, not
+ * blocked on this thread, not pending. */
+static int sleepacc__sig_free(int signo) {
+  struct sigaction sa;
+  sigset_t mask, pend;
+  if (sigaction(signo, NULL, &sa) != 0) return 0;
+  if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler != SIG_DFL) return 0;
+  if ((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction != NULL) return 0;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0 || sigismember(&mask, signo)) return 0;
+  if (sigpending(&pend) != 0 || sigismember(&pend, signo)) return 0;
+  return 1;
+}
+
+/* The signal a waiter uses: $var when set (a number in SIGRTMIN..SIGRTMAX,
+ * else -EINVAL), else the first free one from SIGRTMIN+first (-EBUSY when
+ * every real-time signal is in use). */
+static int sleepacc__sig_choose(const char *var, int first) {
+  const char *v = getenv(var);
+  if (v && *v) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || n < SIGRTMIN || n > SIGRTMAX) return -EINVAL;
+    return (int)n;
+  }
+  for (int s = SIGRTMIN + first; s <= SIGRTMAX; s++)
+    if (sleepacc__sig_free(s)) return s;
+  return -EBUSY;
+}
+
 /* Per-waiter state of timer_signal, kept in w->priv. */
 typedef struct sleepacc__tsig {
   pid_t tid;     /* thread the timer signals */
   int armed;     /* 1 when the timer (in w->timer) exists */
+  int cookie;    /* si_value of this waiter's timer */
 } sleepacc__tsig;
 
 /* The timer_t lives in w->timer itself (no pointer into the waiter, so a
- * waiter may be copied); its signals carry this cookie. */
+ * waiter may be copied); its signals carry a cookie unique in the process. */
 _Static_assert(sizeof(timer_t) <= sizeof(void *), "timer_t does not fit w->timer");
-#define SLEEPACC__TSIG_COOKIE 0x5ACC
+#define SLEEPACC__TSIG_COOKIE 0x5ACC0000
 
 static timer_t sleepacc__tsig_timer(const sleepacc_waiter *w) {
   timer_t timer;
@@ -238,12 +326,14 @@ static timer_t sleepacc__tsig_timer(const sleepacc_waiter *w) {
 }
 
 static int sleepacc__tsig_create(sleepacc_waiter *w) {
+  static int serial; /* cookies: one per timer created in the process */
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID; /* to this thread only, never the process */
   sev.sigev_signo = w->signo;
-  sev.sigev_value.sival_int = SLEEPACC__TSIG_COOKIE;
+  t->cookie = SLEEPACC__TSIG_COOKIE | (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) & 0xFFFF);
+  sev.sigev_value.sival_int = t->cookie;
   sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
   timer_t timer;
   if (timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0) return sleepacc__neg_errno();
@@ -254,7 +344,9 @@ static int sleepacc__tsig_create(sleepacc_waiter *w) {
 }
 
 static int sleepacc__open_tsig(sleepacc_waiter *w) {
-  w->signo = SIGRTMIN + 2;
+  int s = sleepacc__sig_choose("SLEEPACC_TIMER_SIGNAL", 2);
+  if (s < 0) return s;
+  w->signo = s;
   return sleepacc__tsig_create(w);
 }
 
@@ -268,32 +360,33 @@ static void sleepacc__close_tsig(sleepacc_waiter *w) {
 static int sleepacc__avail_tsig(void) {
   sleepacc_waiter w;
   memset(&w, 0, sizeof w);
-  if (sleepacc__open_tsig(&w) != 0) return 0;
+  w.signo = SIGRTMIN + 2; /* the probe never arms the timer */
+  if (sleepacc__tsig_create(&w) != 0) return 0;
   sleepacc__close_tsig(&w);
   return 1;
 }
 
-/* Remove any pending instance of signo without waiting. */
-static void sleepacc__drain_signal(int signo) {
-  sigset_t set;
-  struct timespec zero = {0, 0};
-  sigemptyset(&set);
-  sigaddset(&set, signo);
-  while (sigtimedwait(&set, NULL, &zero) == signo) {
-  }
+/* 1 when info is an instance of this waiter's timer. */
+static int sleepacc__tsig_mine(const sleepacc_waiter *w, const siginfo_t *info) {
+  const sleepacc__tsig *t = (const sleepacc__tsig *)(const void *)w->priv;
+  return info->si_code == SI_TIMER && info->si_value.sival_int == t->cookie;
 }
 
 /* Arm the POSIX timer at the absolute deadline and sigwaitinfo for its
  * signal, with the signal blocked only on this thread during the wait.  On
- * every path the timer is disarmed, no instance stays pending and the
- * caller's signal mask is restored. */
+ * every path the timer is disarmed, none of its instances stays pending,
+ * every foreign instance is queued again and the caller's signal mask is
+ * restored. */
 static int sleepacc__wait_tsig(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)d;
   sleepacc__tsig *t = (sleepacc__tsig *)(void *)w->priv;
+  sleepacc__sigheld held;
   sigset_t set, old;
   struct itimerspec its;
+  struct timespec zero = {0, 0};
   siginfo_t si;
-  int rc = 0;
+  int rc = 0, done = 0;
+  held.n = 0;
   if (t->tid != (pid_t)syscall(SYS_gettid)) { /* used from another thread */
     sleepacc__close_tsig(w);
     if ((rc = sleepacc__tsig_create(w)) != 0) return rc;
@@ -306,51 +399,70 @@ static int sleepacc__wait_tsig(sleepacc_waiter *w, int64_t d, int64_t dl) {
   if (timer_settime(sleepacc__tsig_timer(w), TIMER_ABSTIME, &its, NULL) != 0) {
     rc = sleepacc__neg_errno();
   } else {
-    for (;;) {
-      int s = sigwaitinfo(&set, &si);
-      if (s < 0) {
+    while (!done) {
+      if (sigwaitinfo(&set, &si) < 0) {
         rc = sleepacc__neg_errno();
         break;
       }
-      /* ours: from a timer, carrying this waiter; a foreign instance of the
-       * signal (kill, sigqueue) is consumed and the wait goes on */
-      if (si.si_code == SI_TIMER && si.si_value.sival_int == SLEEPACC__TSIG_COOKIE) break;
+      if (sleepacc__tsig_mine(w, &si)) {
+        done = 1;
+      } else {
+        if ((rc = sleepacc__sig_hold(&held, w->signo, &si)) != 0) break;
+        if (!sigismember(&old, w->signo)) { /* the caller's handler is due */
+          rc = -EINTR;
+          break;
+        }
+      }
     }
   }
-  if (rc != 0) {
+  if (!done) {
+    /* disarmed, then take out our instance if it fired meanwhile (only
+     * ours: what else is pending is held and queued again) */
     memset(&its, 0, sizeof its);
     timer_settime(sleepacc__tsig_timer(w), 0, &its, NULL);
-    sleepacc__drain_signal(w->signo);
+    for (int i = 0; i < 64 && sigtimedwait(&set, &si, &zero) == w->signo; i++)
+      if (!sleepacc__tsig_mine(w, &si) && sleepacc__sig_hold(&held, w->signo, &si) != 0) break;
   }
+  sleepacc__sig_release(&held, w->signo, &old);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return rc;
+  return done ? 0 : rc;
 }
 
 static int sleepacc__open_sigtimedwait(sleepacc_waiter *w) {
-  w->signo = SIGRTMIN + 3;
+  int s = sleepacc__sig_choose("SLEEPACC_SIGTIMEDWAIT_SIGNAL", 3);
+  if (s < 0) return s;
+  w->signo = s;
   return 0;
 }
 
 /* sigtimedwait for a signal nobody sends: the timeout is the sleep.  The
- * signal is blocked on this thread only during the call. */
+ * signal is blocked on this thread only during the call; an instance that
+ * arrives anyway is not ours: it is held and queued again, and when the
+ * caller's mask lets it in the wait ends with -EINTR so its handler runs. */
 static int sleepacc__wait_sigtimedwait(sleepacc_waiter *w, int64_t d, int64_t dl) {
+  sleepacc__sigheld held;
   sigset_t set, old;
+  siginfo_t si;
   struct timespec ts = sleepacc__ts(d);
-  int rc = 0, s;
+  int rc = 0;
+  held.n = 0;
   sigemptyset(&set);
   sigaddset(&set, w->signo);
   if ((rc = pthread_sigmask(SIG_BLOCK, &set, &old)) != 0) return -rc;
   for (;;) {
     int64_t left;
-    s = sigtimedwait(&set, NULL, &ts);
-    if (s < 0) {
+    if (sigtimedwait(&set, &si, &ts) < 0) {
       if (errno != EAGAIN) rc = sleepacc__neg_errno();
       break;
     }
-    /* someone sent the signal: wait out what is left of the request */
+    if ((rc = sleepacc__sig_hold(&held, w->signo, &si)) != 0) break;
+    if (!sigismember(&old, w->signo)) break; /* the caller's handler is due: -EINTR below */
+    /* the caller blocks it: it stays queued for the caller; wait out the rest */
     if ((left = dl - sleepacc_now_ns()) <= 0) break;
     ts = sleepacc__ts(left);
   }
+  if (sleepacc__sig_release(&held, w->signo, &old) && rc == 0 && dl - sleepacc_now_ns() > 0)
+    rc = -EINTR;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
@@ -521,72 +633,209 @@ static int sleepacc__wait_kqueue(sleepacc_waiter *w, int64_t d, int64_t dl) {
 #endif
 
 /* ---------------------------------------------------------------- io_uring */
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-/* struct io_uring is larger than w->priv, and the ring's queues are kernel
- * mmaps anyway: this is the one row whose open allocates (freed by close).
- * w->priv holds the pointer. */
-static struct io_uring *sleepacc__ring(const sleepacc_waiter *w) {
-  struct io_uring *ring;
-  memcpy(&ring, w->priv, sizeof ring);
-  return ring;
+#ifdef SLEEPACC__IO_URING
+/* Raw io_uring_setup/io_uring_enter syscalls (no liburing, so every build of
+ * the core has this row when the kernel headers do).
+ *
+ * One ring per thread, opened on the thread's first io_uring wait and kept
+ * until the thread ends (a pthread key destructor closes it; the process's
+ * exit closes the main thread's).  Why not one per waiter: closing a ring
+ * makes the kernel notify every thread that used it (io_ring_exit_work,
+ * task work with TWA_SIGNAL) up to ~20 ms later, and that notification ends
+ * whatever interruptible wait the thread is in then (epoll_wait,
+ * sigwaitinfo, ...) with EINTR: measured here in 47 of 50 closes.  A ring
+ * kept for the thread's life leaves its later waits alone; its cost is one
+ * descriptor and three small mmaps per thread that used the row.  A timeout
+ * interrupted by a signal is cancelled at once (IORING_OP_TIMEOUT_REMOVE),
+ * so no stale completion notifies the thread later either.  The availability
+ * probe opens no ring (io_uring_setup with 0 entries: EINVAL when the
+ * syscall exists and is allowed). */
+typedef struct sleepacc__uring {
+  unsigned char *sq;              /* SQ ring mmap (also the CQ ring with SINGLE_MMAP) */
+  unsigned char *cq;              /* CQ ring mmap */
+  struct io_uring_sqe *sqes;      /* SQE array mmap */
+  uint32_t sq_len, cq_len;        /* mmap lengths (cq_len 0: shared with sq) */
+  uint32_t sqes_len;              /* SQE array mmap length */
+  uint32_t sq_head, sq_tail, sq_mask, sq_array; /* offsets into sq */
+  uint32_t cq_head, cq_tail, cq_mask, cq_cqes; /* offsets into cq */
+  int fd;                         /* the ring, -1 when none */
+  pid_t pid;                      /* process that opened it (a forked child opens its own) */
+} sleepacc__uring;
+_Static_assert(sizeof(sleepacc__uring) <= sizeof(((sleepacc_waiter *)0)->priv),
+               "io_uring state fits the waiter");
+
+static __thread sleepacc__uring sleepacc__thread_ring = {.fd = -1};
+static pthread_key_t sleepacc__ring_key;
+static pthread_once_t sleepacc__ring_once = PTHREAD_ONCE_INIT;
+
+static void sleepacc__unmap_uring(sleepacc__uring *u, int close_fd) {
+  if (u->sqes) munmap(u->sqes, u->sqes_len);
+  if (u->cq && u->cq != u->sq) munmap(u->cq, u->cq_len);
+  if (u->sq) munmap(u->sq, u->sq_len);
+  if (close_fd && u->fd >= 0) close(u->fd);
+  memset(u, 0, sizeof *u);
+  u->fd = -1;
 }
 
-static int sleepacc__open_uring(sleepacc_waiter *w) {
-  struct io_uring *ring = calloc(1, sizeof *ring);
+/* Thread exit: close the thread's ring. */
+static void sleepacc__ring_dtor(void *p) {
+  sleepacc__uring *u = p;
+  if (u && u->pid == getpid()) sleepacc__unmap_uring(u, 1);
+}
+
+static void sleepacc__ring_key_init(void) {
+  (void)pthread_key_create(&sleepacc__ring_key, sleepacc__ring_dtor);
+}
+
+/* Set up a ring into *u (all or nothing). */
+static int sleepacc__setup_uring(sleepacc__uring *u) {
+  struct io_uring_params p;
+  void *m;
   int rc;
-  if (!ring) return -ENOMEM;
-  if ((rc = io_uring_queue_init(4, ring, 0)) < 0) {
-    free(ring);
-    return rc;
+  memset(&p, 0, sizeof p);
+  memset(u, 0, sizeof *u);
+  u->fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+  if (u->fd < 0) return sleepacc__neg_errno();
+  u->sq_len = p.sq_off.array + p.sq_entries * (uint32_t)sizeof(uint32_t);
+  u->cq_len = p.cq_off.cqes + p.cq_entries * (uint32_t)sizeof(struct io_uring_cqe);
+  if (p.features & IORING_FEAT_SINGLE_MMAP) {
+    if (u->cq_len > u->sq_len) u->sq_len = u->cq_len;
+    u->cq_len = 0;
   }
-  memcpy(w->priv, &ring, sizeof ring);
+  u->sqes_len = p.sq_entries * (uint32_t)sizeof(struct io_uring_sqe);
+  m = mmap(NULL, u->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+           IORING_OFF_SQ_RING);
+  if (m == MAP_FAILED) goto fail;
+  u->sq = u->cq = m;
+  if (u->cq_len) {
+    m = mmap(NULL, u->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+             IORING_OFF_CQ_RING);
+    if (m == MAP_FAILED) goto fail;
+    u->cq = m;
+  }
+  m = mmap(NULL, u->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+           IORING_OFF_SQES);
+  if (m == MAP_FAILED) goto fail;
+  u->sqes = m;
+  u->sq_head = p.sq_off.head;
+  u->sq_tail = p.sq_off.tail;
+  u->sq_mask = p.sq_off.ring_mask;
+  u->sq_array = p.sq_off.array;
+  u->cq_head = p.cq_off.head;
+  u->cq_tail = p.cq_off.tail;
+  u->cq_mask = p.cq_off.ring_mask;
+  u->cq_cqes = p.cq_off.cqes;
+  u->pid = getpid();
+  return 0;
+fail:
+  rc = sleepacc__neg_errno();
+  sleepacc__unmap_uring(u, 1);
+  return rc;
+}
+
+/* The waiter borrows the thread's ring (a copy of its state in w->priv). */
+static int sleepacc__open_uring(sleepacc_waiter *w) {
+  sleepacc__uring *t = &sleepacc__thread_ring;
+  if (t->fd >= 0 && t->pid != getpid()) /* inherited over fork: the parent's ring */
+    sleepacc__unmap_uring(t, 1);       /* (the parent keeps its own reference) */
+  if (t->fd < 0) {
+    int rc = sleepacc__setup_uring(t);
+    if (rc < 0) return rc;
+    pthread_once(&sleepacc__ring_once, sleepacc__ring_key_init);
+    (void)pthread_setspecific(sleepacc__ring_key, t);
+  }
+  memcpy(w->priv, t, sizeof *t);
+  w->fd = -1; /* not the waiter's to close */
   return 0;
 }
 
 static void sleepacc__close_uring(sleepacc_waiter *w) {
-  struct io_uring *ring = sleepacc__ring(w);
-  if (ring) {
-    io_uring_queue_exit(ring);
-    free(ring);
-  }
-  memset(w->priv, 0, sizeof ring);
+  memset(w->priv, 0, sizeof(sleepacc__uring)); /* the ring stays with the thread */
 }
 
 static int sleepacc__avail_uring(void) {
-  sleepacc_waiter w;
-  memset(&w, 0, sizeof w);
-  if (sleepacc__open_uring(&w) != 0) return 0;
-  sleepacc__close_uring(&w);
-  return 1;
+  struct io_uring_params p;
+  memset(&p, 0, sizeof p);
+  /* 0 entries: EINVAL from a kernel that has io_uring and allows it; ENOSYS,
+   * or EPERM (io_uring_disabled, seccomp) otherwise */
+  return syscall(__NR_io_uring_setup, 0, &p) < 0 && errno == EINVAL;
 }
 
-/* IORING_OP_TIMEOUT, relative, then wait for ITS completion: each request
- * carries a sequence number (w->futex_word), so the completion of a timeout
- * left in flight by an earlier EINTR is reaped and skipped, never taken for
- * this one. */
+#define SLEEPACC__U32(base, off) ((uint32_t *)(void *)((base) + (off)))
+
+/* Queue one SQE (the SQ is empty between calls: every call submits). */
+static void sleepacc__push_uring(const sleepacc__uring *u, uint8_t op, uint64_t addr,
+                                 uint32_t len, uint64_t tag) {
+  uint32_t tail = *SLEEPACC__U32(u->sq, u->sq_tail);
+  uint32_t idx = tail & *SLEEPACC__U32(u->sq, u->sq_mask);
+  struct io_uring_sqe *sqe = &u->sqes[idx];
+  memset(sqe, 0, sizeof *sqe);
+  sqe->opcode = op;
+  sqe->fd = -1;
+  sqe->addr = addr;
+  sqe->len = len;
+  sqe->user_data = tag;
+  SLEEPACC__U32(u->sq, u->sq_array)[idx] = idx;
+  __atomic_store_n(SLEEPACC__U32(u->sq, u->sq_tail), tail + 1, __ATOMIC_RELEASE);
+}
+
+/* Reap completions; 1 when the one tagged `mine` was among them (its result
+ * in *res), 0 when not yet.  Others (a cancelled timeout, a removal) are
+ * skipped. */
+static int sleepacc__reap_uring(const sleepacc__uring *u, uint64_t mine, int *res) {
+  uint32_t *headp = SLEEPACC__U32(u->cq, u->cq_head);
+  uint32_t head = *headp, mask = *SLEEPACC__U32(u->cq, u->cq_mask), found = 0;
+  uint32_t tail = __atomic_load_n(SLEEPACC__U32(u->cq, u->cq_tail), __ATOMIC_ACQUIRE);
+  const struct io_uring_cqe *cqes = (const struct io_uring_cqe *)(void *)(u->cq + u->cq_cqes);
+  for (; head != tail; head++) {
+    const struct io_uring_cqe *c = &cqes[head & mask];
+    if (c->user_data == mine) {
+      *res = c->res;
+      found = 1;
+    }
+  }
+  __atomic_store_n(headp, head, __ATOMIC_RELEASE);
+  return (int)found;
+}
+
+/* Tags of requests, unique in the process (rings are per thread). */
+static uint64_t sleepacc__uring_seq;
+
+/* IORING_OP_TIMEOUT, relative, then wait for ITS completion.  A signal
+ * ending the wait cancels the timeout before -EINTR is returned.  The kernel
+ * copies the timespec when the request is submitted. */
 static int sleepacc__wait_uring(sleepacc_waiter *w, int64_t d, int64_t dl) {
   (void)dl;
-  struct io_uring *ring = sleepacc__ring(w);
+  sleepacc__uring u;
   struct __kernel_timespec ts;
-  struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-  struct io_uring_cqe *cqe;
-  uint64_t mine;
-  int rc;
-  if (!sqe) return -EBUSY;
+  uint64_t mine = __atomic_add_fetch(&sleepacc__uring_seq, 2, __ATOMIC_RELAXED);
+  int res = 0, err;
+  memcpy(&u, w->priv, sizeof u);
   ts.tv_sec = d / 1000000000LL;
   ts.tv_nsec = d % 1000000000LL;
-  io_uring_prep_timeout(sqe, &ts, 0, 0);
-  mine = ++w->futex_word;
-  io_uring_sqe_set_data64(sqe, mine);
-  if ((rc = io_uring_submit(ring)) < 0) return rc;
-  for (;;) {
-    uint64_t tag;
-    if ((rc = io_uring_wait_cqe(ring, &cqe)) < 0) return rc; /* -EINTR */
-    tag = io_uring_cqe_get_data64(cqe);
-    rc = cqe->res;
-    io_uring_cqe_seen(ring, cqe);
-    if (tag == mine) return rc == -ETIME || rc == 0 ? 0 : rc;
+  sleepacc__push_uring(&u, IORING_OP_TIMEOUT, (uint64_t)(uintptr_t)&ts, 1, mine);
+  /* submit, then wait in a second call: a signal ends that one with EINTR
+   * (a call that submits and waits reports the submission instead) */
+  if (syscall(__NR_io_uring_enter, u.fd, 1, 0, 0, NULL, 0) < 0) {
+    err = errno;
+    if (*SLEEPACC__U32(u.sq, u.sq_tail) !=
+        __atomic_load_n(SLEEPACC__U32(u.sq, u.sq_head), __ATOMIC_ACQUIRE)) /* withdraw it */
+      __atomic_store_n(SLEEPACC__U32(u.sq, u.sq_tail), *SLEEPACC__U32(u.sq, u.sq_tail) - 1,
+                       __ATOMIC_RELEASE);
+    return -err;
   }
+  for (;;) {
+    if (sleepacc__reap_uring(&u, mine, &res)) return res == -ETIME || res == 0 ? 0 : res;
+    if (syscall(__NR_io_uring_enter, u.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
+      if ((err = errno) != EINTR) return -err;
+      break;
+    }
+  }
+  /* interrupted: remove the timeout now (its completion and the removal's are
+   * posted during this call and skipped by the next reap) */
+  sleepacc__push_uring(&u, IORING_OP_TIMEOUT_REMOVE, mine, 0, mine + 1);
+  (void)syscall(__NR_io_uring_enter, u.fd, 1, 0, 0, NULL, 0);
+  return -EINTR;
 }
 #endif
 
@@ -639,10 +888,12 @@ static const sleepacc_method sleepacc__methods[] = {
      sleepacc__avail_timerfd, sleepacc__open_timerfd, sleepacc__close_fd,
      sleepacc__wait_timerfd},
     {"timer_signal", SLEEPACC__K, 1, SLEEPACC_NO, 1,
-     "POSIX timer_create(CLOCK_MONOTONIC) to this thread (SIGRTMIN+2), sigwaitinfo()",
+     "POSIX timer_create(CLOCK_MONOTONIC) to this thread (a free RT signal from SIGRTMIN+2), "
+     "sigwaitinfo()",
      sleepacc__avail_tsig, sleepacc__open_tsig, sleepacc__close_tsig, sleepacc__wait_tsig},
     {"sigtimedwait", SLEEPACC__K, 1, SLEEPACC_YES, 0,
-     "sigtimedwait() for a signal never sent (SIGRTMIN+3); the timeout is the sleep",
+     "sigtimedwait() for a signal never sent (a free RT signal from SIGRTMIN+3); the timeout "
+     "is the sleep",
      sleepacc__always, sleepacc__open_sigtimedwait, NULL, sleepacc__wait_sigtimedwait},
     {"futex", SLEEPACC__K, 1, SLEEPACC_YES, 0,
      "FUTEX_WAIT (private) with a relative timeout on a word nobody wakes",
@@ -656,9 +907,9 @@ static const sleepacc_method sleepacc__methods[] = {
      "kevent() on an empty kqueue with a relative timeout",
      sleepacc__always, sleepacc__open_kqueue, sleepacc__close_kqueue, sleepacc__wait_kqueue},
 #endif
-#if defined(SLEEPACC_HAVE_LIBURING) && SLEEPACC_HAVE_LIBURING
-    {"io_uring", SLEEPACC__K, 1, SLEEPACC_UNKNOWN, 0,
-     "io_uring IORING_OP_TIMEOUT (relative), wait for its completion (opt-in build)",
+#ifdef SLEEPACC__IO_URING
+    {"io_uring", SLEEPACC__K, 1, SLEEPACC_NO, 0, /* hrtimer with no range: slack unused */
+     "io_uring IORING_OP_TIMEOUT (relative; raw syscalls), wait for its completion",
      sleepacc__avail_uring, sleepacc__open_uring, sleepacc__close_uring, sleepacc__wait_uring},
 #endif
     {"sched_yield", SLEEPACC__S, 1, SLEEPACC_NO, 1,
@@ -750,6 +1001,46 @@ int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t m
   }
   w->method = m;
   return 0;
+}
+
+/* 1 when fd is still a descriptor of the kind open makes (an anonymous
+ * inode: timerfd, epoll, io_uring), so a forked child may close its copy. */
+static int sleepacc__is_anon_fd(int fd) {
+  char path[64], link[64];
+  ssize_t n;
+  if (fd < 0) return 0;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  n = readlink(path, link, sizeof link - 1);
+  if (n <= 0) return 0;
+  link[n] = '\0';
+  return strncmp(link, "anon_inode:", 11) == 0;
+}
+
+static uint64_t sleepacc__fork_gen;
+static pthread_once_t sleepacc__fork_once = PTHREAD_ONCE_INIT;
+static void sleepacc__fork_child(void) {
+  __atomic_add_fetch(&sleepacc__fork_gen, 1, __ATOMIC_RELAXED);
+}
+static void sleepacc__fork_register(void) { pthread_atfork(NULL, NULL, sleepacc__fork_child); }
+
+uint64_t sleepacc_fork_generation(void) {
+  pthread_once(&sleepacc__fork_once, sleepacc__fork_register);
+  return __atomic_load_n(&sleepacc__fork_gen, __ATOMIC_RELAXED);
+}
+
+int sleepacc_waiter_reopen(sleepacc_waiter *w) {
+  const sleepacc_method *m;
+  int64_t margin;
+  if (!w || !w->method) return -EINVAL;
+  m = w->method;
+  margin = w->margin_ns;
+  /* no m->close: it would delete a timer id this process never had (or
+   * has for something else now) and destroy a condvar another thread of
+   * the parent waited on (glibc waits for its waiters) */
+  if (sleepacc__is_anon_fd(w->fd)) close(w->fd);
+  if (w->aux_fd != w->fd && sleepacc__is_anon_fd(w->aux_fd)) close(w->aux_fd);
+  w->method = NULL;
+  return sleepacc_waiter_open(w, m, margin);
 }
 
 /* Wait through w's method.  -EINVAL for a closed waiter or a duration

@@ -177,6 +177,16 @@ int sleepacc_waiter_open(sleepacc_waiter *w, const sleepacc_method *m, int64_t m
 int sleepacc_waiter_wait(sleepacc_waiter *w, int64_t duration_ns, int64_t deadline_ns);
 /* Release what open acquired.  Safe to call twice. */
 void sleepacc_waiter_close(sleepacc_waiter *w);
+/* In a forked child: let go of the waiter inherited from the parent without
+ * touching the parent's (its descriptors are closed in this process only,
+ * and only while they still are what open made; POSIX timers and condvar
+ * waiters were not inherited) and open a fresh one for the same method.
+ * 0 or the error of sleepacc_waiter_open. */
+int sleepacc_waiter_reopen(sleepacc_waiter *w);
+/* A counter bumped in every child of fork() (pthread_atfork, registered by
+ * the first call): a sleeper or pacer that sees it change reopens its
+ * waiter, and a binding can tell that a "busy" mark was set before a fork. */
+uint64_t sleepacc_fork_generation(void);
 
 /* -------------------------------------------------------------------------
  * Statistics: a log-scale streaming histogram and summary statistics.
@@ -285,6 +295,16 @@ typedef struct sleepacc_env_saved {
   int reset_on_fork;    /* previous SCHED_RESET_ON_FORK flag */
   unsigned char cpuset[128]; /* previous affinity mask (cpu_set_t) */
   int dma_fd;           /* open /dev/cpu_dma_latency, or -1 */
+  /* the whole sched_attr of the thread before the run (sched_getattr), so
+   * SCHED_DEADLINE parameters and SCHED_FLAG_RESET_ON_FORK survive */
+  int nice;             /* previous nice value */
+  uint64_t sched_flags; /* previous sched_attr.sched_flags */
+  uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns; /* previous DEADLINE params */
+  /* on failure of apply: the sleepacc_env field at fault ("slack_ns",
+   * "policy", "priority", "cpu", "lock_memory", "dma_latency_us") and why,
+   * one static line; NULL when apply succeeded or no field is to blame */
+  const char *bad_field;
+  const char *why;
 } sleepacc_env_saved;
 
 /* An env that changes nothing. */
@@ -292,10 +312,23 @@ void sleepacc_env_default(sleepacc_env *env);
 /* Validate without applying (-EINVAL for bad values, -EINVAL for a cpu
  * outside the allowed set). */
 int sleepacc_env_check(const sleepacc_env *env);
-/* Apply env to the calling thread.  On failure everything already applied
- * is restored and the error (-EPERM stays -EPERM) returned. */
+/* The same check, and *bad_field (when not NULL) gets the name of the
+ * first sleepacc_env field rejected ("slack_ns", "policy", "priority",
+ * "cpu", "lock_memory", "dma_latency_us"), or NULL when env is valid. */
+int sleepacc_env_check_field(const sleepacc_env *env, const char **bad_field);
+/* Apply env to the calling thread.  Before changing anything, apply proves
+ * that every change can be undone with the thread's own rights (CAP_SYS_NICE,
+ * RLIMIT_RTPRIO, RLIMIT_NICE, the current policy: an unprivileged
+ * SCHED_DEADLINE or higher-priority FIFO/RR thread could not get back);
+ * otherwise it returns -EPERM with nothing changed and saved->bad_field /
+ * saved->why set.  On any other failure everything already applied is
+ * restored, the error (-EPERM stays -EPERM) returned and saved->bad_field
+ * names the field whose step failed. */
 int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved);
-/* Undo what apply did.  Safe to call twice. Returns the first error. */
+/* Undo what apply did: the whole sched_attr (policy, priority, nice,
+ * DEADLINE parameters, flags) and always the timer slack that was there
+ * (the kernel resets slack when a thread leaves FIFO/RR).  Safe to call
+ * twice. Returns the first error. */
 int sleepacc_env_restore(sleepacc_env_saved *saved);
 /* Policy by name ("other", "batch", "idle", "fifo", "rr"), -EINVAL if unknown;
  * and back (NULL if out of range). */
@@ -492,6 +525,10 @@ int64_t sleepacc_run_count(const sleepacc_run *r);
  * began; the start of its sleep).  Call after sleepacc_run_start, before
  * the first step.  -EINVAL when the run has no sample buffer. */
 int sleepacc_run_set_starts(sleepacc_run *r, int64_t *starts);
+/* After a failed sleepacc_run_start: the sleepacc_env field the
+ * environment step blamed ("policy", ...) and, when the core refused it up
+ * front (nothing was changed), why; NULLs otherwise. */
+void sleepacc_run_refusal(const sleepacc_run *r, const char **field, const char **why);
 /* The record of a finished run (scratch as for sleepacc_run_stats). */
 int sleepacc_run_result(const sleepacc_run *r, int64_t *scratch, sleepacc_result *out);
 /* Convenience: start, step until done (resuming on EINTR), finish. */
@@ -610,6 +647,7 @@ typedef struct sleepacc_sleeper {
   sleepacc_hist lateness;     /* wake - deadline of completed sleeps */
   int dma_latency_us;         /* value held on /dev/cpu_dma_latency, -1 none */
   sleepacc_env_saved held;    /* the environment held for the sleeper's life */
+  uint64_t fork_gen;          /* sleepacc_fork_generation() when the waiter was opened */
 } sleepacc_sleeper;
 
 /* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */

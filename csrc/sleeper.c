@@ -263,6 +263,7 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
     }
     if (!kernel) return -ENOSYS;
   }
+  s->fork_gen = sleepacc_fork_generation();
   rc = sleepacc_waiter_open(&s->waiter, kernel, 0);
   if (rc < 0) return rc;
   s->strategy = strategy;
@@ -288,6 +289,9 @@ void sleepacc_sleeper_close(sleepacc_sleeper *s) {
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return;
   sleepacc_env_restore(&s->held);
   s->dma_latency_us = -1;
+  /* in a forked child the waiter's timer/condvar are the parent's: trade
+   * them for our own first, so close never touches the parent's */
+  if (s->fork_gen != sleepacc_fork_generation()) sleepacc_waiter_reopen(&s->waiter);
   sleepacc_waiter_close(&s->waiter);
   s->magic = 0;
   s->cur_active = 0;
@@ -409,11 +413,24 @@ static int sleepacc__kphase(sleepacc_sleeper *s, int64_t *now, int64_t target,
   return 1;
 }
 
+/* In a child of fork() the waiter is the parent's (a timerfd both would
+ * arm and one would read for ever): open our own.  0 or -errno. */
+static int sleepacc__fork_check(sleepacc_sleeper *s) {
+  uint64_t gen = sleepacc_fork_generation();
+  int rc;
+  if (s->fork_gen == gen) return 0;
+  if ((rc = sleepacc_waiter_reopen(&s->waiter)) != 0) return rc;
+  s->fork_gen = gen;
+  s->cur_rt = -1;
+  return 0;
+}
+
 /* Sleep toward deadline_ns for at most chunk_ns (see sleepacc.h). */
 int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns) {
   int64_t now, chunk_end, d, late = 0;
   int rc;
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC || chunk_ns < 0) return -EINVAL;
+  if ((rc = sleepacc__fork_check(s)) != 0) return rc;
   if (chunk_ns == 0) chunk_ns = SLEEPACC_CHUNK_NS;
   now = sleepacc_now_ns();
   if (deadline_ns > now && deadline_ns - now > SLEEPACC_MAX_DURATION_NS) return -EINVAL;

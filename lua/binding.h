@@ -43,6 +43,15 @@
 #define SLEEPACC_LUA_PRINTF(f, a)
 #endif
 
+/* The module's one exported symbol (every object is compiled with
+ * -fvisibility=hidden and linked with lua/sleepacc.map). */
+#if defined(__GNUC__)
+#define SLEEPACC_LUA_EXPORT __attribute__((visibility("default")))
+#else
+#define SLEEPACC_LUA_EXPORT
+#endif
+SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L);
+
 /* ------------------------------------------------------------- errors */
 
 /* Raise "bad argument '<name>' to '<fn>' (<formatted why>)".  Never

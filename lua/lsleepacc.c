@@ -1030,7 +1030,7 @@ static const luaL_Reg sleepacc__samples_meta[] = {
     {"__gc", sleepacc__samples_gc},
     {NULL, NULL}};
 
-LUAMOD_API int luaopen_sleepacc(lua_State *L) {
+SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   if (luaL_newmetatable(L, SLEEPACC_LUA_SAMPLES)) luaL_setfuncs(L, sleepacc__samples_meta, 0);
   lua_pop(L, 1);
   luaL_newlib(L, sleepacc__funcs);

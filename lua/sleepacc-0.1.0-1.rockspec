@@ -1,8 +1,11 @@
--- sleepacc: how well does this machine sleep?  The Lua 5.4 module over the
--- C core.  Build from a checkout (no network needed):
---   luarocks --lua-version=5.4 make lua/sleepacc-0.1.0-1.rockspec
--- `builtin` cannot glob, so the source list below must name every csrc/*.c
--- and lua/*.c file; tests/lua/test_build.lua fails when it does not.
+-- sleepacc: how well does this machine sleep?  The Lua module (Lua 5.1,
+-- 5.3, 5.4, LuaJIT) over the C core.  Build from a checkout, from the repo
+-- root (no network needed):
+--   luarocks make lua/sleepacc-0.1.0-1.rockspec
+-- GENERATED from mk/rockspec.in by `make rockspec` (version: SLEEPACC_VERSION
+-- in csrc/sleepacc.h); tests/lua/test_build.lua fails when it is stale.
+-- The build is mk/rock.make, which takes the sources, flags and libraries
+-- from mk/sources.mk, the build truth every build shares.
 rockspec_format = "3.0"
 package = "sleepacc"
 version = "0.1.0-1"
@@ -14,39 +17,28 @@ description = {
    summary = "Measure how well a machine sleeps: every sleep primitive, statistics, host facts",
    detailed = [[
 sleepacc measures every sleep primitive of the platform (nanosleep, poll,
-epoll, timerfd, futex, spin, hybrid, ...), in relative or periodic mode,
-with min/median/p99/max, CPU cost and the irtt-style table, over the same
-C core as the Python package.
+epoll, timerfd, futex, io_uring, spin, hybrid, ...), in relative or periodic
+mode, with min/median/p99/max, CPU cost and the irtt-style table, over the
+same C core as the Python package.
 ]],
    license = "MIT",
 }
 dependencies = {
-   "lua >= 5.4, < 5.5",
+   "lua >= 5.1",
 }
 build = {
-   type = "builtin",
-   modules = {
-      sleepacc = {
-         sources = {
-            -- the binding (lua/*.c)
-            "lua/lsleepacc.c",
-            "lua/lsleeper.c",
-            -- the core (csrc/*.c)
-            "csrc/clock.c",
-            "csrc/config.c",
-            "csrc/engine.c",
-            "csrc/env.c",
-            "csrc/errors.c",
-            "csrc/host.c",
-            "csrc/methods.c",
-            "csrc/pacer.c",
-            "csrc/sleeper.c",
-            "csrc/stats.c",
-            "csrc/table.c",
-         },
-         incdirs = { "csrc", "lua" },
-         defines = { "_GNU_SOURCE" },
-         libraries = { "pthread", "rt", "m" },
-      },
+   type = "make",
+   makefile = "mk/rock.make",
+   build_target = "build",
+   install_target = "install",
+   build_variables = {
+      CC = "$(CC)",
+      CFLAGS = "$(CFLAGS)",
+      LIBFLAG = "$(LIBFLAG)",
+      LUA_INCDIR = "$(LUA_INCDIR)",
+   },
+   install_variables = {
+      LUA_INCDIR = "$(LUA_INCDIR)",
+      INST_LIBDIR = "$(LIBDIR)",
    },
 }

@@ -1,16 +1,29 @@
-# The C core: libsleepacc.a, libsleepacc.so, sleepacc.pc, C tests, examples.
+# The C core: libsleepacc.a, libsleepacc.so, sleepacc.pc, C tests, examples,
+# install/uninstall.
+#   make install PREFIX=/usr/local DESTDIR=   header, libsleepacc.a,
+#        libsleepacc.so.$(SLEEPACC_VER) (SONAME libsleepacc.so.$(SLEEPACC_SOVERSION)) + symlinks,
+#        lib/pkgconfig/sleepacc.pc (LIBDIR, INCLUDEDIR, PKGCONFIGDIR override the layout)
+#   make uninstall PREFIX=... DESTDIR=...     removes exactly those files
+#   build/sleepacc-uninstalled.pc             pkg-config against this tree:
+#        PKG_CONFIG_PATH=$(CURDIR)/build pkg-config --cflags --libs sleepacc-uninstalled
+# Sources, flags, defines and libraries come from mk/sources.mk (the one
+# build truth setup.py and the rockspec's mk/rock.make read too); the version
+# from SLEEPACC_VERSION in csrc/sleepacc.h.  CI=true adds -Werror.
+include mk/sources.mk
+
 CC ?= cc
 BUILD ?= build
 PREFIX ?= /usr/local
-CORE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE -Icsrc
-CORE_LIBS := -lpthread -lrt -lm
-# Opt-in io_uring method row: make LIBURING=1 (needs liburing-dev).  Off by
-# default so every binding, which compiles csrc/*.c itself, has the same rows.
-ifeq ($(LIBURING),1)
-CORE_CFLAGS += -DSLEEPACC_HAVE_LIBURING=1 $(shell pkg-config --cflags liburing 2>/dev/null)
-CORE_LIBS += $(or $(shell pkg-config --libs liburing 2>/dev/null),-luring)
-endif
-CORE_SRC := $(wildcard csrc/*.c)
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+SLEEPACC_VER := $(shell sed -n 's/^\#define SLEEPACC_VERSION "\(.*\)"/\1/p' $(SLEEPACC_HEADER))
+CORE_WARN := $(SLEEPACC_WARNINGS) $(if $(filter true,$(CI)),$(SLEEPACC_CI_WARNINGS))
+CORE_CFLAGS := $(SLEEPACC_STD) -O2 -g $(CORE_WARN) -fPIC $(SLEEPACC_DEFINES:%=-D%) \
+  $(SLEEPACC_INCDIRS:%=-I%)
+CORE_LIBS := $(SLEEPACC_LIBRARIES:%=-l%)
+CORE_SRC := $(sort $(wildcard $(SLEEPACC_CORE_SOURCES)))
 CORE_HDR := $(wildcard csrc/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC := $(wildcard tests/c/test_*.c)
@@ -18,23 +31,70 @@ CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
-.PHONY: test-c sanitize-c examples
+SONAME := libsleepacc.so.$(SLEEPACC_SOVERSION)
+SOFILE := libsleepacc.so.$(SLEEPACC_VER)
+# Where the install test runs (sanitize-c turns it off: its objects need the
+# sanitizer runtime an out-of-tree user build does not link).
+CTEST_INSTALL ?= 1
 
-lib: $(BUILD)/libsleepacc.a $(BUILD)/libsleepacc.so $(BUILD)/sleepacc.pc
+.PHONY: test-c sanitize-c examples install uninstall test-install
+
+lib: $(BUILD)/libsleepacc.a $(BUILD)/libsleepacc.so $(BUILD)/sleepacc.pc \
+  $(BUILD)/sleepacc-uninstalled.pc
 
 $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
 $(BUILD)/libsleepacc.a: $(CORE_OBJ)
+	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libsleepacc.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(CORE_LIBS)
+# The versioned file with its SONAME; libsleepacc.so.0 and libsleepacc.so are
+# symlinks to it, in the tree as once installed.  mk/libsleepacc.map
+# exports the public sleepacc_* names only.
+$(BUILD)/$(SOFILE): $(CORE_OBJ) mk/libsleepacc.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mk/libsleepacc.map -o $@ \
+	  $(CORE_OBJ) $(CORE_LIBS)
 
-$(BUILD)/sleepacc.pc: mk/sleepacc.pc.in csrc/sleepacc.h
+$(BUILD)/libsleepacc.so: $(BUILD)/$(SOFILE)
+	ln -sf $(SOFILE) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+# sed program of the .pc files (@LIBS@: Libs.private, for --static).
+PC_SED = -e 's|@VERSION@|$(SLEEPACC_VER)|' -e 's|@LIBS@|$(CORE_LIBS)|'
+
+$(BUILD)/sleepacc.pc: mk/sleepacc.pc.in $(SLEEPACC_HEADER) mk/sources.mk
 	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|'$$(sed -n 's/^#define SLEEPACC_VERSION "\(.*\)"/\1/p' csrc/sleepacc.h)'|' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  $(PC_SED) $< > $@
+
+$(BUILD)/sleepacc-uninstalled.pc: mk/sleepacc.pc.in $(SLEEPACC_HEADER) mk/sources.mk
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(abspath $(BUILD))|' \
+	  -e 's|@INCLUDEDIR@|$(CURDIR)/csrc|' $(PC_SED) $< > $@
+
+# The .pc is written at install time, so it names the PREFIX given here.
+install: $(BUILD)/libsleepacc.a $(BUILD)/libsleepacc.so
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(SLEEPACC_HEADER) $(DESTDIR)$(INCLUDEDIR)/sleepacc.h
+	install -m 644 $(BUILD)/libsleepacc.a $(DESTDIR)$(LIBDIR)/libsleepacc.a
+	install -m 755 $(BUILD)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsleepacc.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  $(PC_SED) mk/sleepacc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sleepacc.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/sleepacc.h $(DESTDIR)$(LIBDIR)/libsleepacc.a \
+	  $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	  $(DESTDIR)$(LIBDIR)/libsleepacc.so $(DESTDIR)$(PKGCONFIGDIR)/sleepacc.pc
+
+# Install into temporary prefixes, build examples/*.c out of tree with
+# pkg-config (shared and --static) and run them; uninstall; the same with
+# build/sleepacc-uninstalled.pc.
+test-install: lib
+	CC="$(CC)" MAKE="$(MAKE_COMMAND)" tests/c/test_install.sh
 
 $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsleepacc.a tests/c/check.h
 	@mkdir -p $(dir $@)
@@ -46,11 +106,11 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libsleepacc.a
 
 examples: $(EXAMPLE_BIN)
 
-test-c: $(CTEST_BIN)
+test-c: $(CTEST_BIN) $(if $(filter 1,$(CTEST_INSTALL)),test-install)
 	@set -e; for t in $(CTEST_BIN); do echo "== $$t"; $$t; done
 
 # The C tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize-c:
-	$(MAKE) BUILD=build/asan CC="$(CC)" \
+	$(MAKE) BUILD=build/asan CC="$(CC)" CTEST_INSTALL=0 \
 	  CORE_CFLAGS="$(CORE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  CORE_LIBS="$(CORE_LIBS) -fsanitize=address,undefined" test-c

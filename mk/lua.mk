@@ -11,7 +11,7 @@
 # with apt-get, anyone else gets a message naming what is missing.
 LUA ?= lua5.4
 LUA_INC ?= $(or $(shell pkg-config --cflags lua5.4 2>/dev/null),-I/usr/include/lua5.4)
-LUA_SRC := $(wildcard lua/*.c)
+LUA_SRC := $(sort $(wildcard $(SLEEPACC_LUA_SOURCES)))
 LUA_HDR := $(wildcard lua/*.h)
 LUA_OBJ := $(LUA_SRC:lua/%.c=$(BUILD)/lua/obj/%.o)
 LUA_MOD := $(BUILD)/lua/sleepacc.so
@@ -42,11 +42,13 @@ lua-deps:
 
 $(BUILD)/lua/obj/%.o: lua/%.c $(LUA_HDR) $(CORE_HDR) | lua-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) $(LUA_INC) -Ilua -c $< -o $@
+	$(CC) $(CORE_CFLAGS) $(SLEEPACC_MODULE_FLAGS) $(LUA_INC) -Ilua -c $< -o $@
 
-$(LUA_MOD): $(LUA_OBJ) $(CORE_OBJ)
+# lua/sleepacc.map: only luaopen_sleepacc is exported (the core objects are
+# the ones libsleepacc.so exports from; here they become local).
+$(LUA_MOD): $(LUA_OBJ) $(CORE_OBJ) lua/sleepacc.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $(LUA_OBJ) $(CORE_OBJ) $(CORE_LIBS)
+	$(CC) -shared -Wl,--version-script=lua/sleepacc.map -o $@ $(LUA_OBJ) $(CORE_OBJ) $(CORE_LIBS)
 
 lua-module: $(LUA_MOD)
 
@@ -64,18 +66,33 @@ sanitize-lua: $(LUA_MOD)
 lua-example: $(LUA_MOD)
 	cd $(CURDIR) && $(LUA_ENV) $(LUA) lua/examples/sweep.lua
 
-# The rockspec, built by luarocks in a copy of the sources (builtin builds
-# in place) and installed into a private tree, with the network cut off
-# (unshare -n) where that is possible, then loaded once.
-LUA_ROCKSPEC := lua/sleepacc-0.1.0-1.rockspec
+# The rockspec: GENERATED from mk/rockspec.in with SLEEPACC_VERSION (its file
+# name too); `make rockspec` rewrites it, tests/lua/test_build.lua fails when
+# the committed one is stale.
+LUA_ROCKSPEC := lua/sleepacc-$(SLEEPACC_VER)-1.rockspec
+.PHONY: rockspec
+rockspec: mk/rockspec.in $(SLEEPACC_HEADER)
+	rm -f $(filter-out $(LUA_ROCKSPEC),$(wildcard lua/sleepacc-*.rockspec))
+	sed -e 's|@VERSION@|$(SLEEPACC_VER)|g' mk/rockspec.in > $(LUA_ROCKSPEC)
+
+# The rockspec built by luarocks exactly as the README says, from the repo
+# root, installed into a private tree with the network cut off (unshare -n)
+# where that is possible, then loaded once.  mk/rock.make builds out of the
+# import paths and cleans up: the check below fails when `git status
+# --ignored` shows anything new afterwards.
 lua-rock: | lua-deps
 	@command -v luarocks >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y luarocks; \
 	  else echo "lua.mk: luarocks is missing (apt-get install luarocks)" >&2; exit 1; fi; }
-	rm -rf $(BUILD)/rock-src $(BUILD)/rocks
-	mkdir -p $(BUILD)/rock-src
-	cp -r csrc lua $(BUILD)/rock-src/
-	cd $(BUILD)/rock-src && $$(unshare -n true 2>/dev/null && echo unshare -n) \
+	rm -rf $(BUILD)/rocks
+	@mkdir -p $(BUILD)
+	@git status --porcelain --ignored 2>/dev/null | grep -v '^!! $(BUILD)/' > $(BUILD)/rock-status.before || :
+	$$(unshare -n true 2>/dev/null && echo unshare -n) \
 	  luarocks --lua-version=5.4 --tree $(CURDIR)/$(BUILD)/rocks make $(LUA_ROCKSPEC)
+	@git status --porcelain --ignored 2>/dev/null | grep -v '^!! $(BUILD)/' > $(BUILD)/rock-status.after || :
+	@diff -u $(BUILD)/rock-status.before $(BUILD)/rock-status.after \
+	  || { echo "lua-rock: luarocks make left files in the tree (above)" >&2; exit 1; }
+	@! find $(BUILD)/rocks/share -name '*.c' -o -name '*.rockspec' -path '*/lua/*' 2>/dev/null | grep -q . \
+	  || { echo "lua-rock: C sources were installed as Lua modules" >&2; exit 1; }
 	LUA_CPATH="$(CURDIR)/$(BUILD)/rocks/lib/lua/5.4/?.so" $(LUA) -e \
 	  'local sa = require "sleepacc"; assert(#sa.methods() > 0); print("lua-rock: sleepacc " .. sa._VERSION .. " from the rock loads")'

@@ -23,8 +23,8 @@ REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/reliability/replay_%)
 .SECONDARY: $(FUZZ_OBJ)
 
 # `make test` and `make sanitize` also replay the fuzz corpus (a second or two).
-test: test-reliability
-sanitize: sanitize-reliability
+TEST_SUITES += test-reliability
+SANITIZE_SUITES += sanitize-reliability
 
 fuzz-deps:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \

@@ -368,7 +368,12 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   if (rc < 0) sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_start");
+    sleepacc_run_refusal(run, &field, &msg);
+    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
+      PyErr_SetObject(PyExc_PermissionError,
+                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg)));
+    else
+      sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
     goto done;
   }
   failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");

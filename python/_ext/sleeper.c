@@ -16,6 +16,8 @@ typedef struct {
   PyObject_HEAD
   int open;          /* 1 between a successful __init__ and close() */
   int busy;          /* 1 while a thread sleeps on it */
+  uint64_t busy_gen; /* sleepacc_fork_generation() when busy was set: a mark set
+                        before a fork() belongs to a thread the child lacks */
   int is_pacer;      /* which member of u */
   PyObject *method;  /* the method name (str) */
   union {
@@ -41,7 +43,7 @@ static void precise_shut(PreciseObject *o) {
 
 /* Not sleeping in another thread: 0, or -1 with RuntimeError. */
 static int precise_idle(PreciseObject *o) {
-  if (!o->busy) return 0;
+  if (!o->busy || o->busy_gen != sleepacc_fork_generation()) return 0;
   PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", precise_what(o));
   return -1;
 }
@@ -54,6 +56,7 @@ static int precise_claim(PreciseObject *o) {
   }
   if (precise_idle(o) < 0) return -1;
   o->busy = 1;
+  o->busy_gen = sleepacc_fork_generation();
   return 0;
 }
 

@@ -13,14 +13,14 @@ seconds; results in integer nanoseconds.
 """
 from . import _core
 from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
-                   clock_info, measure, methods, sweep, system_info)
+                   clock_info, iter_sweep, load, measure, methods, sweep, system_info)
 from ._core import Samples
-from .records import load
 
 __version__: str = _core.VERSION
 
 __all__ = [
-    "__version__", "methods", "measure", "sweep", "system_info", "clock_info", "load",
+    "__version__", "methods", "measure", "sweep", "iter_sweep", "system_info", "clock_info",
+    "load",
     "Method", "Stats", "Measurement", "Sweep", "Samples", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
@@ -29,3 +29,19 @@ __all__ = [
 from .precise import Pacer, Sleeper, sleep  # noqa: E402
 
 __all__ += ["sleep", "Sleeper", "Pacer"]
+
+# The analysis modules, reachable as attributes (`sleepacc.model.fit(sw)`)
+# without importing them, or numpy/matplotlib, at `import sleepacc`: each is
+# imported on first use (PEP 562).
+_SUBMODULES = ("cli", "doctor", "model", "plot", "precise", "records", "report")
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES))

@@ -4,8 +4,9 @@ Everything that times, sleeps, counts or summarises runs in the C core
 (``sleepacc._core``); this module validates arguments (before anything
 runs), converts seconds to the core's int64 nanoseconds, and gives the
 results names: :class:`Method`, :class:`Stats`, :class:`Measurement` and
-:class:`Sweep`.  The record formats (``Sweep.save``/``sleepacc.load``) are in
-:mod:`sleepacc.records`.
+:class:`Sweep`.  The record formats, the error rule and the flattener are in
+:mod:`sleepacc.records` (a lower layer: it works on dicts and never imports
+this module); ``Sweep.save``/:func:`load` go through it.
 
 Units: every argument is in seconds (int or float, like ``time.sleep``);
 every field ending in ``_ns`` and every statistic is in integer nanoseconds.
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Optional, Union
 
-from . import _core
+from . import _core, records
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,12 +31,14 @@ if TYPE_CHECKING:
 # program that only wants to sleep.
 
 __all__ = [
-    "Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep",
-    "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
+    "Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep", "iter_sweep",
+    "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
-#: The default duration ladder of :func:`sweep` (seconds): irtt sleep's decades.
-DEFAULT_DURATIONS = (0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.2, 0.5)
+#: The default duration ladder of :func:`sweep` (seconds): irtt sleep's 11
+#: rows, 1 ns to 500 ms, as the core defines it (_core.default_durations_ns).
+#: Floor methods (family "baseline") are measured at 0 only, whatever the ladder.
+DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
 #: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
 #: the core's SLEEPACC_MAX_SAMPLES.
 MAX_SAMPLES = _core.MAX_SAMPLES
@@ -77,7 +80,10 @@ class Stats(Mapping):
     __slots__ = ("_values",)
 
     def __init__(self, values: Mapping[str, Any]):
-        self._values = {name: values[name] for name in _core.stats_fields}
+        # a record from an older writer may lack fields the core added since
+        # (p1, p10, p25, p75): those read None; n is required
+        values["n"]
+        self._values = {name: values.get(name) for name in _core.stats_fields}
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -138,7 +144,7 @@ class Measurement:
         self.method = method
         self.mode = mode
         self.requested_ns = int(requested_ns)
-        self.n = int(n)
+        self.n = None if n is None else int(n)   # None: unknown (irtt's table)
         self.stats = stats if isinstance(stats, Stats) else Stats(stats)
         #: statistics read from the core's streaming histogram of the same
         #: run (equal to ``stats`` when streaming); not part of the record.
@@ -200,6 +206,42 @@ class Measurement:
             "samples": None if self.samples is None else memoryview(self.samples).tolist(),
         }
 
+    def error(self, stat: str = "median") -> Optional[int]:
+        """The error (ns) of statistic `stat` ("median", "p99", "max" ...):
+        value - requested in relative mode, the value itself (lateness) in
+        periodic mode (:func:`sleepacc.records.error_ns`, the one rule)."""
+        return records.error_ns(self.mode, self.requested_ns, self.stats[stat])
+
+    def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+        """The flat row of this measurement (:func:`sleepacc.records.flatten`)."""
+        return records.flatten(self, host)
+
+    def to_frame(self, host: Optional[Mapping[str, Any]] = None):
+        """The tidy per-sample frame (pandas): one row per sample with
+        method, mode, requested_ns, ``sample`` (its index), ``start_ns``
+        (when the sample's sleep started, ns since the run's start; missing
+        when the core did not record start times), ``value_ns`` (the
+        sample: actual duration, or lateness in periodic mode), ``error_ns``
+        (by the one error rule) and the experiment variables of
+        :func:`sleepacc.records.context` (`host`: the sweep's host facts).
+        Plot ``error_ns`` against ``start_ns`` to see lateness over time."""
+        pd = _pandas("Measurement.to_frame()")
+        import numpy as np
+        if self.samples is None:
+            raise ValueError(f"{self!r} streamed (keep_samples=False): no samples to frame")
+        values = np.asarray(self.samples)
+        starts = getattr(self, "starts", None)
+        if starts is not None and len(starts) == len(values):
+            start_col = np.asarray(starts)
+        else:
+            start_col = pd.array([None] * len(values), dtype="Int64")
+        cols: dict[str, Any] = {"method": self.method, "mode": self.mode,
+                                "requested_ns": self.requested_ns,
+                                "sample": np.arange(len(values)), "start_ns": start_col,
+                                "value_ns": values, "error_ns": self.errors_ns}
+        cols.update(records.context(self.env, host))
+        return pd.DataFrame(cols)
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
@@ -219,15 +261,15 @@ class Measurement:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def _repr_html_(self) -> str:
+        """A one-row table in Jupyter (sleepacc.report.html_table)."""
+        from .report import html_table
+        return html_table([records.flatten(self)])
+
     def __repr__(self) -> str:
         return (f"<Measurement {self.method} {self.mode} "
                 f"{_core.format_duration(self.requested_ns)} n={self.n} "
                 f"median={self.stats['median']}ns p99={self.stats['p99']}ns>")
-
-
-#: Keys of a Sweep.to_records() row built from the stats fields: a stats field
-#: f becomes f"{f}_ns" except for the counts n and undersleeps.
-_COUNT_FIELDS = ("n", "undersleeps")
 
 
 class Sweep(Sequence):
@@ -263,51 +305,99 @@ class Sweep(Sequence):
     def __repr__(self) -> str:
         return f"<Sweep of {len(self)} measurements, started {self.started}>"
 
-    def to_records(self) -> list[dict[str, Any]]:
-        """One flat dict per measurement: method, mode, requested_ns, n, the
-        stats (min_ns ... p999_ns, undersleeps), missed, cpu_ns_per_call,
-        cpu_percent, actual_ns (relative: the median actual duration;
-        periodic: requested + median lateness) and error_ns (actual -
-        requested)."""
-        rows = []
-        for m in self.measurements:
-            row: dict[str, Any] = {"method": m.method, "mode": m.mode,
-                                   "requested_ns": m.requested_ns, "n": m.n}
-            for name, value in m.stats.items():
-                if name == "n":
-                    continue
-                row[name if name in _COUNT_FIELDS else f"{name}_ns"] = value
-            row["missed"] = m.missed
-            row["cpu_ns_per_call"] = m.cpu_ns_per_call
-            row["cpu_percent"] = m.cpu_percent
-            median = m.stats["median"]
-            actual = m.requested_ns + median if m.mode == "periodic" else median
-            row["actual_ns"] = actual
-            row["error_ns"] = actual - m.requested_ns
-            rows.append(row)
-        return rows
+    def _repr_html_(self) -> str:
+        """A compact table in Jupyter: one row per measurement, the host in
+        the caption (sleepacc.report.html_table)."""
+        from .report import html_table
+        h = self.host
+        about = ", ".join(str(x) for x in (h.get("hostname"), h.get("kernel_release"),
+                                           self.started) if x)
+        caption = f"Sweep of {len(self)} measurements" + (f" ({about})" if about else "")
+        return html_table(self.to_records(), caption)
 
-    def to_frame(self):
-        """:meth:`to_records` as a pandas DataFrame (pandas is optional)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("Sweep.to_frame() needs pandas: pip install 'sleepacc[frame]'"
-                              ) from e
-        return pd.DataFrame.from_records(self.to_records())
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat row per measurement (:func:`sleepacc.records.flatten`):
+        method, mode, requested_ns, n, the stats (min_ns ... p999_ns,
+        undersleeps), missed, cpu_ns_per_call, cpu_percent, actual_ns
+        (relative: the median actual duration; periodic: requested + median
+        lateness), error_ns (actual - requested) and the experiment
+        variables (schema, host, os, kernel, slack_ns, policy, priority,
+        cpu, dma_latency_us: ``records.CONTEXT_COLUMNS``), so rows of several
+        sweeps concatenate."""
+        return [records.flatten(m, self.host) for m in self.measurements]
+
+    def to_frame(self, samples: bool = False):
+        """:meth:`to_records` as a pandas DataFrame, one row per measurement
+        (pandas is optional).  ``samples=True``: the tidy per-sample frame
+        instead, one row per sample of every measurement that kept its
+        samples (:meth:`Measurement.to_frame`, with this sweep's host)."""
+        pd = _pandas("Sweep.to_frame()")
+        if not samples:
+            return pd.DataFrame.from_records(self.to_records())
+        kept = [m for m in self.measurements if m.samples is not None]
+        if not kept:
+            raise ValueError("no measurement of this sweep kept its samples (sweep with "
+                             "keep_samples=True, or `sleepacc sweep --samples`)")
+        return pd.concat([m.to_frame(self.host) for m in kept], ignore_index=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of the sweep (schema ``sleepacc/1``), as a dict."""
+        return {"schema": records.SCHEMA, "host": self.host, "started": self.started,
+                "finished": self.finished, "settings": self.settings,
+                "measurements": [m.to_dict() for m in self.measurements]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = "record") -> "Sweep":
+        """Inverse of :meth:`to_dict` (the dicts :func:`sleepacc.records.read` gives)."""
+        if d.get("schema") != records.SCHEMA:
+            raise ValueError(f"{where}: unsupported schema {d.get('schema')!r} "
+                             f"(expected {records.SCHEMA!r})")
+        points = []
+        for i, p in enumerate(d.get("measurements") or []):
+            try:
+                points.append(Measurement.from_dict(p))
+            except (KeyError, TypeError, ValueError) as e:
+                raise ValueError(f"{where}: measurement {i + 1}: bad point record ({e!r})"
+                                 ) from None
+        return cls(points, host=d.get("host"), started=d.get("started"),
+                   finished=d.get("finished"), settings=d.get("settings"))
 
     def save(self, path: Union[str, os.PathLike]) -> None:
         """Write the sweep as JSON, schema ``sleepacc/1`` (see sleepacc.records)."""
-        from . import records
         records.save(self, path)
 
     def table(self, style: str = "irtt") -> str:
         """The core's text table: "irtt" (irtt sleep's table) or "wide"."""
         if not isinstance(style, str):
             raise TypeError(f"style must be a str, got {type(style).__name__}")
-        rows = [{"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
-                 "stats": m.stats, "cpu_percent": m.cpu_percent} for m in self.measurements]
+        rows = []
+        for m in self.measurements:
+            stats: Mapping[str, Any] = m.stats
+            if any(v is None for v in stats.values()):   # read from irtt's table: a mean only
+                if style != "irtt" or stats["mean"] is None:
+                    raise ValueError(f"{m!r} has only the mean (read from irtt's table): the "
+                                     f"{style!r} table needs the other statistics (use the irtt "
+                                     "style, or csv or json)")
+                # irtt's table prints the mean only: the stand-ins below are not printed
+                stats = {k: (1 if k == "n" else 0) if v is None else v for k, v in stats.items()}
+            rows.append({"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
+                         "stats": stats, "cpu_percent": m.cpu_percent})
         return _core.table(rows, style)
+
+
+def _pandas(what: str):
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError(f"{what} needs pandas: pip install 'sleepacc[frame]'") from e
+    return pd
+
+
+def load(path: Union[str, os.PathLike]) -> Sweep:
+    """Read a sweep saved by ``Sweep.save`` (JSON) or written by the CLI
+    (JSON Lines); the data compares equal to what was written."""
+    path = os.fspath(path)
+    return Sweep.from_dict(records.read(path), path)
 
 
 # ---------------------------------------------------------------------------
@@ -471,6 +561,10 @@ def _run(plan: _Plan) -> Measurement:
     try:
         raw = _core.measure(plan.config)
     except PermissionError as e:
+        if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
+            raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
+                                           f"{plan.given['policy']!r}, priority "
+                                           f"{plan.config['env']['priority']})") from None
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
     except MemoryError as e:
         if plan.given["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
@@ -550,37 +644,32 @@ def _plain_number(value: Any) -> Any:
 
 
 def _now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+    """Now as docs/schema.md writes times of day: ISO 8601, UTC, ms, "Z"."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-def sweep(methods: Union[None, str, Iterable[str]] = None,
-          durations: Optional[Iterable[Seconds]] = None, *,
-          budget: Optional[Seconds] = 0.5, mode: str = "relative",
-          progress: Optional[Callable[[int, int, str, float], Any]] = None,
-          **environment: Any) -> Sweep:
-    """Measure every method at every duration.
+def sweep_host() -> dict[str, Any]:
+    """The host record of a sweep: :func:`system_info` plus ``hostname``
+    and ``os`` (uname's node and system name)."""
+    host = system_info()
+    uts = os.uname()
+    host.setdefault("hostname", uts.nodename)
+    host.setdefault("os", uts.sysname)
+    return host
 
-    methods: names (or one name); None means every available method.
-    durations: seconds; None means DEFAULT_DURATIONS (irtt sleep's ladder,
-      0 to 500 ms).  Periodic mode skips a duration of 0 (a period must be
-      > 0).
-    budget, mode: as in :func:`measure`, per measurement.
-    progress: called as progress(done, total, method, duration) after each
-      measurement.
-    **environment: any of n, warmup, keep_samples, slack, policy, priority,
-      cpu, lock_memory, margin, dma_latency, passed to every :func:`measure`.
 
-    Every argument is validated before the first measurement runs.
-    """
-    for key in environment:
-        if key not in _SWEEP_PASSTHROUGH:
-            raise TypeError(f"sweep() got an unexpected keyword argument {key!r} (accepted: "
-                            + ", ".join(_SWEEP_PASSTHROUGH) + ")")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
+class SweepPoint(NamedTuple):
+    """One point of a sweep: a method at a requested duration (ns)."""
+
+    method: str
+    duration_ns: int
+
+
+def _sweep_names(methods: Any) -> list[str]:
     if methods is None:
-        names = [row.name for row in _registry() if row.available]
-    elif isinstance(methods, str):
+        return [row.name for row in _registry() if row.available]
+    if isinstance(methods, str):
         names = [methods]
     else:
         try:
@@ -590,9 +679,15 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
                             f"{type(methods).__name__}") from None
     if not names:
         raise ValueError("methods must not be empty")
+    for name in names:
+        _find_method(name)
+    return names
+
+
+def _sweep_durations(durations: Any) -> list[Any]:
     if durations is None:
-        durations = DEFAULT_DURATIONS
-    elif isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
+        return list(DEFAULT_DURATIONS)
+    if isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
         raise TypeError("durations must be a list of seconds or None, got "
                         f"{type(durations).__name__}")
     durations = list(durations)
@@ -600,25 +695,170 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
         raise ValueError("durations must not be empty")
     for i, d in enumerate(durations):
         _core.seconds_ns(d, f"durations[{i}]")
+    return durations
+
+
+def sweep_points(methods: Union[None, str, Iterable[str]] = None,
+                 durations: Optional[Iterable[Seconds]] = None,
+                 mode: str = "relative") -> list[SweepPoint]:
+    """The points a sweep measures, in order: each method over the
+    durations (seconds; None: DEFAULT_DURATIONS), each duration once.
+
+    The rules of a sweep live here once: a floor method (registry family
+    "baseline": it ignores the request) is measured at duration 0 only;
+    periodic mode skips a duration of 0 (a period must be > 0), so a floor
+    method cannot be part of a periodic sweep (named explicitly, that is a
+    ValueError; with methods=None it is left out)."""
     mode = _mode_arg(mode)
-
-    plans = []
+    explicit = methods is not None
+    names = _sweep_names(methods)
+    ladder = list(dict.fromkeys(_core.seconds_ns(d) for d in _sweep_durations(durations)))
+    family = {row.name: row.family for row in _registry()}
+    points = []
     for name in names:
-        for d in durations:
-            if mode == "periodic" and _core.seconds_ns(d) == 0:
+        if family[name] == "baseline":
+            if mode == "periodic":
+                if explicit:
+                    raise ValueError(f"method {name!r} is a floor (family 'baseline', measured "
+                                     "at duration 0 only): periodic mode cannot measure it")
                 continue
-            plans.append((name, d, _plan(name, d, budget=budget, mode=mode, **environment)))
+            points.append(SweepPoint(name, 0))
+            continue
+        points.extend(SweepPoint(name, d) for d in ladder if not (mode == "periodic" and d == 0))
+    if not points:
+        raise ValueError("nothing to measure: periodic mode needs a duration above 0")
+    return points
 
-    settings = {"methods": names, "durations": [_plain_number(d) for d in durations],
+
+def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
+               durations: Optional[Iterable[Seconds]] = None, *,
+               budget: Optional[Seconds] = 0.5, mode: str = "relative",
+               progress: Optional[Callable[[int, int, str, float], Any]] = None,
+               skip: Iterable[tuple[str, int]] = (),
+               per_point: Optional[Callable[[Sequence[SweepPoint]], Mapping[str, Any]]] = None,
+               **environment: Any) -> Iterator[Measurement]:
+    """The one sweep loop: measure each point of :func:`sweep_points` and
+    yield its :class:`Measurement` as soon as it is done.
+
+    Every argument is validated when this is called, before the first
+    measurement runs (the loop itself starts at the first ``next()``).
+
+    budget, mode, **environment: as in :func:`sweep`.
+    progress: called as progress(done, total, method, duration_s) after
+      each measurement (total counts the points not skipped).
+    skip: (method, duration_ns) pairs not to measure (a resumed run).
+    per_point: called before each point with the points still to measure
+      (the first is the next one); returns :func:`measure` keywords for that
+      point only (e.g. {"budget": ..., "warmup": ...}): the CLI's planner.
+    """
+    for key in environment:
+        if key not in _SWEEP_PASSTHROUGH:
+            raise TypeError(f"sweep() got an unexpected keyword argument {key!r} (accepted: "
+                            + ", ".join(_SWEEP_PASSTHROUGH) + ")")
+    for name, hook in (("progress", progress), ("per_point", per_point)):
+        if hook is not None and not callable(hook):
+            raise TypeError(f"{name} must be callable or None, got {type(hook).__name__}")
+    skipped = {(str(m), int(d)) for m, d in skip}
+    todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
+    mode = _mode_arg(mode)
+    # A sweep's budget is per point and its ladder may pass it (500 ms rows
+    # under budget=0.2): each point still takes one sample, so n is given
+    # (the core refuses one sample over the budget only when n is not).
+    kw = dict(budget=budget, mode=mode, **environment)
+    if budget is not None and "n" not in environment:
+        kw["n"] = _core.MAX_SAMPLES
+    plans = [_plan(p.method, p.duration_ns / 1e9, **kw) for p in todo]
+    return _sweep_loop(todo, plans, progress, per_point, kw)
+
+
+def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measurement]:
+    for i, (point, plan) in enumerate(zip(todo, plans)):
+        if per_point is not None:
+            extra = per_point(todo[i:])
+            if extra:
+                plan = _plan(point.method, point.duration_ns / 1e9, **{**kwargs, **extra})
+        m = _run(plan)
+        yield m
+        if progress is not None:
+            progress(i + 1, len(todo), point.method, point.duration_ns / 1e9)
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython with a kernel; a terminal
+    IPython has none).  IPython is never imported here."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class _NotebookProgress:
+    """The progress of a sweep in a notebook: one display (an HTML progress
+    bar with a text line) updated in place after each point, shown only once
+    the sweep has run longer than `after` seconds (short sweeps stay quiet).
+    No tqdm: IPython's display(..., display_id=True) and its update()."""
+
+    def __init__(self, after: float = 3.0):
+        import time
+        self._clock = time.monotonic
+        self.t0 = self._clock()
+        self.after = after
+        self.handle: Any = None
+
+    def __call__(self, done: int, total: int, method: str, duration: float) -> None:
+        elapsed = self._clock() - self.t0
+        if self.handle is None and (elapsed < self.after or done >= total):
+            return
+        if done >= total:
+            text = f"sweep: {total} points in {elapsed:.1f} s"
+        else:
+            left = elapsed / done * (total - done)
+            text = (f"sweep: {done}/{total} points, last {method} "
+                    f"{_core.format_duration(round(duration * 1e9))}, {elapsed:.0f} s "
+                    f"(about {left:.0f} s left)")
+        from html import escape
+        data = {"text/plain": text,
+                "text/html": f'<progress value="{done}" max="{total}" style="width:20em">'
+                             f"</progress> {escape(text)}"}
+        from IPython.display import display
+        if self.handle is None:
+            self.handle = display(data, raw=True, display_id=True)
+        else:
+            self.handle.update(data, raw=True)
+
+
+def sweep(methods: Union[None, str, Iterable[str]] = None,
+          durations: Optional[Iterable[Seconds]] = None, *,
+          budget: Optional[Seconds] = 0.5, mode: str = "relative",
+          progress: Optional[Callable[[int, int, str, float], Any]] = None,
+          **environment: Any) -> Sweep:
+    """Measure every method at every duration (:func:`iter_sweep`, collected).
+
+    methods: names (or one name); None means every available method.
+    durations: seconds; None means DEFAULT_DURATIONS (irtt sleep's ladder,
+      1 ns to 500 ms).  Floor methods (family "baseline": syscall, clock)
+      are measured at 0 only; periodic mode skips a duration of 0 (a period
+      must be > 0).  See :func:`sweep_points`.
+    budget, mode: as in :func:`measure`, per measurement.
+    progress: called as progress(done, total, method, duration) after each
+      measurement; None shows a progress bar when run in a Jupyter notebook
+      and the sweep takes longer than 3 s.
+    **environment: any of n, warmup, keep_samples, slack, policy, priority,
+      cpu, lock_memory, margin, dma_latency, passed to every :func:`measure`.
+
+    Every argument is validated before the first measurement runs.
+    """
+    if progress is None and _in_notebook():
+        progress = _NotebookProgress()
+    points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
+                        **environment)
+    names = _sweep_names(methods)
+    settings = {"methods": names,
+                "durations": [_plain_number(d) for d in _sweep_durations(durations)],
                 "budget": _plain_number(budget), "mode": mode,
                 **{k: _plain_number(v) for k, v in environment.items()}}
-    host = system_info()
+    host = sweep_host()
     started = _now_iso()
-    out = []
-    for done, (name, d, plan) in enumerate(plans, 1):
-        out.append(_run(plan))
-        if progress is not None:
-            progress(done, len(plans), name, d)
+    out = list(points)
     return Sweep(out, host=host, started=started, finished=_now_iso(), settings=settings)
 
 

@@ -33,6 +33,7 @@ import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
 from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
 
@@ -224,26 +225,9 @@ def _add_env_options(p):
                    help="mlockall for the run (needs CAP_IPC_LOCK or RLIMIT_MEMLOCK)")
 
 
-def _table(headers, rows, align=None):
-    """Columns aligned to their widest cell, two spaces apart; the first
-    column left-aligned, the others right-aligned unless `align` says."""
-    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
-    n = len(headers)
-    align = align or ("<" + ">" * (n - 1))
-    width = [max(len(r[i]) for r in cells) for i in range(n)]
-    out = []
-    for r in cells:
-        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out)
-
-
 def _err_ns(point, value):
-    """Error of an order statistic of a point dict: value - requested for
-    relative points, the value itself (lateness) for periodic ones."""
-    if value is None:
-        return None
-    return value if point.get("mode") == "periodic" else value - point["requested_ns"]
+    """Error of an order statistic of a point dict (records.error_ns, the one rule)."""
+    return records.error_ns(point.get("mode"), point["requested_ns"], value)
 
 
 def _us(ns, digits=1):
@@ -272,113 +256,31 @@ def _hostname(host):
 
 
 # --------------------------------------------------------------------------
-# The results file (-o FILE): JSON Lines, one header then one line a point
+# The results file (-o FILE): sleepacc.records.ResultsFile, errors as one line
 # --------------------------------------------------------------------------
 
-class ResultsFile:
-    """An append-only JSON Lines result file (the format of sleepacc.records).
+def _open_results(path, resume):
+    """records.ResultsFile opened for appending, its failures mapped to
+    one line (a usage error for an existing file without --resume)."""
+    results = records.ResultsFile(path)
+    try:
+        results.open(resume)
+    except FileExistsError:
+        raise _arg_error("-o", f"{path} already exists "
+                               "(use --resume to continue it, or another name)") from None
+    except ValueError as exc:
+        raise CliError(f"cannot resume {path}: {exc}") from None
+    except OSError as exc:
+        raise _write_error(path, exc) from None
+    return results
 
-    Line 1 is the header; each further line is one finished point.  Every
-    line goes out in one write() and is fsync'd before the next point
-    starts, so a kill (even a power cut) loses at most the point in
-    progress.  A torn last line (a kill or a full disk during a write) is
-    cut off before appending; a failed write cuts the file back to its last
-    whole line, so what is on disk always parses.
-    """
 
-    def __init__(self, path):
-        self.path = path
-        self.fd = None
-        self.size = 0          # bytes of whole, valid lines in the file
-        self.existing = None   # Sweep already in the file (resume), or None
-        self.keys = set()      # (method, mode, requested_ns) already present
-        self.regular = True    # a regular file (not a pipe or device)
-
-    @staticmethod
-    def key(point):
-        return (point["method"], point["mode"], int(point["requested_ns"]))
-
-    def _fail(self, exc):
-        name = errno.errorcode.get(exc.errno) if exc.errno else None
-        return CliError(f"cannot write results to {self.path}: {exc.strerror or exc}"
-                        + (f" ({name})" if name else ""))
-
-    def open(self, resume):
-        """Open for appending.  With resume, read what is there (dropping a
-        torn last line); without, refuse to overwrite a non-empty file."""
-        data = b""
-        regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
-        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
-            if not resume:
-                raise _arg_error("-o", f"{self.path} already exists "
-                                       "(use --resume to continue it, or another name)")
-            try:
-                with open(self.path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                raise CliError(f"cannot read {self.path}: {exc.strerror or exc}") from None
-        self.size = self._whole_lines(data)
-        if self.size:
-            try:
-                text = data[: self.size].decode("utf-8")
-                self.existing = records.parse_jsonl(text.splitlines(), self.path)
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise CliError(f"cannot resume {self.path}: {exc}") from None
-            self.keys = {(m.method, m.mode, m.requested_ns) for m in self.existing}
-        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
-        try:
-            self.fd = os.open(self.path, flags, 0o644)
-            if self.size < len(data):
-                os.ftruncate(self.fd, self.size)   # drop the torn tail
-        except OSError as exc:
-            raise self._fail(exc) from None
-
-    @staticmethod
-    def _whole_lines(data):
-        """Length of data without a torn last line: bytes after the last
-        newline, and a last whole line that is not JSON (a write cut short
-        just before its newline) are torn."""
-        end = data.rfind(b"\n") + 1
-        start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
-        if end:
-            try:
-                json.loads(data[start:end])
-            except ValueError:
-                end = start
-        return end
-
-    def write_line(self, line):
-        """Append one line (text without its newline) and flush it to the
-        disk, or fail with the file cut back to its last whole line."""
-        data = (line + "\n").encode("utf-8")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view):]
-            try:
-                os.fsync(self.fd)
-            except OSError as exc:
-                if exc.errno not in (errno.EINVAL, errno.EROFS):  # not a disk file
-                    raise
-        except OSError as exc:
-            try:
-                os.ftruncate(self.fd, self.size)
-            except OSError:
-                pass
-            raise self._fail(exc) from None
-        self.size += len(data)
-
-    def write_point(self, measurement):
-        """One finished point (Measurement.to_dict(), with its samples if it
-        still has them)."""
-        rec = {"type": "point", **measurement.to_dict()}
-        self.write_line(json.dumps(_clean(rec), allow_nan=False))
-        self.keys.add(self.key(rec))
-
-    def close(self):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+def _write_error(path, exc):
+    if exc.errno == errno.EPIPE:    # `sleepacc sweep -o - | head`: a quiet exit
+        return BrokenPipeError(exc.errno, exc.strerror)
+    name = errno.errorcode.get(exc.errno) if exc.errno else None
+    return CliError(f"cannot write results to {path}: {exc.strerror or exc}"
+                    + (f" ({name})" if name else ""))
 
 
 # --------------------------------------------------------------------------
@@ -482,7 +384,7 @@ def _settings(args, methods, durations, env):
 def _check_resume_settings(results, mode, env):
     """A resumed file must have been written with the same mode and
     environment; otherwise its points would not be comparable."""
-    old = results.existing.settings or {}
+    old = results.existing.get("settings") or {}
     if old.get("mode", mode) != mode:
         raise _arg_error("--resume", f"{results.path} was written with --mode {old.get('mode')}")
     if (old.get("env") or {}) != env:
@@ -534,71 +436,94 @@ class _Planner:
 
 
 def cmd_sweep(args):
+    from sleepacc import _api
     methods = _check_methods(args.methods)
-    durations = args.durations
-    if durations is None:
-        durations = [int(round(d * 1e9)) for d in sleepacc.DEFAULT_DURATIONS]
-        if args.mode == "periodic":
-            durations = [d for d in durations if d > 0]
-    elif args.mode == "periodic" and 0 in durations:
+    if args.mode == "periodic" and args.durations is not None and 0 in args.durations:
         raise _arg_error("--durations", "periodic mode needs durations above 0")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
+    if args.output == "-":
+        if args.resume:
+            raise _arg_error("--resume", "cannot continue the standard output (-o -)")
+        if args.format not in (None, "none"):
+            raise _arg_error("--format", "-o - writes the results to the standard output; "
+                                         "the table would be mixed into them (use -o FILE)")
+        args.format = "none"
+    elif args.format is None:
+        args.format = "wide"
     env = _env_kwargs(args)
-    points = [(m, d) for m in methods for d in durations]
-    # What a point costs in time: baseline methods ignore the request.
-    baseline = {n for n, m in _method_table().items() if m.family == "baseline"}
-
-    def cost_d(method, d):
-        return 0 if method in baseline else d
-
+    durations = None if args.durations is None else [d / 1e9 for d in args.durations]
+    names = None if args.methods is None else methods
+    try:   # the ladder and the floor rule: the one sweep generator's
+        points = _api.sweep_points(names, durations, args.mode)
+    except ValueError as exc:
+        raise _arg_error("--methods", str(exc)) from None
+    durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
     results = None
     if args.output:
-        results = ResultsFile(args.output)
-        results.open(args.resume)
-        if results.existing is not None:
-            _check_resume_settings(results, args.mode, env)
-        else:
-            results.write_line(records.jsonl_header(
-                _host_facts(), _settings(args, methods, durations, env), _now_iso()))
-    todo = [p for p in points
-            if results is None or (p[0], args.mode, p[1]) not in results.keys]
-    planner = _Planner([cost_d(*p) for p in points], [cost_d(*p) for p in todo], args.budget,
-                       args.total, args.max_samples)
+        results = _open_results(args.output, args.resume)
+        try:
+            if results.existing is not None:
+                _check_resume_settings(results, args.mode, env)
+            else:
+                results.write_header(_host_facts(),
+                                     _settings(args, methods, durations_ns, env), _now_iso())
+        except OSError as exc:
+            results.close()
+            raise _write_error(results.path, exc) from None
+        except BaseException:
+            results.close()
+            raise
+    done_keys = set() if results is None else {(m, d) for m, mode, d in results.keys
+                                                if mode == args.mode}
+    todo = [p for p in points if (p.method, p.duration_ns) not in done_keys]
+    planner = _Planner([p.duration_ns for p in points], [p.duration_ns for p in todo],
+                       args.budget, args.total, args.max_samples)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = Progress(len(points), show)
-    done = len(points) - len(todo)
+    resumed = len(points) - len(todo)
+    state = {"done": resumed, "b": None}
+
+    def per_point(rest):
+        """Before each point: its budget from the planner, the progress line."""
+        d = rest[0].duration_ns
+        b = state["b"] = planner.budget([p.duration_ns for p in rest])
+        progress.update(state["done"], rest[0].method, d,
+                        planner.eta([p.duration_ns for p in rest], b))
+        return {"budget": point_budget(d, b), "warmup": warmup_for(d)}
+
     measured = []   # kept for the table only when there is no file to read back
     try:
-        for i, (method, d) in enumerate(todo):
-            rest = [cost_d(*p) for p in todo[i:]]
-            b = planner.budget(rest)
-            progress.update(done, method, d, planner.eta(rest, b))
-            m = sleepacc.measure(method, d / 1e9, budget=point_budget(rest[0], b),
-                                 n=args.max_samples, mode=args.mode,
-                                 warmup=warmup_for(rest[0]), keep_samples=True, **env)
-            planner.done(rest[0], b)
+        for m in _api.iter_sweep(names, durations, mode=args.mode, budget=1.0,
+                                 n=args.max_samples, keep_samples=True,
+                                 skip=done_keys, per_point=per_point, **env):
+            planner.done(m.requested_ns, state["b"])
             if not args.samples:
                 m.samples = None     # the statistics are kept, the buffer is not
             if results is not None:
-                results.write_point(m)
+                try:
+                    results.write_point(m)
+                except OSError as exc:
+                    raise _write_error(results.path, exc) from None
             if results is None or not results.regular:
                 measured.append(m)
-            done += 1
+            state["done"] += 1
     except KeyboardInterrupt:
-        kept = f"; {done} of {len(points)} points are in {results.path} (continue with --resume)" \
-            if results is not None else ""
-        raise Interrupted(f"after {done - (len(points) - len(todo))} points{kept}") from None
+        kept = (f"; {state['done']} of {len(points)} points are in {results.path} "
+                "(continue with --resume)") if results is not None else ""
+        raise Interrupted(f"after {state['done'] - resumed} points{kept}") from None
     else:
         if results is not None and todo:
-            results.write_line(records.jsonl_footer(_now_iso()))
+            try:
+                results.write_footer(_now_iso())
+            except OSError as exc:
+                raise _write_error(results.path, exc) from None
     finally:
         progress.close()
         if results is not None:
             results.close()
     wall = time.monotonic() - planner.t0
-    resumed = len(points) - len(todo)
     note = f" ({resumed} already in the file)" if resumed else ""
     if results is not None and results.regular:
         sweep = _load(results.path)
@@ -612,9 +537,8 @@ def cmd_sweep(args):
 
 
 def _host_facts():
-    facts = dict(sleepacc.system_info())
-    facts.setdefault("hostname", socket.gethostname())
-    return facts
+    from sleepacc._api import sweep_host
+    return sweep_host()
 
 
 def cmd_report(args):
@@ -750,39 +674,80 @@ def _yesno(v):
 # compare
 # --------------------------------------------------------------------------
 
+def _compare_inputs(args, option="FILE"):
+    """(sweeps, labels) of compare's (and plot --compare's) files."""
+    files = args.files if option == "FILE" else args.compare
+    if len(files) < 2:
+        raise _arg_error(option, "compare needs at least two files")
+    labels = None
+    if getattr(args, "labels", None):
+        labels = [t.strip() for t in args.labels.split(",")]
+        if len(labels) != len(files):
+            raise _arg_error("--labels", f"{len(labels)} labels for {len(files)} files")
+    return [_load(p) for p in files], labels
+
+
+def _ns_text(ns):
+    """ns resolution kept: 57 ns, 61.5 ns, 84.43 µs."""
+    return "-" if ns is None else format_ns(ns, 4)
+
+
 def cmd_compare(args):
-    if len(args.files) < 2:
-        raise _arg_error("FILE", "compare needs at least two files")
-    sweeps = [_load(p) for p in args.files]
-    tables = []
-    for sw in sweeps:
-        tables.append({(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)})
-    keys = list(dict.fromkeys(k for t in tables for k in t))
+    from sleepacc import fleet
+    sweeps, labels = _compare_inputs(args)
+    fmt = "json" if args.json else args.format
     stat = args.stat
+    try:
+        hosts = fleet.fleet(sweeps, args.files, stat=stat, method=args.method,
+                            requested_ns=args.duration, labels=labels)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    # the per-point view: every (method, mode, duration) of the files side by side
+    tables = [{(p["method"], p["mode"], int(p["requested_ns"])): p for p in _points(sw)}
+              for sw in sweeps]
+    keys = list(dict.fromkeys(k for t in tables for k in t))
     letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
-
-    def err(t, k):
-        p = t.get(k)
-        if p is None or not p["stats"].get("n"):
-            return None
-        return _err_ns(p, p["stats"][stat])
-
     rows = []
     for k in keys:
-        base = err(tables[0], k)
-        row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "ratios": []}
-        for t in tables:
-            e = err(t, k)
+        row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "n": [],
+               "ratios": []}
+        errs = [fleet.error_ns(t[k], stat) if k in t else None for t in tables]
+        base = errs[0]
+        for t, e in zip(tables, errs):
             row["errors_ns"].append(e)
+            row["n"].append(t[k]["n"] if k in t else 0)
             row["ratios"].append(None if e is None or base is None or base <= 0 else e / base)
         rows.append(row)
-    if args.json:
-        json.dump({"schema": SCHEMA, "type": "compare", "stat": stat,
-                   "files": [{"path": p, "host": _hostname(sw.host)}
-                             for p, sw in zip(args.files, sweeps)],
-                   "rows": rows}, sys.stdout, indent=1, allow_nan=False)
+    key = f"{stat}_ns"
+    if fmt == "json":
+        json.dump(_clean({"schema": SCHEMA, "type": "compare", **hosts,
+                          "files": [{"path": p, "host": _hostname(sw.host)}
+                                    for p, sw in zip(args.files, sweeps)],
+                          "rows": rows}), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
         return 0
+    if fmt == "csv":
+        import csv
+        cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+        cols = list(dict.fromkeys(cols))
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(cols)
+        for r in hosts["hosts"]:
+            w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
+        return 0
+    what = f"{hosts['method']}({format_go(hosts['requested_ns'])})"
+    print(f"{len(sweeps)} hosts ranked by the {stat} error of {what}, best first; "
+          "top cause: the oversleep model fitted to each file's own data")
+    print()
+    shown = list(dict.fromkeys([stat, "median", "p99"]))
+    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"], r["n"]]
+                  + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
+                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+    if not (args.points or len(sweeps) == 2):
+        return 0
+    print()
     for letter, path, sw in zip(letters, args.files, sweeps):
         about = [f"host {_hostname(sw.host)}"]
         if sw.started:
@@ -790,16 +755,18 @@ def cmd_compare(args):
         env = (sw.settings or {}).get("env") or {}
         about += [f"--{k} {v}" for k, v in env.items()]
         print(f"{letter}: {path} ({', '.join(about)})")
-    print(f"{stat} error in µs{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''}; "
-          f"ratios against A")
+    print(f"{stat} error{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''} "
+          f"of every point; ratios against A; n = samples")
     print()
-    headers = ["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
+    headers = (["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
+               + [f"n {l}" for l in letters])
     table_rows = []
     for r in rows:
         cells = [r["method"] + (" (periodic)" if r["mode"] == "periodic" else ""),
                  format_go(r["requested_ns"])]
-        cells += [_us(e) for e in r["errors_ns"]]
+        cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
+        cells += [str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0
@@ -815,6 +782,12 @@ PLOT_KINDS = ("error", "cdf", "pareto", "model", "all")
 def cmd_plot(args):
     """One figure of sleepacc.plot per kind; --kind all writes the four
     beside each other: FIG, FIG-cdf, FIG-pareto and FIG-model."""
+    if args.compare:
+        if args.file:
+            raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
+        return _plot_compare(args)
+    if not args.file:
+        raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
     try:
         from sleepacc import plot
@@ -822,20 +795,54 @@ def cmd_plot(args):
     except ImportError as exc:
         raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
     kinds = ["error", "cdf", "pareto", "model"] if args.kind == "all" else [args.kind]
+    to_stdout = args.output == "-"
+    if to_stdout and len(kinds) > 1:
+        raise _arg_error("-o", "--kind all writes several files: give -o FIG.png, not -")
     root, ext = os.path.splitext(args.output)
-    if ext.lower() not in (".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    if not to_stdout and ext.lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf "
+                               "(or - for a PNG on the standard output)")
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
             fig = _plot_figure(plot, sweep, kind, args.methods)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
-        try:
-            fig.savefig(path, dpi=args.dpi)
-        except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
-        print(f"sleepacc: wrote {path}", file=sys.stderr)
+        _save_plot(fig, path, args.dpi)
+    return 0
+
+
+def _save_plot(fig, path, dpi):
+    """Save a figure to path ("-": a PNG on the standard output)."""
+    try:
+        if path == "-":
+            sys.stdout.flush()
+            fig.savefig(sys.stdout.buffer, dpi=dpi, format="png")
+            sys.stdout.buffer.flush()
+            return
+        fig.savefig(path, dpi=dpi)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"sleepacc: wrote {path}", file=sys.stderr)
+
+
+def _plot_compare(args):
+    """plot --compare: the hosts of several result files side by side."""
+    if os.path.splitext(args.output)[1].lower() not in (".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    sweeps, labels = _compare_inputs(args, "--compare")
+    try:
+        from sleepacc import plot
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
+    method = args.methods[0] if args.methods else None
+    try:
+        fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
+                                 stat=args.stat)
+    except ValueError as exc:
+        raise CliError(f"cannot draw the compare plot: {exc}") from None
+    _save_plot(fig, args.output, args.dpi)
     return 0
 
 
@@ -913,6 +920,171 @@ def cmd_monitor(args):
 
 
 # --------------------------------------------------------------------------
+# exporter
+# --------------------------------------------------------------------------
+
+EXPORTER_METHODS = ["nanosleep", "timerfd", "auto"]
+
+
+def _listen_arg(text):
+    from sleepacc.exporter import parse_listen
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _percent_arg(text):
+    """argparse type: a share of one CPU in percent ("1", "0.5%") -> fraction."""
+    t = text.strip().rstrip("%").strip()
+    try:
+        v = float(t)
+    except ValueError:
+        v = math.nan
+    if not (0 < v <= 100):
+        raise argparse.ArgumentTypeError(f"expected a percentage of one CPU in (0, 100], got {text!r}")
+    return v / 100
+
+
+def _off_or_seconds(text):
+    return 0.0 if text.strip() in ("0", "off", "never") else _seconds(text)
+
+
+def _exporter_config(path, parser):
+    """The `key = value` lines of a --config file, parsed by the exporter's
+    own parser (keys are its long options without the dashes)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise _arg_error("--config", f"cannot read {path}: {exc.strerror or exc}") from None
+    argv = []
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, sep, value = (t.strip() for t in line.partition("="))
+        key = key.replace("_", "-")
+        if not sep or not key or key == "config":
+            raise _arg_error("--config", f"{path}:{lineno}: expected `option = value` "
+                                         f"(an exporter option without its dashes), got {raw!r}")
+        if value.lower() in ("true", "yes", "on"):
+            argv.append(f"--{key}")
+        elif value.lower() not in ("false", "no", "off") or key == "doctor-every":
+            argv += [f"--{key}", value]
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        raise _arg_error("--config", f"{path}: {exc}") from None
+
+
+def cmd_exporter(args):
+    from sleepacc import exporter as ex
+    if args.config:
+        for k, v in vars(_exporter_config(args.config, args.exporter_parser)).items():
+            if getattr(args, k, None) is None:
+                setattr(args, k, v)
+    try:
+        import prometheus_client  # noqa: F401
+    except ImportError:
+        raise CliError("the exporter needs prometheus_client: pip install 'sleepacc[exporter]'") \
+            from None
+    methods = args.methods or EXPORTER_METHODS
+    table = _method_table()
+    for name in methods:
+        row = table.get(name)
+        if name == "auto":
+            continue
+        if row is None:
+            raise _arg_error("--methods", f"unknown method {name!r} (valid: auto, "
+                                          f"{', '.join(n for n, m in table.items() if m.family != 'baseline')})")
+        if row.family == "baseline":
+            raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
+                                          "the exporter measures sleeps")
+    _check_methods([m for m in methods if m != "auto"])
+    durations = args.duration or [1_000_000]
+    if 0 in durations:
+        raise _arg_error("--duration", "must be above 0")
+    every = args.every if args.every is not None else 60.0
+    listen = args.listen
+    if listen is None and not args.textfile:
+        listen = ex.parse_listen("127.0.0.1:9851")
+    env = _env_kwargs(args)
+    doctor_every = 600.0 if args.doctor_every is None else args.doctor_every
+    e = ex.Exporter(methods, durations, mode=args.mode or "relative",
+                    cpu_budget=args.cpu_budget or 0.01, env=env,
+                    doctor_every=doctor_every, turn_s=args.turn or 0.25)
+    e.check()     # a bad environment fails here, before the port is opened
+    service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
+                         snapshot=args.snapshot)
+    try:
+        service.open()
+    except OSError as exc:
+        where = (f"listen on {listen[0]}:{listen[1]}" if listen and not service.address
+                 else f"write {args.textfile}")
+        raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
+    import signal
+    old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    where = []
+    if service.address:
+        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+    if args.textfile:
+        where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
+    print(f"sleepacc exporter: {', '.join(methods)} at "
+          f"{', '.join(format_go(d) for d in durations)}, at most "
+          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          file=sys.stderr, flush=True)
+    try:
+        service.run(args.stop_after)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    snap = e.snapshot
+    share = 100 * snap.cpu_s / snap.wall_s if snap.wall_s else 0.0
+    print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
+          f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
+          f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    return 0
+
+
+def _add_exporter_parser(sub):
+    s = sub.add_parser(
+        "exporter", help="measure in the background and serve Prometheus metrics",
+        description="Measure each method in turns within a CPU budget and serve the "
+                    "lateness as Prometheus metrics on /metrics (--listen), or write them "
+                    "for node_exporter's textfile collector (--textfile).  Every option can "
+                    "also come from --config FILE (`option = value` lines); the command "
+                    "line wins.  SIGTERM or Ctrl-C stop it cleanly (exit 0).")
+    s.add_argument("--config", metavar="FILE", help="read options from FILE")
+    s.add_argument("--listen", type=_listen_arg, metavar="HOST:PORT",
+                   help="serve /metrics here (default 127.0.0.1:9851 unless --textfile)")
+    s.add_argument("--textfile", metavar="PATH",
+                   help="write the metrics to PATH (atomically) every --every")
+    s.add_argument("--every", type=_seconds, metavar="D",
+                   help="how often --textfile and --snapshot are written (default 60s)")
+    s.add_argument("--snapshot", metavar="FILE",
+                   help="also write a sleepacc/1 result file (every --every and on exit), "
+                        "for compare, plot and doctor --from")
+    s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
+                   help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
+    s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
+                   help="requested durations (default 1ms)")
+    s.add_argument("--mode", choices=MODES, help="relative (default) or periodic "
+                   "(lateness against a fixed schedule; counts missed deadlines)")
+    s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
+                   help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
+    s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
+                   help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
+    s.add_argument("--turn", type=_seconds, metavar="D",
+                   help="the longest a measuring turn lasts (default 250ms)")
+    s.add_argument("--stop-after", type=_seconds, metavar="D",
+                   help="stop after this long (default: run until SIGTERM)")
+    _add_env_options(s)
+    s.set_defaults(func=cmd_exporter, exporter_parser=s)
+    return s
+
+
+# --------------------------------------------------------------------------
 # doctor
 # --------------------------------------------------------------------------
 
@@ -968,15 +1140,7 @@ def cmd_doctor(args):
     return 0
 
 
-def _clean(obj):
-    """NaN and infinities -> None, so the JSON is strict."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
+_clean = records.clean   # NaN and infinities -> None, so the JSON is strict
 
 
 # --------------------------------------------------------------------------
@@ -1000,7 +1164,8 @@ def build_parser():
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="methods to measure (default: every available one; see `sleepacc info`)")
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
-                   help="durations (default: 0,1ns,10ns,...,100ms,200ms,500ms as irtt sleep)")
+                   help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
+                        "floor methods, syscall and clock, are measured at 0 only)")
     s.add_argument("--budget", type=_seconds, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
@@ -1009,10 +1174,11 @@ def build_parser():
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
     s.add_argument("--mode", choices=MODES, default="relative")
     _add_env_options(s)
-    s.add_argument("--format", choices=FORMATS + ("none",), default="wide",
-                   help="table printed at the end (default wide)")
+    s.add_argument("--format", choices=FORMATS + ("none",), default=None,
+                   help="table printed at the end (default wide; none with -o -)")
     s.add_argument("-o", "--output", metavar="FILE",
-                   help="write JSON Lines here, one line per finished point")
+                   help="write JSON Lines here, one line per finished point "
+                        "(- for the standard output)")
     s.add_argument("--resume", action="store_true",
                    help="continue FILE, skipping the points already in it")
     s.add_argument("--samples", action="store_true",
@@ -1056,17 +1222,39 @@ def build_parser():
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_info)
 
-    s = sub.add_parser("compare", help="side-by-side table of result files, with ratios")
+    s = sub.add_parser("compare", help="hosts side by side: one row per result file, ranked",
+                       description="One row per result file (sweep -o, Lua save, exporter "
+                                   "--snapshot), ranked by --stat of one method at one "
+                                   "duration, with n and the top cause the model finds in "
+                                   "the file's data.  With two files (or --points) every "
+                                   "point side by side, with ratios.")
     s.add_argument("files", nargs="+", metavar="FILE")
-    s.add_argument("--stat", choices=("median", "mean", "p90", "p99", "p999", "max", "min"),
-                   default="median", help="statistic compared (default median)")
-    s.add_argument("--json", action="store_true")
+    from sleepacc.fleet import STAT_FIELDS
+    s.add_argument("--stat", choices=STAT_FIELDS, default="median",
+                   help="statistic compared (default median)")
+    s.add_argument("--method", metavar="M",
+                   help="method ranked (default nanosleep where every file has it)")
+    s.add_argument("--duration", type=_duration_ns, metavar="D",
+                   help="requested duration ranked (default 1ms where every file has it)")
+    s.add_argument("--labels", metavar="A,B,...", help="names of the hosts, one per file "
+                   "(default: the host names in the files)")
+    s.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    s.add_argument("--json", action="store_true", help="same as --format json")
+    s.add_argument("--points", action="store_true",
+                   help="also every point side by side (the default with two files)")
     s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("plot", help="figures of a result file")
-    s.add_argument("file", metavar="FILE")
+    s.add_argument("file", metavar="FILE", nargs="?")
+    s.add_argument("--compare", nargs="+", metavar="FILE",
+                   help="hosts side by side: these result files (--methods: the first is "
+                        "the method drawn; --stat, --labels as for compare)")
+    s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
+    from sleepacc.fleet import STAT_FIELDS
+    s.add_argument("--stat", default="median", choices=STAT_FIELDS,
+                   help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
-                   help="output image (.png, .svg, .pdf)")
+                   help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
                    help="error: error against duration (default); cdf: error distribution "
                         "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "
@@ -1088,6 +1276,7 @@ def build_parser():
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.set_defaults(func=cmd_monitor)
+    _add_exporter_parser(sub)
     return p
 
 

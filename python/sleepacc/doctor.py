@@ -94,15 +94,11 @@ def short_sweep(budget, progress=None):
     """The doctor's sweep: a few common methods over five durations."""
     names = {m.name for m in sleepacc.methods() if m.available}
     methods = [m for m in SHORT_METHODS if m in names]
-    out = []
-    total = len(methods) * len(SHORT_DURATIONS_NS)
-    for m in methods:
-        for d in SHORT_DURATIONS_NS:
-            if progress:
-                progress(len(out), total, m, d)
-            out.append(sleepacc.measure(m, d / 1e9, budget=budget, warmup=1,
-                                        keep_samples=True))
-    return out
+    report = None if progress is None else (
+        lambda done, total, m, d: progress(done, total, m, round(d * 1e9)))
+    return list(sleepacc.iter_sweep(methods, [d / 1e9 for d in SHORT_DURATIONS_NS],
+                                    budget=budget, warmup=1, keep_samples=True,
+                                    progress=report))
 
 
 def _fit(sweep_or_points):

@@ -1,40 +1,66 @@
-"""The oversleep model: why a sleep lasts longer than asked.
+"""The oversleep model: why a sleep lasts longer than asked, and how sure we are.
 
 ``fit(data)`` takes a :class:`Sweep`, a list of measurements, or tidy records
 (dicts, a CSV path such as ``tests/data/seed_results.csv``, or a pandas frame)
 with at least ``method, requested_ns, actual_ns``, and explains every method's
-actual duration as a sum of named components:
+actual duration as a sum of named causes, from one fixed vocabulary
+(:data:`CAUSES`):
 
-API granularity
+``granularity``
     the call takes its timeout in whole µs (select, usleep) or ms (poll,
-    epoll_wait, kqueue's EVFILT_TIMER); a request is rounded up, or down by a
-    caller that truncates, and a timeout that becomes 0 returns at once (the
-    *zero-timeout shortcut*, which costs one system call).
-tick quantisation
-    on a periodic-tick kernel (HZ=100 -> T = 10 ms) the wake-up happens on a
-    tick: ``ceil(request / T) * T``, plus ``k`` extra ticks (FreeBSD and
-    Linux 2.4 nanosleep/usleep add one so that a sleep never ends early).
-    A negative constant on top of it is the *tick phase*: the loop starts its
-    next sleep a little after the tick that woke it.
-constant slack and wake-up latency
-    Linux lets a timer fire up to the thread's timer slack late (50 µs by
-    default) so that wake-ups coalesce; then the scheduler takes a few µs to
-    run the thread.  From one slack setting only their sum is identifiable;
-    with several applied slacks the model separates them.
-proportional slack
-    select/poll on Linux allow 0.1 % of the timeout; FreeBSD's calloutng lets
-    an event be deferred by a share of its timeout
-    (``kern.timecounter.alloweddeviation``, 5 % by default).
-idle-exit penalty
+    epoll_wait, kqueue, Go's netpoller on epoll_wait); a request is rounded up
+    (or down by a caller that truncates).  The unit is fitted from the data;
+    the registry (``sleepacc.methods()``) is only its prior.
+``zero_shortcut``
+    a timeout that becomes 0 returns at once (one system call).
+``tick``
+    on a periodic-tick kernel the wake-up happens on a tick:
+    ``ceil(request / T) * T`` plus ``k`` extra ticks (FreeBSD 4 and Linux 2.4
+    nanosleep add one); Windows' default timer is a 64 Hz tick (15.625 ms).  A
+    negative constant on top of it is the tick phase.
+``timer_slack``
+    Linux delays a timer by up to the thread's slack (50 µs by default).  It
+    is a *window*: another wake-up inside it ends the sleep early, so under
+    load the oversleep drops below slack + wake-up (then ``load`` is named).
+``select_slack``
+    Linux select/poll/epoll: ``max(slack, 0.1 % of the timeout)``
+    (``fs/select.c``), a max, not a sum.
+``coalescing``
+    a leeway growing with the duration, ``min(a * d, cap)`` (macOS timer
+    coalescing; FreeBSD calloutng's uncapped share of the timeout).
+``wakeup``
+    the constant rest: interrupt, scheduler, the way back to the caller.
+``idle_exit``
     a longer sleep lets the CPU reach a deeper idle state (or the hypervisor
-    deschedule the vCPU), and leaving it costs more: ``E * d / (d + d½)``.
+    deschedule the vCPU): ``E * d / (d + d½)``.  A busy CPU or
+    ``/dev/cpu_dma_latency`` = 0 removes it.
+``load``
+    other work: a slack window cut short, or a spread the family cannot carry.
 
-The fit is robust: medians of samples where samples exist (means are all the
-seed documents publish), least absolute deviations weighted by the test
-tolerance max(5 %, 5 µs), and an exhaustive search over the discrete parts
-(unit, rounding, tick candidates, extra ticks).  A component enters only when
-it improves the fit by more than one tolerance unit; each parameter records
-whether the data identified it, and why not when they did not.
+How the fit works (all in ns):
+
+* each point (one method, one requested duration) carries its own
+  uncertainty: the standard error of its median, ``1.25 * spread / sqrt(n)``
+  with the spread from the core's statistics (IQR / 1.349, else p90, else
+  std), in quadrature with a floor: the clock resolution, 1 µs, and 2 % of
+  the oversleep (the run-to-run drift of a median).  Published means
+  without a spread get a 5 % floor.  The max(5 %, 5 µs) tolerance is only a
+  reporting metric (:meth:`MethodParams.within_tolerance`).
+* the discrete structure (unit, rounding, tick, extra ticks, zero shortcut)
+  and the shape parameters (knees, half-lengths) are searched exhaustively on
+  small grids; the linear amounts are fitted by weighted least squares with
+  bounds (every physical term >= 0; an exact active-set solver, no clipping
+  afterwards).  Structures are ranked by chi-square + ln(n) per parameter
+  (BIC) + priors (the registry's unit, the host's high-resolution timers,
+  the OS).  Cost: O(n) per candidate, a bounded number of candidates.
+* every linear parameter gets a 95 % interval from a wild bootstrap of the
+  points (200 replicates; the residual inflates a point's noise where the
+  fit misses it); shape parameters get profile intervals.  A term is
+  *identified* only when its interval excludes zero.
+* a verdict per method: ``explained`` (the residuals are consistent with the
+  noise), ``partly`` (what is left is named with its size and shape) or
+  ``unexplained``; structures that fit about as well are listed as
+  ``alternatives``, and the verdict says so.
 
 All values are in ns internally; ``predict`` takes and returns seconds.
 """
@@ -42,7 +68,6 @@ All values are in ns internally; ``predict`` takes and returns seconds.
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import os
 import re
@@ -54,6 +79,7 @@ import numpy as np
 from ._units import format_ns
 
 __all__ = [
+    "CAUSES",
     "MethodParams",
     "Model",
     "ModelSet",
@@ -66,39 +92,37 @@ __all__ = [
     "tolerance_ns",
 ]
 
+#: The fixed vocabulary of causes.
+CAUSES = ("granularity", "zero_shortcut", "tick", "timer_slack", "select_slack",
+          "coalescing", "wakeup", "idle_exit", "load")
+
 # Kernel tick lengths tried: HZ = 1000, 500, 300, 250, 100 and Windows' 64 Hz.
 TICK_CANDIDATES_NS = (1_000_000, 2_000_000, 10_000_000 / 3, 4_000_000, 10_000_000, 15_625_000)
 EXTRA_TICKS = (0, 1, 2)
 UNITS_NS = (1, 1_000, 1_000_000)
-# Idle-exit half-lengths tried (ns).
+# Shape grids: idle-exit half-lengths, coalescing knees (cap / a), select-slack thresholds.
 IDLE_HALF_NS = (10e3, 30e3, 100e3, 300e3, 1e6, 3e6, 10e6, 30e6, 100e6)
+KNEE_NS = tuple(float(x) for x in np.geomspace(20e3, 200e6, 17))
+SELECT_SLACK_NS = tuple(float(x) for x in np.geomspace(1e3, 1e6, 13))
+SELECT_SHARE = 0.001            # fs/select.c: 0.1 % of the timeout
+IDLE_EXIT_MAX_NS = 1_000_000    # deepest C-state exits are below 1 ms
+ZERO_RETURN_MAX_NS = 50_000     # a zero timeout that returns is a system call, not a sleep
 # Columns that identify one machine/configuration in tidy records.
-GROUP_KEYS = ("seed", "host", "os", "timer_config", "slack_ns")
-
-# A component enters the model only when it lowers the weighted cost by at
-# least this many tolerance units.
-_ENTRY = 1.0
-
-# Unit of the timeout argument of well-known calls (ns); ties in the fit are
-# broken toward these.  The live registry (sleepacc.methods()) is consulted
-# first when the compiled core is importable.
-_DEFAULT_UNIT = {
-    "select": 1_000, "usleep": 1_000, "poll": 1_000_000, "epoll_wait": 1_000_000,
-    "kqueue": 1_000_000,
-}
-# Methods whose wake-up the Linux timer slack delays (fallback when the core
-# registry is not available).
-_SLACK_NO = {"timerfd", "timer_signal", "spin", "sched_yield", "syscall", "clock", "hybrid"}
-# Baseline methods: they do not sleep at all.
-_BASELINE = {"syscall", "clock"}
+GROUP_KEYS = ("seed", "host", "os", "timer_config", "slack_ns", "dma_latency_us")
 
 LINUX_DEFAULT_SLACK_NS = 50_000
-
+BOOTSTRAP = 200
+HUBER = 1.5             # residuals beyond this many sigma weigh linearly
+_AMBIGUOUS = 2.0        # score gap under which two structures "fit about equally"
+_IDENTIFIED = 6.0       # score gap for a discrete part to count as identified
+_FLOOR_NS = 1_000.0     # absolute noise floor of a point
+_FLOOR_REL = 0.02       # ... and its share of the oversleep (run-to-run drift)
+_FLOOR_REL_PUBLISHED = 0.05
+_FLOOR_PUBLISHED_NS = 3000.0   # published means: unknown spread, rounded digits
 
 def tolerance_ns(measured_ns):
-    """The agreement the model aims for: max(5 % of the measured value, 5 µs)."""
+    """The reporting tolerance: max(5 % of the measured value, 5 µs)."""
     return np.maximum(0.05 * np.abs(np.asarray(measured_ns, dtype=float)), 5_000.0)
-
 
 # ---------------------------------------------------------------------------
 # Records: every input becomes a list of flat dicts.
@@ -120,10 +144,9 @@ def _num(v):
         except ValueError:
             return s
 
-
 _NUMERIC = {"requested_ns", "actual_ns", "samples", "n", "slack_ns", "min_ns", "max_ns",
-            "p1_ns", "p99_ns", "median_ns", "mean_ns", "cpu_percent", "cpu_ns_per_call"}
-
+            "p1_ns", "p10_ns", "p25_ns", "p75_ns", "p90_ns", "p99_ns", "median_ns", "mean_ns",
+            "std_ns", "cpu_percent", "cpu_ns_per_call", "dma_latency_us"}
 
 def load_records(path) -> List[dict]:
     """Read a tidy CSV (like seed_results.csv) into a list of dicts; numeric
@@ -137,50 +160,57 @@ def load_records(path) -> List[dict]:
             out.append(rec)
     return out
 
+def _get(obj, name, default=None):
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
 
 def _measurement_record(m, host: Optional[Mapping] = None) -> dict:
-    d = m.to_dict() if hasattr(m, "to_dict") else dict(m)
-    st = d.get("stats") or {}
-    req = int(d["requested_ns"])
-    mode = d.get("mode", "relative")
-    med = st.get("median")
-    samples = d.get("samples")
-    arr = None
-    if samples is not None:
-        arr = np.asarray(samples, dtype=np.int64)
-        if arr.size == 0:
-            arr = None
-    if arr is not None:
-        med = float(np.median(arr))
+    """One point from a Measurement (or its dict) using the core's statistics
+    only: the samples are never read (memory stays bounded by the number of
+    points, whatever the size of the file)."""
+    st = _get(m, "stats") or {}
+    if hasattr(st, "to_dict"):
+        st = st.to_dict()
+    req = int(_get(m, "requested_ns"))
+    mode = _get(m, "mode", "relative") or "relative"
     shift = req if mode == "periodic" else 0
+
+    def at(key):
+        v = st.get(key)
+        return None if v is None else float(v) + shift
+
     rec = {
-        "method": d["method"],
+        "method": _get(m, "method"),
         "mode": mode,
         "requested_ns": req,
-        "actual_ns": (med + shift) if med is not None else None,
-        "n": d.get("n", st.get("n")),
-        "min_ns": (st.get("min") + shift) if st.get("min") is not None else None,
-        "max_ns": (st.get("max") + shift) if st.get("max") is not None else None,
-        "p99_ns": (st.get("p99") + shift) if st.get("p99") is not None else None,
-        "cpu_percent": d.get("cpu_percent"),
-        "cpu_ns_per_call": d.get("cpu_ns_per_call"),
+        "actual_ns": at("median"),
+        "n": _get(m, "n", st.get("n")),
+        "min_ns": at("min"),
+        "max_ns": at("max"),
+        "p90_ns": at("p90"),
+        "p99_ns": at("p99"),
+        "std_ns": st.get("std"),
+        "cpu_percent": _get(m, "cpu_percent"),
+        "cpu_ns_per_call": _get(m, "cpu_ns_per_call"),
     }
-    if arr is not None:
-        rec["p1_ns"] = float(np.percentile(arr, 1)) + shift
-        rec["p99_ns"] = float(np.percentile(arr, 99)) + shift
-    env = d.get("env") or {}
+    for q in ("p1", "p10", "p25", "p75"):
+        if st.get(q) is not None:
+            rec[f"{q}_ns"] = at(q)
+    env = _get(m, "env") or {}
     slack = env.get("slack_ns", env.get("slack"))
     if isinstance(slack, (int, float)) and slack > 0:
         rec["slack_ns"] = int(slack)
-    host = dict(host or d.get("host") or {})
+    dma = env.get("dma_latency_us")
+    if isinstance(dma, int) and not isinstance(dma, bool):
+        rec["dma_latency_us"] = dma
+    host = dict(host or _get(m, "host") or {})
     if host:
         rec["_host"] = host
     return rec
 
-
 def _is_measurement(x) -> bool:
-    return hasattr(x, "to_dict") and hasattr(x, "requested_ns") and hasattr(x, "method")
-
+    return hasattr(x, "stats") and hasattr(x, "requested_ns") and hasattr(x, "method")
 
 def to_records(data) -> List[dict]:
     """Tidy records from a Sweep, a Measurement, a list of either or of dicts,
@@ -209,9 +239,299 @@ def to_records(data) -> List[dict]:
             raise TypeError(f"cannot turn {type(item).__name__} into a record")
     return out
 
+def _point_sigma(r: dict, y: float, req: float) -> Tuple[float, bool]:
+    """(standard uncertainty of the point's central value in ns, has a spread)."""
+    over = max(y - req, 0.0)
+    spread = None
+    p25, p75 = r.get("p25_ns"), r.get("p75_ns")
+    if isinstance(p25, (int, float)) and isinstance(p75, (int, float)) and p75 >= p25:
+        spread = (p75 - p25) / 1.349
+    if spread is None:
+        p90 = r.get("p90_ns")
+        if isinstance(p90, (int, float)) and p90 >= y:
+            spread = (p90 - y) / 1.2816
+    if spread is None:
+        std = r.get("std_ns")
+        if isinstance(std, (int, float)) and std >= 0:
+            spread = float(std)
+    n = r.get("n")
+    if not isinstance(n, (int, float)) or n <= 0:
+        n = r.get("samples") if isinstance(r.get("samples"), (int, float)) else None
+    if spread is None or not n:
+        return math.hypot(_FLOOR_PUBLISHED_NS, _FLOOR_REL_PUBLISHED * over), False
+    se = 1.2533 * spread / math.sqrt(max(float(n), 1.0))
+    floor = max(_FLOOR_NS, _FLOOR_REL * over)
+    return math.hypot(se, floor), True
 
 # ---------------------------------------------------------------------------
-# Parameters
+# Structures and the bounded solver
+# ---------------------------------------------------------------------------
+
+def _round_unit(req, unit, rounding):
+    req = np.asarray(req, dtype=float)
+    if unit <= 1:
+        return np.floor(req + 0.5) if rounding == "down" else np.ceil(req - 1e-9)
+    if rounding == "down":
+        return np.floor(req / unit + 1e-9) * unit
+    return np.ceil(req / unit - 1e-9) * unit
+
+def _base(unit, rounding, tick, k, req):
+    q = _round_unit(req, unit, rounding)
+    if tick:
+        return q, (np.ceil(q / tick - 1e-9) + k) * tick
+    return q, q
+
+@dataclass(frozen=True)
+class _Spec:
+    unit: int
+    rounding: str
+    tick: float
+    k: int
+    zero: bool
+    terms: Tuple[Tuple[str, float], ...] = ()   # ("prop", 0) ("capped", knee) ("idle", half) ("select", s)
+
+    def term(self, kind):
+        for t, v in self.terms:
+            if t == kind:
+                return v
+        return None
+
+    def columns(self) -> List[str]:
+        cols = ["c"]
+        for t, _ in self.terms:
+            cols.append({"prop": "p", "capped": "a", "idle": "E"}.get(t, ""))
+        return [c for c in cols if c]
+
+    def n_params(self) -> float:
+        n = 1 + (1 if self.zero else 0) + (1 if self.tick else 0) + 0.5 * self.k
+        for t, _ in self.terms:
+            n += 1 if t == "prop" else 2
+        return n
+
+    def causes(self) -> Tuple[str, ...]:
+        out = []
+        if self.unit > 1:
+            out.append(f"granularity {format_ns(self.unit).split()[-1]}"
+                       + (" (truncated)" if self.rounding == "down" else ""))
+        if self.zero:
+            out.append("zero_shortcut")
+        if self.tick:
+            out.append(f"tick {format_ns(self.tick)}" + (f" +{self.k}" if self.k else ""))
+        for t, v in self.terms:
+            out.append({"prop": "coalescing (proportional)",
+                        "capped": "coalescing (capped)",
+                        "idle": "idle_exit", "select": "select_slack"}[t])
+        return tuple(out)
+
+def _design(spec: _Spec, b):
+    """Columns (n, m), offset (n,), lower and upper bounds for the linear parameters."""
+    cols, lb, ub = [np.ones_like(b)], [0.0], [math.inf]
+    off = b.copy()
+    if spec.tick:
+        lb[0], ub[0] = -0.5 * spec.tick, 0.5 * spec.tick
+    for t, v in spec.terms:
+        if t == "prop":
+            cols.append(b / 1e6)          # scaled: coefficient is ppm-ish of 1e6
+            lb.append(0.0)
+            ub.append(0.5e6)
+        elif t == "capped":
+            cols.append(np.minimum(b, v) / 1e6)
+            lb.append(0.0)
+            ub.append(1e6)
+        elif t == "idle":
+            cols.append(b / (b + v))
+            lb.append(0.0)
+            ub.append(IDLE_EXIT_MAX_NS)
+        elif t == "select":
+            off = off + np.maximum(0.0, SELECT_SHARE * b - v)
+            lb[0] = max(lb[0], v)        # the constant holds the slack itself
+    return np.column_stack(cols), off, np.array(lb), np.array(ub)
+
+def _lstsq(A, Y):
+    return np.linalg.lstsq(A, Y, rcond=None)[0]
+
+def _bls(A, Y, lb, ub):
+    """min ||A x - y||^2 subject to lb <= x <= ub, for each column y of Y.
+
+    Exact for the small number of parameters here: the optimum solves the
+    unconstrained problem on its free set, so the best feasible solution over
+    every assignment of parameters to {free, lower, upper} is the optimum."""
+    single = Y.ndim == 1
+    Y2 = Y[:, None] if single else Y
+    m = A.shape[1]
+    X = _lstsq(A, Y2)
+    eps = 1e-9 * (1 + np.abs(X))
+    ok = np.all((X >= lb[:, None] - eps) & (X <= ub[:, None] + eps), axis=0)
+    if not np.all(ok):
+        bad = ~ok
+        Yb = Y2[:, bad]
+        best = np.full(Yb.shape[1], np.inf)
+        bestx = np.zeros((m, Yb.shape[1]))
+        choices = []
+        for j in range(m):
+            c = ["free"]
+            if math.isfinite(lb[j]):
+                c.append("lb")
+            if math.isfinite(ub[j]):
+                c.append("ub")
+            choices.append(c)
+        import itertools
+        for pattern in itertools.product(*choices):
+            fixed = np.array([p != "free" for p in pattern])
+            val = np.array([lb[j] if p == "lb" else ub[j] if p == "ub" else 0.0
+                            for j, p in enumerate(pattern)])
+            R = Yb - (A[:, fixed] @ val[fixed])[:, None]
+            x = np.tile(val[:, None], (1, Yb.shape[1]))
+            if np.any(~fixed):
+                x[~fixed] = _lstsq(A[:, ~fixed], R)
+            e = 1e-9 * (1 + np.abs(x))
+            feas = np.all((x >= lb[:, None] - e) & (x <= ub[:, None] + e), axis=0)
+            cost = np.sum((A @ x - Yb) ** 2, axis=0)
+            better = feas & (cost < best)
+            best[better] = cost[better]
+            bestx[:, better] = x[:, better]
+        X = X.copy()
+        X[:, bad] = bestx
+    X = np.minimum(np.maximum(X, lb[:, None]), ub[:, None])   # rounding only
+    return X[:, 0] if single else X
+
+@dataclass
+class _Fit:
+    spec: _Spec
+    beta: np.ndarray            # linear parameters (scaled as in _design)
+    zero_ns: Optional[float]
+    chi2: float
+    score: float
+    pred: np.ndarray
+
+def _predict_spec(spec: _Spec, beta, zero_ns, req):
+    req = np.asarray(req, dtype=float)
+    q, b = _base(spec.unit, spec.rounding, spec.tick, spec.k, req)
+    A, off, _, _ = _design(spec, b)
+    out = off + A @ beta
+    out = np.maximum(out, q)             # a kernel sleep never ends before its (rounded) request
+    if spec.zero and zero_ns is not None:
+        out = np.where(q == 0, zero_ns, out)
+    return out
+
+def _solve(spec: _Spec, req, y, sig, prior: float, n_eff: float, huber: bool = False):
+    q, b = _base(spec.unit, spec.rounding, spec.tick, spec.k, req)
+    zero_ns = None
+    zm = q == 0
+    use = np.ones(len(req), dtype=bool)
+    chi_zero = 0.0
+    if spec.zero:
+        if not np.any(zm) or np.all(zm):
+            return None
+        w = 1.0 / sig[zm] ** 2
+        zero_ns = float(np.sum(w * y[zm]) / np.sum(w))
+        if zero_ns > ZERO_RETURN_MAX_NS:
+            return None
+        chi_zero = float(np.sum(((y[zm] - zero_ns) / sig[zm]) ** 2))
+        use = ~zm
+    A, off, lb, ub = _design(spec, b[use])
+    su = sig[use]
+    yu = y[use] - off
+    beta = _bls(A / su[:, None], yu / su, lb, ub)
+    # Huber: a point more than HUBER sigma off counts linearly, not squared
+    # (a disturbed median does not drag the fit); a few reweighting rounds
+    for _ in range(3 if huber else 0):
+        r = (yu - A @ beta) / su
+        big = np.abs(r) > HUBER
+        if not np.any(big):
+            break
+        w = np.where(big, np.sqrt(HUBER / np.maximum(np.abs(r), 1e-12)), 1.0)
+        beta = _bls(A * (w / su)[:, None], yu * w / su, lb, ub)
+    pred = _predict_spec(spec, beta, zero_ns, req)
+    if spec.zero and zero_ns is not None and np.any(~zm) and zero_ns >= np.min(pred[~zm]):
+        return None                      # a "shortcut" as slow as sleeping is not one
+    r = np.abs((y - pred) / sig)
+    chi2 = float(np.sum(np.where(r <= HUBER, r ** 2, 2 * HUBER * r - HUBER ** 2)))
+    score = chi2 + max(math.log(max(n_eff, 1.0)), 2.0) * spec.n_params() + prior
+    return _Fit(spec, beta, zero_ns, chi2, score, pred)
+
+def _os_kind(facts: Mapping) -> Optional[str]:
+    s = " ".join(str(facts.get(k) or "") for k in ("os", "sysname", "system")).lower()
+    if "linux" in s:
+        return "linux"
+    if "freebsd" in s or "bsd" in s:
+        return "freebsd"
+    if "mac" in s or "os x" in s or "darwin" in s:
+        return "darwin"
+    if "windows" in s:
+        return "windows"
+    return None
+
+def _prior(spec: _Spec, unit_prior: int, ctx: dict) -> float:
+    pen = 0.0
+    if spec.unit != unit_prior:
+        pen += 2.0 if spec.rounding == "up" else 3.0
+    elif spec.rounding == "down":
+        pen += 0.5
+    if spec.tick and ctx.get("hres"):
+        pen += 50.0          # the host says high-resolution timers are on
+    kind = ctx.get("os")
+    for t, _ in spec.terms:
+        if t == "capped" and kind not in ("darwin", None):
+            pen += 6.0
+        if t == "prop" and kind not in ("freebsd", None):
+            pen += 3.0
+        if t == "idle" and kind in ("darwin", "windows"):
+            pen += 6.0
+    return pen
+
+# Which shape terms each OS has (None: unknown OS, every term).
+_OS_TERMS = {"linux": {"idle", "select"}, "darwin": {"capped", "prop", "idle"},
+             "freebsd": {"prop", "capped", "idle"}, "windows": {"idle", "prop"},
+             None: {"idle", "select", "capped", "prop"}}
+
+def _physical_prior(fit: _Fit) -> float:
+    """A constant of milliseconds is a tick, a unit or load, not a wake-up;
+    a tick phase of most of a tick is implausible."""
+    c = float(fit.beta[0])
+    if fit.spec.tick:
+        return 3.0 * abs(c) / fit.spec.tick + 0.1 * fit.spec.k
+    return 3.0 * max(0.0, math.log2(max(c, 1.0) / 500e3))
+
+def _stage_specs(unit_prior, has_zero_pts_for):
+    for unit in UNITS_NS:
+        for rounding in (("up",) if unit == 1 else ("up", "down")):
+            for zero in (False, True):
+                if zero and not has_zero_pts_for(unit, rounding):
+                    continue
+                yield _Spec(unit, rounding, 0.0, 0, zero)
+                for tick in TICK_CANDIDATES_NS:
+                    for k in EXTRA_TICKS:
+                        yield _Spec(unit, rounding, float(tick), k, zero)
+
+def _term_sets(spec: _Spec, ndist: int, ctx: dict, known_slack):
+    allowed = _OS_TERMS.get(ctx.get("os"), _OS_TERMS[None])
+    yield ()
+    if ndist >= 3 and "prop" in allowed:
+        yield (("prop", 0.0),)
+    if spec.tick or ndist < 4:
+        return
+    if "idle" in allowed:
+        for h in IDLE_HALF_NS:
+            yield (("idle", h),)
+    if "capped" in allowed:
+        for kn in KNEE_NS:
+            yield (("capped", kn),)
+    if "select" in allowed and ctx.get("honours_slack", True) is not False:
+        svals = set(SELECT_SLACK_NS)
+        if known_slack:
+            svals.add(float(known_slack))
+        for s in sorted(svals):
+            yield (("select", s),)
+            if ndist >= 5:
+                for h in IDLE_HALF_NS[::2]:
+                    yield (("select", s), ("idle", h))
+    if ndist >= 5 and "prop" in allowed and "idle" in allowed:
+        for h in IDLE_HALF_NS[::2]:
+            yield (("prop", 0.0), ("idle", h))
+
+# ---------------------------------------------------------------------------
+# Parameters of one method
 # ---------------------------------------------------------------------------
 
 @dataclass
@@ -228,69 +548,126 @@ class MethodParams:
     constant_ns: float = 0.0          # constant term: slack + wake-up (negative: tick phase)
     slack_ns: Optional[float] = None  # part of the constant that is timer slack
     wakeup_ns: Optional[float] = None # part of the constant that is wake-up latency
-    slack_source: str = ""            # "fitted", "host", "assumed" or ""
-    proportional: float = 0.0         # share of the (rounded) request added
+    slack_source: str = ""            # "fitted", "applied", "host", "assumed", "method" or ""
+    proportional: float = 0.0         # uncapped share of the (rounded) request added
+    coalescing_share: float = 0.0     # capped leeway: min(share * d, cap)
+    coalescing_cap_ns: float = 0.0
+    select_slack_ns: Optional[float] = None  # max(this, 0.1 % of the timeout) when fitted
     idle_exit_ns: float = 0.0         # largest idle-exit penalty E
     idle_exit_half_ns: float = 0.0    # request length at which E/2 is paid
+    verdict: str = "unexplained"      # "explained", "partly" or "unexplained"
+    verdict_note: str = ""
+    residual: Dict[str, object] = field(default_factory=dict)
+    causes: List[dict] = field(default_factory=list)
+    parameters: Dict[str, dict] = field(default_factory=dict)
+    alternatives: List[dict] = field(default_factory=list)
+    reference_ns: float = 1e6
     identified: Dict[str, bool] = field(default_factory=dict)
     notes: Dict[str, str] = field(default_factory=dict)
     requested_ns: List[float] = field(default_factory=list)
     measured_ns: List[float] = field(default_factory=list)
-    cost: float = 0.0                 # weighted LAD cost (tolerance units)
+    sigma_ns: List[float] = field(default_factory=list)
+    chi2: float = 0.0
+    dof: int = 0
+    cost: float = 0.0                 # the structure's score (chi-square + penalties)
 
     # -- prediction -------------------------------------------------------
+    def _spec(self) -> _Spec:
+        terms = []
+        if self.proportional:
+            terms.append(("prop", 0.0))
+        if self.coalescing_share and self.coalescing_cap_ns:
+            terms.append(("capped", self.coalescing_cap_ns / self.coalescing_share))
+        if self.select_slack_ns is not None:
+            terms.append(("select", float(self.select_slack_ns)))
+        if self.idle_exit_ns:
+            terms.append(("idle", self.idle_exit_half_ns))
+        return _Spec(int(self.granularity_ns), self.rounding, float(self.tick_ns),
+                     int(self.extra_ticks), self.zero_return_ns is not None, tuple(terms))
+
+    def _beta(self, spec: _Spec):
+        vals = [self.constant_ns]
+        for t, _ in spec.terms:
+            if t == "prop":
+                vals.append(self.proportional * 1e6)
+            elif t == "capped":
+                vals.append(self.coalescing_share * 1e6)
+            elif t == "idle":
+                vals.append(self.idle_exit_ns)
+        return np.array(vals, dtype=float)
+
     def predict_ns(self, requested_ns):
         """Predicted actual duration(s) in ns for request(s) in ns."""
         req = np.asarray(requested_ns, dtype=float)
-        out = _predict(self._struct(), self._cont(), req)
+        if not self.sleeps:
+            out = np.full(req.shape, self.constant_ns, dtype=float)
+        else:
+            spec = self._spec()
+            out = _predict_spec(spec, self._beta(spec), self.zero_return_ns, np.atleast_1d(req))
+            out = out.reshape(req.shape)
         return float(out) if out.ndim == 0 else out
 
     def components_ns(self, requested_ns: float) -> List[Tuple[str, float]]:
         """The named additive parts of the prediction for one request."""
-        req = float(requested_ns)
+        return [(label, v) for _, label, v in self._parts(float(requested_ns))]
+
+    def _parts(self, req: float) -> List[Tuple[str, str, float]]:
+        """(cause, label, ns) for one request; they sum to the prediction - req."""
         if not self.sleeps:
-            return [("call cost", self.constant_ns - req)]
-        q = _round_unit(np.array([req]), self.granularity_ns, self.rounding)[0]
-        parts: List[Tuple[str, float]] = []
+            return [("wakeup", "call cost", self.constant_ns - req)]
+        unit_word = format_ns(self.granularity_ns).split()[-1]
+        q = float(_round_unit(np.array([req]), self.granularity_ns, self.rounding)[0])
+        parts: List[Tuple[str, str, float]] = []
         if q != req:
-            unit = format_ns(self.granularity_ns)
             how = "rounded up to whole" if q > req else "rounded down to whole"
-            parts.append((f"{how} {unit.split()[-1]}", q - req))
+            parts.append(("granularity", f"{how} {unit_word}", q - req))
         if q == 0 and self.zero_return_ns is not None:
-            parts.append(("zero timeout returns at once", self.zero_return_ns))
+            parts.append(("zero_shortcut", "zero timeout returns at once", self.zero_return_ns))
             return parts
         base = q
         if self.tick_ns:
             n = math.ceil(q / self.tick_ns - 1e-9)
             up = n * self.tick_ns
             if up != q:
-                parts.append((f"rounded up to the {format_ns(self.tick_ns)} tick", up - q))
+                parts.append(("tick", f"rounded up to the {format_ns(self.tick_ns)} tick", up - q))
             if self.extra_ticks:
-                parts.append(("one extra tick" if self.extra_ticks == 1
+                parts.append(("tick", "one extra tick" if self.extra_ticks == 1
                               else f"{self.extra_ticks} extra ticks",
                               self.extra_ticks * self.tick_ns))
             base = up + self.extra_ticks * self.tick_ns
         if self.proportional:
-            parts.append((f"proportional slack ({self.proportional * 100:.2g}%)",
+            parts.append(("coalescing", f"proportional slack ({self.proportional * 100:.2g}%)",
                           self.proportional * base))
+        if self.coalescing_share and self.coalescing_cap_ns:
+            parts.append(("coalescing", f"coalescing leeway min({self.coalescing_share:.3g} x d, "
+                                        f"{format_ns(self.coalescing_cap_ns)})",
+                          min(self.coalescing_share * base, self.coalescing_cap_ns)))
+        if self.select_slack_ns is not None:
+            extra = max(0.0, SELECT_SHARE * base - self.select_slack_ns)
+            if extra:
+                parts.append(("select_slack", "select/poll slack above the timer slack "
+                                              "(0.1% of the timeout)", extra))
         c = self.constant_ns
-        if self.tick_ns and c < 0:
-            parts.append(("tick phase (the call starts after a tick)", c))
+        if self.tick_ns:
+            if c < 0:
+                parts.append(("tick", "tick phase (the call starts after a tick)", c))
+            elif c:
+                parts.append(("wakeup", "constant overhead", c))
         elif self.slack_ns is not None and self.wakeup_ns is not None:
-            parts.append(("timer slack", self.slack_ns))
-            parts.append(("wake-up", self.wakeup_ns))
+            if self.slack_ns:
+                parts.append(("timer_slack", "timer slack", self.slack_ns))
+            parts.append(("wakeup", "wake-up", self.wakeup_ns))
         elif c:
-            parts.append(("constant overhead" if self.tick_ns else "wake-up and slack", c))
+            parts.append(("wakeup", "wake-up and slack", c))
         if self.idle_exit_ns:
-            parts.append(("idle exit", self.idle_exit_ns * base / (base + self.idle_exit_half_ns)))
+            parts.append(("idle_exit", "idle exit",
+                          self.idle_exit_ns * base / (base + self.idle_exit_half_ns)))
+        # never below the (rounded) request: the kernel does not wake early
+        total = sum(v for _, _, v in parts)
+        floor_gap = (q - req) - total
+        if floor_gap > 0.5 and parts:
+            parts.append(("tick", "the wake-up cannot come before the request", floor_gap))
         return parts
-
-    def _struct(self):
-        return (self.sleeps, self.granularity_ns, self.rounding, self.zero_return_ns,
-                self.tick_ns, self.extra_ticks)
-
-    def _cont(self):
-        return (self.constant_ns, self.proportional, self.idle_exit_ns, self.idle_exit_half_ns)
 
     def within_tolerance(self) -> np.ndarray:
         """Per measured point: is the prediction within max(5 %, 5 µs)?"""
@@ -298,283 +675,332 @@ class MethodParams:
         pred = self.predict_ns(np.asarray(self.requested_ns, dtype=float))
         return np.abs(np.atleast_1d(pred) - meas) <= tolerance_ns(meas)
 
+    def lodo(self) -> np.ndarray:
+        """Leave one duration out: per measured point, is the prediction of a
+        fit made without it within max(5 %, 5 µs)?"""
+        args = getattr(self, "_fitargs", None)
+        req = np.asarray(self.requested_ns, dtype=float)
+        meas = np.asarray(self.measured_ns, dtype=float)
+        out = np.zeros(len(req), dtype=bool)
+        if args is None or len(req) < 2:
+            return out
+        for i in range(len(req)):
+            keep = np.arange(len(req)) != i
+            p = _fit_method(self.method, req[keep], meas[keep],
+                            np.asarray(self.sigma_ns)[keep], args["unit_prior"], args["ctx"],
+                            bootstrap=0)
+            out[i] = abs(float(p.predict_ns(req[i])) - meas[i]) <= float(tolerance_ns(meas[i]))
+        return out
+
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def to_json(self) -> dict:
+        """The machine-readable fit: verdict, causes, parameters with intervals."""
+        ok = self.within_tolerance()
+        return {
+            "method": self.method, "sleeps": self.sleeps, "verdict": self.verdict,
+            "verdict_note": self.verdict_note, "reference_ns": self.reference_ns,
+            "causes": self.causes, "parameters": self.parameters,
+            "alternatives": self.alternatives, "residual": self.residual,
+            "identified": self.identified, "notes": self.notes,
+            "chi2": self.chi2, "dof": self.dof,
+            "within_tolerance": [int(ok.sum()), int(ok.size)],
+            "points": [{"requested_ns": r, "measured_ns": m, "sigma_ns": s,
+                        "predicted_ns": float(self.predict_ns(r))}
+                       for r, m, s in zip(self.requested_ns, self.measured_ns, self.sigma_ns)],
+        }
 
-def _round_unit(req, unit, rounding):
-    if unit <= 1:
-        return np.floor(req + 0.5) if rounding == "down" else np.ceil(req - 1e-9)
-    if rounding == "down":
-        return np.floor(req / unit + 1e-9) * unit
-    return np.ceil(req / unit - 1e-9) * unit
+def _apply(p: MethodParams, f: _Fit):
+    s = f.spec
+    p.granularity_ns = int(s.unit)
+    p.rounding = s.rounding
+    p.tick_ns = float(s.tick)
+    p.extra_ticks = int(s.k)
+    p.zero_return_ns = f.zero_ns if s.zero else None
+    p.constant_ns = float(f.beta[0])
+    p.proportional = p.coalescing_share = p.coalescing_cap_ns = 0.0
+    p.idle_exit_ns = p.idle_exit_half_ns = 0.0
+    p.select_slack_ns = None
+    j = 1
+    for t, v in s.terms:
+        if t == "prop":
+            p.proportional = float(f.beta[j]) / 1e6
+            j += 1
+        elif t == "capped":
+            p.coalescing_share = float(f.beta[j]) / 1e6
+            p.coalescing_cap_ns = p.coalescing_share * v
+            j += 1
+        elif t == "idle":
+            p.idle_exit_ns = float(f.beta[j])
+            p.idle_exit_half_ns = float(v) if p.idle_exit_ns else 0.0
+            j += 1
+        elif t == "select":
+            p.select_slack_ns = float(v)
+    if p.coalescing_share == 0.0:
+        p.coalescing_cap_ns = 0.0
 
+def _wilson_hilferty_p(chi2: float, dof: int) -> float:
+    """P(X >= chi2) for a chi-square with dof degrees of freedom."""
+    if dof <= 0:
+        return 1.0
+    z = ((chi2 / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
-def _base(struct, req):
-    sleeps, unit, rounding, zero, tick, k = struct
-    q = _round_unit(req, unit, rounding)
-    if tick:
-        b = (np.ceil(q / tick - 1e-9) + k) * tick
+def _shape(req, e, sig) -> str:
+    """Words for the shape of what is left."""
+    pos = req > 0
+    if np.sum(pos) >= 3:
+        x = np.log10(req[pos])
+        r = e[pos]
+        if np.ptp(x) > 0 and np.std(r) > 0:
+            corr = float(np.corrcoef(x, r)[0, 1])
+        else:
+            corr = 0.0
     else:
-        b = q
-    return q, b
+        corr = 0.0
+    big = np.abs(e) > 3 * sig
+    signs = np.sign(e[big]) if np.any(big) else np.sign(e)
+    changes = int(np.sum(np.abs(np.diff(np.sign(e[np.abs(e) > sig]))) > 0)) if np.sum(np.abs(e) > sig) > 1 else 0
+    if changes >= 3 and len(e) >= 6:
+        return "oscillating with d"
+    if corr > 0.6:
+        return "growing with d"
+    if corr < -0.6:
+        return "shrinking with d"
+    if np.any(big):
+        where = req[big]
+        if np.all(where <= np.median(req)):
+            return "at short durations"
+        if np.all(where >= np.median(req)):
+            return "at long durations"
+    return "scattered" if len(set(signs.tolist())) > 1 else "constant"
 
+def _verdict(p: MethodParams, req, y, sig, pred, k_params: float, alternatives):
+    e = y - pred
+    r = e / sig
+    n = len(y)
+    dof = int(max(n - math.ceil(k_params), 0))
+    chi2 = float(np.sum(r ** 2))
+    p.chi2, p.dof = chi2, dof
+    over = np.maximum(y - req, 1.0)
+    pval = _wilson_hilferty_p(chi2, dof) if dof > 0 else 1.0
+    worst = int(np.argmax(np.abs(r))) if n else 0
+    shape = _shape(req, e, sig)
+    p.residual = {"chi2": round(chi2, 2), "dof": dof, "p_value": pval,
+                  "max_abs_ns": float(np.max(np.abs(e))) if n else 0.0,
+                  "at_requested_ns": float(req[worst]) if n else None,
+                  "shape": shape}
+    if len({float(x) for x in req}) < 3:
+        p.verdict = "unexplained"
+        p.verdict_note = (f"{len(set(req.tolist()))} duration(s) cannot tell the structures apart"
+                          + ("; candidates: " + "; ".join(a["structure"] for a in alternatives)
+                             if alternatives else ""))
+        return
+    frac_bad = float(np.mean(np.abs(r) > 3))
+    rel = float(np.sqrt(np.mean(e ** 2)) / np.median(over))
+    if dof < 1:
+        p.verdict = "unexplained"
+        p.verdict_note = (f"{n} durations for {math.ceil(k_params)} parameters: any structure "
+                          "fits them, none is confirmed")
+        if alternatives:
+            p.verdict_note += "; candidates: " + "; ".join(a["structure"] for a in alternatives)
+        return
+    if pval >= 1e-3 and np.max(np.abs(r)) <= 5:
+        p.verdict = "explained"
+        p.verdict_note = "the residuals are consistent with the noise"
+    elif frac_bad >= 0.34 and ((shape in ("oscillating with d", "scattered") and rel > 0.1)
+                               or (frac_bad > 0.5 and rel > 0.5)):
+        p.verdict = "unexplained"
+        p.verdict_note = (f"not explained by these terms: {_fmt(float(np.max(np.abs(e))))} left, "
+                          f"{shape} ({int(frac_bad * n)} of {n} points off by more than 3 sigma)")
+    else:
+        big = e[np.abs(r) > 3] if np.any(np.abs(r) > 3) else e
+        lead = big[np.argmax(np.abs(big))]
+        p.verdict = "partly"
+        p.verdict_note = (f"{'+' if lead >= 0 else '-'}{_fmt(abs(float(lead)))} left "
+                          f"(at {format_ns(float(req[worst]))}), {shape}, not in the family")
+    if alternatives and p.verdict != "unexplained":
+        p.verdict_note += ("; other structures fit about equally: "
+                           + "; ".join(a["structure"] for a in alternatives))
 
-def _predict(struct, cont, req):
-    sleeps, unit, rounding, zero, tick, k = struct
-    c, p, e, half = cont
-    req = np.asarray(req, dtype=float)
-    if not sleeps:
-        return np.full(req.shape, c, dtype=float) if req.ndim else np.array(c, dtype=float)
-    q, b = _base(struct, req)
-    out = b + c + p * b
-    if e:
-        out = out + e * b / (b + half)
-    if zero is not None:
-        out = np.where(q == 0, zero, out)
-    return out
+def _fmt(ns: float) -> str:
+    return _us(ns)
 
-
-# ---------------------------------------------------------------------------
-# Fitting one method
-# ---------------------------------------------------------------------------
-
-def _wmedian(values, weights):
-    order = np.argsort(values)
-    v = values[order]
-    w = weights[order]
-    cw = np.cumsum(w)
-    i = int(np.searchsorted(cw, 0.5 * cw[-1]))
-    return float(v[min(i, len(v) - 1)])
-
-
-def _lad(X, y, w, nonneg):
-    """Weighted least absolute deviations by vertex enumeration.
-
-    X: (n, m) design, y: (n,), w: (n,) weights, nonneg: (m,) bool — which
-    coefficients must be >= 0.  Returns (beta, cost).  Exact for the small
-    n of a sweep (the optimum passes through m points)."""
-    n, m = X.shape
-    best_beta = np.zeros(m)
-    best_cost = float(np.sum(w * np.abs(y)))
-    if n == 0:
-        return best_beta, 0.0
-    if m == 1 and not nonneg[0]:
-        # weighted median of y / x (x constant 1 in practice)
-        if np.all(X[:, 0] == 1.0):
-            b = _wmedian(y, w)
-            return np.array([b]), float(np.sum(w * np.abs(y - b)))
-    combos = np.array(list(itertools.combinations(range(n), m))) if n >= m else None
-    if combos is None or len(combos) == 0:
-        beta, *_ = np.linalg.lstsq(X, y, rcond=None)
-        if np.any(beta[nonneg] < 0):
-            beta = np.where(nonneg & (beta < 0), 0.0, beta)
-        return beta, float(np.sum(w * np.abs(y - X @ beta)))
-    A = X[combos]            # (K, m, m)
-    Y = y[combos]            # (K, m)
-    det = np.linalg.det(A)
-    scale = np.prod(np.abs(A).max(axis=1) + 1e-300, axis=1)
-    ok = np.abs(det) > 1e-9 * scale
-    if not np.any(ok):
-        return best_beta, best_cost
-    B = np.linalg.solve(A[ok], Y[ok][..., None])[..., 0]   # (K', m)
-    feas = np.all((B >= -1e-12) | ~nonneg[None, :], axis=1)
-    if not np.any(feas):
-        return best_beta, best_cost
-    B = B[feas]
-    R = y[None, :] - B @ X.T
-    costs = np.sum(w[None, :] * np.abs(R), axis=1)
-    i = int(np.argmin(costs))
-    if costs[i] < best_cost:
-        return B[i], float(costs[i])
-    return best_beta, best_cost
-
-
-@dataclass
-class _Candidate:
-    score: float
-    cost: float
-    struct: tuple
-    cont: tuple
-    used: Tuple[bool, bool]  # proportional, idle exit
-
-
-def _fit_linear(base, y, w, allow_p=True, allow_e=True, cmax=math.inf):
-    """Best (c, p, E, half) for y = c + p*base + E*base/(base+half), with
-    |c| <= cmax (on a tick, a constant of a whole tick is an extra tick)."""
-    ones = np.ones_like(base)
-    X1 = ones[:, None]
-    beta, cost = _lad(X1, y, w, np.array([False]))
-    if abs(beta[0]) > cmax:
-        beta = np.array([math.copysign(cmax, beta[0])])
-        cost = float(np.sum(w * np.abs(y - beta[0])))
-    best = _Candidate(cost, cost, (), (beta[0], 0.0, 0.0, 0.0), (False, False))
-    bscale = 1e6
-    if allow_p and len(base) >= 3 and np.ptp(base) > 0:
-        X = np.column_stack([ones, base / bscale])
-        beta, cost = _lad(X, y, w, np.array([False, True]))
-        sc = cost + _ENTRY
-        if sc < best.score and abs(beta[0]) <= cmax:
-            best = _Candidate(sc, cost, (), (beta[0], beta[1] / bscale, 0.0, 0.0), (True, False))
-    if allow_e and len(base) >= 4 and np.ptp(base) > 0:
-        for half in IDLE_HALF_NS:
-            g = base / (base + half)
-            X = np.column_stack([ones, g])
-            beta, cost = _lad(X, y, w, np.array([False, True]))
-            sc = cost + 1.5 * _ENTRY
-            if beta[1] > 0 and sc < best.score and abs(beta[0]) <= cmax:
-                best = _Candidate(sc, cost, (), (beta[0], 0.0, beta[1], half), (False, True))
-            if allow_p and len(base) >= 5:
-                X = np.column_stack([ones, base / bscale, g])
-                beta, cost = _lad(X, y, w, np.array([False, True, True]))
-                sc = cost + 2.5 * _ENTRY
-                if beta[2] > 0 and beta[1] > 0 and sc < best.score and abs(beta[0]) <= cmax:
-                    best = _Candidate(sc, cost, (), (beta[0], beta[1] / bscale, beta[2], half),
-                                      (True, True))
-    return best
-
-
-def _structures(default_unit):
-    for unit in UNITS_NS:
-        for rounding in (("up",) if unit == 1 else ("up", "down")):
-            pen = 0.0 if unit == default_unit else 1.5 * _ENTRY
-            if unit == default_unit and rounding == "down":
-                pen = 0.25 * _ENTRY
-            yield (unit, rounding, 0.0, 0, pen)
-            for tick in TICK_CANDIDATES_NS:
-                for k in EXTRA_TICKS:
-                    yield (unit, rounding, float(tick), k, pen + _ENTRY + 0.1 * k)
-
-
-def _eval_structure(req, act, w, unit, rounding, tick, k, full):
-    struct0 = (True, unit, rounding, None, tick, k)
-    q, b = _base(struct0, req)
-    zero_mask = q == 0
-    results = []
-    # (a) every point on the formula
-    cmax = 0.5 * tick if tick else math.inf
-    cand = _fit_linear(b, act - b, w, allow_p=full, allow_e=full, cmax=cmax)
-    cand.struct = struct0
-    results.append(cand)
-    # (b) requests that round to 0 return at once
-    if np.any(zero_mask) and np.sum(~zero_mask) >= 1:
-        z = float(np.median(act[zero_mask]))
-        zc = float(np.sum(w[zero_mask] * np.abs(act[zero_mask] - z)))
-        nz = ~zero_mask
-        c2 = _fit_linear(b[nz], act[nz] - b[nz], w[nz], allow_p=full, allow_e=full, cmax=cmax)
-        c2.cost += zc
-        c2.score += zc + _ENTRY
-        c2.struct = (True, unit, rounding, z, tick, k)
-        results.append(c2)
-    return min(results, key=lambda c: c.score)
-
-
-def _fit_method(method, req, act, default_unit=1):
+def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTRAP) -> MethodParams:
+    ctx = dict(ctx or {})
     req = np.asarray(req, dtype=float)
     act = np.asarray(act, dtype=float)
-    order = np.argsort(req)
-    req, act = req[order], act[order]
-    w = 1.0 / tolerance_ns(act)
-    p = MethodParams(method=method, requested_ns=req.tolist(), measured_ns=act.tolist())
-    # A method that does not sleep: its duration ignores the request.
+    sig = np.asarray(sig, dtype=float)
+    order = np.argsort(req, kind="stable")
+    req, act, sig = req[order], act[order], sig[order]
+    p = MethodParams(method=method, requested_ns=req.tolist(), measured_ns=act.tolist(),
+                     sigma_ns=sig.tolist())
+    p._fitargs = {"unit_prior": unit_prior, "ctx": ctx}  # type: ignore[attr-defined]
+    p.reference_ns = _pick_request(p, None)
+    n = len(req)
     long = req >= 100_000
-    if method in _BASELINE or (np.any(long) and np.median(act[long] / req[long]) < 0.5):
+    baseline = ctx.get("baseline")
+    if baseline or (baseline is None and np.any(long) and np.median(act[long] / req[long]) < 0.5):
         p.sleeps = False
-        p.constant_ns = float(np.median(act))
-        p.cost = float(np.sum(w * np.abs(act - p.constant_ns)))
+        w = 1.0 / sig ** 2
+        p.constant_ns = float(np.sum(w * act) / np.sum(w))
         p.identified = {"sleeps": True, "constant": True}
         p.notes["sleeps"] = ("its duration does not follow the request: "
                              "it measures a floor (the cost of the call itself)")
+        p.verdict = "explained"
+        p.verdict_note = "a floor: the call's own cost"
+        p.parameters = {"call_cost_ns": {"value": p.constant_ns, "interval": None,
+                                         "identified": True}}
+        p.causes = [{"name": "wakeup", "ns": p.constant_ns, "interval": None,
+                     "label": "call cost"}]
+        e = act - p.constant_ns
+        p.chi2 = float(np.sum((e / sig) ** 2))
+        p.dof = max(n - 1, 0)
         return p
+    if n == 0:
+        return p
+    ndist = len(set(req.tolist()))
 
-    # Stage A: discrete structure with a constant (+ zero shortcut) only.
-    stage_a = []
-    for unit, rounding, tick, k, pen in _structures(default_unit):
-        cand = _eval_structure(req, act, w, unit, rounding, tick, k, full=False)
-        cand.score += pen
-        stage_a.append(cand)
-    stage_a.sort(key=lambda c: c.score)
-    # Stage B: the best few structures with proportional slack and idle exit.
-    best = None
+    def has_zero(unit, rounding):
+        q = _round_unit(req, unit, rounding)
+        return bool(np.any(q == 0) and np.any(q > 0))
+
+    # Stage A: every discrete structure with a constant only.
+    stage_a: List[_Fit] = []
+    for spec in _stage_specs(unit_prior, has_zero):
+        f = _solve(spec, req, act, sig, _prior(spec, unit_prior, ctx), n)
+        if f is None:
+            continue
+        f.score += _physical_prior(f)
+        stage_a.append(f)
+    stage_a.sort(key=lambda f: f.score)
+    pool: List[_Fit] = []
     seen = set()
-    pool = []
-    for cand in stage_a:
-        key = cand.struct[1:3] + cand.struct[4:6]
+    for f in stage_a:
+        key = (f.spec.unit, f.spec.rounding, f.spec.tick, f.spec.k, f.spec.zero)
         if key in seen:
             continue
         seen.add(key)
-        pool.append(cand)
+        pool.append(f)
         if len(pool) >= 4:
             break
-    # always consider the best tickless structure, so a tick must earn its place
-    for cand in stage_a:
-        if cand.struct[4] == 0.0:
-            if cand not in pool:
-                pool.append(cand)
+    for f in stage_a:       # the best tickless structures always compete
+        if f.spec.tick == 0.0 and f not in pool:
+            pool.append(f)
+            if sum(1 for g in pool if g.spec.tick == 0.0) >= 2:
+                break
+    # Stage B: the shape terms on the best structures.
+    known_slack = ctx.get("known_slack")
+    cands: List[_Fit] = []
+    for base in pool:
+        for terms in _term_sets(base.spec, ndist, ctx, known_slack):
+            spec = _Spec(base.spec.unit, base.spec.rounding, base.spec.tick, base.spec.k,
+                         base.spec.zero, terms)
+            if not terms:
+                cands.append(base)
+                continue
+            f = _solve(spec, req, act, sig, _prior(spec, unit_prior, ctx), n)
+            if f is None:
+                continue
+            # a term that came out at its bound of 0 adds nothing
+            if len(f.beta) > 1 and np.any(f.beta[1:] <= 0):
+                continue
+            f.score += _physical_prior(f)
+            cands.append(f)
+    cands.sort(key=lambda f: f.score)
+    # refine the shape parameter of the leading candidates between its grid
+    # neighbours (a knee or a half-length between two grid points)
+    grids = {"capped": KNEE_NS, "idle": IDLE_HALF_NS, "select": SELECT_SLACK_NS}
+    extra = []
+    for f in cands[:4]:
+        for kind, g in grids.items():
+            v = f.spec.term(kind)
+            if v is None or v not in g:
+                continue
+            i = g.index(v)
+            lo = g[max(i - 1, 0)]
+            hi = g[min(i + 1, len(g) - 1)]
+            for x in np.geomspace(lo, hi, 13):
+                terms = tuple((t, (float(x) if t == kind else w)) for t, w in f.spec.terms)
+                spec = _Spec(f.spec.unit, f.spec.rounding, f.spec.tick, f.spec.k, f.spec.zero, terms)
+                h = _solve(spec, req, act, sig, _prior(spec, unit_prior, ctx), n)
+                if h is not None and not (len(h.beta) > 1 and np.any(h.beta[1:] <= 0)):
+                    h.score += _physical_prior(h)
+                    extra.append(h)
+    cands = sorted(cands + extra, key=lambda f: f.score)
+    # the leading candidates again, robustly (Huber)
+    refined = []
+    for f in cands[:8]:
+        g = _solve(f.spec, req, act, sig, _prior(f.spec, unit_prior, ctx), n, huber=True)
+        if g is not None:
+            g.score += _physical_prior(g)
+            refined.append(g)
+    cands = sorted(refined + cands[8:], key=lambda f: f.score)
+    # among structures the noise cannot tell apart, the one that predicts the
+    # most points within the reporting tolerance (a tie-break, not the criterion)
+    tol = tolerance_ns(act)
+    near = [f for f in cands if f.score - cands[0].score < _AMBIGUOUS]
+    best = max(near, key=lambda f: (int(np.sum(np.abs(f.pred - act) <= tol)), -f.score))
+    cands.remove(best)
+    cands.insert(0, best)
+    _apply(p, best)
+    p.cost = best.score
+
+    # --- alternatives: other cause sets that fit about as well ------------
+    alts, seen_c = [], {best.spec.causes()}
+    for f in cands[1:]:
+        if f.score - best.score >= _AMBIGUOUS:
+            continue
+        cs = f.spec.causes()
+        if cs in seen_c:
+            continue
+        if ndist >= 3 and np.max(np.abs(f.pred - best.pred) / sig) < 0.5:
+            continue            # the same predictions on these data: not an alternative
+        seen_c.add(cs)
+        alts.append({"structure": ", ".join(cs) or "a constant only",
+                     "score_gap": round(f.score - best.score, 2)})
+        if abs(f.score - best.score) >= _AMBIGUOUS:
+            alts.pop()
+        if len(alts) >= 2:
             break
-    final = []
-    for cand in pool:
-        _, unit, rounding, _, tick, k = cand.struct
-        pen = cand.score - cand.cost - (_ENTRY if cand.struct[3] is not None else 0.0)
-        full = _eval_structure(req, act, w, unit, rounding, tick, k, full=True)
-        full.score += max(pen, 0.0)
-        final.append(full)
-        if best is None or full.score < best.score:
-            best = full
-    assert best is not None
+    if alts:
+        alts.insert(0, {"structure": ", ".join(best.spec.causes()) or "a constant only",
+                        "score_gap": 0.0})
+    p.alternatives = alts if alts else []
 
-    sleeps, unit, rounding, zero, tick, k = best.struct
-    c, prop, e, half = best.cont
-    p.granularity_ns = int(unit)
-    p.rounding = rounding
-    p.zero_return_ns = zero
-    p.tick_ns = float(tick)
-    p.extra_ticks = int(k)
-    p.constant_ns = float(c)
-    p.proportional = float(prop)
-    p.idle_exit_ns = float(e)
-    p.idle_exit_half_ns = float(half) if e else 0.0
-    p.cost = best.cost
-
-    # --- identifiability ------------------------------------------------
-    # Identified = every alternative without it fits worse by at least one
-    # tolerance unit (costs of the constant-only stage, a zero shortcut
-    # counted as one more parameter; no tie-breaking penalties).
-    def ncost(x):  # cost plus one unit for a zero-shortcut parameter
-        return x.cost + (_ENTRY if x.struct[3] is not None else 0.0)
-
+    # --- identifiability of the discrete parts ------------------------------
     def best_where(pred):
-        xs = [x for x in stage_a if pred(x.struct)]
-        return min((ncost(x) for x in xs), default=math.inf)
+        return min((f.score for f in cands + stage_a if pred(f.spec)), default=math.inf)
 
-    a_best = min((ncost(x) for x in stage_a
-                  if x.struct[1:3] == (unit, rounding) and x.struct[4:6] == (tick, k)),
-                 default=ncost(stage_a[0]))
-    ident = p.identified
-    notes = p.notes
-    other_unit = best_where(lambda s: s[1] != unit or s[2] != rounding)
-    ident["granularity"] = other_unit - a_best >= _ENTRY
+    s = best.spec
+    ident, notes = p.identified, p.notes
+    other_unit = best_where(lambda x: (x.unit, x.rounding) != (s.unit, s.rounding))
+    ident["granularity"] = other_unit - best.score >= _IDENTIFIED
     if not ident["granularity"]:
         notes["granularity"] = ("not identifiable: the requests are whole multiples of every "
-                                "candidate unit, so the call's documented unit "
-                                f"({format_ns(default_unit)}) is kept" if unit == default_unit
+                                "candidate unit, so the prior unit "
+                                f"({format_ns(unit_prior)}) is kept" if s.unit == unit_prior
                                 else "weakly identified: another unit fits almost as well")
-    zero_pts = np.any(_round_unit(req, unit, rounding) == 0)
-    ident["zero_shortcut"] = bool(zero is not None)
-    if zero is None:
+    ident["zero_shortcut"] = bool(s.zero)
+    if not s.zero:
+        zero_pts = np.any(_round_unit(req, s.unit, s.rounding) == 0)
         notes["zero_shortcut"] = ("no request rounds to a zero timeout" if not zero_pts else
                                   "a zero timeout still sleeps like any other request")
-    if tick:
-        # with the call's unit held (it is the API's, a documented fact)
-        tickless = best_where(lambda s: s[4] == 0.0 and s[1:3] == (unit, rounding))
-        ident["tick"] = tickless - a_best >= _ENTRY
+    if s.tick:
+        tickless = best_where(lambda x: x.tick == 0.0 and (x.unit, x.rounding) == (s.unit, s.rounding))
+        ident["tick"] = tickless - best.score >= _IDENTIFIED
         if not ident["tick"]:
-            notes["tick"] = "a tickless model with a constant fits as well"
-        alt_k = best_where(lambda s: s[4] == tick and s[5] != k and s[1:3] == (unit, rounding))
-        ident["extra_ticks"] = alt_k - a_best >= _ENTRY
+            notes["tick"] = "a tickless model with a constant fits about as well"
+        alt_k = best_where(lambda x: x.tick == s.tick and x.k != s.k
+                           and (x.unit, x.rounding) == (s.unit, s.rounding))
+        ident["extra_ticks"] = alt_k - best.score >= _IDENTIFIED
+        if np.all(req < s.tick):
+            notes["tick"] = (f"every request is below one {format_ns(s.tick)} tick "
+                             f"(HZ={1e9 / s.tick:.0f}): each sleep lasts whole ticks")
     else:
-        ticked = best_where(lambda s: s[4] != 0.0 and s[1:3] == (unit, rounding))
-        ident["tick"] = ticked - a_best >= _ENTRY
+        ticked = best_where(lambda x: x.tick != 0.0 and (x.unit, x.rounding) == (s.unit, s.rounding))
+        ident["tick"] = ticked - best.score >= _IDENTIFIED
         ident["extra_ticks"] = False
         if not ident["tick"]:
             multiples = [T for T in TICK_CANDIDATES_NS
@@ -582,6 +1008,7 @@ def _fit_method(method, req, act, default_unit=1):
             notes["tick"] = ("not identifiable: every request is a whole number of "
                              + ", ".join(format_ns(T) for T in multiples) + " ticks"
                              if multiples else "not identifiable from these requests")
+            c = p.constant_ns
             if multiples and c > 0:
                 near = [T for T in multiples if abs(c - T) <= 0.05 * T]
                 if near:
@@ -590,27 +1017,234 @@ def _fit_method(method, req, act, default_unit=1):
         else:
             notes["tick"] = "no tick: the data need high-resolution timers"
     ident["constant"] = True
-    ident["proportional"] = bool(prop > 0)
-    if not prop:
-        top = float(req.max()) if len(req) else 0.0
-        lim = float(tolerance_ns(act.max())) / top * 100 if top else math.inf
-        notes["proportional"] = (f"no measurable effect (below about {lim:.2g}% of "
-                                 "the longest request)")
-    ident["idle_exit"] = bool(e > 0)
-    if not e:
-        notes["idle_exit"] = "no measurable growth with the sleep length"
-    ident["slack"] = False
     ident["wakeup"] = False
+    ident["slack"] = False
+
+    # --- intervals: wild bootstrap of the linear parameters -----------------
+    reps = _bootstrap(best, req, act, sig, bootstrap)
+    p._reps = reps  # type: ignore[attr-defined]
+    p._best = best  # type: ignore[attr-defined]
+    ident["proportional"] = bool(p.proportional > 0)
+    ident["coalescing"] = bool(p.coalescing_share > 0)
+    ident["idle_exit"] = bool(p.idle_exit_ns > 0)
+    ident["select_slack"] = p.select_slack_ns is not None
+    if reps is not None:
+        cols = s.columns()
+        for j, name in enumerate(cols[1:], start=1):
+            lo = float(np.percentile(reps["beta"][:, j], 2.5))
+            key = {"p": "proportional", "a": "coalescing", "E": "idle_exit"}[name]
+            ident[key] = bool(lo > 0)
+    if not p.proportional:
+        top = float(req.max()) if len(req) else 0.0
+        lim = float(np.min(sig)) * 3 / top * 100 if top else math.inf
+        notes["proportional"] = f"no measurable effect (below about {lim:.2g}% of the longest request)"
+    if not p.idle_exit_ns:
+        notes["idle_exit"] = "no measurable growth with the sleep length"
+    _verdict(p, req, act, sig, best.pred, s.n_params(), alts)
     return p
 
+def _bootstrap(best: _Fit, req, y, sig, B: int):
+    if B <= 0:
+        return None
+    rng = np.random.default_rng(20260 + len(req))
+    e = y - best.pred
+    scale = np.maximum(sig, np.abs(e))
+    V = rng.choice((-1.0, 1.0), size=(len(req), B))
+    Y = best.pred[:, None] + scale[:, None] * V
+    s = best.spec
+    q, b = _base(s.unit, s.rounding, s.tick, s.k, req)
+    zm = q == 0
+    use = ~zm if s.zero else np.ones(len(req), dtype=bool)
+    zero = None
+    if s.zero:
+        w = 1.0 / sig[zm] ** 2
+        zero = np.maximum((w @ Y[zm]) / np.sum(w), 0.0)
+    A, off, lb, ub = _design(s, b[use])
+    Aw = A / sig[use, None]
+    Yw = (Y[use] - off[:, None]) / sig[use, None]
+    beta = _bls(Aw, Yw, lb, ub).T          # (B, m)
+    return {"beta": beta, "zero": zero}
+
+def _interval(vals) -> Optional[List[float]]:
+    vals = np.asarray(vals, dtype=float)
+    if vals.size == 0:
+        return None
+    return [float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))]
+
+def _finish(p: MethodParams):
+    """Parameters with intervals and the causes at the reference request,
+    once the slack split is known."""
+    if not p.sleeps:
+        return
+    reps = getattr(p, "_reps", None)
+    best = getattr(p, "_best", None)
+    spec = p._spec()
+    names = {"c": "constant_ns", "p": "proportional", "a": "coalescing_share",
+             "E": "idle_exit_ns"}
+    params: Dict[str, dict] = {}
+    beta_reps = reps["beta"] if reps is not None else None
+    cols = spec.columns()
+    for j, col in enumerate(cols):
+        val = float(p._beta(spec)[j]) / (1e6 if col in ("p", "a") else 1.0)
+        iv = None
+        if beta_reps is not None and j < beta_reps.shape[1]:
+            iv = _interval(beta_reps[:, j] / (1e6 if col in ("p", "a") else 1.0))
+        params[names[col]] = {"value": val, "interval": iv,
+                              "identified": bool(iv is not None and iv[0] > 0)}
+    if p.tick_ns:
+        params["tick_ns"] = {"value": p.tick_ns, "interval": None,
+                             "identified": p.identified.get("tick", False)}
+        params["extra_ticks"] = {"value": p.extra_ticks, "interval": None,
+                                 "identified": p.identified.get("extra_ticks", False)}
+    params["granularity_ns"] = {"value": p.granularity_ns, "interval": None,
+                                "identified": p.identified.get("granularity", False)}
+    if p.zero_return_ns is not None:
+        iv = _interval(reps["zero"]) if reps is not None and reps["zero"] is not None else None
+        params["zero_return_ns"] = {"value": p.zero_return_ns, "interval": iv, "identified": True}
+    if p.coalescing_cap_ns:
+        params["coalescing_cap_ns"] = {"value": p.coalescing_cap_ns, "interval": _profile(
+            p, "capped"), "identified": p.identified.get("coalescing", False)}
+    if p.idle_exit_ns:
+        params["idle_exit_half_ns"] = {"value": p.idle_exit_half_ns,
+                                       "interval": _profile(p, "idle"), "identified":
+                                       p.identified.get("idle_exit", False)}
+    if p.select_slack_ns is not None:
+        params["select_slack_ns"] = {"value": p.select_slack_ns,
+                                     "interval": _profile(p, "select"), "identified": True}
+    # slack / wake-up split of the constant (not for tick structures)
+    c_reps = beta_reps[:, 0] if beta_reps is not None else None
+    if not p.tick_ns and p.slack_ns is not None and p.wakeup_ns is not None:
+        frac_known = p.slack_source in ("applied", "host", "assumed", "method")
+        if c_reps is not None:
+            if p.slack_source == "fitted":
+                s_reps = np.maximum(c_reps - p.wakeup_ns, 0.0)
+                w_iv = getattr(p, "_wakeup_iv", None)
+            elif frac_known:
+                s_reps = np.maximum(np.minimum(c_reps, p.slack_ns if p.slack_source != "method" else 0.0), 0.0)
+                s_reps = np.minimum(s_reps, getattr(p, "_slack_known", p.slack_ns))
+                w_iv = _interval(c_reps - s_reps)
+            else:
+                s_reps, w_iv = None, None
+            params["timer_slack_ns"] = {"value": p.slack_ns,
+                                        "interval": _interval(s_reps) if s_reps is not None else None,
+                                        "identified": p.slack_source == "fitted"}
+            params["wakeup_ns"] = {"value": p.wakeup_ns, "interval": w_iv,
+                                   "identified": bool(w_iv is not None and w_iv[0] > 0)}
+    p.parameters = params
+    # causes at the reference request, with intervals from the replicates
+    ref = p.reference_ns
+    parts = p._parts(ref)
+    agg: Dict[str, float] = {}
+    labels: Dict[str, List[str]] = {}
+    for cause, label, v in parts:
+        agg[cause] = agg.get(cause, 0.0) + v
+        labels.setdefault(cause, []).append(label)
+    rep_vals: Dict[str, List[float]] = {}
+    if beta_reps is not None and best is not None:
+        clone = MethodParams(**{k: getattr(p, k) for k in (
+            "method", "sleeps", "granularity_ns", "rounding", "zero_return_ns", "tick_ns",
+            "extra_ticks", "constant_ns", "slack_ns", "wakeup_ns", "slack_source",
+            "proportional", "coalescing_share", "coalescing_cap_ns", "select_slack_ns",
+            "idle_exit_ns", "idle_exit_half_ns")})
+        known = getattr(p, "_slack_known", None)
+        step = max(1, beta_reps.shape[0] // 100)
+        for i in range(0, beta_reps.shape[0], step):
+            bvec = beta_reps[i]
+            clone.constant_ns = float(bvec[0])
+            j = 1
+            for t, _ in spec.terms:
+                if t == "prop":
+                    clone.proportional = float(bvec[j]) / 1e6
+                    j += 1
+                elif t == "capped":
+                    clone.coalescing_share = float(bvec[j]) / 1e6
+                    clone.coalescing_cap_ns = clone.coalescing_share * spec.term("capped")
+                    j += 1
+                elif t == "idle":
+                    clone.idle_exit_ns = float(bvec[j])
+                    j += 1
+            if reps.get("zero") is not None:
+                clone.zero_return_ns = float(reps["zero"][i])
+            if p.slack_ns is not None and not p.tick_ns:
+                if p.slack_source == "fitted":
+                    clone.wakeup_ns = p.wakeup_ns
+                    clone.slack_ns = max(clone.constant_ns - p.wakeup_ns, 0.0)
+                else:
+                    cap = known if known is not None else p.slack_ns
+                    clone.slack_ns = min(max(clone.constant_ns, 0.0), cap)
+                    clone.wakeup_ns = clone.constant_ns - clone.slack_ns
+            for cause, _, v in clone._parts(ref):
+                rep_vals.setdefault(cause, [])
+            sums: Dict[str, float] = {}
+            for cause, _, v in clone._parts(ref):
+                sums[cause] = sums.get(cause, 0.0) + v
+            for cause in set(agg) | set(sums):
+                rep_vals.setdefault(cause, []).append(sums.get(cause, 0.0))
+    causes = []
+    for cause in CAUSES:
+        if cause not in agg:
+            continue
+        v = agg[cause]
+        if abs(v) < 0.5:
+            continue
+        iv = _interval(rep_vals[cause]) if cause in rep_vals else None
+        causes.append({"name": cause, "ns": float(v), "interval": iv,
+                       "label": ", ".join(labels[cause]),
+                       "identified": _cause_identified(p, cause, iv)})
+    load = getattr(p, "_load_ns", None)
+    if load:
+        causes.append({"name": "load", "ns": float(load), "interval": None,
+                       "label": "the slack window was cut short by other wake-ups",
+                       "identified": True})
+    p.causes = causes
+
+def _cause_identified(p: MethodParams, cause: str, iv) -> bool:
+    if cause == "granularity":
+        return p.identified.get("granularity", False) or p.granularity_ns > 1
+    if cause == "tick":
+        return p.identified.get("tick", False)
+    if cause == "zero_shortcut":
+        return p.identified.get("zero_shortcut", False)
+    if cause == "timer_slack":
+        return p.slack_source == "fitted" or bool(iv and iv[0] > 0)
+    return bool(iv is not None and iv[0] > 0)
+
+def _profile(p: MethodParams, kind: str) -> Optional[List[float]]:
+    """Profile interval of a shape parameter: the grid values whose best fit
+    is within chi-square 3.84 (scaled by the misfit) of the best."""
+    args = getattr(p, "_fitargs", None)
+    best = getattr(p, "_best", None)
+    if args is None or best is None:
+        return None
+    req = np.asarray(p.requested_ns)
+    y = np.asarray(p.measured_ns)
+    sig = np.asarray(p.sigma_ns)
+    coarse = {"capped": KNEE_NS, "idle": IDLE_HALF_NS, "select": SELECT_SLACK_NS}[kind]
+    grid = sorted(set(np.geomspace(coarse[0], coarse[-1], 49).tolist())
+                  | {float(best.spec.term(kind))})
+    scale = max(1.0, best.chi2 / max(p.dof, 1))
+    keep = []
+    for g in grid:
+        terms = tuple((t, (g if t == kind else v)) for t, v in best.spec.terms)
+        spec = _Spec(best.spec.unit, best.spec.rounding, best.spec.tick, best.spec.k,
+                     best.spec.zero, terms)
+        f = _solve(spec, req, y, sig, 0.0, len(req), huber=True)
+        if f is not None and f.chi2 - best.chi2 <= 3.84 * scale:
+            val = g
+            if kind == "capped":
+                val = float(f.beta[1 + [t for t, _ in terms].index("capped")]) / 1e6 * g
+            keep.append(val)
+    if not keep:
+        return None
+    return [float(min(keep)), float(max(keep))]
 
 # ---------------------------------------------------------------------------
 # Models
 # ---------------------------------------------------------------------------
 
 def _method_info():
-    """{name: (granularity_ns, honours_slack)} from the core's registry, or
-    {} when the compiled core is not importable (analysis of records only)."""
+    """{name: (granularity_ns, honours_slack, family)} from the core's registry,
+    or {} when the compiled core is not importable (analysis of records only)."""
     try:
         from ._api import methods
     except ImportError:
@@ -618,16 +1252,14 @@ def _method_info():
     out = {}
     for m in methods():
         hs = {"yes": True, "no": False}.get(str(m.honours_slack))
-        out[m.name] = (m.granularity_ns or 1, hs)
+        out[m.name] = (m.granularity_ns or 1, hs, m.family)
     return out
-
 
 def _linux_version(os_name: str):
     m = re.search(r"linux\D*(\d+)\.(\d+)(?:\.(\d+))?", os_name or "", re.I)
     if not m:
         return None
     return tuple(int(x) for x in m.groups() if x is not None)
-
 
 class Model:
     """Fitted components per method for one machine and configuration."""
@@ -673,31 +1305,40 @@ class Model:
             ok = p.within_tolerance()
             rows.append({
                 "group": self.label, "method": name, "sleeps": p.sleeps,
+                "verdict": p.verdict, "causes": ",".join(c["name"] for c in p.causes),
                 "granularity_ns": p.granularity_ns, "rounding": p.rounding,
                 "zero_return_ns": p.zero_return_ns, "tick_ns": p.tick_ns,
                 "extra_ticks": p.extra_ticks, "constant_ns": p.constant_ns,
                 "slack_ns": p.slack_ns, "wakeup_ns": p.wakeup_ns,
-                "proportional": p.proportional, "idle_exit_ns": p.idle_exit_ns,
-                "idle_exit_half_ns": p.idle_exit_half_ns,
+                "proportional": p.proportional, "coalescing_share": p.coalescing_share,
+                "coalescing_cap_ns": p.coalescing_cap_ns, "select_slack_ns": p.select_slack_ns,
+                "idle_exit_ns": p.idle_exit_ns, "idle_exit_half_ns": p.idle_exit_half_ns,
                 "within": int(ok.sum()), "points": int(ok.size),
             })
         return rows
 
+    def to_json(self) -> dict:
+        """Machine-readable: per method verdict, causes and parameters with intervals."""
+        facts = {k: v for k, v in self.facts.items()
+                 if isinstance(v, (str, int, float, bool)) or v is None}
+        return {"label": self.label, "facts": facts,
+                "methods": {n: p.to_json() for n, p in self.params.items()}}
+
     # -- explanation --------------------------------------------------------
     def explain(self, method: Optional[str] = None, seconds: Optional[float] = None) -> str:
-        """Plain sentences: what a typical sleep is made of, then advice with
-        the expected gain."""
+        """Plain sentences: the verdict, what a typical sleep is made of, then
+        advice with the expected gain."""
         names = [method] if method else list(self.params)
         out = []
         if self.label:
             out.append(f"{self.label}:")
-        out.extend(self._host_lines(names))
         for name in names:
             if name not in self.params:
                 raise ValueError(f"no fit for method {name!r}; fitted: {', '.join(self.params)}")
+        out.extend(self._host_lines(names))
+        for name in names:
             out.extend(_explain_one(self.params[name], self.facts, seconds))
         return "\n".join(out)
-
 
     def _host_lines(self, names) -> List[str]:
         """What the host facts (when the data carry them) say about the
@@ -724,7 +1365,6 @@ class Model:
             lines.append(f"the fitted {format_ns(t)} tick {'matches' if agree else 'differs from'} "
                          f"HZ={hz:g}.")
         return lines
-
 
 class ModelSet(dict):
     """Models per group (machine / configuration), keyed by the group tuple."""
@@ -757,6 +1397,10 @@ class ModelSet(dict):
                 rows.append(r)
         return rows
 
+    def to_json(self) -> dict:
+        return {"groups": [dict(m.to_json(), key=dict(zip(self.by, key)))
+                           for key, m in self.items()]}
+
     def find(self, **match) -> Model:
         """The one model whose group values match (text: an exact value, or
         else a substring): ms.find(host="XP1700"), find(timer_config="HZ=100")."""
@@ -778,33 +1422,43 @@ class ModelSet(dict):
             raise KeyError(f"{len(hits)} groups match {match}")
         return hits[0]
 
-
-def _slack_for(p: MethodParams, facts: dict, slack_applied, info):
-    """Attribute the constant to slack and wake-up from what is known."""
-    hs = info.get(p.method, (None, None))[1] if p.method in info else None
-    if hs is None:
-        hs = p.method not in _SLACK_NO and not p.method.startswith("go-")
-    if not p.sleeps or p.tick_ns or not hs:
-        if p.sleeps and not p.tick_ns and not hs:
-            p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
-            p.slack_source = "method"
-            p.notes["slack"] = "this method is not delayed by timer slack"
-        return
-    known = None
+def _known_slack(facts: dict, slack_applied, honours) -> Tuple[Optional[float], str]:
+    if honours is False:
+        return 0.0, "method"
     if slack_applied is not None:
-        known, src = float(slack_applied), "applied"
-    elif facts.get("timer_slack_ns") is not None:
-        known, src = float(facts["timer_slack_ns"]), "host"
-    else:
-        ver = _linux_version(facts.get("os", "") or "")
-        if ver is not None and ver >= (2, 6, 28):
-            known, src = float(LINUX_DEFAULT_SLACK_NS), "assumed"
+        return float(slack_applied), "applied"
+    if isinstance(facts.get("timer_slack_ns"), (int, float)):
+        return float(facts["timer_slack_ns"]), "host"
+    ver = _linux_version(facts.get("os", "") or "")
+    if ver is not None and ver >= (2, 6, 28):
+        return float(LINUX_DEFAULT_SLACK_NS), "assumed"
+    return None, ""
+
+def _slack_for(p: MethodParams, known: Optional[float], src: str):
+    """Attribute the constant to slack and wake-up from what is known."""
+    if not p.sleeps or p.tick_ns:
+        return
+    if src == "method":
+        p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
+        p.slack_source = "method"
+        p.notes["slack"] = "this method is not delayed by timer slack"
+        return
+    if p.select_slack_ns is not None:
+        # the knee of max(slack, 0.1% of d) measures the slack itself
+        p.slack_ns = min(p.select_slack_ns, p.constant_ns)
+        p.wakeup_ns = p.constant_ns - p.slack_ns
+        p.slack_source = "fitted"
+        p.identified["slack"] = True
+        p.notes["slack"] = ("fitted from where select's 0.1% of the timeout overtakes the "
+                            "timer slack")
+        return
     if known is None:
         p.notes["slack"] = "timer slack and wake-up latency cannot be told apart here"
         return
-    known = min(known, max(p.constant_ns, 0.0))
-    p.slack_ns = known
-    p.wakeup_ns = p.constant_ns - known
+    p._slack_known = known  # type: ignore[attr-defined]
+    eff = min(known, max(p.constant_ns, 0.0))
+    p.slack_ns = eff
+    p.wakeup_ns = p.constant_ns - eff
     p.slack_source = src
     p.notes["slack"] = {
         "applied": "split using the slack applied for the run (one setting: not fitted)",
@@ -812,7 +1466,13 @@ def _slack_for(p: MethodParams, facts: dict, slack_applied, info):
         "assumed": ("split assuming Linux's default 50 µs timer slack: one slack setting "
                     "cannot separate slack from wake-up latency"),
     }[src]
-
+    reps = getattr(p, "_reps", None)
+    if known >= 5_000 and reps is not None:
+        hi = float(np.percentile(reps["beta"][:, 0], 97.5))
+        if hi < 0.8 * known:
+            p._load_ns = known - p.constant_ns  # type: ignore[attr-defined]
+            p.notes["load"] = (f"the oversleep ({_us(p.constant_ns)}) is below the "
+                               f"{_us(known)} slack: other wake-ups cut the slack window short")
 
 def _group_facts(recs: List[dict]) -> dict:
     facts = {}
@@ -838,32 +1498,51 @@ def _group_facts(recs: List[dict]) -> dict:
             facts["os"] = f"{sysname or 'Linux'} {rel or ''}".strip()
     return facts
 
-
-def _fit_group(recs: List[dict], label: str, info=None) -> Model:
+def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> Model:
     info = _method_info() if info is None else info
-    by_method: Dict[str, Dict[float, List[float]]] = {}
+    pts: Dict[str, Dict[float, List[Tuple[float, float]]]] = {}
     for r in recs:
-        if r.get("actual_ns") is None or r.get("requested_ns") is None:
+        y, req = r.get("actual_ns"), r.get("requested_ns")
+        if not isinstance(y, (int, float)) or not isinstance(req, (int, float)):
             continue
-        by_method.setdefault(str(r["method"]), {}).setdefault(
-            float(r["requested_ns"]), []).append(float(r["actual_ns"]))
+        if not (math.isfinite(y) and math.isfinite(req)):
+            continue
+        s, _ = _point_sigma(r, float(y), float(req))
+        pts.setdefault(str(r["method"]), {}).setdefault(float(req), []).append((float(y), s))
     facts = _group_facts(recs)
     slack_vals = {r.get("slack_ns") for r in recs if r.get("slack_ns") is not None}
     slack_applied = next(iter(slack_vals)) if len(slack_vals) == 1 else None
+    kind = _os_kind(facts)
+    hres = str(facts.get("high_res_timers") or "").lower() in ("yes", "true", "1", "on")
     params = {}
-    for method, pts in by_method.items():
-        req = sorted(pts)
-        act = [float(np.median(pts[x])) for x in req]
-        unit = info.get(method, (None,))[0] or _DEFAULT_UNIT.get(method, 1)
-        p = _fit_method(method, req, act, default_unit=int(unit))
-        _slack_for(p, facts, slack_applied, info)
+    for method, by_req in pts.items():
+        req = sorted(by_req)
+        act, sig = [], []
+        for x in req:
+            vals = by_req[x]
+            ys = np.array([v for v, _ in vals])
+            ss = np.array([s for _, s in vals])
+            act.append(float(np.median(ys)))
+            spread = float(np.std(ys)) if len(ys) > 1 else 0.0
+            sig.append(max(float(np.sqrt(np.mean(ss ** 2) / len(ss))), spread / math.sqrt(len(ys)),
+                           _FLOOR_NS))
+        row = info.get(method)
+        unit = int(row[0]) if row else 1
+        honours = row[1] if row else None
+        family = row[2] if row else None
+        known, src = _known_slack(facts, slack_applied, honours)
+        ctx = {"os": kind, "hres": hres, "honours_slack": honours,
+               "known_slack": known if src in ("applied", "host") else None,
+               "baseline": (family == "baseline") if family else None}
+        p = _fit_method(method, req, act, sig, unit_prior=max(unit, 1), ctx=ctx,
+                        bootstrap=bootstrap)
+        _slack_for(p, known, src)
         params[method] = p
     m = Model(params, facts, label)
     m.slack_applied = slack_applied  # type: ignore[attr-defined]
     return m
 
-
-def fit_groups(data, by: Sequence[str] = GROUP_KEYS) -> ModelSet:
+def fit_groups(data, by: Sequence[str] = GROUP_KEYS, bootstrap: int = BOOTSTRAP) -> ModelSet:
     """Fit one Model per group of records (by the columns in `by` that the
     records carry), then separate timer slack from wake-up latency where
     groups differ only in the applied slack."""
@@ -880,18 +1559,22 @@ def fit_groups(data, by: Sequence[str] = GROUP_KEYS) -> ModelSet:
     info = _method_info()
     models = {}
     for key, rs in groups.items():
-        label = " / ".join(f"{v}" if k != "slack_ns" else f"slack {format_ns(v)}"
-                           for k, v in zip(keys, key) if v is not None and k != "seed")
-        models[key] = _fit_group(rs, label, info)
+        label = " / ".join(
+            f"slack {format_ns(v)}" if k == "slack_ns" else
+            f"dma latency {v} µs" if k == "dma_latency_us" else f"{v}"
+            for k, v in zip(keys, key) if v is not None and k != "seed")
+        models[key] = _fit_group(rs, label, info, bootstrap)
     ms = ModelSet(keys, models)
     _separate_slack(ms)
+    for m in ms.values():
+        for p in m.params.values():
+            _finish(p)
     return ms
-
 
 def _separate_slack(ms: ModelSet):
     """Across groups that differ only in the applied slack, the constant term
     is latency + slack: its intercept against the applied slack is the
-    wake-up latency, and each group's fitted slack is what remains."""
+    wake-up latency (>= 0), and each group's fitted slack is what remains."""
     if "slack_ns" not in ms.by:
         return
     si = ms.by.index("slack_ns")
@@ -906,41 +1589,48 @@ def _separate_slack(ms: ModelSet):
         methods = set.intersection(*(set(ms[k].params) for k in fam_keys))
         for method in methods:
             ps = [ms[k].params[method] for k in fam_keys]
-            if any(not p.sleeps or p.tick_ns for p in ps):
+            if any(not p.sleeps or p.tick_ns or p.slack_source == "method" for p in ps):
                 continue
             s = np.array([float(k[si]) for k in fam_keys])
             c = np.array([p.constant_ns for p in ps])
             if np.ptp(s) <= 0:
                 continue
-            # Theil-Sen: median of pairwise slopes, median intercept (robust
-            # to one disturbed setting)
             pairs = [(c[j] - c[i]) / (s[j] - s[i]) for i in range(len(s))
                      for j in range(i + 1, len(s)) if s[j] != s[i]]
             slope = float(np.median(pairs))
-            intercept = float(np.median(c - slope * s))
-            for p, si_val in zip(ps, s):
+            intercept = max(float(np.median(c - slope * s)), 0.0)
+            intercept = min(intercept, float(np.min(c)))
+            # interval of the intercept: the spread of the leave-one-setting-out intercepts
+            ivs = []
+            for drop in range(len(s)):
+                keep = np.arange(len(s)) != drop
+                if np.ptp(s[keep]) > 0:
+                    sl = float(np.polyfit(s[keep], c[keep], 1)[0])
+                    ivs.append(max(float(np.median(c[keep] - sl * s[keep])), 0.0))
+            w_iv = [min(ivs + [intercept]), max(ivs + [intercept])] if ivs else None
+            for p in ps:
                 p.wakeup_ns = float(intercept)
-                p.slack_ns = float(p.constant_ns - intercept)
+                p.slack_ns = float(max(p.constant_ns - intercept, 0.0))
                 p.slack_source = "fitted"
                 p.identified["slack"] = True
-                p.identified["wakeup"] = True
+                p.identified["wakeup"] = intercept > 0
+                p._wakeup_iv = w_iv  # type: ignore[attr-defined]
                 p.notes["slack"] = (
                     f"fitted across {len(ps)} applied slack settings: the constant grows "
                     f"{slope:.2f} ns per ns of slack; wake-up latency is the intercept")
 
-
-def fit(data, by: Optional[Sequence[str]] = None):
+def fit(data, by: Optional[Sequence[str]] = None, bootstrap: int = BOOTSTRAP):
     """Fit the oversleep model.
 
     data: a Sweep, Measurement(s), tidy records, a CSV path or a DataFrame.
-    Returns a Model (``.params[method]``, ``.predict``, ``.explain``) when the
-    data hold one machine/configuration, else a ModelSet of Models keyed by
-    the group columns (seed, host, os, timer_config, applied slack)."""
-    ms = fit_groups(data, by if by is not None else GROUP_KEYS)
+    Returns a Model (``.params[method]``, ``.predict``, ``.explain``,
+    ``.to_json``) when the data hold one machine/configuration, else a
+    ModelSet of Models keyed by the group columns (seed, host, os,
+    timer_config, applied slack, dma latency)."""
+    ms = fit_groups(data, by if by is not None else GROUP_KEYS, bootstrap)
     if len(ms) == 1:
         return next(iter(ms.values()))
     return ms
-
 
 # ---------------------------------------------------------------------------
 # Explanation
@@ -956,7 +1646,6 @@ def _us(ns: float) -> str:
         return f"{ns / 1e3:.1f} µs"
     return f"{ns:.0f} ns"
 
-
 def _pick_request(p: MethodParams, seconds) -> float:
     if seconds is not None:
         return float(round(seconds * 1e9))
@@ -968,7 +1657,6 @@ def _pick_request(p: MethodParams, seconds) -> float:
             return want
     nonzero = [r for r in req if r > 0] or req
     return float(nonzero[len(nonzero) // 2])
-
 
 def _explain_one(p: MethodParams, facts: dict, seconds) -> List[str]:
     req = _pick_request(p, seconds)
@@ -983,85 +1671,127 @@ def _explain_one(p: MethodParams, facts: dict, seconds) -> List[str]:
         lines.append(f"{name}({format_ns(req)}) does not sleep: every call costs "
                      f"{_us(p.constant_ns)}{meas_txt}. {p.notes.get('sleeps', '')}".rstrip())
         return lines
-    terms = [f"{_us(req)} asked"]
-    for label, v in p.components_ns(req):
-        if label.startswith("zero timeout"):
-            terms = [f"{_us(req)} asked", f"rounded down to 0 {format_ns(p.granularity_ns).split()[-1]}"]
-            break
-        if abs(v) < 0.5:
-            continue
-        sign = "+" if v >= 0 else "-"
-        terms.append(f"{sign} {_us(abs(v))} {label}")
-    if p.zero_return_ns is not None and _round_unit(np.array([req]), p.granularity_ns,
-                                                      p.rounding)[0] == 0:
-        lines.append(f"{name}({format_ns(req)}) = {terms[0]}, {terms[1]}: the call returns at "
-                     f"once = {_us(pred)}{meas_txt}.")
+    parts = p._parts(req)
+    if any(c == "zero_shortcut" for c, _, _ in parts):
+        lines.append(f"{name}({format_ns(req)}) = {_us(req)} asked, rounded down to 0 "
+                     f"{format_ns(p.granularity_ns).split()[-1]}: the call returns at once = "
+                     f"{_us(pred)}{meas_txt}.")
     else:
-        lines.append(f"{name}({format_ns(req)}) = " + " ".join(
-            t if i == 0 else t for i, t in enumerate(terms)).replace(" asked ", " asked ")
-            + f" = {_us(pred)}{meas_txt}.")
+        terms = [f"{_us(req)} asked"]
+        for _, label, v in parts:
+            if abs(v) < 0.5:
+                continue
+            terms.append(f"{'+' if v >= 0 else '-'} {_us(abs(v))} {label}")
+        lines.append(f"{name}({format_ns(req)}) = " + " ".join(terms) + f" = {_us(pred)}{meas_txt}.")
+    lines.append(f"  verdict: {p.verdict} ({p.verdict_note}).")
+    if p.causes:
+        cs = []
+        for c in p.causes:
+            iv = c.get("interval")
+            ivt = f" [{_us(iv[0])}, {_us(iv[1])}]" if iv else ""
+            cs.append(f"{c['name']} {_us(c['ns'])}{ivt}"
+                      + ("" if c.get("identified", True) else " (not identified)"))
+        lines.append(f"  causes at {format_ns(req)}: " + "; ".join(cs) + ".")
     ok = p.within_tolerance()
     lines.append(f"  fit: {int(ok.sum())} of {ok.size} measured durations within "
                  "max(5%, 5 µs) of the model.")
-    # what the data could not tell
-    for comp in ("granularity", "tick", "slack"):
+    for comp in ("granularity", "tick", "slack", "load"):
         note = p.notes.get(comp)
-        if note and not p.identified.get(comp, False) and comp != "granularity" or (
-                comp == "granularity" and note and "weakly" in note):
-            lines.append(f"  {comp}: {note}.")
+        if not note:
+            continue
+        if comp == "granularity" and "weakly" not in note:
+            continue
+        if comp in ("tick", "slack") and p.identified.get(comp, False) and "below one" not in note:
+            continue
+        lines.append(f"  {comp}: {note}.")
     lines.extend("  advice: " + a for a in _advice(p, facts, req))
     return lines
 
-
 def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
+    """Fixes for the causes found, for the OS the data come from; never a
+    fix for a cause the fit did not find, never "nothing to remove" above a
+    finding."""
     out = []
     name = p.method
+    kind = _os_kind(facts)
+    linux = kind in ("linux", None) and kind != "windows"
+    if p.verdict == "unexplained":
+        out.append("the model cannot say what this oversleep is made of"
+                   + (": measure more durations" if len(set(p.requested_ns)) < 3 else
+                      "; the advice below covers only what it could name"))
     if p.tick_ns:
         hz = 1e9 / p.tick_ns
-        alt = MethodParams(**{**p.to_dict(), "tick_ns": 0.0, "extra_ticks": 0,
-                              "constant_ns": max(p.constant_ns, 0.0)})
+        alt = MethodParams(**{**{k: getattr(p, k) for k in (
+            "method", "granularity_ns", "rounding", "zero_return_ns", "proportional",
+            "idle_exit_ns", "idle_exit_half_ns")}, "tick_ns": 0.0, "extra_ticks": 0,
+            "constant_ns": max(p.constant_ns, 0.0)})
         gain = p.predict_ns(req) - alt.predict_ns(req)
         extra = (f", and {p.extra_ticks} extra tick{'s' if p.extra_ticks > 1 else ''} "
                  "so it never ends early") if p.extra_ticks else ""
+        if kind == "windows":
+            fix = ("timeBeginPeriod(1) (a 1 ms tick) or a high-resolution waitable timer "
+                   "(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)")
+        else:
+            fix = "a high-resolution-timer (tickless) kernel"
         out.append(f"the {format_ns(p.tick_ns)} tick (HZ={hz:.0f}) rounds every sleep up to whole "
-                   f"ticks{extra}: a high-resolution-timer (tickless) kernel would save about "
-                   f"{_us(gain)} on a {format_ns(req)} sleep.")
-    if p.granularity_ns >= 1_000_000:
+                   f"ticks{extra}: {fix} would save about {_us(max(gain, 0.0))} on a "
+                   f"{format_ns(req)} sleep.")
+    if p.granularity_ns >= 1_000_000 and p.rounding == "up":
         q = _round_unit(np.array([100_000.0]), p.granularity_ns, p.rounding)[0]
+        alt = ("ppoll, epoll_pwait2 or clock_nanosleep take ns" if linux else
+               "a call that takes a finer timeout")
         out.append(f"{name} counts its timeout in whole ms: a 100 µs request waits "
-                   f"{_us(q)} before anything else; ppoll, epoll_pwait2 or clock_nanosleep "
-                   f"take ns and would save about {_us(q - 100_000)}.")
+                   f"{_us(q)} before anything else; {alt} and would save about "
+                   f"{_us(q - 100_000)}.")
     if p.proportional >= 0.001:
         gain = p.proportional * req
-        if p.proportional > 0.01:
+        if kind == "freebsd" or p.proportional > 0.01:
             out.append(f"the kernel may defer a timer by about {p.proportional * 100:.1f}% of its "
                        f"length to batch wake-ups (FreeBSD: sysctl kern.timecounter.alloweddeviation, "
                        f"default 5%, which the kernel applies as a power-of-two share, 1/16 = 6.25%); "
                        f"setting it to 0 saves about {_us(gain)} on a {format_ns(req)} sleep.")
-        else:
-            out.append(f"select/poll allow {p.proportional * 100:.2g}% of the timeout as slack "
-                       f"({_us(gain)} on {format_ns(req)}); nanosleep or a real-time policy avoid it.")
-    if p.slack_ns and p.slack_ns >= 5_000:
-        how = {"fitted": "", "applied": "", "host": "", "assumed": " (assumed)"}.get(p.slack_source, "")
+    if p.coalescing_share and p.coalescing_cap_ns:
+        gain = min(p.coalescing_share * req, p.coalescing_cap_ns)
+        how = ("macOS: a real-time thread (THREAD_TIME_CONSTRAINT_POLICY) or a latency QoS "
+               "gets a tighter leeway" if kind == "darwin" else
+               "a real-time or latency-critical thread gets a tighter leeway")
+        out.append(f"timer coalescing lets the wake-up slip by min({p.coalescing_share:.3g} x d, "
+                   f"{_us(p.coalescing_cap_ns)}) ({_us(gain)} on {format_ns(req)}): {how}.")
+    if p.select_slack_ns is not None:
+        extra = max(0.0, SELECT_SHARE * req - p.select_slack_ns)
+        out.append(f"select/poll allow max(slack, 0.1% of the timeout) ({_us(extra)} above the "
+                   f"slack on {format_ns(req)}, growing with d): nanosleep, timerfd or "
+                   "epoll_pwait2 with a timerfd avoid the share.")
+    if p.slack_ns and p.slack_ns >= 5_000 and linux:
+        how = " (assumed)" if p.slack_source == "assumed" else ""
         out.append(f"timer slack costs {_us(p.slack_ns)} per sleep{how}: "
                    "prctl(PR_SET_TIMERSLACK, 1), a real-time policy, or timerfd removes it.")
-    elif p.slack_ns is None and not p.tick_ns and p.constant_ns >= 30_000 and \
-            _linux_version(facts.get("os", "") or "") is None and "linux" in (facts.get("os") or "").lower():
+    elif p.slack_ns is None and not p.tick_ns and p.constant_ns >= 30_000 and linux and \
+            "linux" in (facts.get("os") or "").lower():
         out.append(f"the {_us(p.constant_ns)} constant is the size of Linux's 50 µs timer slack: "
                    "prctl(PR_SET_TIMERSLACK, 1) or timerfd would remove most of it.")
+    if getattr(p, "_load_ns", None):
+        out.append("the sleeps end before the slack runs out: other wake-ups (load) cut the "
+                   "window short; the figures depend on what else runs.")
     wake = p.wakeup_ns if p.wakeup_ns is not None else (p.constant_ns if not p.tick_ns else None)
     if wake is not None and wake >= 2_000 and not (p.slack_ns is None and p.constant_ns >= 30_000):
         out.append(f"wake-up takes {_us(wake)}: the hybrid method (sleep, then spin the last "
                    f"part) removes it at the cost of CPU time.")
     if p.idle_exit_ns >= 2_000:
         e_req = p.idle_exit_ns * req / (req + p.idle_exit_half_ns)
+        fix = ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0) or a hybrid sleep "
+               "avoids the deep idle state" if linux else
+               "a hybrid sleep (spin the last part) avoids the deep idle state")
         out.append(f"idle exit grows to {_us(p.idle_exit_ns)} on long sleeps ({_us(e_req)} at "
-                   f"{format_ns(req)}): holding /dev/cpu_dma_latency at 0 or a hybrid sleep "
-                   "avoids the deep idle state.")
+                   f"{format_ns(req)}): {fix}.")
     if p.zero_return_ns is not None and p.rounding == "down":
         out.append(f"a timeout below {format_ns(p.granularity_ns)} is truncated to 0 and returns "
                    f"at once ({_us(p.zero_return_ns)}): it does not sleep at all; round up, or "
                    "use a call that takes ns.")
+    over = float(p.predict_ns(req)) - req
     if not out:
-        out.append("nothing large to remove: this method already sleeps about as asked.")
+        if over < 5_000:
+            out.append("nothing large to remove: this method already sleeps about as asked.")
+        else:
+            out.append(f"{_us(over)} over the request, none of it from a cause with a known fix.")
     return out

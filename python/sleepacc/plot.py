@@ -10,6 +10,8 @@ and saves it when given ``save="file.png"`` (or ".svg", or a list of paths).
     cost_pareto(sweep)          accuracy against CPU cost, Pareto front marked
     model_fit(model, data)      the fitted model drawn over the measurements
     history(points)             one quantity per machine across the years
+    compare_hosts(sweeps)       hosts side by side: error against duration and
+                                the ranked statistic at one duration
 
 Axes are labelled in ns/µs/ms, never in bare seconds.
 """
@@ -23,9 +25,10 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._units import format_ns
+from .records import flatten, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "model_fit", "history",
-           "save_figure", "series"]
+           "compare_hosts", "save_figure", "series"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -96,9 +99,11 @@ def _colors(names: Sequence[str]):
 def series(data) -> List[dict]:
     """Per measurement: method, requested_ns, error quantiles (ns) and cost.
 
-    Accepts a Sweep, Measurements, or records (then only the quantiles the
-    records carry).  Keys: method, requested_ns, median, p1 (from samples, or
-    the minimum), p99, max, cpu_percent, cpu_ns_per_call, errors (array or None)."""
+    Accepts a Sweep, Measurements, point dicts, or tidy records (then only
+    the quantiles the records carry).  Keys: method, mode, requested_ns, n,
+    median, p1 (the core's p1, or the minimum when the record has none),
+    p99, max, cpu_percent, cpu_ns_per_call, errors (array of the samples'
+    errors, or None), group.  Errors follow sleepacc.records.error_ns."""
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
@@ -111,7 +116,8 @@ def series(data) -> List[dict]:
             med = float(act) - req
             lo = r.get("p1_ns", r.get("min_ns"))
             hi = r.get("p99_ns")
-            out.append({"method": str(r["method"]), "requested_ns": req, "median": med,
+            out.append({"method": str(r["method"]), "mode": r.get("mode") or "relative",
+                        "requested_ns": req, "n": r.get("n"), "median": med,
                         "p1": float(lo) - req if lo is not None else med,
                         "p99": float(hi) - req if hi is not None else med,
                         "max": float(r["max_ns"]) - req if r.get("max_ns") is not None else med,
@@ -120,28 +126,24 @@ def series(data) -> List[dict]:
                         "group": r.get("host")})
         return out
     for m in items:
-        if isinstance(m, dict):
-            d = m
-        else:  # a Measurement: read fields directly (to_dict would copy the samples)
-            d = {"stats": dict(m.stats), "requested_ns": m.requested_ns, "mode": m.mode,
-                 "method": m.method, "cpu_percent": m.cpu_percent,
-                 "cpu_ns_per_call": m.cpu_ns_per_call}
-        st = d["stats"]
-        req = float(d["requested_ns"])
-        periodic = d.get("mode") == "periodic"
-        shift = 0.0 if periodic else req
+        row = flatten(m)
+
+        def err(stat, row=row):
+            v = stat_error(row, stat)
+            return None if v is None else float(v)
+        samples = m.get("samples") if isinstance(m, dict) else m.samples
         errs = None
-        samples = getattr(m, "samples", None) if not isinstance(m, dict) else d.get("samples")
         if samples is not None:
             arr = np.asarray(samples, dtype=np.float64)
             if arr.size:
-                errs = arr - shift
-        p1 = float(np.percentile(errs, 1)) if errs is not None else float(st["min"]) - shift
-        out.append({"method": d["method"], "requested_ns": req,
-                    "median": float(st["median"]) - shift, "p1": p1,
-                    "p99": float(st["p99"]) - shift, "max": float(st["max"]) - shift,
-                    "cpu_percent": d.get("cpu_percent"),
-                    "cpu_ns_per_call": d.get("cpu_ns_per_call"), "errors": errs,
+                errs = arr - (arr.dtype.type(0) if row["mode"] == "periodic"
+                              else float(row["requested_ns"]))
+        p1 = err("p1") if row.get("p1_ns") is not None else err("min")
+        out.append({"method": row["method"], "mode": row["mode"],
+                    "requested_ns": float(row["requested_ns"]), "n": row["n"],
+                    "median": err("median"), "p1": p1, "p99": err("p99"), "max": err("max"),
+                    "cpu_percent": row["cpu_percent"],
+                    "cpu_ns_per_call": row["cpu_ns_per_call"], "errors": errs,
                     "group": None})
     return out
 
@@ -445,3 +447,74 @@ def _place_labels(fig, ax, labels):
                               fontsize=7, ha=ha,
                               arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
         boxes.append(ann.get_window_extent(renderer=fig.canvas.get_renderer()))
+
+
+def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
+                  paths: Optional[Sequence[str]] = None, method: Optional[str] = None,
+                  requested: Optional[float] = None, stat: str = "median",
+                  title: Optional[str] = None, save=None):
+    """Hosts side by side (one per Sweep, e.g. sleepacc.load of each file).
+
+    Left: the error of `method` against the requested duration, one colour
+    per host (median line, p1-p99 band).  Right: the hosts ranked by the
+    `stat` error at one requested duration (seconds; default 1 ms where
+    every host has it), each bar labelled with its value and n; bars of a
+    tail statistic from fewer than 100 samples are hatched."""
+    from .fleet import fleet
+    sweeps = list(sweeps)
+    if len(sweeps) < 1:
+        raise ValueError("nothing to plot: no hosts")
+    paths = list(paths) if paths is not None else [f"file {i + 1}" for i in range(len(sweeps))]
+    table = fleet(sweeps, paths, stat=stat, method=method,
+                  requested_ns=None if requested is None else int(round(requested * 1e9)),
+                  labels=labels, causes=False)
+    method, target = table["method"], table["requested_ns"]
+    order = {r["path"]: r for r in table["hosts"]}
+    names = [order[p]["label"] for p in paths]
+    colors = _colors(names)
+    fig = _figure(11, 4.8)
+    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
+    for name, sw in zip(names, sweeps):
+        rs = sorted((r for r in series(sw) if r["method"] == method and r["requested_ns"] > 0),
+                    key=lambda r: r["requested_ns"])
+        if not rs:
+            continue
+        x = np.array([r["requested_ns"] for r in rs])
+        if len(rs) > 1:
+            left.fill_between(x, np.maximum([r["p1"] for r in rs], _FLOOR),
+                              np.maximum([r["p99"] for r in rs], _FLOOR),
+                              color=colors[name], alpha=0.15, linewidth=0)
+        left.plot(x, np.maximum([r["median"] for r in rs], _FLOOR), marker="o", ms=3.5,
+                  color=colors[name], label=name)
+    left.set_xscale("log")
+    left.set_yscale("log")
+    _log_duration_axis(left.xaxis)
+    _log_duration_axis(left.yaxis)
+    left.axvline(target, color="0.5", linestyle=":", linewidth=1)
+    left.set_xlabel("requested duration")
+    left.set_ylabel("error (actual − requested)")
+    left.set_title(f"{method}: median line, p1–p99 band", fontsize=10)
+    left.grid(True, which="major", alpha=0.3)
+    _legend(left, len(names))
+    key = f"{stat}_ns"
+    ranked = [r for r in table["hosts"] if r[key] is not None]
+    if not ranked:
+        raise ValueError(f"no host has {method} at {format_ns(target)}")
+    ys = np.arange(len(ranked))[::-1]
+    vals = [max(float(r[key]), _FLOOR) for r in ranked]
+    tail = stat in ("p90", "p99", "p999", "max")
+    for y, r, v in zip(ys, ranked, vals):
+        few = tail and r["n"] < 100
+        right.barh(y, v, color=colors[r["label"]], hatch="//" if few else None,
+                   edgecolor="0.3" if few else None)
+        right.annotate(f" {format_ns(r[key], 4)}  n={r['n']}" + (" (n<100)" if few else ""),
+                       (v, y), va="center", fontsize=8)
+    right.set_yticks(ys, [f"{r['rank']}. {r['label']}" for r in ranked], fontsize=8)
+    right.set_xscale("log")
+    _log_duration_axis(right.xaxis)
+    right.set_xlim(min(vals) / 2, max(vals) * 8)
+    right.set_xlabel(f"{stat} error at {format_ns(target)}")
+    right.set_title(f"ranked by the {stat}, best on top", fontsize=10)
+    right.grid(True, axis="x", which="major", alpha=0.3)
+    fig.suptitle(title or f"Hosts side by side: {method}({format_ns(target)})")
+    return save_figure(fig, save)

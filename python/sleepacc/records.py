@@ -1,6 +1,18 @@
 """Record formats of sleepacc (schema ``sleepacc/1``), written and read here once.
 
-Two forms carry the same records:
+This module is the bottom layer of the record: it knows the schema as plain
+dicts and text, and never imports the measuring API (``sleepacc._api``
+builds its ``Measurement``/``Sweep`` objects from the dicts read here, and
+writes through the functions here).  It holds:
+
+- the one error rule (:func:`error_ns`): the error of a statistic is
+  ``value - requested_ns`` for a relative point, the value itself
+  (lateness) for a periodic one;
+- the one flattener (:func:`flatten`): a point record as one flat row
+  (``Sweep.to_records``, ``report``, ``plot``, the CLI and the model use it);
+- the two file forms and their reader (:func:`loads`, :func:`read`,
+  :func:`save`), and the append-only results file of the CLI
+  (:class:`ResultsFile`).
 
 JSON (``Sweep.save``)::
 
@@ -19,57 +31,174 @@ measured)::
 
 A torn last line (a run killed mid-write) is dropped; any other line that is
 not valid JSON is an error.  Lines of other types are ignored, so later
-writers may add them.  :func:`load` reads both forms.
+writers may add them.  :func:`loads` reads both forms (and irtt sleep's
+table text) into the JSON form's dict.
 
 Measurement.to_dict() is the record of one measurement: method, mode,
 requested_ns, n, stats {n, min, max, mean, std, median, p90, p99, p999,
-undersleeps}, missed, cpu_ns_per_call, cpu_percent, ctx_switches
-{voluntary, involuntary}, wall_ns, env, samples (list of int ns, or None).
+undersleeps, ...: the core's fields}, missed, cpu_ns_per_call, cpu_percent,
+ctx_switches {voluntary, involuntary}, wall_ns, env, samples (list of int
+ns, or None).  docs/schema.md describes every field.
 """
 from __future__ import annotations
 
+import errno as _errno
 import json
+import math
 import os
-from typing import Any, Iterable, Union
+import re
+from typing import Any, Iterable, Mapping, Optional, Union
 
-from ._api import Measurement, Sweep
-
-__all__ = ["SCHEMA", "save", "load", "loads", "sweep_to_dict", "sweep_from_dict",
-           "jsonl_header", "jsonl_point", "jsonl_footer", "parse_jsonl"]
+__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "error_ns", "stat_error", "flatten",
+           "context", "save", "read",
+           "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",
+           "ResultsFile", "clean", "go_duration_ns", "is_irtt_table", "parse_irtt_table",
+           "irtt_doc"]
 
 SCHEMA = "sleepacc/1"
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-
-def sweep_to_dict(sweep: Sweep) -> dict[str, Any]:
-    """The JSON form of a sweep, as a dict."""
-    return {"schema": SCHEMA, "host": sweep.host, "started": sweep.started,
-            "finished": sweep.finished, "settings": sweep.settings,
-            "measurements": [m.to_dict() for m in sweep]}
+#: Statistics that are counts, not durations: in a flat row they keep their
+#: name; every other statistic f becomes the column f"{f}_ns".
+COUNT_FIELDS = ("n", "undersleeps")
 
 
-def _check_schema(obj: dict, where: str) -> None:
+# ---------------------------------------------------------------------------
+# The one error rule and the one flattener
+# ---------------------------------------------------------------------------
+
+def error_ns(mode: Optional[str], requested_ns: Union[int, float], value):
+    """The error of a statistic `value` (ns) of a point: ``value -
+    requested_ns`` in relative mode (the value is an actual duration), the
+    value itself in periodic mode (it is already lateness).  None stays
+    None."""
+    if value is None:
+        return None
+    return value if mode == "periodic" else value - requested_ns
+
+
+def _point_fields(point) -> dict:
+    """The record fields of a Measurement (read as attributes, so the
+    samples are not copied) or of a point dict."""
+    if isinstance(point, Mapping):
+        return point
+    return {"method": point.method, "mode": point.mode, "requested_ns": point.requested_ns,
+            "n": point.n, "stats": point.stats, "missed": point.missed,
+            "cpu_ns_per_call": point.cpu_ns_per_call, "cpu_percent": point.cpu_percent,
+            "env": point.env}
+
+
+#: The experiment variables every flat row ends with, so that rows (and
+#: frames) of several runs, hosts and settings can be concatenated.
+CONTEXT_COLUMNS = ("schema", "host", "os", "kernel", "slack_ns", "policy", "priority", "cpu",
+                   "dma_latency_us")
+
+
+def context(env: Optional[Mapping[str, Any]], host: Optional[Mapping[str, Any]]) -> dict:
+    """The experiment variables of a point: the schema tag, the host
+    (hostname, os, kernel release) and the thread's settings in effect
+    during the run: what sleepacc applied (``env``), else what the thread
+    had when the sweep started (the host facts ``timer_slack_ns``,
+    ``sched_policy``, ``sched_priority``).  ``cpu`` None: not pinned;
+    ``dma_latency_us`` None: /dev/cpu_dma_latency left as it was."""
+    env = env or {}
+    host = host or {}
+
+    def applied(key, fact):
+        v = env.get(key)
+        return host.get(fact) if v is None else v
+    return {"schema": SCHEMA, "host": host.get("hostname"), "os": host.get("os"),
+            "kernel": host.get("kernel_release"),
+            "slack_ns": applied("slack_ns", "timer_slack_ns"),
+            "policy": applied("policy", "sched_policy"),
+            "priority": applied("priority", "sched_priority"),
+            "cpu": env.get("cpu"), "dma_latency_us": env.get("dma_latency_us")}
+
+
+def flatten(point, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """One flat row of a point (a Measurement or its ``to_dict()``):
+    method, mode, requested_ns, n, every statistic of the core (``min_ns``
+    ... ``p999_ns``; counts such as ``undersleeps`` keep their name) as
+    recorded (relative: actual durations, periodic: lateness), missed,
+    cpu_ns_per_call, cpu_percent, and
+
+    - ``actual_ns``: the median actual duration (periodic: requested +
+      median lateness),
+    - ``error_ns``: the median error (:func:`error_ns` of the median),
+    - the experiment variables of :data:`CONTEXT_COLUMNS` (see
+      :func:`context`; `host` is the sweep's host facts, None when unknown).
+
+    :func:`stat_error` gives the error of any other statistic of a row."""
+    d = _point_fields(point)
+    st = d.get("stats") or {}
+    req = d["requested_ns"]
+    mode = d.get("mode") or "relative"
+    row: dict[str, Any] = {"method": d["method"], "mode": mode, "requested_ns": req,
+                           "n": d.get("n", st.get("n"))}
+    for name, value in st.items():
+        if name == "n":
+            continue
+        row[name if name in COUNT_FIELDS else f"{name}_ns"] = value
+    row["missed"] = d.get("missed", 0)
+    row["cpu_ns_per_call"] = d.get("cpu_ns_per_call")
+    row["cpu_percent"] = d.get("cpu_percent")
+    median = st.get("median")
+    err = error_ns(mode, req, median)
+    row["actual_ns"] = None if err is None else req + err
+    row["error_ns"] = err
+    row.update(context(d.get("env"), host))
+    return row
+
+
+def stat_error(row: Mapping[str, Any], stat: str = "median"):
+    """The error (ns) of statistic `stat` ("median", "p99", "max", ...) of
+    a flat row or a point dict, by :func:`error_ns`; None when the row does
+    not have it."""
+    if "stats" in row and isinstance(row["stats"], Mapping):
+        value = row["stats"].get(stat)
+    else:
+        value = row.get(stat if stat in COUNT_FIELDS else f"{stat}_ns")
+    return error_ns(row.get("mode"), row["requested_ns"], value)
+
+
+# ---------------------------------------------------------------------------
+# Text forms
+# ---------------------------------------------------------------------------
+
+def clean(obj):
+    """NaN and infinities -> None, so the JSON is strict."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    return obj
+
+
+def _check_schema(obj: Mapping, where: str) -> None:
     schema = obj.get("schema")
     if schema != SCHEMA:
         raise ValueError(f"{where}: unsupported schema {schema!r} (expected {SCHEMA!r})")
 
 
-def sweep_from_dict(d: dict[str, Any], where: str = "record") -> Sweep:
-    """Inverse of :func:`sweep_to_dict`."""
-    _check_schema(d, where)
-    return Sweep([Measurement.from_dict(m) for m in d.get("measurements", [])],
-                 host=d.get("host"), started=d.get("started"), finished=d.get("finished"),
-                 settings=d.get("settings"))
+def _as_doc(sweep) -> dict[str, Any]:
+    """The JSON form of a sweep object (anything with ``to_dict``) or dict."""
+    doc = sweep if isinstance(sweep, Mapping) else sweep.to_dict()
+    _check_schema(doc, "save")
+    return dict(doc)
 
 
-def save(sweep: Sweep, path: PathLike) -> None:
-    """Write `sweep` as JSON to `path` (atomically: a temporary file, then rename)."""
+def save(sweep, path: PathLike) -> None:
+    """Write `sweep` (a Sweep, or its JSON-form dict) as JSON to `path`
+    (atomically: a temporary file, then rename)."""
+    doc = _as_doc(sweep)
     path = os.fspath(path)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(sweep_to_dict(sweep), f)
+            json.dump(doc, f)
             f.write("\n")
         os.replace(tmp, path)
     finally:
@@ -77,15 +206,17 @@ def save(sweep: Sweep, path: PathLike) -> None:
             os.unlink(tmp)
 
 
-def jsonl_header(host: dict[str, Any], settings: dict[str, Any], started: str) -> str:
+def jsonl_header(host: Mapping[str, Any], settings: Mapping[str, Any], started: str) -> str:
     """The first line of the JSON Lines form (no trailing newline)."""
     return json.dumps({"schema": SCHEMA, "type": "header", "host": host,
                        "settings": settings, "started": started})
 
 
-def jsonl_point(measurement: Measurement) -> str:
-    """One measurement line of the JSON Lines form (no trailing newline)."""
-    return json.dumps({"type": "point", **measurement.to_dict()})
+def jsonl_point(point) -> str:
+    """One point line of the JSON Lines form (a Measurement or its
+    ``to_dict()``; no trailing newline)."""
+    d = point if isinstance(point, Mapping) else point.to_dict()
+    return json.dumps(clean({"type": "point", **d}), allow_nan=False)
 
 
 def jsonl_footer(finished: str) -> str:
@@ -93,9 +224,10 @@ def jsonl_footer(finished: str) -> str:
     return json.dumps({"type": "footer", "finished": finished})
 
 
-def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> Sweep:
-    """A sweep from the lines of the JSON Lines form.  A torn last line is
-    dropped; ``finished`` comes from a footer line if there is one."""
+def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> dict[str, Any]:
+    """The JSON form (a dict) of the lines of the JSON Lines form.  A torn
+    last line is dropped; ``finished`` comes from a footer line if there is
+    one; point lines keep every key but ``type``."""
     numbered = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
     if not numbered:
         raise ValueError(f"{where}: empty")
@@ -118,33 +250,237 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> Sweep:
     for lineno, obj in objs[1:]:
         kind = obj.get("type")
         if kind == "point":
-            try:
-                points.append(Measurement.from_dict(obj))
-            except (KeyError, TypeError, ValueError) as e:
-                raise ValueError(f"{where}:{lineno}: bad point record ({e!r})") from None
+            point = {k: v for k, v in obj.items() if k != "type"}
+            missing = [k for k in ("method", "mode", "requested_ns", "n", "stats")
+                       if k not in point]
+            if missing:
+                raise ValueError(f"{where}:{lineno}: bad point record (no "
+                                 + ", ".join(missing) + ")")
+            points.append(point)
         elif kind == "footer":
             finished = obj.get("finished")
-    return Sweep(points, host=header.get("host"), started=header.get("started"),
-                 finished=finished, settings=header.get("settings"))
+    return {"schema": SCHEMA, "host": header.get("host"), "started": header.get("started"),
+            "finished": finished, "settings": header.get("settings"), "measurements": points}
 
 
-def loads(text: str, where: str = "<string>") -> Sweep:
-    """A sweep from the text of either form."""
+# irtt sleep's table: "Sleep Duration  Mean Error  % Error", then one row a
+# duration of Go durations ("1ns", "9.041µs", "2.000929ms") and a percentage.
+_IRTT_HEAD = re.compile(r"^\s*Sleep Duration\s+Mean Error\s+% Error\s*$", re.M)
+_IRTT_ROW = re.compile(r"^\s*(\S+s)\s+(-?\S+s)\s+([-+]?(?:[\d.]+|Inf|NaN))\s*$")
+_GO_UNIT = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
+            "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
+_GO_TERM = re.compile(r"([\d.]+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def go_duration_ns(text: str) -> int:
+    """A Go time.Duration string ("1.5µs", "2.000929ms", "1m30s", "-3ns",
+    "0s") in ns; ValueError otherwise."""
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    terms = _GO_TERM.findall(body)
+    if not terms or "".join(a + b for a, b in terms) != body:
+        raise ValueError(f"not a Go duration: {text!r}")
+    return sign * round(sum(float(a) * _GO_UNIT[b] for a, b in terms))
+
+
+def is_irtt_table(text: str) -> bool:
+    """Does the text hold irtt sleep's table (its header line)?"""
+    return _IRTT_HEAD.search(text) is not None
+
+
+def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, int]]:
+    """(method, requested_ns, mean_error_ns) of each row of irtt sleep's
+    table; method is the "== <method>" heading above the row (sleepacc's
+    several-method form), None for irtt's own output."""
+    out = []
+    block = None
+    for line in text.splitlines():
+        if line.startswith("== "):
+            block = line[3:].strip() or None
+            continue
+        m = _IRTT_ROW.match(line)
+        if not m:
+            continue
+        try:
+            out.append((block, go_duration_ns(m.group(1)), go_duration_ns(m.group(2))))
+        except ValueError:
+            continue
+    return out
+
+
+def irtt_doc(text: str, where: str = "<irtt>") -> dict[str, Any]:
+    """The JSON form (a dict) of irtt sleep's table text.  The table gives
+    only the mean error per duration, so each point has ``stats.mean``
+    (requested + mean error) and every other statistic, ``n`` included, is
+    null (the CPU figures -1: unknown); the method is "irtt" (irtt's Go
+    timer) unless a "== <method>" line names it; ``settings.source`` is
+    "irtt sleep"."""
+    rows = parse_irtt_table(text)
+    if not rows:
+        raise ValueError(f"{where}: an irtt sleep table without rows")
+    points = []
+    for method, req, err in rows:
+        stats: dict[str, Any] = {f: None for f in _stats_fields()}
+        stats["mean"] = req + err
+        points.append({"method": method or "irtt", "mode": "relative", "requested_ns": req,
+                       "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
+                       "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
+                       "samples": None})
+    return {"schema": SCHEMA, "host": {}, "started": None, "finished": None,
+            "settings": {"source": "irtt sleep"}, "measurements": points}
+
+
+def _stats_fields() -> tuple:
+    from . import _core   # the compiled core: the field table of the statistics
+    return tuple(_core.stats_fields)
+
+
+def loads(text: str, where: str = "<string>") -> dict[str, Any]:
+    """The JSON form (a dict) of the text of either file form, or of irtt
+    sleep's table text (:func:`irtt_doc`)."""
     stripped = text.lstrip()
     if not stripped:
         raise ValueError(f"{where}: empty")
+    if not stripped.startswith("{") and is_irtt_table(text):
+        return irtt_doc(text, where)
     try:
         obj = json.loads(stripped)
     except json.JSONDecodeError:
         obj = None  # more than one value (JSON Lines), or torn
     if isinstance(obj, dict) and obj.get("type") != "header":
-        return sweep_from_dict(obj, where)
+        _check_schema(obj, where)
+        return obj
     return parse_jsonl(text.splitlines(), where)
 
 
-def load(path: PathLike) -> Sweep:
-    """Read a sweep saved by ``Sweep.save`` (JSON) or written by the CLI
-    (JSON Lines); the data compares equal to what was written."""
+def read(path: PathLike) -> dict[str, Any]:
+    """The JSON form (a dict) of a file ``Sweep.save`` or the CLI wrote."""
     path = os.fspath(path)
     with open(path, encoding="utf-8") as f:
         return loads(f.read(), path)
+
+
+# ---------------------------------------------------------------------------
+# The results file (sleepacc sweep -o FILE): JSON Lines, one line a point
+# ---------------------------------------------------------------------------
+
+class ResultsFile:
+    """An append-only JSON Lines result file (the form above).
+
+    Line 1 is the header; each further line is one finished point.  Every
+    line goes out in one write() and is fsync'd before the next point
+    starts, so a kill (even a power cut) loses at most the point in
+    progress.  A torn last line (a kill or a full disk during a write) is
+    cut off before appending; a failed write cuts the file back to its last
+    whole line, so what is on disk always parses.
+
+    The path "-" is the standard output (a stream: nothing to resume).
+
+    Errors: :meth:`open` raises FileExistsError for a non-empty file
+    without ``resume``, ValueError when the file to resume does not parse,
+    OSError when it cannot be read or opened; :meth:`write_line` raises
+    OSError (its message names the file) after cutting the file back.
+    """
+
+    def __init__(self, path: PathLike):
+        self.path = os.fspath(path)
+        self.fd: Optional[int] = None
+        self.size = 0          # bytes of whole, valid lines in the file
+        self.existing: Optional[dict] = None   # JSON form already in the file (resume)
+        self.keys: set = set()  # (method, mode, requested_ns) already present
+        self.regular = True    # a regular file (not a pipe or device)
+
+    @staticmethod
+    def key(point) -> tuple:
+        d = _point_fields(point)
+        return (d["method"], d["mode"], int(d["requested_ns"]))
+
+    def open(self, resume: bool = False) -> None:
+        """Open for appending.  With resume, read what is there (dropping a
+        torn last line); without, refuse to overwrite a non-empty file."""
+        if self.path == "-":
+            if resume:
+                raise ValueError("the standard output (-) cannot be resumed")
+            self.regular = False
+            self.fd = os.dup(1)
+            return
+        data = b""
+        regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
+        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
+            if not resume:
+                raise FileExistsError(_errno.EEXIST, "already exists", self.path)
+            with open(self.path, "rb") as f:
+                data = f.read()
+        self.size = self._whole_lines(data)
+        if self.size:
+            try:
+                text = data[: self.size].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{self.path}: not UTF-8 text ({exc.reason})") from None
+            self.existing = parse_jsonl(text.splitlines(), self.path)
+            self.keys = {self.key(p) for p in self.existing["measurements"]}
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
+        self.fd = os.open(self.path, flags, 0o644)
+        if self.size < len(data):
+            os.ftruncate(self.fd, self.size)   # drop the torn tail
+
+    @staticmethod
+    def _whole_lines(data: bytes) -> int:
+        """Length of data without a torn last line: bytes after the last
+        newline, and a last whole line that is not JSON (a write cut short
+        just before its newline) are torn."""
+        end = data.rfind(b"\n") + 1
+        start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
+        if end:
+            try:
+                json.loads(data[start:end])
+            except ValueError:
+                end = start
+        return end
+
+    def write_line(self, line: str) -> None:
+        """Append one line (text without its newline) and flush it to the
+        disk, or fail with the file cut back to its last whole line."""
+        if self.fd is None:
+            raise ValueError(f"{self.path}: the results file is not open")
+        data = (line + "\n").encode("utf-8")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+            try:
+                os.fsync(self.fd)
+            except OSError as exc:
+                if exc.errno not in (_errno.EINVAL, _errno.EROFS):  # not a disk file
+                    raise
+        except OSError as exc:
+            try:
+                os.ftruncate(self.fd, self.size)
+            except OSError:
+                pass
+            raise OSError(exc.errno, exc.strerror, self.path) from None
+        self.size += len(data)
+
+    def write_header(self, host: Mapping[str, Any], settings: Mapping[str, Any],
+                     started: str) -> None:
+        self.write_line(jsonl_header(host, settings, started))
+
+    def write_point(self, point) -> None:
+        """One finished point (a Measurement, with its samples if it still
+        has them, or its dict)."""
+        self.write_line(jsonl_point(point))
+        self.keys.add(self.key(point))
+
+    def write_footer(self, finished: str) -> None:
+        self.write_line(jsonl_footer(finished))
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> "ResultsFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -39,13 +39,60 @@ import re
 from typing import Dict, List, Optional
 
 from ._units import format_go
+from .records import error_ns, flatten, stat_error
 
-__all__ = ["STYLES", "format", "parse", "records_for_report"]
+__all__ = ["STYLES", "format", "parse", "records_for_report", "text_table", "html_table"]
 
 STYLES = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
 
 _STAT_FIELDS = ("n", "min", "max", "mean", "std", "median", "p90", "p99", "p999",
                 "undersleeps")
+
+
+# ---------------------------------------------------------------------------
+# Plain aligned text tables (the CLI's info, measure and compare tables)
+# ---------------------------------------------------------------------------
+
+def text_table(headers, rows, align: Optional[str] = None) -> str:
+    """Columns aligned to their widest cell, two spaces apart; the first
+    column left-aligned, the others right-aligned unless `align` (one of
+    "<" or ">" per column) says otherwise.  No trailing newline."""
+    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
+    n = len(headers)
+    align = align or ("<" + ">" * (n - 1))
+    width = [max(len(r[i]) for r in cells) for i in range(n)]
+    out = []
+    for r in cells:
+        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
+        out.append("  ".join(parts).rstrip())
+    return "\n".join(out)
+
+
+_HTML_COLS = ("method", "mode", "requested", "n", "median error", "p99 error", "max error",
+              "CPU %")
+
+
+def _html_cells(row: dict) -> List[str]:
+    def err(stat):
+        v = stat_error(row, stat)
+        return "–" if v is None or not row.get("n") else format_go(int(round(v)))
+    cpu = row.get("cpu_percent")
+    return [str(row["method"]), str(row.get("mode") or "relative"),
+            format_go(int(row["requested_ns"])), str(row.get("n")), err("median"), err("p99"),
+            err("max"), "–" if cpu is None or cpu < 0 else f"{cpu:.1f}"]
+
+
+def html_table(rows: List[dict], caption: Optional[str] = None) -> str:
+    """A compact HTML table of flat rows (records.flatten): method, mode,
+    requested, n, median/p99/max error, CPU % (Jupyter's _repr_html_ of a
+    Measurement or Sweep)."""
+    from html import escape
+    head = "".join(f"<th>{escape(c)}</th>" for c in _HTML_COLS)
+    body = "".join("<tr>" + "".join(
+        f'<td style="text-align:{"left" if i < 2 else "right"}">{escape(c)}</td>'
+        for i, c in enumerate(_html_cells(r))) + "</tr>" for r in rows)
+    cap = f"<caption style=\"text-align:left\">{escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 # ---------------------------------------------------------------------------
@@ -57,28 +104,19 @@ def _is_sweep(x) -> bool:
 
 
 def records_for_report(data) -> List[dict]:
-    """Flat rows with method, mode, requested_ns, n, the stats as *_ns,
-    mean_ns, actual_ns (median), cpu_percent, and, when given, total_ns,
-    group columns and samples counts."""
+    """Flat rows (sleepacc.records.flatten) with method, mode, requested_ns,
+    n, the stats as *_ns, actual_ns (median), error_ns, cpu_percent and the
+    experiment variables (host, os, kernel, slack, policy, priority, cpu,
+    dma latency, schema tag: a Sweep's host facts fill them); tidy
+    records (a CSV, a DataFrame, dicts) are passed through the model's
+    reader and may carry total_ns, group columns and samples counts."""
     if _is_sweep(data) or (isinstance(data, (list, tuple)) and data
                            and hasattr(data[0], "to_dict") and hasattr(data[0], "stats")):
         rows = []
+        host = getattr(data, "host", None)
         for m in data:
-            d = m.to_dict()
-            st = d["stats"]
-            shift = d["requested_ns"] if d["mode"] == "periodic" else 0
-            row = {"method": d["method"], "mode": d["mode"], "requested_ns": d["requested_ns"],
-                   "n": d["n"]}
-            for k in _STAT_FIELDS:
-                if k == "n":
-                    continue
-                row[k if k == "undersleeps" else f"{k}_ns"] = st.get(k)
-            row["missed"] = d.get("missed", 0)
-            row["cpu_ns_per_call"] = d.get("cpu_ns_per_call")
-            row["cpu_percent"] = d.get("cpu_percent")
-            row["actual_ns"] = st["median"] + shift
-            row["error_ns"] = row["actual_ns"] - d["requested_ns"]
-            row["_stats"] = st
+            row = flatten(m, host)
+            row["_stats"] = dict(m.stats)
             rows.append(row)
         return rows
     if hasattr(data, "to_dict") and hasattr(data, "stats"):
@@ -94,12 +132,9 @@ def _mean_ns(r: dict) -> float:
     if r.get("total_ns") is not None and r.get("n"):
         return float(r["total_ns"]) / float(r["n"])
     st = r.get("_stats")
-    if st is not None:
-        shift = r["requested_ns"] if r.get("mode") == "periodic" else 0
-        return float(st["mean"]) + shift
-    if r.get("mean_ns") is not None:
-        shift = r["requested_ns"] if r.get("mode") == "periodic" else 0
-        return float(r["mean_ns"]) + shift
+    mean = st["mean"] if st is not None else r.get("mean_ns")
+    if mean is not None:   # actual = requested + error (periodic stats are lateness)
+        return r["requested_ns"] + float(error_ns(r.get("mode"), r["requested_ns"], mean))
     return float(r["actual_ns"])
 
 
@@ -174,8 +209,26 @@ def _wide(rows: List[dict]) -> str:
     return _core_table(rows, "wide")
 
 
+def _by_method(rows: List[dict]) -> List[tuple]:
+    """(method, rows) in first-seen order."""
+    groups: Dict[str, List[dict]] = {}
+    for r in rows:
+        groups.setdefault(str(r["method"]), []).append(r)
+    return list(groups.items())
+
+
 def _midas(rows: List[dict]) -> str:
-    """MIDAS progs/test_sleep.cxx line format (seed 003)."""
+    """MIDAS progs/test_sleep.cxx line format (seed 003).  Its lines carry
+    no method (test_sleep measured one per run), so rows of several methods
+    give one block per method under a "== <method>" line, blocks a blank
+    line apart (as the irtt style does); one method prints the bare lines."""
+    groups = _by_method(rows)
+    if len(groups) > 1:
+        return "\n".join(f"== {name}\n" + _midas_lines(rs) for name, rs in groups)
+    return _midas_lines(rows)
+
+
+def _midas_lines(rows: List[dict]) -> str:
     out = []
     for r in rows:
         loops = _loops(r)
@@ -341,7 +394,9 @@ def parse(text: str, style: str, *, method: Optional[str] = None) -> List[dict]:
     where the text has them; testsleep adds timer_config per column."""
     if style == "midas":
         out = []
+        heads = [(h.start(), h.group(1).strip()) for h in re.finditer(r"^== (.*)$", text, re.M)]
         for m in _MIDAS_RE.finditer(text):
+            block = [name for pos, name in heads if pos < m.start()]
             loops = int(m.group(1))
             total_ns = round(float(m.group(4)) * 1000, 3)
             per_ns = round(float(m.group(2)) * 1e9)
@@ -352,7 +407,8 @@ def parse(text: str, style: str, *, method: Optional[str] = None) -> List[dict]:
             mean_us = total_ns / 1e3 / loops
             shown = float(m.group(5))
             mean_us = min(max(mean_us, shown - 0.000499999), shown + 0.000499999)
-            out.append({"method": method or "select", "requested_ns": per_ns, "n": loops,
+            out.append({"method": (block[-1] if block else None) or method or "select",
+                        "requested_ns": per_ns, "n": loops,
                         "total_ns": total_ns, "mean_ns": mean_us * 1e3,
                         "actual_ns": mean_us * 1e3})
         return out

@@ -223,6 +223,79 @@ static void test_partial_failure_unprivileged(void) {
   CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", WEXITSTATUS(st));
 }
 
+/* Issue 16.1/16.2, in a forked child that makes itself FIFO 50 first
+ * (skipped when the kernel refuses): (a) as root, policy OTHER with slack
+ * 1000 runs with that slack (set after the policy, which resets it) and
+ * restore gives back FIFO 50 and the RT slack; (b) without privilege
+ * (RLIMIT_RTPRIO 0, uid nobody) OTHER and a lower FIFO priority are refused
+ * up front with -EPERM, bad_field "policy" / "priority", nothing changed. */
+static void test_rt_caller(void) {
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    struct sched_param sp = {.sched_priority = 50};
+    struct rlimit rl = {0, 0};
+    sleepacc_env e;
+    sleepacc_env_saved sv;
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) _exit(77);
+    snap before = take();
+    sleepacc_env_default(&e);
+    e.policy = SLEEPACC_POLICY_OTHER;
+    e.slack_ns = 1000;
+    if (sleepacc_env_apply(&e, &sv) != 0) bad |= 1;
+    if (sleepacc_current_slack() != 1000 || sched_getscheduler(0) != SCHED_OTHER) bad |= 2;
+    if (sleepacc_env_restore(&sv) != 0) bad |= 4;
+    snap after = take();
+    if (!same(&before, &after)) bad |= 8;
+    setrlimit(RLIMIT_RTPRIO, &rl);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(bad | 64);
+    sleepacc_env_default(&e);
+    e.policy = SLEEPACC_POLICY_OTHER;
+    e.slack_ns = 1000;
+    if (sleepacc_env_apply(&e, &sv) != -EPERM || !sv.bad_field ||
+        strcmp(sv.bad_field, "policy") != 0 || !sv.why)
+      bad |= 16;
+    e.policy = SLEEPACC_POLICY_FIFO;
+    e.priority = 5;
+    if (sleepacc_env_apply(&e, &sv) != -EPERM || !sv.bad_field ||
+        strcmp(sv.bad_field, "priority") != 0)
+      bad |= 32;
+    after = take();
+    if (!same(&before, &after)) bad |= 8;
+    e.priority = 50; /* the same policy and priority: nothing to undo, allowed */
+    if (sleepacc_env_apply(&e, &sv) != 0 || sleepacc_env_restore(&sv) != 0) bad |= 128;
+    _exit(bad);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+    printf("  skip: the kernel refused SCHED_FIFO 50 for the child\n");
+    return;
+  }
+  CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", WEXITSTATUS(st));
+}
+
+/* bad_field of a rejected env names the field. */
+static void test_check_field(void) {
+  sleepacc_env e;
+  const char *f = "x";
+  sleepacc_env_default(&e);
+  CHECK(sleepacc_env_check_field(&e, &f) == 0 && f == NULL);
+  e.slack_ns = 0;
+  CHECK(sleepacc_env_check_field(&e, &f) == -EINVAL && strcmp(f, "slack_ns") == 0);
+  sleepacc_env_default(&e);
+  e.policy = SLEEPACC_POLICY_FIFO;
+  CHECK(sleepacc_env_check_field(&e, &f) == -EINVAL && strcmp(f, "priority") == 0);
+  sleepacc_env_default(&e);
+  e.dma_latency_us = -5;
+  CHECK(sleepacc_env_check_field(&e, &f) == -EINVAL && strcmp(f, "dma_latency_us") == 0);
+  sleepacc_env_saved sv;
+  sleepacc_env_default(&e);
+  e.cpu = -7;
+  CHECK(sleepacc_env_apply(&e, &sv) == -EINVAL && sv.bad_field && strcmp(sv.bad_field, "cpu") == 0);
+}
+
 static int fail_open(sleepacc_waiter *w) { (void)w; return -EMFILE; }
 static int yes(void) { return 1; }
 static int nowait(sleepacc_waiter *w, int64_t d, int64_t dl) { (void)w; (void)d; (void)dl; return 0; }
@@ -281,5 +354,7 @@ int main(void) {
   TEST(test_mlock_and_dma);
   TEST(test_partial_failure_unprivileged);
   TEST(test_run_failure_restores);
+  TEST(test_rt_caller);
+  TEST(test_check_field);
   return check_summary();
 }

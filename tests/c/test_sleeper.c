@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Large objects live here, not on the stack. */
 static sleepacc_sleeper S;
@@ -437,6 +439,35 @@ static void test_pacer_handoff(void) {
   CHECK(sleepacc_pacer_poll(NULL, &dl) == -EINVAL);
 }
 
+/* Issue 16.4: a sleeper used by parent and child after fork() (they shared
+ * one timerfd, and one of them read it for ever).  Each side sleeps 20 x
+ * 2 ms under an alarm(5) that kills a hung child. */
+static void test_fork_reopens(void) {
+  static const char *const methods[] = {"timerfd", "timer_signal", "epoll_wait", "auto", NULL};
+  for (int i = 0; methods[i]; i++) {
+    int ok = 1;
+    pid_t pid;
+    if (sleepacc_sleeper_open(&S, methods[i], 0.99, -1) != 0) continue;
+    CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns() + 1000000, 0) == 1);
+    pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) alarm(5);
+    for (int k = 0; k < 20 && ok; k++) {
+      int64_t dl = sleepacc_now_ns() + 2000000;
+      int rc;
+      while ((rc = sleepacc_sleeper_until(&S, dl, 0)) == 0 || rc == -EINTR) {
+      }
+      ok = rc == 1 && sleepacc_now_ns() >= dl;
+    }
+    sleepacc_sleeper_close(&S);
+    if (pid == 0) _exit(ok ? 0 : 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECKF(ok, "%s: parent", methods[i]);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child status %d", methods[i], st);
+  }
+}
+
 int main(void) {
   TEST(test_strategy_names);
   TEST(test_bad_input);
@@ -451,5 +482,6 @@ int main(void) {
   TEST(test_pacer_bad);
   TEST(test_rt_spin_bounded);
   TEST(test_slack_unchanged);
+  TEST(test_fork_reopens);
   return check_summary();
 }

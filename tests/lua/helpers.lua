@@ -36,6 +36,12 @@ end
 -- bounds are widened there, lower bounds never are.
 T.valgrind = os.getenv("SLEEPACC_TEST_VALGRIND") == "1"
 
+-- os.execute(cmd) succeeded (5.1 returns a status number, 5.2+ a boolean).
+function T.sh_ok(cmd)
+  local r = os.execute(cmd)
+  return r == true or r == 0
+end
+
 function T.eq(a, b, what)
   if a ~= b then error(string.format("%s: expected %s, got %s", what or "value", tostring(b), tostring(a)), 2) end
 end

@@ -23,9 +23,11 @@ STATS_KEYS = ["n", "min", "max", "mean", "std", "p1", "p10", "p25", "median", "p
               "p999", "undersleeps"]
 RECORD_KEYS = {"method", "mode", "requested_ns", "n", "stats", "missed", "cpu_ns_per_call",
                "cpu_percent", "ctx_switches", "wall_ns", "env", "samples"}
-FLAT_KEYS = ["method", "mode", "requested_ns", "n", "min_ns", "max_ns", "mean_ns", "std_ns",
-             "p1_ns", "p10_ns", "p25_ns", "median_ns", "p75_ns", "p90_ns", "p99_ns", "p999_ns", "undersleeps", "missed",
-             "cpu_ns_per_call", "cpu_percent", "actual_ns", "error_ns"]
+FLAT_KEYS = (["method", "mode", "requested_ns", "n"]
+             + [f if f == "undersleeps" else f"{f}_ns" for f in _core.stats_fields if f != "n"]
+             + ["missed", "cpu_ns_per_call", "cpu_percent", "actual_ns", "error_ns", "schema",
+                "host", "os", "kernel", "slack_ns", "policy", "priority", "cpu",
+                "dma_latency_us"])
 
 
 def available(family=None):
@@ -299,13 +301,13 @@ def test_binding_stats_agree_with_numpy():
 
 def test_sweep_runs_every_pair_and_reports_progress():
     calls = []
-    s = sleepacc.sweep(["nanosleep", "clock"], [0, 1e-5], budget=0.02,
+    s = sleepacc.sweep(["nanosleep", "spin"], [0, 1e-5], budget=0.02,
                        progress=lambda *a: calls.append(a))
     assert isinstance(s, sleepacc.Sweep) and len(s) == 4
     assert [(m.method, m.requested_ns) for m in s] == [
-        ("nanosleep", 0), ("nanosleep", 10_000), ("clock", 0), ("clock", 10_000)]
-    assert calls == [(1, 4, "nanosleep", 0), (2, 4, "nanosleep", 1e-5), (3, 4, "clock", 0),
-                     (4, 4, "clock", 1e-5)]
+        ("nanosleep", 0), ("nanosleep", 10_000), ("spin", 0), ("spin", 10_000)]
+    assert calls == [(1, 4, "nanosleep", 0), (2, 4, "nanosleep", 1e-5), (3, 4, "spin", 0),
+                     (4, 4, "spin", 1e-5)]
     assert s.host and s.started <= s.finished
     assert s.settings["budget"] == 0.02
     rows = s.to_records()
@@ -316,7 +318,7 @@ def test_sweep_runs_every_pair_and_reports_progress():
 
 
 def test_sweep_defaults_and_periodic_skips_zero():
-    assert sleepacc.DEFAULT_DURATIONS == (0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2,
+    assert sleepacc.DEFAULT_DURATIONS == (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2,
                                           0.1, 0.2, 0.5)
     s = sleepacc.sweep(["clock_nanosleep_abs"], [0, 1e-3], budget=0.02, mode="periodic")
     assert [m.requested_ns for m in s] == [1_000_000]
@@ -392,7 +394,7 @@ def test_jsonl_form_with_torn_last_line(tmp_path):
 
 def test_to_frame():
     pd = pytest.importorskip("pandas")
-    s = sleepacc.sweep(["clock"], [0, 1e-6], budget=0.01)
+    s = sleepacc.sweep(["spin"], [0, 1e-6], budget=0.01)
     df = s.to_frame()
     assert isinstance(df, pd.DataFrame)
     assert list(df.columns) == FLAT_KEYS and len(df) == 2

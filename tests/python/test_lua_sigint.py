@@ -21,7 +21,6 @@ Each case runs a small Lua script that
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -180,12 +179,5 @@ def test_sigint_in_a_coroutine(lua):
     check_caught(lua, call)
 
 
-def test_report_sigint_stop_time(lua, capsys):
-    """The figure for the closing note: SIGINT-to-exit time, spin and nanosleep."""
-    figures = {}
-    for method in ("spin", "nanosleep"):
-        runs = sorted(check_caught(lua, measure_call(method, 1e-3, budget=30)) for _ in range(5))
-        figures[method] = runs[len(runs) // 2]
-    with capsys.disabled():
-        sys.stdout.write("\nlua5.4 SIGINT to exit, median of 5: " +
-                         ", ".join(f"{m} {s * 1e3:.1f} ms" for m, s in figures.items()) + "\n")
+# The SIGINT-to-exit figure for the closing notes is a benchmark, not a test:
+# bench/lua_sigint.py (make bench-lua-sigint).

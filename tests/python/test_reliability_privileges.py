@@ -293,12 +293,8 @@ assert facts and clocks
 
 def test_host_facts_read_only_proc_and_sys(tmp_path):
     strace = shutil.which("strace")
-    if strace is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "strace"], capture_output=True, timeout=300,
-                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-        strace = shutil.which("strace")
     if strace is None:
-        pytest.skip("strace is not installed and cannot be installed here")
+        pytest.skip("strace is not installed (Debian package strace; `make deps` installs it)")
     log = tmp_path / "strace.log"
     env = dict(os.environ)
     # under sanitize-python the traced interpreter keeps libasan, strace does not

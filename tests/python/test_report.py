@@ -297,8 +297,13 @@ def test_formats_of_a_live_sweep():
     sw = sleepacc.sweep(["nanosleep", "select"], [0.0, 1e-4, 1e-3], budget=0.03)
     assert report.format(sw, "irtt") == sw.table("irtt")
     assert report.format(sw, "wide") == sw.table("wide")
-    midas = report.format(sw, "midas").splitlines()
+    text = report.format(sw, "midas")
+    midas = [ln for ln in text.splitlines() if ln.startswith("sleep ")]
     assert len(midas) == len(sw)
+    # MIDAS lines carry no method: one block per method under "== <method>"
+    assert [ln for ln in text.splitlines() if ln.startswith("== ")] == [
+        "== nanosleep", "== select"]
+    assert [r["method"] for r in report.parse(text, "midas")] == [m.method for m in sw]
     for line, m in zip(midas, sw):
         loops = int(line.split()[1])
         assert loops == m.n
@@ -309,6 +314,7 @@ def test_formats_of_a_live_sweep():
     back = report.parse(xm, "xmame")
     assert [r["method"] for r in back] == [m.method for m in sw]
     ts = report.format(sw, "testsleep").splitlines()
-    assert len(ts) == len(sw)
+    # the configuration header names the host (rows carry it), then one row a point
+    assert ts[0].strip() == sw.host["hostname"] and len(ts) == len(sw) + 2
     assert json.loads(report.format(sw, "json"))[0]["method"] == sw[0].method
     assert not math.isnan(float(report.format(sw, "csv").splitlines()[1].split(",")[4]))

@@ -1,0 +1,731 @@
+"""``sleepacc exporter``: timer lateness as Prometheus metrics.
+
+A background thread measures each configured (method, duration) in turns,
+within a CPU budget (default 1% of one CPU), and publishes an immutable
+snapshot after every turn.  Scrapes (``/metrics``, via ``prometheus_client``)
+and the node_exporter textfile writer only read the latest snapshot: a slow
+scraper never holds anything the measuring thread needs.
+
+Metrics (Prometheus text format, ``prometheus_client`` renders it):
+
+    sleepacc_lateness_seconds{method,duration}       histogram of every sample's
+        lateness (actual - requested in relative mode, wake - deadline in
+        periodic mode), buckets log-spaced 100 ns .. 100 ms (Renard R5:
+        1, 1.6, 2.5, 4, 6.3 per decade); a negative lateness (an undersleep)
+        is observed as 0 and counted in sleepacc_undersleeps_total
+    sleepacc_undersleeps_total{method,duration}      sleeps that ended early
+    sleepacc_missed_deadlines_total{method,duration} periodic mode: wake-ups past
+        the next deadline (0 in relative mode, which has no deadlines to miss)
+    sleepacc_measure_errors_total{method,duration}   turns that failed (the loop goes on)
+    sleepacc_measuring_cpu_seconds_total             CPU time of the measuring thread
+    sleepacc_measuring_seconds_total                 wall time since the thread started
+    sleepacc_cpu_budget_ratio                        the configured budget (0.01 = 1%)
+    sleepacc_host_info{clocksource,hz,kernel,virt,slack_ns}
+    sleepacc_doctor_top_finding{id,status,title}     expected gain (s) of the
+        doctor's top finding; refreshed every ``doctor_every`` seconds
+    sleepacc_doctor_last_run_timestamp_seconds
+
+``auto`` is measured through :class:`sleepacc.Sleeper` (what ``sleepacc.sleep``
+uses): its lateness is what the caller sees, ``time.monotonic_ns()`` right
+after ``sleep_until(deadline)`` returns, minus the deadline.  Every other name
+is a registry method measured by :func:`sleepacc.measure`, whose samples are
+the core's.
+"""
+from __future__ import annotations
+
+import ctypes
+import inspect
+import math
+import os
+import socket
+import tempfile
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+import sleepacc
+from sleepacc import _core, records
+from sleepacc._units import format_go
+
+__all__ = ["BUCKETS_NS", "Exporter", "Snapshot", "atomic_write", "duration_label",
+           "registry_for", "ENV_KEYS"]
+
+#: Upper bounds of the lateness buckets (ns): 100 ns .. 100 ms, five a decade
+#: (the Renard R5 series 1, 1.6, 2.5, 4, 6.3), so every label is a short number.
+_R5 = ("1", "1.6", "2.5", "4", "6.3")
+BUCKETS_NS: Tuple[int, ...] = tuple(
+    [int(round(float(f"{m}e{e}"))) for e in range(2, 8) for m in _R5] + [100_000_000])
+#: The same bounds as the "le" label values (seconds).
+_LE = tuple(repr(ns / 1e9) for ns in BUCKETS_NS)
+_BOUNDS = np.asarray(BUCKETS_NS, dtype=np.int64)
+
+#: Environment keywords of measure() the exporter passes on (dma_latency when
+#: this build's measure() has it).
+ENV_KEYS = ("slack", "policy", "priority", "cpu", "lock_memory", "dma_latency")
+#: Samples kept per series for the snapshot's statistics (the histogram counts all).
+RESERVOIR = 20_000
+PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
+
+
+def duration_label(ns: int) -> str:
+    """The ``duration`` label: Go's duration text in ASCII ("1ms", "100us")."""
+    return format_go(int(ns)).replace("µ", "u")
+
+
+def _measure_accepts(name: str) -> bool:
+    try:
+        return name in inspect.signature(sleepacc.measure).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _sleeper_accepts(name: str) -> bool:
+    try:
+        return name in inspect.signature(sleepacc.Sleeper.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _Series:
+    """What the measuring thread accumulates for one (method, duration)."""
+
+    def __init__(self, method: str, duration_ns: int):
+        self.method, self.duration_ns = method, int(duration_ns)
+        self.counts = np.zeros(len(BUCKETS_NS) + 1, dtype=np.int64)  # last: above 100 ms
+        self.sum_ns = 0
+        self.undersleeps = 0
+        self.missed = 0
+        self.errors = 0
+        self.turns = 0
+        self.cpu_ns = 0          # measuring CPU spent on this series (thread time)
+        self.wall_ns = 0
+        self.ctx = {"voluntary": 0, "involuntary": 0}
+        self.ring = np.zeros(RESERVOIR, dtype=np.int64)   # raw samples, newest last
+        self.ring_len = 0
+        self.ring_pos = 0
+        self.cpu_per_sample_ns = float(duration_ns + 20_000)  # pessimistic until measured
+        self.last_error: Optional[str] = None
+        self.env: dict = {}
+
+    def add(self, lateness_ns: np.ndarray, raw: np.ndarray) -> None:
+        late = np.asarray(lateness_ns, dtype=np.int64)
+        neg = late < 0
+        self.undersleeps += int(neg.sum())
+        late = np.where(neg, 0, late)
+        idx = np.searchsorted(_BOUNDS, late, side="left")   # first bound >= value: "le"
+        self.counts += np.bincount(idx, minlength=len(BUCKETS_NS) + 1)
+        self.sum_ns += int(late.sum())
+        raw = np.asarray(raw, dtype=np.int64)[-RESERVOIR:]
+        k = raw.size
+        end = self.ring_pos + k
+        if end <= RESERVOIR:
+            self.ring[self.ring_pos:end] = raw
+        else:
+            first = RESERVOIR - self.ring_pos
+            self.ring[self.ring_pos:] = raw[:first]
+            self.ring[: k - first] = raw[first:]
+        self.ring_pos = end % RESERVOIR
+        self.ring_len = min(RESERVOIR, self.ring_len + k)
+
+    def recent(self) -> np.ndarray:
+        if self.ring_len < RESERVOIR:
+            return self.ring[: self.ring_len].copy()
+        return np.concatenate([self.ring[self.ring_pos:], self.ring[: self.ring_pos]])
+
+    def frozen(self) -> dict:
+        cum = np.cumsum(self.counts)
+        return {"method": self.method, "duration_ns": self.duration_ns,
+                "duration": duration_label(self.duration_ns),
+                "buckets": tuple(int(c) for c in cum[:-1]), "count": int(cum[-1]),
+                "sum_s": self.sum_ns / 1e9, "undersleeps": self.undersleeps,
+                "missed": self.missed, "errors": self.errors, "turns": self.turns,
+                "cpu_ns": self.cpu_ns, "wall_ns": self.wall_ns, "ctx": dict(self.ctx),
+                "last_error": self.last_error}
+
+
+class Snapshot:
+    """An immutable view of the exporter at one moment (what a scrape renders)."""
+
+    __slots__ = ("series", "cpu_s", "wall_s", "host", "finding", "doctor_time",
+                 "budget", "mode", "started", "points")
+
+    def __init__(self, series, cpu_s, wall_s, host, finding, doctor_time, budget, mode,
+                 started, points):
+        self.series: Tuple[dict, ...] = tuple(series)
+        self.cpu_s, self.wall_s = float(cpu_s), float(wall_s)
+        self.host: dict = host
+        self.finding: Optional[dict] = finding
+        self.doctor_time: Optional[float] = doctor_time
+        self.budget, self.mode, self.started = budget, mode, started
+        self.points: Tuple[dict, ...] = tuple(points)   # sleepacc/1 point records
+
+
+class _ThreadEnv:
+    """The environment options applied to the calling thread for the turns of
+    ``auto`` (``sleepacc.Sleeper`` takes none of them yet; measure() applies
+    them itself, in the core), and put back afterwards."""
+
+    PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
+    _POLICIES = {"other": "SCHED_OTHER", "batch": "SCHED_BATCH", "idle": "SCHED_IDLE",
+                 "fifo": "SCHED_FIFO", "rr": "SCHED_RR"}
+
+    def __init__(self, env: dict):
+        self.env = env
+        self.saved: List[Tuple[str, Any]] = []
+        self.dma_fd: Optional[int] = None
+
+    def __enter__(self):
+        env = self.env
+        try:
+            if env.get("slack") is not None:
+                libc = ctypes.CDLL(None, use_errno=True)
+                old = libc.prctl(self.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+                if libc.prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(env["slack"]), 0, 0, 0):
+                    raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
+                self.saved.append(("slack", old))
+            if env.get("cpu") is not None:
+                self.saved.append(("cpu", os.sched_getaffinity(0)))
+                os.sched_setaffinity(0, {env["cpu"]})
+            if env.get("policy") is not None:
+                self.saved.append(("policy", (os.sched_getscheduler(0), os.sched_getparam(0))))
+                prio = env.get("priority")
+                if prio is None:
+                    prio = 1 if env["policy"] in ("fifo", "rr") else 0
+                os.sched_setscheduler(0, getattr(os, self._POLICIES[env["policy"]]),
+                                      os.sched_param(prio))
+            if env.get("dma_latency") is not None:
+                fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_CLOEXEC)
+                self.dma_fd = fd
+                os.write(fd, int(env["dma_latency"]).to_bytes(4, "little", signed=True))
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.dma_fd is not None:
+            os.close(self.dma_fd)        # closing the file drops the PM QoS request
+            self.dma_fd = None
+        while self.saved:
+            what, old = self.saved.pop()
+            try:
+                if what == "slack":
+                    ctypes.CDLL(None).prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(old), 0, 0, 0)
+                elif what == "cpu":
+                    os.sched_setaffinity(0, old)
+                elif what == "policy":
+                    os.sched_setscheduler(0, old[0], old[1])
+            except OSError:
+                pass
+        return False
+
+
+class Exporter:
+    """The measuring loop and its latest :class:`Snapshot`.
+
+    methods: registry method names, or "auto" (sleepacc.Sleeper).
+    durations_ns: requested durations (ns, > 0).
+    cpu_budget: the share of one CPU the measuring thread may use (0.01 = 1%):
+      after each turn the thread rests until its CPU time (time.thread_time,
+      so the core's work and this loop's Python both count) is at most this
+      share of the wall time since it started.
+    env: measure() environment keywords (slack, policy, priority, cpu,
+      lock_memory, dma_latency), applied by the core to each turn (and by
+      _ThreadEnv to auto's turns) and restored after it.
+    doctor_every: seconds between the doctor's runs (None or 0: never).
+    turn_s: the most wall time one turn takes.
+    """
+
+    def __init__(self, methods: Sequence[str], durations_ns: Sequence[int], *,
+                 mode: str = "relative", cpu_budget: float = 0.01,
+                 env: Optional[dict] = None, doctor_every: Optional[float] = 600.0,
+                 turn_s: float = 0.25):
+        if not 0 < cpu_budget <= 1:
+            raise ValueError(f"cpu_budget must be in (0, 1], got {cpu_budget!r}")
+        self.env = {k: v for k, v in (env or {}).items() if v is not None and v is not False}
+        for k in self.env:
+            if k not in ENV_KEYS:
+                raise TypeError(f"unknown environment option {k!r} (accepted: {', '.join(ENV_KEYS)})")
+        if "dma_latency" in self.env and not _measure_accepts("dma_latency"):
+            raise ValueError("dma_latency: this build's sleepacc.measure has no dma_latency option")
+        self.methods, self.durations_ns = list(methods), [int(d) for d in durations_ns]
+        self.mode, self.cpu_budget = mode, float(cpu_budget)
+        self.doctor_every = doctor_every or None
+        self.turn_ns = int(turn_s * 1e9)
+        self.series = [_Series(m, d) for m in self.methods for d in self.durations_ns]
+        self.host = dict(sleepacc.system_info())
+        self.host.setdefault("hostname", socket.gethostname())
+        self.started = sleepacc._api._now_iso()
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._sleepers: Dict[int, Any] = {}
+        self._cpu0 = self._wall0 = self._clock = None
+        self._finding: Optional[dict] = None
+        self._doctor_time: Optional[float] = None
+        self._slack_label = self._slack_ns()
+        self.failure: Optional[BaseException] = None
+        self.snapshot = self._publish(0.0, 0.0)
+
+    # -- the environment --------------------------------------------------
+    def _slack_ns(self):
+        if self.env.get("policy") in ("fifo", "rr"):
+            return 0     # real-time threads get no timer slack
+        if self.env.get("slack") is not None:
+            return int(self.env["slack"])
+        return self.host.get("timer_slack_ns")
+
+    def check(self) -> None:
+        """One tiny turn of every series in the calling thread, so a bad
+        environment (PermissionError, ValueError) fails before serving."""
+        for s in self.series:
+            self._turn(s, n=1)
+        fresh = []                # the check's samples are not part of the metrics
+        for s in self.series:
+            f = _Series(s.method, s.duration_ns)
+            f.cpu_per_sample_ns, f.env = s.cpu_per_sample_ns, s.env
+            fresh.append(f)
+        self.series = fresh
+
+    # -- one turn -----------------------------------------------------------
+    def _plan_n(self, s: _Series) -> int:
+        by_wall = self.turn_ns // (s.duration_ns + PLAN_LATE_NS) + 1
+        # at most 10 s worth of budget in one turn (0.1 s of CPU at 1%)
+        by_cpu = int(self.cpu_budget * 10e9 / max(1.0, s.cpu_per_sample_ns))
+        return int(max(1, min(by_wall, by_cpu, RESERVOIR)))
+
+    def _turn(self, s: _Series, n: Optional[int] = None) -> None:
+        n = self._plan_n(s) if n is None else n
+        t_cpu, t_wall = time.thread_time_ns(), time.monotonic_ns()
+        missed, ctx = 0, None
+        if s.method == "auto":
+            raw = self._auto_turn(s.duration_ns, n)
+            late = raw
+        else:
+            kw = {k: v for k, v in self.env.items()}
+            m = sleepacc.measure(s.method, s.duration_ns / 1e9, n=n, budget=self.turn_ns / 1e9,
+                                 mode=self.mode, warmup=1, keep_samples=True, **kw)
+            raw = np.asarray(m.samples, dtype=np.int64)
+            late = np.asarray(m.errors_ns, dtype=np.int64)
+            missed, ctx = m.missed, m.ctx_switches
+            s.env = m.env
+        cpu = time.thread_time_ns() - t_cpu
+        s.add(late, raw)
+        s.missed += int(missed)
+        if ctx:
+            s.ctx = {k: s.ctx[k] + int(ctx[k]) for k in s.ctx}
+        s.turns += 1
+        s.cpu_ns += cpu
+        s.wall_ns += time.monotonic_ns() - t_wall
+        s.cpu_per_sample_ns = max(1.0, cpu / max(1, len(raw) + 1))
+
+    def _auto_turn(self, d_ns: int, n: int) -> np.ndarray:
+        sleeper = self._sleepers.get(d_ns)
+        if sleeper is None:
+            kw = {}
+            if "dma_latency" in self.env and _sleeper_accepts("dma_latency"):
+                kw["dma_latency"] = self.env["dma_latency"]
+            sleeper = self._sleepers[d_ns] = sleepacc.Sleeper("auto", **kw)
+        env = dict(self.env)
+        if "dma_latency" in env and _sleeper_accepts("dma_latency"):
+            env.pop("dma_latency")
+        env.pop("lock_memory", None)
+        out = np.empty(n, dtype=np.int64)
+        now = time.monotonic_ns
+        with _ThreadEnv(env):
+            end = now() + self.turn_ns
+            k = 0
+            while k < n:
+                deadline = now() + d_ns
+                sleeper.sleep_until(deadline)
+                out[k] = now() - deadline
+                k += 1
+                if deadline >= end:
+                    break
+        return out[:k]
+
+    # -- the doctor ---------------------------------------------------------
+    def _run_doctor(self) -> None:
+        from sleepacc import doctor
+        pts = [m for m in (self._measurement(s) for s in self.series) if m is not None
+               and m.method != "auto"]
+        try:
+            result = doctor.diagnose(sleepacc.Sweep(pts, host=self.host) if pts else None,
+                                     budget=0.02)
+            top = result["findings"][0] if result["findings"] else None
+        except Exception as exc:     # the doctor must never stop the measuring
+            top = {"id": "doctor_failed", "status": "unknown", "title": str(exc)[:200],
+                   "gain_us": None}
+        self._finding = top
+        self._doctor_time = time.time()
+
+    # -- snapshots ----------------------------------------------------------
+    def _measurement(self, s: _Series) -> Optional[sleepacc.Measurement]:
+        """The series as a sleepacc/1 point: statistics of the last RESERVOIR
+        samples (the core's statistics), counters since the start."""
+        raw = s.recent()
+        if raw.size == 0:
+            return None
+        # auto's samples are lateness itself (like periodic mode's)
+        mode = "periodic" if s.method == "auto" else self.mode
+        threshold = s.duration_ns if mode == "relative" else 0
+        st = _core.stats(memoryview(raw), threshold)
+        n = int(raw.size)
+        total = int(s.counts.sum())
+        cpu_pc = 100.0 * s.cpu_ns / s.wall_ns if s.wall_ns else -1.0
+        env = dict(s.env) if s.env else {k: self.env.get(k) for k in ENV_KEYS}
+        return sleepacc.Measurement(
+            method=s.method, mode=mode,
+            requested_ns=s.duration_ns, n=n, stats=st, missed=s.missed,
+            cpu_ns_per_call=s.cpu_ns / max(1, total), cpu_percent=cpu_pc,
+            ctx_switches=s.ctx, wall_ns=s.wall_ns, env=env)
+
+    def _publish(self, cpu_s: float, wall_s: float) -> Snapshot:
+        points = []
+        for s in self.series:
+            m = self._measurement(s)
+            if m is not None:
+                d = m.to_dict()
+                d["exporter"] = {"samples_total": int(s.counts.sum()), "turns": s.turns,
+                                 "undersleeps_total": s.undersleeps}
+                points.append(d)
+        host = dict(self.host)
+        snap = Snapshot([s.frozen() for s in self.series], cpu_s, wall_s, host, self._finding,
+                        self._doctor_time, self.cpu_budget, self.mode, self.started, points)
+        self.snapshot = snap          # one reference assignment: readers see old or new
+        return snap
+
+    def host_labels(self) -> dict:
+        h = self.host
+        virt = h.get("virtualization")
+        virt = (h.get("hypervisor_type") or "hypervisor") if virt == "hypervisor" else "none"
+        return {"clocksource": str(h.get("clocksource") or "unknown"),
+                "hz": str(h.get("hz") if h.get("hz") is not None else "unknown"),
+                "kernel": str(h.get("kernel_release") or "unknown"),
+                "virt": str(virt),
+                "slack_ns": str(self._slack_label if self._slack_label is not None else "unknown")}
+
+    # -- the thread ---------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="sleepacc-exporter", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Ask the loop to stop after its current turn; True when it ended."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _loop(self) -> None:
+        cpu0, wall0 = time.thread_time_ns(), time.monotonic_ns()
+        try:   # the thread's CPU clock, so a scrape can read it live
+            self._clock = time.pthread_getcpuclockid(threading.get_ident())
+        except (AttributeError, OSError):
+            self._clock = None
+        self._cpu0, self._wall0 = cpu0, wall0
+        next_doctor = None
+        try:
+            while not self._stop.is_set():
+                for s in self.series:
+                    if self._stop.is_set():
+                        break
+                    try:
+                        self._turn(s)
+                    except Exception as exc:   # counted and shown; the loop goes on
+                        s.errors += 1
+                        s.last_error = f"{type(exc).__name__}: {exc}"
+                    cpu = (time.thread_time_ns() - cpu0) / 1e9
+                    self._publish(cpu, (time.monotonic_ns() - wall0) / 1e9)
+                    self._rest(cpu0, wall0)
+                if self.doctor_every and not self._stop.is_set() and (
+                        next_doctor is None or time.monotonic() >= next_doctor):
+                    self._run_doctor()
+                    next_doctor = time.monotonic() + self.doctor_every
+                    self._publish((time.thread_time_ns() - cpu0) / 1e9,
+                                  (time.monotonic_ns() - wall0) / 1e9)
+                    self._rest(cpu0, wall0)
+        except BaseException as exc:  # pragma: no cover - reported by the caller
+            self.failure = exc
+        finally:
+            for sl in self._sleepers.values():
+                try:
+                    sl.close()
+                except Exception:
+                    pass
+            self._publish((time.thread_time_ns() - cpu0) / 1e9,
+                          (time.monotonic_ns() - wall0) / 1e9)
+
+    def cpu_wall(self) -> Tuple[float, float]:
+        """(CPU s, wall s) of the measuring thread so far, read now (the
+        snapshot's figures are from the end of the last turn)."""
+        snap = self.snapshot
+        if self.running and self._clock is not None and self._cpu0 is not None:
+            try:
+                cpu = time.clock_gettime_ns(self._clock) - self._cpu0
+                return cpu / 1e9, (time.monotonic_ns() - self._wall0) / 1e9
+            except OSError:       # the thread has just ended
+                pass
+        return snap.cpu_s, snap.wall_s
+
+    def _rest(self, cpu0: int, wall0: int) -> None:
+        """Wait until the thread's CPU time is within the budget's share of
+        the wall time since it started (a stop request ends the wait)."""
+        cpu = time.thread_time_ns() - cpu0
+        due = wall0 + cpu / self.cpu_budget
+        left = (due - time.monotonic_ns()) / 1e9
+        if left > 0:
+            self._stop.wait(left)
+
+    # -- output ---------------------------------------------------------------
+    def snapshot_jsonl(self) -> str:
+        """The latest snapshot as a sleepacc/1 JSON Lines result file."""
+        snap = self.snapshot
+        settings = {"source": "exporter", "methods": self.methods,
+                    "durations_ns": self.durations_ns, "mode": self.mode,
+                    "cpu_budget": self.cpu_budget, "env": self.env,
+                    "version": sleepacc.__version__,
+                    "measuring_cpu_s": snap.cpu_s, "measuring_wall_s": snap.wall_s}
+        lines = [records.jsonl_header(snap.host, settings, snap.started)]
+        import json
+        for p in snap.points:
+            lines.append(json.dumps({"type": "point", **p}, allow_nan=False))
+        lines.append(records.jsonl_footer(sleepacc._api._now_iso()))
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# prometheus_client glue
+# ---------------------------------------------------------------------------
+
+class _Collector:
+    """Renders the exporter's latest snapshot; never raises into a scrape."""
+
+    def __init__(self, exporter: Exporter):
+        self.exporter = exporter
+        self.failures = 0
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily,
+                                            HistogramMetricFamily, InfoMetricFamily)
+        try:
+            out = list(self._families(self.exporter.snapshot, CounterMetricFamily,
+                                      GaugeMetricFamily, HistogramMetricFamily,
+                                      InfoMetricFamily))
+        except Exception:    # a bug here must not fail the scrape: report it instead
+            self.failures += 1
+            out = []
+        c = CounterMetricFamily("sleepacc_exporter_render_failures",
+                                "Scrapes whose sleepacc metrics could not be rendered")
+        c.add_metric([], self.failures)
+        out.append(c)
+        return out
+
+    def _families(self, snap: Snapshot, Counter, Gauge, Histogram, Info):
+        labels = ["method", "duration"]
+        h = Histogram("sleepacc_lateness_seconds",
+                      "Lateness of each measured sleep (actual - requested, or wake - "
+                      "deadline in periodic mode), in seconds", labels=labels)
+        under = Counter("sleepacc_undersleeps", "Sleeps that ended before the requested time",
+                        labels=labels)
+        missed = Counter("sleepacc_missed_deadlines",
+                         "Periodic mode: wake-ups after the next deadline", labels=labels)
+        errs = Counter("sleepacc_measure_errors", "Measuring turns that failed", labels=labels)
+        for s in snap.series:
+            lv = [s["method"], s["duration"]]
+            h.add_metric(lv, buckets=list(zip(_LE, s["buckets"])) + [("+Inf", s["count"])],
+                         sum_value=s["sum_s"])
+            under.add_metric(lv, s["undersleeps"])
+            missed.add_metric(lv, s["missed"])
+            errs.add_metric(lv, s["errors"])
+        yield from (h, under, missed, errs)
+        c = Counter("sleepacc_measuring_cpu_seconds",
+                    "CPU time used by the measuring thread (thread CPU clock)")
+        cpu_s, wall_s = self.exporter.cpu_wall()
+        c.add_metric([], cpu_s)
+        yield c
+        c = Counter("sleepacc_measuring_seconds", "Wall time since the measuring thread started")
+        c.add_metric([], wall_s)
+        yield c
+        yield Gauge("sleepacc_cpu_budget_ratio",
+                    "Configured CPU budget of the measuring thread (share of one CPU)",
+                    value=snap.budget)
+        yield Info("sleepacc_host", "Host facts that shape sleep lateness",
+                   value=self.exporter.host_labels())
+        f = snap.finding
+        g = Gauge("sleepacc_doctor_top_finding",
+                  "The doctor's top finding; the value is its expected gain in seconds "
+                  "(0 when unknown)", labels=["id", "status", "title"])
+        if f is not None:
+            gain = f.get("gain_us")
+            g.add_metric([str(f.get("id")), str(f.get("status")), str(f.get("title"))[:200]],
+                         0.0 if gain is None else gain / 1e6)
+        yield g
+        if snap.doctor_time is not None:
+            yield Gauge("sleepacc_doctor_last_run_timestamp_seconds",
+                        "When the doctor last ran (Unix time)", value=snap.doctor_time)
+
+
+def registry_for(exporter: Exporter, process: bool = True):
+    """A prometheus_client registry with the exporter's metrics (and, for
+    the HTTP route, the process collector; node_exporter has its own)."""
+    from prometheus_client import CollectorRegistry, ProcessCollector
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(_Collector(exporter))
+    if process:
+        ProcessCollector(registry=reg)
+    return reg
+
+
+def render(registry) -> str:
+    from prometheus_client import generate_latest
+    return generate_latest(registry).decode("utf-8")
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Write text to path atomically: a temporary file in the same directory,
+    flushed to the disk, then renamed over path (readers see old or new)."""
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def quantile_from_buckets(bounds_s: Sequence[float], cumulative: Sequence[float],
+                          q: float) -> float:
+    """histogram_quantile()'s linear interpolation, for tests and the bench."""
+    total = cumulative[-1]
+    if total <= 0:
+        return math.nan
+    rank = q * total
+    prev_b, prev_c = 0.0, 0.0
+    for b, c in zip(bounds_s, cumulative):
+        if c >= rank:
+            if math.isinf(b):
+                return prev_b
+            return prev_b + (b - prev_b) * (rank - prev_c) / max(1e-300, c - prev_c)
+        prev_b, prev_c = b, c
+    return prev_b
+
+
+# ---------------------------------------------------------------------------
+# The long-running command (sleepacc exporter)
+# ---------------------------------------------------------------------------
+
+def parse_listen(text: str) -> Tuple[str, int]:
+    """"HOST:PORT" (or "[v6]:PORT", or ":PORT" for every address) -> (host, port)."""
+    t = text.strip()
+    host, sep, port = t.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"expected HOST:PORT like 127.0.0.1:9851, got {text!r}")
+    p = int(port)
+    if not 0 <= p <= 65535:
+        raise ValueError(f"port must be 0..65535, got {p}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host and any(c.isspace() or c in "/[]" for c in host):
+        raise ValueError(f"bad host in {text!r}")
+    return host or "0.0.0.0", p
+
+
+class Service:
+    """The exporter's outputs around one :class:`Exporter`: the HTTP server,
+    the node_exporter text file, the sleepacc/1 snapshot file."""
+
+    def __init__(self, exporter: Exporter, *, listen: Optional[Tuple[str, int]] = None,
+                 textfile: Optional[str] = None, every: float = 60.0,
+                 snapshot: Optional[str] = None, log=None):
+        self.exporter, self.listen, self.textfile = exporter, listen, textfile
+        self.every, self.snapshot_path = every, snapshot
+        self.log = log or (lambda msg: None)
+        self.server = None
+        self.server_thread = None
+        self.address: Optional[Tuple[str, int]] = None
+        self._stop = threading.Event()
+
+    def open(self) -> None:
+        """Bind the port (OSError when it cannot) before anything runs."""
+        if self.listen is not None:
+            from prometheus_client import start_http_server
+            reg = registry_for(self.exporter, process=True)
+            host, port = self.listen
+            started = start_http_server(port, addr=host, registry=reg)
+            if isinstance(started, tuple):        # prometheus_client >= 0.17
+                self.server, self.server_thread = started
+                self.address = self.server.server_address[:2]
+            else:                                  # older: no handle to the server
+                self.address = (host, port)
+        if self.textfile is not None:
+            d = os.path.dirname(os.path.abspath(self.textfile))
+            if not os.path.isdir(d):
+                raise FileNotFoundError(2, f"directory {d} does not exist")
+            if not os.access(d, os.W_OK):
+                raise PermissionError(13, f"directory {d} is not writable")
+
+    def write_outputs(self) -> None:
+        if self.textfile is not None:
+            atomic_write(self.textfile, render(registry_for(self.exporter, process=False)))
+        if self.snapshot_path is not None:
+            atomic_write(self.snapshot_path, self.exporter.snapshot_jsonl())
+
+    def request_stop(self, *_args) -> None:
+        self._stop.set()
+
+    def run(self, duration: Optional[float] = None) -> None:
+        """Measure and publish until request_stop() (a signal handler) or
+        `duration` seconds; then stop the thread, write the files a last
+        time and close the server."""
+        self.exporter.start()
+        end = None if duration is None else time.monotonic() + duration
+        every = self.every if (self.textfile or self.snapshot_path) else None
+        next_write = time.monotonic() + (every or 0)
+        try:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if end is not None and now >= end:
+                    break
+                if not self.exporter.running:
+                    raise RuntimeError(f"the measuring thread ended: {self.exporter.failure!r}")
+                if every is not None and now >= next_write:
+                    self.write_outputs()
+                    next_write = now + every
+                waits = [0.5]
+                if end is not None:
+                    waits.append(end - now)
+                if every is not None:
+                    waits.append(next_write - now)
+                self._stop.wait(max(0.0, min(waits)))
+        finally:
+            self.exporter.stop()
+            try:
+                self.write_outputs()
+            finally:
+                self.close()
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None

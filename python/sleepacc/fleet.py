@@ -1,0 +1,154 @@
+"""Hosts side by side: one row per result file (``sleepacc compare``, ``plot --compare``).
+
+A result file is anything :func:`sleepacc.load` reads: a ``sweep -o`` file, a
+Lua ``save``, an exporter ``--snapshot``.  :func:`fleet` picks one method and
+one requested duration that the files share, and gives per file the chosen
+statistic of the error (actual - requested; the lateness itself for periodic
+points and for the exporter's ``auto``), n, and the top cause the oversleep
+model names from the file's own data (no live measurement), ranked best
+first.  Values stay integer ns: nothing is rounded before it is printed.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any, Dict, List, Optional, Sequence
+
+from sleepacc._units import format_ns
+
+__all__ = ["fleet", "labels_for", "pick", "error_ns", "top_cause", "STAT_FIELDS"]
+
+REFERENCE_METHOD = "nanosleep"
+REFERENCE_NS = 1_000_000
+
+
+def _stat_fields() -> tuple:
+    from sleepacc import _core
+    return tuple(f for f in _core.stats_fields if f not in ("n", "std", "undersleeps"))
+
+
+#: Statistics a fleet can be ranked by (the core's order statistics and mean).
+STAT_FIELDS = _stat_fields()
+
+
+def error_ns(point: dict, stat: str) -> Optional[float]:
+    """The error of one statistic of a point record (None without samples)."""
+    st = point.get("stats") or {}
+    if not st.get("n") or st.get(stat) is None:
+        return None
+    v = st[stat]
+    return v if point.get("mode") == "periodic" else v - point["requested_ns"]
+
+
+def labels_for(sweeps: Sequence[Any], paths: Sequence[str],
+               labels: Optional[Sequence[str]] = None) -> List[str]:
+    """Given labels, else the host name; files of the same host are told
+    apart by their file name."""
+    if labels is not None:
+        if len(labels) != len(sweeps):
+            raise ValueError(f"labels: {len(labels)} given for {len(sweeps)} files")
+        return [str(x) for x in labels]
+    names = [str((sw.host or {}).get("hostname") or "?") for sw in sweeps]
+    count = Counter(names)
+    return [f"{n} ({os.path.basename(p)})" if count[n] > 1 else n
+            for n, p in zip(names, paths)]
+
+
+def pick(sweeps: Sequence[Any], method: Optional[str] = None,
+         requested_ns: Optional[int] = None):
+    """(method, requested_ns): given, or the reference (nanosleep, 1 ms)
+    where every file has it, else what most files have."""
+    per_file = [{(m.method, m.requested_ns) for m in sw if m.n} for sw in sweeps]
+    methods = Counter(m for keys in per_file for m in {k[0] for k in keys})
+    if method is None:
+        common = [m for m in dict.fromkeys(k[0] for keys in per_file for k in keys)
+                  if all(any(k[0] == m for k in keys) for keys in per_file)]
+        if REFERENCE_METHOD in common:
+            method = REFERENCE_METHOD
+        elif common:
+            method = common[0]
+        elif methods:
+            method = methods.most_common(1)[0][0]
+        else:
+            raise ValueError("no measurements in these files")
+    if requested_ns is None:
+        ds = [k[1] for keys in per_file for k in keys if k[0] == method]
+        if not ds:
+            raise ValueError(f"no file has the method {method!r}")
+        everywhere = [d for d in dict.fromkeys(ds) if ds.count(d) == len(sweeps)]
+        if REFERENCE_NS in everywhere:
+            requested_ns = REFERENCE_NS
+        elif everywhere:
+            requested_ns = min(everywhere, key=lambda d: abs(d - REFERENCE_NS))
+        else:
+            requested_ns = Counter(ds).most_common(1)[0][0]
+    return method, int(requested_ns)
+
+
+def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
+    """The largest component the oversleep model finds for `method` at
+    `requested_ns`, fitted on the file's own points of that method."""
+    from sleepacc import Sweep, model
+    pts = [m for m in sweep if m.method == method and m.n]
+    if not pts:
+        return None
+    try:
+        fitted = model.fit(Sweep(pts, host=sweep.host, settings=sweep.settings))
+        if not hasattr(fitted, "params"):
+            fitted = next(iter(fitted.values()))
+        params = fitted.params.get(method)
+        parts = params.components_ns(requested_ns) if params is not None else []
+    except Exception as exc:   # the model says why it cannot fit; the row stays
+        return {"cause": None, "ns": None, "note": f"model: {exc}"}
+    parts = [(name, ns) for name, ns in parts if ns is not None and ns > 0]
+    if not parts:
+        return {"cause": "none", "ns": 0.0, "note": None}
+    name, ns = max(parts, key=lambda p: p[1])
+    return {"cause": name, "ns": float(ns), "note": None}
+
+
+def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
+          method: Optional[str] = None, requested_ns: Optional[int] = None,
+          labels: Optional[Sequence[str]] = None, causes: bool = True) -> Dict[str, Any]:
+    """One row per file: {"rank", "label", "hostname", "path", "kernel",
+    "slack_ns", "method", "mode", "requested_ns", "n", "<stat>_ns",
+    "median_ns", "p99_ns", "top_cause", "top_cause_ns"}, ranked by the
+    statistic (lowest first; files without the point last)."""
+    if stat not in STAT_FIELDS:
+        raise ValueError(f"stat must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
+    method, requested_ns = pick(sweeps, method, requested_ns)
+    names = labels_for(sweeps, paths, labels)
+    rows = []
+    for label, path, sw in zip(names, paths, sweeps):
+        point = next((m.to_dict() for m in sw if m.method == method
+                      and m.requested_ns == requested_ns and m.n), None)
+        host = sw.host or {}
+        env = (point or {}).get("env") or ((sw.settings or {}).get("env") or {})
+        slack = env.get("slack_ns", env.get("slack"))
+        row = {"label": label, "hostname": host.get("hostname"), "path": path,
+               "kernel": host.get("kernel_release"),
+               "slack_ns": slack if slack is not None else host.get("timer_slack_ns"),
+               "method": method, "mode": point["mode"] if point else None,
+               "requested_ns": requested_ns, "n": point["n"] if point else 0,
+               f"{stat}_ns": error_ns(point, stat) if point else None,
+               "median_ns": error_ns(point, "median") if point else None,
+               "p99_ns": error_ns(point, "p99") if point else None,
+               "top_cause": None, "top_cause_ns": None}
+        if causes and point:
+            c = top_cause(sw, method, requested_ns)
+            if c:
+                row["top_cause"] = c["cause"] or c["note"]
+                row["top_cause_ns"] = c["ns"]
+        rows.append(row)
+    key = f"{stat}_ns"
+    rows.sort(key=lambda r: (r[key] is None, r[key] if r[key] is not None else 0))
+    for i, r in enumerate(rows, 1):
+        r["rank"] = i if r[key] is not None else None
+    return {"stat": stat, "method": method, "requested_ns": requested_ns, "hosts": rows}
+
+
+def cause_text(row: dict) -> str:
+    if not row.get("top_cause"):
+        return "-"
+    ns = row.get("top_cause_ns")
+    return row["top_cause"] + ("" if ns is None else f" ({format_ns(ns, 3)})")

@@ -1,0 +1,104 @@
+#!/bin/sh
+# test_install.sh -- the C user's route (make test-c runs it; make test-install alone):
+#   1. make install PREFIX=<tmp>/prefix, then build every examples/*.c OUT of
+#      tree with `pkg-config --cflags --libs sleepacc` (shared) and with
+#      `--static`, run each; the shared build must need libsleepacc.so.0
+#      (its SONAME) and run from the installed library;
+#   2. make install with DESTDIR staging (PREFIX=/opt/...): layout, SONAME,
+#      symlinks, the .pc naming PREFIX (not DESTDIR); make uninstall leaves
+#      no file;
+#   3. build/sleepacc-uninstalled.pc: the examples against the tree.
+# Prints what it runs (the transcript for the closing note).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+CC=${CC:-cc}
+MAKE=${MAKE:-make}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sleepacc-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail() { echo "test_install: FAIL: $*" >&2; exit 1; }
+run() { echo "\$ $*"; "$@"; }
+command -v pkg-config >/dev/null 2>&1 || { echo "test_install: skipped: pkg-config is missing (apt-get install pkg-config)"; exit 0; }
+ver=$(sed -n 's/^#define SLEEPACC_VERSION "\(.*\)"/\1/p' "$root/csrc/sleepacc.h")
+[ -n "$ver" ] || fail "no SLEEPACC_VERSION"
+examples=$(ls "$root"/examples/*.c)
+# short arguments for each example, so the test takes seconds
+args_for() {
+  case "$(basename "$1" .c)" in
+    methods_table) echo "3 5" ;;   # 3 samples, 5 ms budget per cell
+    pacer_60hz) echo "10 1000" ;;  # 10 ticks of 1 ms
+    *) echo "" ;;
+  esac
+}
+# build every example from a copy outside the tree with the given pkg-config
+# flags; run each and check it links as expected
+build_examples() { # label pkg-config-args...
+  label=$1; shift
+  out="$tmp/ex-$label"
+  mkdir -p "$out"
+  for src in $examples; do
+    name=$(basename "$src" .c)
+    cp "$src" "$out/$name.c"
+    # --static: pkg-config adds Libs.private; -static makes the link static
+    # (with both libsleepacc.a and .so installed, ld would take the .so)
+    static=""; case "$label" in *static*) static=-static ;; esac
+    # shellcheck disable=SC2046
+    run $CC -std=gnu11 -Wall -Wextra -Werror "$out/$name.c" -o "$out/$name" $(pkg-config "$@") $static
+    needed=$(readelf -d "$out/$name" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    case "$label" in
+      *static*) [ -z "$needed" ] || fail "$name ($label) is not static: needs $needed" ;;
+      *) case " $needed " in *" libsleepacc.so.0 "*) ;; *) fail "$name ($label) needs [$needed], not libsleepacc.so.0" ;; esac ;;
+    esac
+    # shellcheck disable=SC2046
+    echo "\$ $out/$name $(args_for "$src")"
+    "$out/$name" $(args_for "$src") > "$out/$name.out" 2>&1 || { cat "$out/$name.out"; fail "$name ($label) failed"; }
+    awk 'NR == 1 { print "    " $0 } END { if (NR > 1) print "    " $0 }' "$out/$name.out"
+  done
+}
+
+echo "== 1. make install PREFIX=$tmp/prefix"
+prefix="$tmp/prefix"
+run $MAKE -s -C "$root" install PREFIX="$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+run pkg-config --modversion sleepacc
+[ "$(pkg-config --modversion sleepacc)" = "$ver" ] || fail "pkg-config version is not $ver"
+run pkg-config --cflags --libs sleepacc
+run pkg-config --static --libs sleepacc
+export LD_LIBRARY_PATH="$prefix/lib"
+build_examples shared --cflags --libs sleepacc
+# the runtime loader must have used the installed file
+ldd "$tmp/ex-shared/pacer_60hz" | grep -q "$prefix/lib/libsleepacc.so.0" \
+  || fail "ldd does not resolve libsleepacc.so.0 to $prefix/lib"
+unset LD_LIBRARY_PATH
+build_examples static --static --cflags --libs sleepacc
+run $MAKE -s -C "$root" uninstall PREFIX="$prefix" >/dev/null
+left=$(find "$prefix" -type f -o -type l)
+[ -z "$left" ] || fail "uninstall left: $left"
+
+echo "== 2. make install PREFIX=/opt/sleepacc DESTDIR=$tmp/stage"
+stage="$tmp/stage"
+run $MAKE -s -C "$root" install PREFIX=/opt/sleepacc DESTDIR="$stage" >/dev/null
+(cd "$stage" && find . \( -type f -o -type l \) | sort | while read -r f; do
+  if [ -L "$f" ]; then echo "    $f -> $(readlink "$f")"; else echo "    $f"; fi; done)
+lib="$stage/opt/sleepacc/lib"
+[ -f "$lib/libsleepacc.so.$ver" ] || fail "no libsleepacc.so.$ver"
+[ "$(readlink "$lib/libsleepacc.so.0")" = "libsleepacc.so.$ver" ] || fail "libsleepacc.so.0 symlink"
+[ "$(readlink "$lib/libsleepacc.so")" = "libsleepacc.so.0" ] || fail "libsleepacc.so symlink"
+soname=$(readelf -d "$lib/libsleepacc.so.$ver" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+echo "    SONAME: $soname"
+[ "$soname" = "libsleepacc.so.0" ] || fail "SONAME is '$soname'"
+grep -qx "prefix=/opt/sleepacc" "$lib/pkgconfig/sleepacc.pc" || fail ".pc does not name PREFIX"
+! grep -q "$stage" "$lib/pkgconfig/sleepacc.pc" || fail ".pc names DESTDIR"
+exported=$(nm -D --defined-only "$lib/libsleepacc.so.$ver" | awk '{print $3}')
+echo "$exported" | grep -qv '^sleepacc_[a-z]' && fail "libsleepacc exports more than sleepacc_*: $(echo "$exported" | grep -v '^sleepacc_[a-z]' | tr '\n' ' ')"
+echo "    exports $(echo "$exported" | wc -l) symbols, all sleepacc_*"
+run $MAKE -s -C "$root" uninstall PREFIX=/opt/sleepacc DESTDIR="$stage" >/dev/null
+left=$(find "$stage" -type f -o -type l)
+[ -z "$left" ] || fail "uninstall left: $left"
+
+echo "== 3. build/sleepacc-uninstalled.pc (against the tree)"
+export PKG_CONFIG_PATH="$root/build"
+run pkg-config --cflags --libs sleepacc-uninstalled
+export LD_LIBRARY_PATH="$root/build"
+build_examples uninstalled --cflags --libs sleepacc-uninstalled
+unset LD_LIBRARY_PATH
+echo "test_install: ok (installed, built $(echo "$examples" | wc -w) examples shared + static out of tree, ran them, uninstalled)"
