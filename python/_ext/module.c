@@ -278,6 +278,14 @@ static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
   return PyLong_FromLongLong(ns);
 }
 
+static PyObject *py_name_check(PyObject *self, PyObject *args) {
+  PyObject *obj;
+  const char *arg = "name";
+  (void)self;
+  if (!PyArg_ParseTuple(args, "O|s:name_check", &obj, &arg)) return NULL;
+  return sleepacc_py_name(obj, arg) ? Py_NewRef(obj) : NULL;
+}
+
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
 static int config_from(PyObject *m, sleepacc_config *cfg) {
   sleepacc_config_default(cfg);
@@ -625,6 +633,8 @@ static PyMethodDef core_methods[] = {
    "policy_from_name(name) -> int: policy value, or -EINVAL when unknown."},
   {"mode_from_name", py_mode_from_name, METH_O,
    "mode_from_name(name) -> int: mode value, or -EINVAL when unknown."},
+  {"name_check", py_name_check, METH_VARARGS,
+   "name_check(name, arg='name') -> name: TypeError unless a str, ValueError for a NUL byte."},
   {"config_default", py_config_default, METH_NOARGS,
    "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
   {"config_check", py_config_check, METH_O, config_check_doc},

@@ -443,7 +443,7 @@ def _str_arg(value: Any, name: str) -> str:
 def _find_method(name: Any) -> Method:
     """The registry row named `name` (whether it is available is the core's
     rule, checked with the rest)."""
-    name = _str_arg(name, "method")
+    name = _core.name_check(name, "method")   # the core's name rule (no NUL byte)
     rows = methods()
     for row in rows:
         if row.name == name:
