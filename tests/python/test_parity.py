@@ -27,7 +27,7 @@ local sa = require "sleepacc"
 local function walk(prefix, t, out, values)
   for k, v in pairs(t) do
     local key = prefix .. tostring(k)
-    if k == "samples" or k == "starts" then
+    if k == "samples" then
       out[#out + 1] = key .. "=buffer"
     elseif type(v) == "table" and k ~= "margins" then walk(key .. ".", v, out, values)
     elseif k ~= "margins" then
@@ -65,7 +65,7 @@ def flat(d, prefix="", values=False):
     for k, v in d.items():
         if k == "margins" or v is None:
             continue
-        if k in ("samples", "starts"):
+        if k == "samples":
             out.append(f"{prefix}{k}=buffer")
         elif isinstance(v, dict):
             out += flat(v, f"{prefix}{k}.", values)
@@ -94,9 +94,9 @@ def lua():
 
 
 def py_record(m):
-    d = m.to_dict()
-    d["starts"] = m.starts
-    return d
+    """The record (sleepacc_result_fields + samples); Measurement.starts,
+    Python's view of the per-sample start buffer, is not part of it."""
+    return m.to_dict()
 
 
 def test_config_defaults_are_the_same(lua):
