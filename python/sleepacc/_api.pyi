@@ -49,7 +49,11 @@ class Stats(Mapping[str, _StatValue]):
     max: int
     mean: float
     std: float
+    p1: int
+    p10: int
+    p25: int
     median: int
+    p75: int
     p90: int
     p99: int
     p999: int
