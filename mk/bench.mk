@@ -41,3 +41,14 @@ bench-frames:
 	@PYGAME_HIDE_SUPPORT_PROMPT=1 $(BENCH_PY) -c 'import pygame' 2>/dev/null || $(BENCH_PY) -m pip install -q pygame \
 	  || echo "bench-frames: pip could not install pygame; its rows are left out" >&2
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BENCH_PY) bench/frame_pacing.py $(FRAMES_ARGS)
+
+# make bench-model     bench/model_live.py: the oversleep model on live runs (slack 1 ns .. 1 ms,
+#                      dma latency 0 held or not, under stress-ng), the doctor next to cyclictest;
+#                      bench/model_datasets.py: the model on every published dataset
+.PHONY: bench-model
+bench: bench-model
+
+bench-model:
+	$(if $(VPY),$(MAKE) -s venv)
+	$(BENCH_PY) bench/model_datasets.py
+	$(BENCH_PY) bench/model_live.py $(BENCH_MODEL_ARGS)

@@ -24,7 +24,6 @@ _StatValue = Union[int, float, None]
 
 DEFAULT_DURATIONS: tuple[float, ...]
 MAX_SAMPLES: int
-SAMPLE_FLOOR: float
 DEFAULT_MARGIN: float
 
 
@@ -74,6 +73,8 @@ class Measurement:
     n: Optional[int]
     env: dict[str, Any]
     samples: Optional[Samples]
+    #: each sample's start, ns since the run's start (None when streaming)
+    starts: Optional[Samples]
     stats: Stats
     stream_stats: Optional[Stats]
     missed: int
@@ -85,7 +86,8 @@ class Measurement:
                  stats: Mapping[str, Any], missed: int = ..., cpu_ns_per_call: float = ...,
                  cpu_percent: float = ..., ctx_switches: Optional[Mapping[str, int]] = ...,
                  wall_ns: int = ..., env: Optional[Mapping[str, Any]] = ...,
-                 samples: Any = ..., stream_stats: Optional[Mapping[str, Any]] = ...) -> None: ...
+                 samples: Any = ..., stream_stats: Optional[Mapping[str, Any]] = ...,
+                 starts: Any = ...) -> None: ...
     @property
     def requested(self) -> float: ...
     @property
