@@ -189,7 +189,6 @@ def _sup_labels(fig, axes, xlabel: str, ylabel: str, note: str) -> None:
     """The shared axis labels of a panel figure and its footnote: x labels
     under the bottom panels, y labels left of the first column."""
     _footnote(fig, note)
-    cols = {round(ax.get_position().x0, 3) for ax in axes}
     for ax in axes:
         ss = ax.get_subplotspec()
         if ss is None:
@@ -200,7 +199,6 @@ def _sup_labels(fig, axes, xlabel: str, ylabel: str, note: str) -> None:
             ax.set_xlabel(xlabel, fontsize=8.5)
         if ss.is_first_col():
             ax.set_ylabel(ylabel, fontsize=8.5)
-    del cols
 
 
 _MARKERS = "osD^v<>ph*X"
