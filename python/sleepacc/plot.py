@@ -154,6 +154,8 @@ def _panels(count: int, width: float = 4.3, height: float = 3.3, sharey: bool = 
     axes; unused cells removed.  Returns (fig, [axes])."""
     cols = 1 if count == 1 else 2 if count in (2, 4) else 3
     rows = -(-count // cols)
+    if count == 1:   # one panel: the usual single-figure size
+        width, height = 8.0, 4.4
     fig = _figure(width * cols, height * rows + 0.9)
     grid = fig.subplots(rows, cols, sharex=True, sharey=sharey, squeeze=False)
     axes = [a for row in grid for a in row]
@@ -175,6 +177,13 @@ def _footnote(fig, text: str, lines: int = 2) -> None:
     if layout is not None and hasattr(layout, "set"):
         layout.set(rect=(0, height, 1, 1 - height))
     return height
+
+
+def _legend_room(groups) -> float:
+    """How far above the data (a factor on a log axis) the shared y axis
+    must reach so that the tallest panel legend sits above the data."""
+    rows = max(len(ns) if len(ns) <= 4 else -(-len(ns) // 2) for _k, ns in groups)
+    return 10 ** (0.5 + 0.33 * rows)
 
 
 def _finish_panel(ax, family: str, entries: int, loc: str, one_column: int = 4) -> None:
@@ -394,7 +403,7 @@ def error_vs_requested(data, methods=None, *, title: Optional[str] = None, save=
     _log_duration_axis(ax0.xaxis, sparse=len(axes) > 1)
     _log_duration_axis(ax0.yaxis)
     top = max([r["p99"] or r["median"] for r in rows if r["method"] in names] or [1.0])
-    ax0.set_ylim(top=max(top, _FLOOR) * 300)   # room for the legends above the data
+    ax0.set_ylim(top=max(top, _FLOOR) * _legend_room(groups))
     center = "median" if centers <= {"median"} else "/".join(sorted(centers))
     lo = "p1" if lo_stats <= {"p1"} else "min" if lo_stats <= {"min"} else "p1 (or min)"
     fig.suptitle(title or f"Sleep error by method family: {center} line, {lo}–p99 band",
@@ -739,7 +748,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
     top = max(max(np.asarray(model.params[n].measured_ns, dtype=float)
                   - np.asarray(model.params[n].requested_ns, dtype=float), default=1.0)
               for n in names)
-    ax0.set_ylim(top=max(top, _FLOOR) * 300)   # room for the legends above the data
+    ax0.set_ylim(top=max(top, _FLOOR) * _legend_room(groups))
     fig.suptitle(title or ("Model (lines) over measured medians (dots)"
                            + (f": {model.label}" if getattr(model, "label", "") else "")),
                  fontsize=11)
