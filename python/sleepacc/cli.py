@@ -24,6 +24,7 @@ import errno
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -33,7 +34,8 @@ import time
 import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
-from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
+                             parse_slack_ns)
 from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
@@ -72,7 +74,15 @@ class Interrupted(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but every error is one line and exit 2 (via UsageError)."""
+    """argparse, but every error is one line and exit 2 (via UsageError),
+    and a negative duration ("-1ms") is read as a value, so its own message
+    ("negative") is what the user sees, not "DURATION required"."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        # argparse treats "-1ms" as an unknown option (its matcher knows only
+        # plain numbers); no sleepacc option starts with a digit or a dot.
+        self._negative_number_matcher = re.compile(r"^-\.?[0-9]")
 
     def error(self, message):
         raise UsageError(" ".join(str(message).split()))
@@ -83,7 +93,8 @@ def _arg_error(name, message):
 
 
 def _duration_ns(text):
-    """argparse type: one duration ("10us", "1.5ms", "0") -> int ns."""
+    """argparse type: one duration ("10us", "1.5ms", "0"; a bare number is
+    seconds) -> int ns."""
     try:
         return parse_duration_ns(text)
     except ValueError as exc:
@@ -92,22 +103,20 @@ def _duration_ns(text):
 
 def _durations_ns(text):
     """argparse type: comma-separated durations -> list of int ns, in
-    order, duplicates dropped."""
-    out = []
-    for item in text.split(","):
-        if not item.strip():
-            raise argparse.ArgumentTypeError(f"empty item in {text!r}")
-        d = _duration_ns(item)
-        if d not in out:
-            out.append(d)
-    return out
+    order, duplicates dropped; "1ms,10" is refused naming the bare item."""
+    try:
+        return parse_durations_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seconds(text):
-    """argparse type: a positive time in seconds ("0.5", "500ms")."""
+    """argparse type: a positive time ("0.5" is seconds, "500ms")."""
     try:
         ns = parse_duration_ns(text)
-    except ValueError:
+    except ValueError as exc:
+        if "negative" in str(exc):
+            raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}") from None
         raise argparse.ArgumentTypeError(
             f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
         ) from None
@@ -116,16 +125,18 @@ def _seconds(text):
     return ns / 1e9
 
 
+def _margin_s(text):
+    """argparse type: a time >= 0 ("0", "50us"; a bare number is seconds)."""
+    return _duration_ns(text) / 1e9
+
+
 def _slack_ns(text):
-    """argparse type: timer slack; a bare integer is ns, suffixes allowed."""
-    t = text.strip()
+    """argparse type: timer slack; a bare number is an integer of ns (the
+    kernel's unit), suffixes allowed ("50us"); "1.0" is refused."""
     try:
-        ns = int(t) if t.isdigit() else parse_duration_ns(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected nanoseconds like 1 or 50us, got {text!r}") from None
-    if ns < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 ns, got {text!r}")
-    return ns
+        return parse_slack_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _int_range(lo, hi):
@@ -208,13 +219,23 @@ def _env_kwargs(args):
         kw["dma_latency"] = args.dma_latency
     if getattr(args, "lock_memory", False):
         kw["lock_memory"] = True
+    if getattr(args, "margin", None) is not None:
+        kw["margin"] = args.margin
     return kw
+
+
+def _add_margin_option(p):
+    p.add_argument("--margin", type=_margin_s, metavar="D",
+                   help="the hybrid method's margin: it sleeps in the kernel until this long "
+                        "before the deadline, then spins (default 100us; a bare number is "
+                        "seconds)")
 
 
 def _add_env_options(p):
     g = p.add_argument_group("environment (applied to the measuring thread, restored after)")
     g.add_argument("--slack", type=_slack_ns, metavar="NS",
-                   help="timer slack in ns (1 = none; suffixes allowed: 50us)")
+                   help="timer slack: a bare integer is ns, the kernel's unit (1 = none); "
+                        "or with a unit: 50us")
     g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
@@ -734,7 +755,8 @@ def cmd_compare(args):
     if fmt == "csv":
         import csv
         cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
-                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
+                "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(cols)
@@ -746,10 +768,14 @@ def cmd_compare(args):
           "top cause: the oversleep model fitted to each file's own data")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
-    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"], r["n"]]
+    own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
+    print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
+                 + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"]] + ([r["method"]] if own else [])
+                  + ["?" if r["n"] is None else r["n"]]
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
-                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+                  for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
+                 + ">" * len(shown) + "<<"))
     if not (args.points or len(sweeps) == 2):
         return 0
     print()
@@ -771,7 +797,7 @@ def cmd_compare(args):
                  format_go(r["requested_ns"])]
         cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
-        cells += [str(n) for n in r["n"]]
+        cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0
@@ -1139,6 +1165,8 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:
         raise _arg_error("--duration", "must be above 0")
+    if args.every is not None and not (args.textfile or args.snapshot):
+        raise _arg_error("--every", "needs --textfile or --snapshot (what it times)")
     every = args.every if args.every is not None else 60.0
     listen = args.listen
     if listen is None and not args.textfile:
@@ -1150,7 +1178,9 @@ def cmd_exporter(args):
                     doctor_every=doctor_every, turn_s=args.turn or 0.25)
     e.check()     # a bad environment fails here, before the port is opened
     service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
-                         snapshot=args.snapshot)
+                         snapshot=args.snapshot,
+                         log=lambda msg: print(f"sleepacc exporter: {msg}", file=sys.stderr,
+                                               flush=True))
     try:
         service.open()
     except OSError as exc:
@@ -1161,15 +1191,18 @@ def cmd_exporter(args):
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = []
     if service.address:
-        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+        host = service.address[0]
+        where.append(f"http://{f'[{host}]' if ':' in host else host}:{service.address[1]}/metrics")
     if args.textfile:
         where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
     print(f"sleepacc exporter: {', '.join(methods)} at "
           f"{', '.join(format_go(d) for d in durations)}, at most "
-          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          f"{100 * e.cpu_budget:g}% of one CPU; publishing to {' and '.join(where)}",
           file=sys.stderr, flush=True)
     try:
         service.run(args.stop_after)
+    except RuntimeError as exc:       # the measuring thread died: say why, exit 1
+        raise CliError(str(exc)) from None
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
@@ -1178,6 +1211,8 @@ def cmd_exporter(args):
     print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
           f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
           f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    if service.failed_writes:
+        raise CliError(f"the last write of {', '.join(service.failed_writes)} failed")
     return 0
 
 
@@ -1224,9 +1259,21 @@ def _add_exporter_parser(sub):
 
 def cmd_doctor(args):
     from sleepacc import doctor
-    sweep = _load(args.from_file) if args.from_file else None
+    sweep = None
+    if args.from_file and str(args.from_file).lower().endswith(".csv"):
+        from sleepacc import model          # tidy records (seed_results.csv's columns)
+        try:
+            sweep = model.load_records(args.from_file)
+        except OSError as exc:
+            raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
+    elif args.from_file:
+        sweep = _load(args.from_file)
     here = socket.gethostname()
-    if sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
+    if isinstance(sweep, list):
+        if not args.json:
+            print(f"note: {args.from_file} holds imported results; the host facts and "
+                  f"experiments below are from {here}", file=sys.stderr)
+    elif sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
         print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
               f"and experiments below are from {here}", file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
@@ -1264,6 +1311,11 @@ def cmd_doctor(args):
             print(f"     evidence: {e}")
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
             print(f"     fix: {f['fix']}")
+    if result.get("cyclictest"):
+        print()
+        print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
+              "setting; measured now):")
+        print("     " + doctor.format_cyclictest(result["cyclictest"]).replace("\n", "\n     "))
     model = result["model"]
     if model.get("explanation"):
         print()
@@ -1271,6 +1323,34 @@ def cmd_doctor(args):
     elif model.get("note"):
         print()
         print(f"model: {model['note']}")
+    return 0
+
+
+def cmd_model(args):
+    """Fit the oversleep model to a result file or a tidy CSV and explain it."""
+    from sleepacc import model
+    path = args.file
+    if str(path).lower().endswith(".csv"):       # a tidy CSV like seed_results.csv
+        try:
+            data = model.load_records(path)
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        data = _load(path)
+    try:
+        fitted = model.fit(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"cannot fit {path}: {exc}") from None
+    if args.method:
+        groups = fitted.values() if hasattr(fitted, "find") else [fitted]
+        if not any(args.method in m.params for m in groups):
+            raise _arg_error("--method", f"no fit for {args.method!r} in {path}")
+    if args.json:
+        out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        json.dump(_clean(out), sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(fitted.explain(args.method))
     return 0
 
 
@@ -1306,7 +1386,11 @@ def build_parser():
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--format", choices=FORMATS + ("none",), default=None,
                    help="table printed at the end (default wide; none with -o -)")
@@ -1335,8 +1419,14 @@ def build_parser():
                    help="time to measure (default 1)")
     s.add_argument("-n", type=_positive_int, default=None, metavar="N",
                    help="stop after N samples")
-    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N",
+                   help="sleeps taken first and not counted (they warm caches and the "
+                        "method's state; default 2)")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--bins", type=_int_range(1, 200), default=16, metavar="N",
                    help="histogram rows (default 16)")
@@ -1353,6 +1443,16 @@ def build_parser():
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
     s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("model", help="explain a result file: verdict and causes per method",
+                       description="Fit the oversleep model to a result file (or a tidy CSV "
+                                   "like tests/data/seed_results.csv): per method a verdict "
+                                   "(explained, partly, unexplained), the causes with "
+                                   "intervals, and advice.")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
+    s.set_defaults(func=cmd_model)
 
     s = sub.add_parser("info", help="host and clock facts, and the methods")
     s.add_argument("--json", action="store_true")

@@ -883,18 +883,40 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     colors = _colors(names)
     fig = _figure(11, 4.8)
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
-    for name, sw in zip(names, sweeps):
-        rs = sorted((r for r in series(sw) if r["method"] == method and r["requested_ns"] > 0),
-                    key=lambda r: r["requested_ns"])
+    from .fleet import error_ns
+    for name, path, sw in zip(names, paths, sweeps):
+        use = order[path]["method"]      # a one-method file (irtt's table) uses its own
+        rs = []
+        for m in sw:
+            if m.method != use or m.requested_ns <= 0:
+                continue
+            d = {"stats": dict(m.stats), "mode": m.mode, "requested_ns": m.requested_ns}
+            mid = error_ns(d, "median")
+            mid = error_ns(d, "mean") if mid is None else mid   # irtt's table: means only
+            if mid is None:
+                continue
+            lo, hi = error_ns(d, "min"), error_ns(d, "p99")
+            if m.samples is not None and len(m.samples):
+                lo = float(np.percentile(np.asarray(m.samples, dtype=np.float64), 1)) - (
+                    0 if m.mode == "periodic" else m.requested_ns)
+            rs.append((m.requested_ns, mid, lo, hi))
         if not rs:
             continue
-        x = np.array([r["requested_ns"] for r in rs])
-        if len(rs) > 1:
-            left.fill_between(x, np.maximum([r["p1"] for r in rs], _FLOOR),
-                              np.maximum([r["p99"] for r in rs], _FLOOR),
-                              color=colors[name], alpha=0.15, linewidth=0)
-        left.plot(x, np.maximum([r["median"] for r in rs], _FLOOR), marker="o", ms=3.5,
-                  color=colors[name], label=name)
+        rs.sort()
+        x = np.array([r[0] for r in rs], dtype=float)
+        mid = np.maximum([r[1] for r in rs], _FLOOR)
+        label = name if use == method else f"{name} ({use})"
+        banded = all(r[2] is not None and r[3] is not None for r in rs)
+        if banded:
+            lo = np.maximum([r[2] for r in rs], _FLOOR)
+            hi = np.maximum([r[3] for r in rs], _FLOOR)
+            if len(rs) > 1:
+                left.fill_between(x, lo, hi, color=colors[name], alpha=0.15, linewidth=0)
+            else:     # one duration (an exporter snapshot): the range as an error bar
+                left.errorbar(x, mid, yerr=[mid - lo, hi - mid], color=colors[name],
+                              capsize=3, linewidth=1)
+        left.plot(x, mid, marker="o", ms=3.5, color=colors[name], label=label,
+                  linestyle="-" if banded else "--")
     left.set_xscale("log")
     left.set_yscale("log")
     _log_duration_axis(left.xaxis)
@@ -902,7 +924,8 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     left.axvline(target, color="0.5", linestyle=":", linewidth=1)
     left.set_xlabel("requested duration")
     left.set_ylabel("error (actual − requested)")
-    left.set_title(f"{method}: median line, p1–p99 band", fontsize=10)
+    left.set_title(f"{method}: median (dashed: mean) line, band from p1 (min without "
+                   "samples) to p99", fontsize=10)
     left.grid(True, which="major", alpha=0.3)
     _legend(left, len(names))
     key = f"{stat}_ns"
@@ -913,10 +936,11 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     vals = [max(float(r[key]), _FLOOR) for r in ranked]
     tail = stat in ("p90", "p99", "p999", "max")
     for y, r, v in zip(ys, ranked, vals):
-        few = tail and r["n"] < 100
+        few = tail and r["n"] is not None and r["n"] < 100
         right.barh(y, v, color=colors[r["label"]], hatch="//" if few else None,
                    edgecolor="0.3" if few else None)
-        right.annotate(f" {format_ns(r[key], 4)}  n={r['n']}" + (" (n<100)" if few else ""),
+        n = "?" if r["n"] is None else r["n"]
+        right.annotate(f" {format_ns(r[key], 4)}  n={n}" + (" (n<100)" if few else ""),
                        (v, y), va="center", fontsize=8)
     right.set_yticks(ys, [f"{r['rank']}. {r['label']}" for r in ranked], fontsize=8)
     right.set_xscale("log")
