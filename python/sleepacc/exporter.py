@@ -71,6 +71,12 @@ RESERVOIR = 20_000
 PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
 
 
+def _warmup(d_ns: int) -> int:
+    """Warm-up sleeps a turn starts with: one up to 10 ms (after a rest the
+    first wake-up is cold), none above, where it would cost its length."""
+    return 1 if d_ns <= 10_000_000 else 0
+
+
 def duration_label(ns: int) -> str:
     """The ``duration`` label: Go's duration text in ASCII ("1ms", "100us")."""
     return format_go(int(ns)).replace("µ", "u")
@@ -300,7 +306,8 @@ class Exporter:
         else:
             kw = {k: v for k, v in self.env.items()}
             m = sleepacc.measure(s.method, s.duration_ns / 1e9, n=n, budget=self.turn_ns / 1e9,
-                                 mode=self.mode, warmup=1, keep_samples=True, **kw)
+                                 mode=self.mode, warmup=_warmup(s.duration_ns),
+                                 keep_samples=True, **kw)
             raw = np.asarray(m.samples, dtype=np.int64)
             late = np.asarray(m.errors_ns, dtype=np.int64)
             missed, ctx = m.missed, m.ctx_switches
@@ -333,7 +340,8 @@ class Exporter:
         now = time.monotonic_ns
         with _ThreadEnv(env):
             end = now() + self.turn_ns
-            sleeper.sleep_until(now() + d_ns)     # one warm-up sleep, as measure's warmup=1
+            if _warmup(d_ns):                      # one warm-up sleep, as for measure()
+                sleeper.sleep_until(now() + d_ns)
             k = 0
             while k < n:
                 deadline = now() + d_ns

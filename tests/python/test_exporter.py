@@ -410,6 +410,19 @@ def test_the_config_file_gives_options_and_the_command_line_wins(tmp_path):
     assert [(m.method, m.requested_ns) for m in sw] == [("timerfd", 80_000)]
 
 
+def test_the_contrib_config_file_is_valid(tmp_path):
+    conf = ROOT / "contrib" / "exporter.conf"
+    snap = tmp_path / "snap.jsonl"
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", "--config", conf,
+                        "--listen", f"127.0.0.1:{free_port()}", "--snapshot", snap,
+                        "--doctor-every", "0", "--stop-after", "1s"],
+                       capture_output=True, text=True, timeout=60, env=child_env())
+    assert r.returncode == 0, r.stderr
+    assert "nanosleep, timerfd, auto at 1ms, 10ms" in r.stderr
+    assert {(m.method, m.requested_ns) for m in sleepacc.load(snap)} <= {
+        (m, d) for m in ("nanosleep", "timerfd", "auto") for d in (1_000_000, 10_000_000)}
+
+
 BAD = [
     (["--listen", "nope"], "--listen"),
     (["--listen", "127.0.0.1:70000"], "--listen"),
