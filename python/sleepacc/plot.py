@@ -641,7 +641,7 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
         if thin:
             few.append((name, n))
     thin_names = {n for n, _ in few}
-    fig = _figure(8.5, 5.6)
+    fig = _figure(10.0, 5.6)
     ax = fig.add_subplot()
     seen = set()
     for c, e, name in pts:
@@ -664,7 +664,8 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
     ax.set_ylabel(f"{quantile} error (actual − requested)")
     ax.set_title(title or f"Accuracy against CPU cost, {format_ns(target)} sleeps")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper right", framealpha=0.85)
+    # outside the axes: a legend inside hides the points in its corner
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     n_of = {r["method"]: r.get("n") for r in rows}
     _place_labels(fig, ax, [(name, c, e) for c, e, name in pts])
     notes = []
@@ -712,7 +713,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
     grid = np.unique(np.concatenate([np.geomspace(max(min(lo_all), 1.0), max(lo_all) * 1.2,
                                                   600), np.asarray(lo_all)]))
     groups = [(k, ns) for k, ns in _by_family(names) if k != "floor"] or _by_family(names)
-    fig, axes = _panels(len(groups))
+    fig, axes = _panels(len(groups), width=5.6)   # the fit legends are long
     whole_units = []
     for ax, (fam, fnames) in zip(axes, groups):
         colors = _panel_colors(fnames)
