@@ -75,13 +75,13 @@ def _duration_formatter():
 
 def _log_duration_axis(axis, sparse: bool = False):
     """Duration labels (ns/µs/ms) on a log axis; 1-2-5 steps when the data
-    span less than two decades, so a narrow range still gets labels.
+    span less than three decades, so a narrow range still gets labels.
     sparse: ticks at every decade but labels only at 1 ns, 1 µs, 1 ms, 1 s
     (a narrow panel spanning nine decades)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     axis.axes.autoscale_view()
     lo, hi = sorted(axis.get_view_interval())
-    narrow = lo > 0 and math.isfinite(lo) and math.isfinite(hi) and hi / lo < 100
+    narrow = lo > 0 and math.isfinite(lo) and math.isfinite(hi) and hi / lo < 1000
     subs = (1.0, 2.0, 5.0) if narrow else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=15))
     if sparse and not narrow:
@@ -554,11 +554,13 @@ def histogram(measurement, *, bins: Optional[int] = None, title: Optional[str] =
     if n >= _FEW and row["p99"] is not None:
         marks.append(("p99", row["p99"], "--"))
     marks.append(("max", row["max"], ":"))
-    for label, v, ls in marks:
+    for i, (label, v, ls) in enumerate(marks):
         if v is None:
             continue
         ax.axvline(v, color="0.15", linestyle=ls, lw=1)
-        ax.annotate(f"{label} {format_ns(v, 3)}", (v, 1.0), xycoords=("data", "axes fraction"),
+        # staggered down the axes: marks close together keep readable labels
+        ax.annotate(f"{label} {format_ns(v, 3)}", (v, 1.0 - 0.3 * i),
+                    xycoords=("data", "axes fraction"),
                     xytext=(3, -3), textcoords="offset points", ha="left", va="top",
                     fontsize=7.5, rotation=90,
                     bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none", alpha=0.8))
