@@ -219,8 +219,9 @@ class Measurement:
     def to_frame(self, host: Optional[Mapping[str, Any]] = None):
         """The tidy per-sample frame (pandas): one row per sample with
         method, mode, requested_ns, ``sample`` (its index), ``start_ns``
-        (when the sample's sleep started, ns since the run's start; missing
-        when the core did not record start times), ``value_ns`` (the
+        (when the sample's sleep started, ns since the run's measured part
+        began: ``Measurement.starts``; missing when the core did not record
+        start times), ``value_ns`` (the
         sample: actual duration, or lateness in periodic mode), ``error_ns``
         (by the one error rule) and the experiment variables of
         :func:`sleepacc.records.context` (`host`: the sweep's host facts).
