@@ -154,6 +154,7 @@ typedef struct {
   int open;               /* 1 between a successful __init__ and close() */
   int busy;               /* 1 while a thread is sleeping on it */
   uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
+  unsigned long busy_thread; /* the thread that set busy */
   PyObject *method;       /* the method name (str) */
   sleepacc_sleeper s;     /* the core object */
 } SleeperObject;
@@ -229,19 +230,49 @@ static void Sleeper_dealloc(SleeperObject *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Check the object is usable and claim it; 0 or -1 with an exception. */
-static int precise_claim(int open, int *busy, uint64_t *busy_gen, const char *what) {
+/* Check the object is usable and claim it; 0, or 1 when this very thread
+ * holds it (a signal handler called it while it sleeps: the caller uses a
+ * sleeper of its own), or -1 with an exception. */
+#define precise_claim(open, busy, busy_gen, what) \
+  precise_claim_(open, busy, busy_gen, &self->busy_thread, what)
+static int precise_claim_(int open, int *busy, uint64_t *busy_gen, unsigned long *owner,
+                          const char *what) {
   if (!open) {
     PyErr_Format(PyExc_ValueError, "%s is closed", what);
     return -1;
   }
   if (PRECISE_BUSY(*busy, *busy_gen)) {
+    if (*owner == PyThread_get_thread_ident()) return 1;
     PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", what);
     return -1;
   }
   *busy = 1;
   *busy_gen = sleepacc_fork_generation();
+  *owner = PyThread_get_thread_ident();
   return 0;
+}
+
+/* A sleeper of its own for a call re-entered from a signal handler, like
+ * `kernel`'s (the same method name and parameters): NULL with an exception. */
+static sleepacc_sleeper *precise_nested_open(PyObject *method, const sleepacc_sleeper *like) {
+  const char *name = method ? PyUnicode_AsUTF8(method) : "auto";
+  sleepacc_sleeper *n;
+  int rc;
+  if (!name) return NULL;
+  n = PyMem_Calloc(1, sizeof *n);
+  if (!n) return (sleepacc_sleeper *)PyErr_NoMemory();
+  rc = sleepacc_sleeper_open(n, name, like->quantile, like->fixed_margin_ns);
+  if (rc < 0) {
+    PyMem_Free(n);
+    sleepacc_py_raise(rc, "re-entrant sleep");
+    return NULL;
+  }
+  return n;
+}
+
+static void precise_nested_close(sleepacc_sleeper *n) {
+  sleepacc_sleeper_close(n);
+  PyMem_Free(n);
 }
 
 /* Sleep toward `deadline`.  finish=1: to the deadline (a hand-off is
@@ -250,8 +281,16 @@ static int precise_claim(int open, int *busy, uint64_t *busy_gen, const char *wh
  * NULL with an exception. */
 static PyObject *Sleeper_run(SleeperObject *self, int64_t deadline, int finish) {
   precise_until_arg a = {&self->s, deadline};
-  int rc;
-  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
+  int rc = precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper");
+  if (rc < 0) return NULL;
+  if (rc == 1) { /* re-entered from a signal handler: a sleeper of its own, to the end */
+    if (!(a.s = precise_nested_open(self->method, &self->s))) return NULL;
+    do rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
+    while (rc == 1);
+    precise_nested_close(a.s);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+  }
   do rc = sleepacc_py_run_chunks(precise_until_step, &a, "Sleeper.sleep");
   while (finish && rc == 1);
   self->busy = 0;
@@ -324,7 +363,8 @@ static PyObject *Sleeper_poll(SleeperObject *self, PyObject *arg) {
   int64_t dl;
   int rc;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper") < 0) return NULL;
+  if ((rc = precise_claim(self->open, &self->busy, &self->busy_gen, "Sleeper")) < 0) return NULL;
+  if (rc == 1) Py_RETURN_TRUE; /* re-entered: the nested sleep already ran to its end */
   rc = sleepacc_sleeper_poll(&self->s, dl);
   self->busy = 0;
   if (rc < 0) {
@@ -493,6 +533,10 @@ typedef struct {
   int open;
   int busy;
   uint64_t busy_gen;      /* sleepacc_fork_generation() when busy was set */
+  unsigned long busy_thread; /* the thread that set busy */
+  long long delivered_tok; /* token of the Python wait() that got the last tick, 0 none */
+  int64_t delivered_dl;   /* that tick's deadline */
+  long long handed_tok;   /* token of the Python wait() whose tick is in its hand-off */
   PyObject *method;
   sleepacc_pacer p;
 } PacerObject;
@@ -500,11 +544,16 @@ typedef struct {
 typedef struct {
   sleepacc_pacer *p;
   int64_t deadline;
+  sleepacc_sleeper *own; /* a re-entrant wait's sleeper, else NULL */
+  int delivered;         /* 1 once the core delivered the tick */
 } precise_pacer_arg;
 
 static int precise_pacer_step(void *arg) {
   precise_pacer_arg *a = arg;
-  return sleepacc_pacer_wait(a->p, SLEEPACC_CHUNK_NS, &a->deadline);
+  int rc = a->own ? sleepacc_pacer_wait_with(a->p, a->own, SLEEPACC_CHUNK_NS, &a->deadline)
+                  : sleepacc_pacer_wait(a->p, SLEEPACC_CHUNK_NS, &a->deadline);
+  if (rc == 1) a->delivered = 1;
+  return rc;
 }
 
 static int Pacer_init(PacerObject *self, PyObject *args, PyObject *kwds) {
@@ -580,50 +629,97 @@ PyDoc_STRVAR(Pacer_wait_doc,
 /* Wait for the next tick: finish=1 to its deadline (a hand-off is finished
  * here, with the GIL released), finish=0 up to the hand-off.  0 with the
  * deadline in *deadline and *near set, or -1 with an exception. */
-static int Pacer_run(PacerObject *self, int finish, int64_t *deadline, int *near) {
-  precise_pacer_arg a = {&self->p, 0};
-  int rc;
-  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return -1;
+static int Pacer_run(PacerObject *self, int finish, int64_t *deadline, int *near,
+                     long long tok) {
+  precise_pacer_arg a = {&self->p, 0, NULL, 0};
+  int rc = precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer"), nested = rc == 1;
+  if (rc < 0) return -1;
+  if (nested) { /* re-entered from a signal handler: it takes the pending tick */
+    if (!(a.own = precise_nested_open(self->method, &self->p.sleeper))) return -1;
+    finish = 1;
+  }
   do rc = sleepacc_py_run_chunks(precise_pacer_step, &a, "Pacer.wait");
   while (finish && rc == 1);
-  self->busy = 0;
-  if (rc < 0) return -1;
+  if (nested) precise_nested_close(a.own);
+  else self->busy = 0;
+  if (rc < 0) {
+    /* an exception (Ctrl-C, a handler's) landed after the tick was
+     * delivered: the next wait returns it */
+    if (a.delivered) sleepacc_pacer_unwait(&self->p, a.deadline);
+    return -1;
+  }
   *deadline = a.deadline;
   *near = rc == 1;
+  if (!*near) {
+    self->delivered_tok = tok;
+    self->delivered_dl = a.deadline;
+  } else {
+    self->handed_tok = tok;
+  }
   return 0;
+}
+
+/* The optional token of a Python-level wait(): 0 or -1. */
+static int precise_tok_arg(PyObject *args, long long *tok) {
+  *tok = 0;
+  return PyArg_ParseTuple(args, "|L", tok) ? 0 : -1;
 }
 
 static PyObject *Pacer_wait(PacerObject *self, PyObject *unused) {
   int64_t dl;
   int near;
   (void)unused;
-  if (Pacer_run(self, 1, &dl, &near) < 0) return NULL;
+  if (Pacer_run(self, 1, &dl, &near, 0) < 0) return NULL;
   return PyLong_FromLongLong(dl);
 }
 
 /* wait() up to the hand-off: (deadline, near); near=True means the tick is
  * not delivered yet and _poll() finishes it. */
-static PyObject *Pacer_begin(PacerObject *self, PyObject *unused) {
+static PyObject *Pacer_begin(PacerObject *self, PyObject *args) {
   int64_t dl;
   int near;
-  (void)unused;
-  if (Pacer_run(self, 0, &dl, &near) < 0) return NULL;
+  long long tok;
+  if (precise_tok_arg(args, &tok) < 0 || Pacer_run(self, 0, &dl, &near, tok) < 0) return NULL;
   return Py_BuildValue("(LO)", (long long)dl, near ? Py_True : Py_False);
 }
 
-/* One clock read of a handed-off tick: True once it is delivered. */
-static PyObject *Pacer_poll(PacerObject *self, PyObject *unused) {
+/* One clock read of a handed-off tick: True once it is delivered, None
+ * when no tick is pending any more (a wait re-entered from a signal handler
+ * took it: the caller goes on to the next one). */
+static PyObject *Pacer_poll(PacerObject *self, PyObject *args) {
   int rc;
-  (void)unused;
-  if (precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer") < 0) return NULL;
-  rc = sleepacc_pacer_poll(&self->p, NULL);
+  long long tok;
+  int64_t dl;
+  if (precise_tok_arg(args, &tok) < 0) return NULL;
+  if ((rc = precise_claim(self->open, &self->busy, &self->busy_gen, "Pacer")) < 0) return NULL;
+  if (rc == 1 || (tok != 0 && self->handed_tok == tok && !self->p.pending)) {
+    if (rc == 0) self->busy = 0;
+    Py_RETURN_NONE; /* another wait took the tick handed to this one */
+  }
+  rc = sleepacc_pacer_poll(&self->p, &dl);
   self->busy = 0;
   if (rc < 0) {
     if (rc == -EINTR) Py_RETURN_FALSE;
     sleepacc_py_raise(rc, "Pacer.wait");
     return NULL;
   }
+  if (rc == 1) {
+    self->delivered_tok = tok;
+    self->delivered_dl = dl;
+  }
   return PyBool_FromLong(rc == 1);
+}
+
+/* The Python wait() with token `tok` could not return its tick (an
+ * exception landed after the core delivered it): the next wait returns it. */
+static PyObject *Pacer_unwait(PacerObject *self, PyObject *arg) {
+  long long tok = PyLong_AsLongLong(arg);
+  if (tok == -1 && PyErr_Occurred()) return NULL;
+  if (tok != 0 && self->delivered_tok == tok && !PRECISE_BUSY(self->busy, self->busy_gen)) {
+    sleepacc_pacer_unwait(&self->p, self->delivered_dl);
+    self->delivered_tok = 0;
+  }
+  Py_RETURN_NONE;
 }
 
 static PyObject *Pacer_iter(PacerObject *self) { return Py_NewRef(self); }
@@ -711,10 +807,13 @@ static PyObject *Pacer_repr(PacerObject *self) {
 
 static PyMethodDef Pacer_methods[] = {
   {"wait", (PyCFunction)Pacer_wait, METH_NOARGS, Pacer_wait_doc},
-  {"_begin", (PyCFunction)Pacer_begin, METH_NOARGS,
-   "_begin()\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
-  {"_poll", (PyCFunction)Pacer_poll, METH_NOARGS,
-   "_poll()\n--\n\nOne clock read of a handed-off tick: True once it is delivered."},
+  {"_begin", (PyCFunction)Pacer_begin, METH_VARARGS,
+   "_begin(token=0)\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
+  {"_poll", (PyCFunction)Pacer_poll, METH_VARARGS,
+   "_poll(token=0)\n--\n\nOne clock read of a handed-off tick: True once it is delivered, None\n"
+   "when a re-entrant wait took it."},
+  {"_unwait", (PyCFunction)Pacer_unwait, METH_O,
+   "_unwait(token)\n--\n\nThe wait() with this token could not return its tick: offer it again."},
   {"close", (PyCFunction)Pacer_close, METH_NOARGS, "close()\n--\n\nRelease the kernel wait's descriptor."},
   {"__enter__", (PyCFunction)Pacer_enter, METH_NOARGS, NULL},
   {"__exit__", (PyCFunction)Pacer_exit, METH_VARARGS, NULL},
