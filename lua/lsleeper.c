@@ -140,7 +140,10 @@ static int precise_sleeper_gc(lua_State *L) {
 }
 
 /* The cached sleeper of `method` for this state (opened on first use).
- * Returns it, or NULL with *err set. */
+ * Returns it with its userdata pushed on the stack (the caller keeps it
+ * there for as long as it uses the sleeper: the registry entry alone does
+ * not keep it alive, since a hook may drop the entry and collect garbage
+ * mid-sleep), or NULL with *err set and nothing pushed. */
 static sleepacc_sleeper *precise_cached(lua_State *L, const char *method, int *err) {
   sleepacc_sleeper *s;
   precise_ud *u;
@@ -154,7 +157,7 @@ static sleepacc_sleeper *precise_cached(lua_State *L, const char *method, int *e
   }
   if (lua_getfield(L, -1, method) == LUA_TUSERDATA) {
     u = (precise_ud *)lua_touserdata(L, -1);
-    lua_pop(L, 2);
+    lua_remove(L, -2); /* the cache table; the userdata stays */
     return (sleepacc_sleeper *)precise_align(u + 1);
   }
   lua_pop(L, 1);
@@ -167,8 +170,9 @@ static sleepacc_sleeper *precise_cached(lua_State *L, const char *method, int *e
     return NULL;
   }
   u->open = 1;
-  lua_setfield(L, -2, method);
-  lua_pop(L, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, method);
+  lua_remove(L, -2); /* the cache table; the userdata stays */
   return s;
 }
 
@@ -181,7 +185,7 @@ static int precise_sleep(lua_State *L) {
   int rc;
   d = sleepacc_lua_seconds_ns(L, 1, "sleep", "seconds", 0);
   if (!lua_isnoneornil(L, 2)) method = precise_method(L, 2, "sleep");
-  s = precise_cached(L, method, &rc);
+  s = precise_cached(L, method, &rc); /* its userdata stays on the stack until we return */
   if (!s) return sleepacc_lua_pusherror(L, rc, method);
   deadline = sleepacc_now_ns() + d;
   sleepacc_lua_guard_init(&g, L, NULL, NULL);
