@@ -94,7 +94,7 @@ uninstall:
 # pkg-config (shared and --static) and run them; uninstall; the same with
 # build/sleepacc-uninstalled.pc.
 test-install: lib
-	CC="$(CC)" MAKE="$(MAKE)" tests/c/test_install.sh
+	CC="$(CC)" MAKE="$(MAKE_COMMAND)" tests/c/test_install.sh
 
 $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsleepacc.a tests/c/check.h
 	@mkdir -p $(dir $@)
