@@ -20,16 +20,22 @@ import sys as _sys
 # propagates as usual.  The console script's entry, _sleepacc_cli, guards
 # its own imports.)
 _AS_COMMAND = _sys.argv[:1] == ["-m"] and "sleepacc" in getattr(_sys, "orig_argv", ())
+
+
+def _interrupted():   # called in `except KeyboardInterrupt:`
+    if not _AS_COMMAND:
+        raise  # noqa: PLE0704 - the KeyboardInterrupt being handled
+    print("sleepacc: interrupted", file=_sys.stderr)
+    raise SystemExit(130) from None
+
+
 try:
     from . import _core
     from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
                        clock_info, iter_sweep, load, measure, methods, sweep, system_info)
     from ._core import Samples
 except KeyboardInterrupt:
-    if not _AS_COMMAND:
-        raise
-    print("sleepacc: interrupted", file=_sys.stderr)
-    raise SystemExit(130) from None
+    _interrupted()
 
 __version__: str = _core.VERSION
 
@@ -41,7 +47,10 @@ __all__ = [
 
 # The precise sleep: a sleep as exact as the machine allows, and a pacer
 # (python/_ext/sleeper.c wrapped by precise.py).
-from .precise import Pacer, Sleeper, sleep  # noqa: E402
+try:
+    from .precise import Pacer, Sleeper, sleep  # noqa: E402
+except KeyboardInterrupt:
+    _interrupted()
 
 __all__ += ["sleep", "Sleeper", "Pacer"]
 
