@@ -18,7 +18,7 @@
  * timer_err_percent = 100 * mean(timer_err) / period; timer_misses = ticks
  * that were never delivered (irtt: expected packets - packets sent).
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -207,4 +207,9 @@ void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out
     out->timer_err_stddev = p->err_n > 1 ? sqrt(p->err_m2 / (double)(p->err_n - 1)) : 0.0;
     if (p->period_ns > 0) out->timer_err_percent = 100.0 * p->err_mean / (double)p->period_ns;
   }
+  out->period_ns = p->period_ns;
+  out->missed = sleepacc_missed_name(p->missed_policy);
+  out->start_ns = p->start_ns;
+  out->last_deadline_ns = p->last_deadline_ns;
+  sleepacc_sleeper_stats_get(&p->sleeper, &out->sleeper);
 }

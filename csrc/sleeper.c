@@ -84,7 +84,7 @@
  * waits and spins alike), so bindings can check for Ctrl-C; the sleep in
  * progress is remembered and resumes when called again with its deadline.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <math.h>
 #include <sched.h>
@@ -92,7 +92,6 @@
 
 #define SLEEPACC__SLEEPER_MAGIC 0x51ee9e7
 #define SLEEPACC__AUTO_INITIAL_NS 300000LL   /* auto: margin of a cold band */
-#define SLEEPACC__HYBRID_DEFAULT_NS 125000LL /* hybrid: spin_sleep's margin */
 #define SLEEPACC__WARM 8                     /* samples before a band is learned */
 #define SLEEPACC__STARTUP 32                 /* until then the quantile is the max seen */
 #define SLEEPACC__LAMBDA (1.0 / 1024.0)      /* forgetting per sample */
@@ -274,7 +273,7 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
     s->fixed_margin_ns = margin_ns;
   else
     s->fixed_margin_ns = strategy == SLEEPACC_STRATEGY_AUTO ? SLEEPACC__AUTO_INITIAL_NS
-                                                            : SLEEPACC__HYBRID_DEFAULT_NS;
+                                                            : SLEEPACC_DEFAULT_MARGIN_NS;
   s->clock_cost_ns = 0;
   if (sleepacc_clock_info_get(SLEEPACC_CLOCK_MONOTONIC, 200, &ci) == 0 && ci.read_cost_ns > 0)
     s->clock_cost_ns = ci.read_cost_ns;
@@ -283,6 +282,22 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   sleepacc_hist_init(&s->lateness, 0);
   s->magic = SLEEPACC__SLEEPER_MAGIC;
   return 0;
+}
+
+/* A sleeper like `like` (strategy or kernel method, quantile, margin; no
+ * hand-off, no dma latency, nothing learned): the own sleeper of a call
+ * re-entered from a signal handler while `like` is mid-sleep. */
+int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like) {
+  const char *name = NULL;
+  if (!s || !like || like->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (like->strategy == SLEEPACC_STRATEGY_KERNEL) {
+    name = like->kernel ? like->kernel->name : NULL;
+  } else {
+    for (size_t i = 0; i < sizeof sleepacc__strategies / sizeof sleepacc__strategies[0]; i++)
+      if (sleepacc__strategies[i].strategy == like->strategy) name = sleepacc__strategies[i].name;
+  }
+  if (!name) return -EINVAL;
+  return sleepacc_sleeper_open(s, name, like->quantile, like->fixed_margin_ns);
 }
 
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
@@ -594,6 +609,25 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->misses = s->misses;
   out->spin_ns = s->spin_ns;
   if (s->lateness.count > 0) sleepacc_hist_stats(&s->lateness, &out->lateness);
+  out->strategy = sleepacc_strategy_name(s->strategy);
+  out->kernel = s->kernel ? s->kernel->name : NULL;
+  out->quantile = s->quantile;
+  out->margin_ns = s->fixed_margin_ns;
+  out->handoff_ns = s->handoff_ns;
+  out->clock_cost_ns = s->clock_cost_ns;
+  out->comp_ratio = s->comp_ratio;
+  out->kernel_waits = s->kernel_waits;
+  out->rt_fallbacks = s->rt_fallbacks;
+  out->preempted_spins = s->preempted_spins;
+  out->contended = s->contended != 0;
+  out->last_wake_ns = s->last_wake_ns;
+  out->dma_latency_us = s->magic == SLEEPACC__SLEEPER_MAGIC ? s->dma_latency_us : -1;
+}
+
+/* Strategy name by value (index = sleepacc_strategy). */
+const char *sleepacc_strategy_name(int strategy) {
+  static const char *const names[] = {"auto", "spin", "hybrid", "comp", "kernel"};
+  return strategy >= 0 && strategy < (int)(sizeof names / sizeof names[0]) ? names[strategy] : NULL;
 }
 
 /* auto: for each band that has seen sleeps, its lower bound and the margin
