@@ -48,7 +48,9 @@ static void precise_shut(PreciseObject *o) {
   o->open = 0;
 }
 
-/* Not sleeping in another thread: 0, or -1 with RuntimeError. */
+/* Not sleeping in another thread: 0, or -1 with RuntimeError.  A mark set
+ * before a fork() belongs to a thread the child does not have, so the child
+ * may use (and close) the object. */
 static int precise_idle(PreciseObject *o) {
   if (!o->busy || o->busy_gen != sleepacc_fork_generation()) return 0;
   PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", precise_what(o));

@@ -144,9 +144,8 @@ def test_full_filesystem_gives_one_clear_line_and_keeps_written_points(tiny_tmpf
     st = os.statvfs(tiny_tmpfs)
     assert st.f_bavail == 0
     os.truncate(filler, max(0, os.path.getsize(filler) - 3 * 4096))
-    # 100 points: far more than fit (a kernel method: a baseline one is measured at 0 only)
-    durations = ",".join(f"{k}ns" for k in range(1, 101))
-    proc = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", "--methods", "nanosleep",
+    durations = ",".join(f"{k}ns" for k in range(1, 101))   # 100 points: far more than fit
+    proc = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", "--methods", "spin",
                            "--durations", durations, "--budget", "0.001", "--format", "none",
                            "-o", out], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=120)
