@@ -35,15 +35,10 @@ __all__ = [
     "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
-# irtt sleep's 11 rows (ns), as the core defines the ladder
-# (_core.default_durations_ns); the one place the ladder is read above it.
-_LADDER_NS = getattr(_core, "default_durations_ns", (
-    1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 200_000_000,
-    500_000_000))
 #: The default duration ladder of :func:`sweep` (seconds): irtt sleep's 11
-#: rows, 1 ns to 500 ms, as the core defines it.  Floor methods (family
-#: "baseline") are measured at 0 only, whatever the ladder.
-DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _LADDER_NS)
+#: rows, 1 ns to 500 ms, as the core defines it (_core.default_durations_ns).
+#: Floor methods (family "baseline") are measured at 0 only, whatever the ladder.
+DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
 #: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
 #: the core's SLEEPACC_MAX_SAMPLES.
 MAX_SAMPLES = _core.MAX_SAMPLES
@@ -224,8 +219,9 @@ class Measurement:
     def to_frame(self, host: Optional[Mapping[str, Any]] = None):
         """The tidy per-sample frame (pandas): one row per sample with
         method, mode, requested_ns, ``sample`` (its index), ``start_ns``
-        (when the sample's sleep started, ns since the run's start; missing
-        when the core did not record start times), ``value_ns`` (the
+        (when the sample's sleep started, ns since the run's measured part
+        began: ``Measurement.starts``; missing when the core did not record
+        start times), ``value_ns`` (the
         sample: actual duration, or lateness in periodic mode), ``error_ns``
         (by the one error rule) and the experiment variables of
         :func:`sleepacc.records.context` (`host`: the sweep's host facts).
@@ -251,10 +247,8 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
-        # a record written before the core added a statistic (p1 .. p75) lacks it: None
-        stats = {f: d["stats"].get(f) for f in _core.stats_fields}
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=stats, missed=d.get("missed", 0),
+                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
                    cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
                    cpu_percent=d.get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
