@@ -269,11 +269,15 @@ def _point_sigma(r: dict, y: float, req: float) -> Tuple[float, bool]:
 # ---------------------------------------------------------------------------
 
 def _round_unit(req, unit, rounding):
+    """The timeout the kernel is given.  "down" is a caller that truncates:
+    what it truncates to 0 returns at once (the zero shortcut); a nonzero
+    truncated timeout still never ends a kernel sleep before the request."""
     req = np.asarray(req, dtype=float)
     if unit <= 1:
         return np.floor(req + 0.5) if rounding == "down" else np.ceil(req - 1e-9)
     if rounding == "down":
-        return np.floor(req / unit + 1e-9) * unit
+        q = np.floor(req / unit + 1e-9) * unit
+        return np.where(q > 0, np.maximum(q, req), q)
     return np.ceil(req / unit - 1e-9) * unit
 
 def _base(unit, rounding, tick, k, req):
@@ -410,7 +414,7 @@ def _predict_spec(spec: _Spec, beta, zero_ns, req):
     q, b = _base(spec.unit, spec.rounding, spec.tick, spec.k, req)
     A, off, _, _ = _design(spec, b)
     out = off + A @ beta
-    out = np.maximum(out, q)             # a kernel sleep never ends before its (rounded) request
+    out = np.maximum(out, np.maximum(q, req))   # a kernel sleep never ends before its request
     if spec.zero and zero_ns is not None:
         out = np.where(q == 0, zero_ns, out)
     return out
