@@ -816,20 +816,17 @@ def _verdict(p: MethodParams, req, y, sig, pred, k_params: float, alternatives):
     elif frac_bad >= 0.34 and ((shape in ("oscillating with d", "scattered") and rel > 0.1)
                                or (frac_bad > 0.5 and rel > 0.5)):
         p.verdict = "unexplained"
-        p.verdict_note = (f"not explained by these terms: {_fmt(float(np.max(np.abs(e))))} left, "
+        p.verdict_note = (f"not explained by these terms: {_us(float(np.max(np.abs(e))))} left, "
                           f"{shape} ({int(frac_bad * n)} of {n} points off by more than 3 sigma)")
     else:
         big = e[np.abs(r) > 3] if np.any(np.abs(r) > 3) else e
         lead = big[np.argmax(np.abs(big))]
         p.verdict = "partly"
-        p.verdict_note = (f"{'+' if lead >= 0 else '-'}{_fmt(abs(float(lead)))} left "
+        p.verdict_note = (f"{'+' if lead >= 0 else '-'}{_us(abs(float(lead)))} left "
                           f"(at {format_ns(float(req[worst]))}), {shape}, not in the family")
     if alternatives and p.verdict != "unexplained":
         p.verdict_note += ("; other structures fit about equally: "
                            + "; ".join(a["structure"] for a in alternatives))
-
-def _fmt(ns: float) -> str:
-    return _us(ns)
 
 def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTRAP) -> MethodParams:
     ctx = dict(ctx or {})
@@ -1179,8 +1176,6 @@ def _finish(p: MethodParams):
                     cap = known if known is not None else p.slack_ns
                     clone.slack_ns = min(max(clone.constant_ns, 0.0), cap)
                     clone.wakeup_ns = clone.constant_ns - clone.slack_ns
-            for cause, _, v in clone._parts(ref):
-                rep_vals.setdefault(cause, [])
             sums: Dict[str, float] = {}
             for cause, _, v in clone._parts(ref):
                 sums[cause] = sums.get(cause, 0.0) + v
