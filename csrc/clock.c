@@ -2,7 +2,7 @@
  * clock.c -- monotonic time, the four public clocks, their resolution and
  * the measured cost of one read, and the spin-loop CPU hint.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -20,10 +20,6 @@ static const struct {
 
 /* Most back-to-back pairs kept for the read-cost median (stack buffer). */
 #define SLEEPACC__MAX_READS 4096
-
-static int64_t sleepacc__ts_ns(const struct timespec *ts) {
-  return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
-}
 
 /* CLOCK_MONOTONIC now in ns.  clock_gettime cannot fail for this clock. */
 int64_t sleepacc_now_ns(void) {

@@ -25,7 +25,7 @@
  * Overflowing deadline arithmetic (start + budget, origin + k*d beyond
  * INT64_MAX) is refused with -EINVAL, like every other bad argument.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -52,12 +52,10 @@ int sleepacc_mode_from_name(const char *name) {
 }
 
 /* Thread CPU time and context switches of the calling thread. */
-static void sleepacc__cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {
+void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {
   struct timespec ts;
   struct rusage ru;
-  *cpu_ns = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0
-                ? (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec
-                : -1;
+  *cpu_ns = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? sleepacc__ts_ns(&ts) : -1;
   *vol = *invol = -1;
 #ifdef RUSAGE_THREAD
   if (getrusage(RUSAGE_THREAD, &ru) == 0) {
@@ -67,50 +65,6 @@ static void sleepacc__cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {
 #else
   (void)ru;
 #endif
-}
-
-/* 1 when the calling thread will run under FIFO/RR for this env. */
-static int sleepacc__runs_rt(const sleepacc_env *env) {
-  int p;
-  if (env->policy == SLEEPACC_POLICY_FIFO || env->policy == SLEEPACC_POLICY_RR) return 1;
-  if (env->policy != SLEEPACC_POLICY_KEEP) return 0;
-  p = sched_getscheduler(0);
-  if (p < 0) return 0;
-#ifdef SCHED_RESET_ON_FORK
-  p &= ~SCHED_RESET_ON_FORK;
-#endif
-  return p == SCHED_FIFO || p == SCHED_RR;
-}
-
-/* Validate cfg/buffer; 0 or -EINVAL / -ENOSYS.  now_ns: the start time. */
-static int sleepacc__validate(const sleepacc_config *c, const int64_t *samples, size_t capacity,
-                              int64_t now_ns) {
-  const sleepacc_method *m = c->method;
-  int64_t d = c->duration_ns;
-  int rc;
-  if (!m || !m->wait) return -EINVAL;
-  if (c->mode < 0 || c->mode >= SLEEPACC__NMODES) return -EINVAL;
-  if (d < 0 || d > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
-  if (c->mode == SLEEPACC_MODE_PERIODIC && d == 0) return -EINVAL;
-  if (c->n < 0 || c->budget_ns < 0 || c->warmup < 0) return -EINVAL;
-  if (c->n == 0 && c->budget_ns == 0) return -EINVAL;
-  if (c->margin_ns < 0 || c->margin_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
-  if (c->chunk_ns < 0 || c->chunk_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
-  if ((samples == NULL) != (capacity == 0)) return -EINVAL;
-  if (c->n > INT64_MAX - c->warmup) return -EINVAL;
-  /* deadline arithmetic must stay inside int64 */
-  if (c->budget_ns > INT64_MAX - now_ns - 2 * SLEEPACC_MAX_DURATION_NS) return -EINVAL;
-  if (c->mode == SLEEPACC_MODE_PERIODIC && c->budget_ns == 0) {
-    int64_t count = c->n + c->warmup; /* deadlines needed at most, plus skips */
-    if (count > (INT64_MAX - now_ns) / d - 2) return -EINVAL;
-  }
-  if ((rc = sleepacc_env_check(&c->env)) != 0) return rc;
-  /* Real-time spinning stalls a CPU: a spinning run under FIFO/RR needs a budget. */
-  if (m->family != SLEEPACC_FAMILY_KERNEL && m->family != SLEEPACC_FAMILY_BASELINE &&
-      c->budget_ns == 0 && sleepacc__runs_rt(&c->env))
-    return -EINVAL;
-  if (!sleepacc_method_available(m)) return -ENOSYS;
-  return 0;
 }
 
 /* Reset r to a state that finish/step treat as "nothing open". */
@@ -132,8 +86,9 @@ int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *sam
   if (!r) return -EINVAL;
   sleepacc__clear(r);
   if (!cfg) return -EINVAL;
-  now = sleepacc_now_ns();
-  if ((rc = sleepacc__validate(cfg, samples, capacity, now)) != 0) return rc;
+  /* every rule of the configuration, once (config.c); then the buffer */
+  if ((rc = sleepacc_config_check(cfg, NULL)) != 0) return rc;
+  if ((samples == NULL) != (capacity == 0)) return -EINVAL;
   r->cfg = *cfg;
   if (r->cfg.chunk_ns == 0) r->cfg.chunk_ns = SLEEPACC_CHUNK_NS;
   r->samples = samples;
@@ -157,7 +112,7 @@ int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *sam
   r->origin_ns = now;
   r->k = 1;
   r->next_deadline_ns = now + cfg->duration_ns;
-  sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+  sleepacc__thread_cost(&r->cpu0_ns, &r->vol0, &r->invol0);
   r->state = SLEEPACC__RUNNING;
   return 0;
 }
@@ -169,16 +124,17 @@ static int sleepacc__full(const sleepacc_run *r) {
   return 0;
 }
 
-/* Record one completed sample (warm-up first).  t1: wake time. */
-static void sleepacc__record(sleepacc_run *r, int64_t sample, int64_t t1) {
+/* Record one completed sample (warm-up first).  t0: its start, t1: wake time. */
+static void sleepacc__record(sleepacc_run *r, int64_t sample, int64_t t0, int64_t t1) {
   if (r->warm_done < r->cfg.warmup) {
     if (++r->warm_done == r->cfg.warmup) { /* measured part starts now */
       r->start_ns = t1;
-      sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+      sleepacc__thread_cost(&r->cpu0_ns, &r->vol0, &r->invol0);
     }
     return;
   }
   if (r->samples) r->samples[r->done] = sample;
+  if (r->starts) r->starts[r->done] = t0 - r->start_ns;
   sleepacc_hist_add(&r->hist, sample);
   r->done++;
 }
@@ -192,7 +148,7 @@ static int sleepacc__budget_stops(sleepacc_run *r, int64_t now) {
   if (r->warm_done < r->cfg.warmup) {
     r->warm_done = r->cfg.warmup; /* measured part starts now */
     r->start_ns = now;
-    sleepacc__cost(&r->cpu0_ns, &r->vol0, &r->invol0);
+    sleepacc__thread_cost(&r->cpu0_ns, &r->vol0, &r->invol0);
   }
   return 0;
 }
@@ -250,7 +206,8 @@ int sleepacc_run_step(sleepacc_run *r) {
       dur = deadline - sleepacc_now_ns();
       if (dur < 0) dur = 0;
     }
-    rc = sleepacc_waiter_wait(&r->waiter, dur, deadline);
+    /* the method directly: durations were checked once, by config_check */
+    rc = r->waiter.method->wait(&r->waiter, dur, deadline);
     t1 = sleepacc_now_ns();
     if (rc == -EAGAIN || rc == -EINTR) {
       /* A bounded spin stopped before the deadline, or a signal interrupted
@@ -265,9 +222,9 @@ int sleepacc_run_step(sleepacc_run *r) {
     r->pending = 0;
     if (rc != 0) return rc;
     if (r->cfg.mode == SLEEPACC_MODE_RELATIVE) {
-      sleepacc__record(r, t1 - t0, t1);
+      sleepacc__record(r, t1 - t0, t0, t1);
     } else {
-      sleepacc__record(r, t1 - deadline, t1);
+      sleepacc__record(r, t1 - deadline, t0, t1);
       sleepacc__advance(r, t1);
     }
     now = t1;
@@ -280,7 +237,7 @@ int sleepacc_run_finish(sleepacc_run *r) {
   int64_t cpu, vol, invol;
   if (!r) return -EINVAL;
   if (r->state != SLEEPACC__RUNNING && r->state != SLEEPACC__DONE) return 0;
-  sleepacc__cost(&cpu, &vol, &invol);
+  sleepacc__thread_cost(&cpu, &vol, &invol);
   r->wall_ns = sleepacc_now_ns() - r->start_ns;
   r->cpu_ns = cpu >= 0 && r->cpu0_ns >= 0 ? cpu - r->cpu0_ns : -1;
   r->ctx_voluntary = vol >= 0 && r->vol0 >= 0 ? vol - r->vol0 : -1;
@@ -300,6 +257,53 @@ int sleepacc_run_stats(const sleepacc_run *r, int64_t *scratch, sleepacc_stats *
     return sleepacc_stats_compute(r->samples, (size_t)r->done, r->threshold, scratch, out);
   }
   sleepacc_hist_stats(&r->hist, out);
+  return 0;
+}
+
+int64_t sleepacc_run_count(const sleepacc_run *r) { return r ? r->done : 0; }
+
+void sleepacc_run_refusal(const sleepacc_run *r, const char **field, const char **why) {
+  if (field) *field = r ? r->saved.bad_field : NULL;
+  if (why) *why = r ? r->saved.why : NULL;
+}
+
+int sleepacc_run_set_starts(sleepacc_run *r, int64_t *starts) {
+  if (!r || !r->samples || !starts || r->done > 0) return -EINVAL;
+  r->starts = starts;
+  return 0;
+}
+
+/* The record of a finished run: statistics, costs and the environment
+ * applied, in the shape of sleepacc_result_fields. */
+int sleepacc_run_result(const sleepacc_run *r, int64_t *scratch, sleepacc_result *out) {
+  const sleepacc_env *e;
+  int rc;
+  if (!r || !out) return -EINVAL;
+  memset(out, 0, sizeof *out);
+  if ((rc = sleepacc_run_stats(r, scratch, &out->stats)) != 0) return rc;
+  sleepacc_hist_stats(&r->hist, &out->stream_stats);
+  e = &r->cfg.env;
+  out->method = r->cfg.method ? r->cfg.method->name : NULL;
+  out->mode = sleepacc_mode_name(r->cfg.mode);
+  out->requested_ns = r->cfg.duration_ns;
+  out->n = r->done;
+  out->missed = r->missed;
+  out->cpu_ns = r->cpu_ns;
+  out->cpu_ns_per_call = r->cpu_ns < 0 ? -1.0 : r->done > 0 ? (double)r->cpu_ns / (double)r->done : 0.0;
+  out->cpu_percent =
+      r->cpu_ns >= 0 && r->wall_ns > 0 ? 100.0 * (double)r->cpu_ns / (double)r->wall_ns : -1.0;
+  out->ctx_voluntary = r->ctx_voluntary;
+  out->ctx_involuntary = r->ctx_involuntary;
+  out->wall_ns = r->wall_ns;
+  out->env.slack_ns = e->slack_ns;
+  out->env.policy = e->policy == SLEEPACC_POLICY_KEEP ? NULL : sleepacc_policy_name(e->policy);
+  out->env.priority = e->policy == SLEEPACC_POLICY_KEEP ? -1 : e->priority;
+  out->env.cpu = e->cpu;
+  out->env.lock_memory = e->lock_memory;
+  out->env.dma_latency_us = e->dma_latency_us;
+  out->env.margin_ns = r->cfg.method && r->cfg.method->family == SLEEPACC_FAMILY_HYBRID
+                           ? (r->cfg.margin_ns > 0 ? r->cfg.margin_ns : SLEEPACC_DEFAULT_MARGIN_NS)
+                           : -1;
   return 0;
 }
 

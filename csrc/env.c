@@ -5,7 +5,7 @@
  * and sched_setaffinity(0) act on the calling thread on Linux) and restored
  * exactly, on every path.  EPERM is returned as -EPERM, never swallowed.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -278,58 +278,14 @@ int64_t sleepacc_current_slack(void) {
 #endif
 }
 
-/* 1 when policy is FIFO or RR. */
-static int sleepacc__is_rt(int policy) {
-  return policy == SLEEPACC_POLICY_FIFO || policy == SLEEPACC_POLICY_RR;
-}
-
-/* Validate env without changing anything.  -EINVAL for: NULL, slack 0 or
- * < -1 or > SLEEPACC_MAX_DURATION_NS, an unknown policy, a priority outside
- * 1..99 for FIFO/RR or nonzero for other policies (and for KEEP), a cpu
- * outside the thread's current allowed set, lock_memory not 0/1, a dma
- * latency < -1.  *bad_field (when given) names the field. */
+/* Validate env without changing anything: the environment rules of
+ * config.c (one place; there named "env.<field>"), -EINVAL when one is
+ * broken.  *bad_field (when given) names the field ("slack_ns", ...). */
 int sleepacc_env_check_field(const sleepacc_env *env, const char **bad_field) {
-  const char *dummy;
-  if (!bad_field) bad_field = &dummy;
-  *bad_field = NULL;
-  if (!env) return -EINVAL;
-  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_SLACK_NS)) {
-    *bad_field = "slack_ns";
-    return -EINVAL;
-  }
-  if (env->policy < SLEEPACC_POLICY_KEEP || env->policy >= SLEEPACC__NPOLICIES) {
-    *bad_field = "policy";
-    return -EINVAL;
-  }
-  if (sleepacc__is_rt(env->policy)) {
-    int os = sleepacc__policies[env->policy].os;
-    int lo = sched_get_priority_min(os), hi = sched_get_priority_max(os);
-    if (lo < 0 || hi < 0) { lo = 1; hi = 99; }
-    if (env->priority < lo || env->priority > hi) {
-      *bad_field = "priority";
-      return -EINVAL;
-    }
-  } else if (env->priority != 0) {
-    *bad_field = "priority";
-    return -EINVAL;
-  }
-  if (env->cpu != -1) {
-    cpu_set_t set;
-    *bad_field = "cpu";
-    if (env->cpu < 0 || env->cpu >= CPU_SETSIZE) return -EINVAL;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return -errno;
-    if (!CPU_ISSET(env->cpu, &set)) return -EINVAL;
-    *bad_field = NULL;
-  }
-  if (env->lock_memory != 0 && env->lock_memory != 1) {
-    *bad_field = "lock_memory";
-    return -EINVAL;
-  }
-  if (env->dma_latency_us < -1) {
-    *bad_field = "dma_latency_us";
-    return -EINVAL;
-  }
-  return 0;
+  const char *f = NULL;
+  int rc = sleepacc__env_explain(env, &f, NULL);
+  if (bad_field) *bad_field = rc == 0 || !f ? NULL : f + sizeof "env." - 1;
+  return rc;
 }
 
 int sleepacc_env_check(const sleepacc_env *env) { return sleepacc_env_check_field(env, NULL); }

@@ -1,7 +1,7 @@
 /*
  * errors.c -- errno names and messages, from the one SLEEPACC_ERRNO_MAP table.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <limits.h>
 #include <string.h>

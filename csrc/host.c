@@ -46,10 +46,10 @@
  *   dmi_product      (str; /sys/class/dmi/id sys_vendor + product_name)
  *   rt_runtime_us, rt_period_us             (int; /proc/sys/kernel/sched_rt_*)
  *   sched_policy, sched_priority            (calling thread)
- *   loadavg_1m       (str; first field of /proc/loadavg, e.g. "0.20")
- *   cmdline          (str; /proc/cmdline, truncated to 255 bytes)
+ *   loadavg_1m       (real; first field of /proc/loadavg, e.g. 0.20)
+ *   cmdline          (str; /proc/cmdline, whole)
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -67,7 +67,7 @@
 
 /* Read up to size-1 bytes of path into buf, NUL-terminated, trailing
  * whitespace removed.  Returns the length, or -1 when unreadable. */
-static ssize_t read_text(const char *path, char *buf, size_t size)
+ssize_t sleepacc__read_text(const char *path, char *buf, size_t size)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -94,10 +94,10 @@ static ssize_t read_text(const char *path, char *buf, size_t size)
 }
 
 /* Parse a decimal integer file; 0 on success. */
-static int read_int(const char *path, int64_t *out)
+int sleepacc__read_int(const char *path, int64_t *out)
 {
   char buf[64];
-  if (read_text(path, buf, sizeof buf) <= 0)
+  if (sleepacc__read_text(path, buf, sizeof buf) <= 0)
     return -1;
   char *end;
   errno = 0;
@@ -255,7 +255,7 @@ static void add_str(facts *fs, const char *key, const char *value)
   if (!f || !value)
     return;
   f->type = SLEEPACC_FACT_STR;
-  /* keep the first 255 bytes: truncation is intended (and said in the header) */
+  /* at most sizeof f->s - 1 bytes (room for a whole /proc/cmdline) */
   snprintf(f->s, sizeof f->s, "%.*s", (int)sizeof f->s - 1, value);
 }
 
@@ -263,7 +263,7 @@ static void add_str(facts *fs, const char *key, const char *value)
 static void add_file(facts *fs, const char *key, const char *path)
 {
   char buf[256];
-  add_str(fs, key, read_text(path, buf, sizeof buf) >= 0 ? buf : NULL);
+  add_str(fs, key, sleepacc__read_text(path, buf, sizeof buf) >= 0 ? buf : NULL);
 }
 
 /* Add an integer fact; ok == 0 makes it UNKNOWN. */
@@ -276,6 +276,20 @@ static void add_int(facts *fs, const char *key, int64_t value, int ok)
   f->i = value;
 }
 
+/* Add a real-number fact parsed from text; text NULL or not a number makes it UNKNOWN. */
+static void add_real(facts *fs, const char *key, const char *text)
+{
+  sleepacc_fact *f = slot(fs, key);
+  char *end = NULL;
+  if (!f || !text)
+    return;
+  double v = strtod(text, &end);
+  if (end == text)
+    return;
+  f->type = SLEEPACC_FACT_REAL;
+  f->d = v;
+}
+
 /* ---------------------------------------------------------------------
  * Facts that need some parsing.
  * ------------------------------------------------------------------ */
@@ -286,7 +300,7 @@ static void add_int(facts *fs, const char *key, int64_t value, int ok)
 typedef struct host_text {
   struct utsname uts; /* uname() */
   int have_uts;       /* uts is valid */
-  char cmdline[1024]; /* /proc/cmdline (truncated) or "" */
+  char cmdline[4096]; /* /proc/cmdline (COMMAND_LINE_SIZE <= 4096) or "" */
   char config[320];   /* path of the running kernel's config, or "" */
   char flags[4096];   /* the first CPU's "flags" in /proc/cpuinfo, or "" */
   int have_flags;     /* flags was read */
@@ -336,7 +350,7 @@ static void add_preempt(facts *fs, const host_text *t)
 
   /* debugfs shows the choices with the current one in parentheses:
    * "none voluntary (full) lazy" */
-  if (read_text("/sys/kernel/debug/sched/preempt", buf, sizeof buf) > 0) {
+  if (sleepacc__read_text("/sys/kernel/debug/sched/preempt", buf, sizeof buf) > 0) {
     char *open_p = strchr(buf, '('), *close_p = open_p ? strchr(open_p, ')') : NULL;
     if (open_p && close_p && (size_t)(close_p - open_p - 1) < sizeof mode) {
       memcpy(mode, open_p + 1, (size_t)(close_p - open_p - 1));
@@ -386,7 +400,7 @@ static int64_t res_ns(clockid_t id)
   struct timespec ts;
   if (clock_getres(id, &ts) != 0)
     return -1;
-  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  return sleepacc__ts_ns(&ts);
 }
 
 static void add_hz(facts *fs, const host_text *t)
@@ -441,7 +455,7 @@ static void add_hres(facts *fs)
 /* "none" for an empty list or "(null)", else the list itself. */
 static const char *cpu_list(const char *path, char *buf, size_t size)
 {
-  ssize_t n = read_text(path, buf, size);
+  ssize_t n = sleepacc__read_text(path, buf, size);
   if (n < 0)
     return NULL;
   if (n == 0 || strcmp(buf, "(null)") == 0)
@@ -510,11 +524,11 @@ static void add_cpuidle_states(facts *fs)
   int any = 0;
   for (int i = 0; i < 32; i++) {
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", i);
-    if (read_text(path, name, sizeof name) < 0)
+    if (sleepacc__read_text(path, name, sizeof name) < 0)
       break;
     int64_t lat = -1;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", i);
-    read_int(path, &lat);
+    sleepacc__read_int(path, &lat);
     char item[96];
     int k = lat >= 0 ? snprintf(item, sizeof item, "%s%s:%lld", any ? "," : "", name, (long long)lat)
                      : snprintf(item, sizeof item, "%s%s", any ? "," : "", name);
@@ -537,8 +551,8 @@ static void add_virt(facts *fs, const host_text *t)
   add_str(fs, "virtualization", virt);
   add_file(fs, "hypervisor_type", "/sys/hypervisor/type");
   char vendor[128], product[128], both[256];
-  ssize_t a = read_text("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
-  ssize_t b = read_text("/sys/class/dmi/id/product_name", product, sizeof product);
+  ssize_t a = sleepacc__read_text("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
+  ssize_t b = sleepacc__read_text("/sys/class/dmi/id/product_name", product, sizeof product);
   if (a > 0 && b > 0)
     snprintf(both, sizeof both, "%s %s", vendor, product);
   else if (a > 0 || b > 0)
@@ -580,7 +594,7 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
   host_text text, *t = &text;
   memset(t, 0, sizeof *t);
   t->have_uts = uname(&t->uts) == 0;
-  if (read_text("/proc/cmdline", t->cmdline, sizeof t->cmdline) < 0)
+  if (sleepacc__read_text("/proc/cmdline", t->cmdline, sizeof t->cmdline) < 0)
     t->cmdline[0] = '\0';
   t->have_flags = file_value(CPUINFO, "flags", ":", 1, t->flags, sizeof t->flags) == 0;
   find_config(t);
@@ -598,7 +612,7 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
   int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   add_int(&fs, "timer_slack_ns", slack, slack >= 0);
   int64_t v = 0;
-  add_int(&fs, "timer_migration", v, read_int("/proc/sys/kernel/timer_migration", &v) == 0);
+  add_int(&fs, "timer_migration", v, sleepacc__read_int("/proc/sys/kernel/timer_migration", &v) == 0);
   add_cpu(&fs, t);
   add_file(&fs, "cpufreq_driver", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
   add_file(&fs, "cpufreq_governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
@@ -607,17 +621,17 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
   add_cpuidle_states(&fs);
   add_virt(&fs, t);
   int64_t rt = 0;
-  int ok = read_int("/proc/sys/kernel/sched_rt_runtime_us", &rt) == 0;
+  int ok = sleepacc__read_int("/proc/sys/kernel/sched_rt_runtime_us", &rt) == 0;
   add_int(&fs, "rt_runtime_us", rt, ok);
-  ok = read_int("/proc/sys/kernel/sched_rt_period_us", &rt) == 0;
+  ok = sleepacc__read_int("/proc/sys/kernel/sched_rt_period_us", &rt) == 0;
   add_int(&fs, "rt_period_us", rt, ok);
   add_sched(&fs);
   char load[128];
-  if (read_text("/proc/loadavg", load, sizeof load) > 0) {
+  if (sleepacc__read_text("/proc/loadavg", load, sizeof load) > 0) {
     load[strcspn(load, " ")] = '\0';
-    add_str(&fs, "loadavg_1m", load);
+    add_real(&fs, "loadavg_1m", load);
   } else {
-    add_str(&fs, "loadavg_1m", NULL);
+    add_real(&fs, "loadavg_1m", NULL);
   }
   add_str(&fs, "cmdline", t->cmdline[0] ? t->cmdline : NULL);
 

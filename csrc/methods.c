@@ -14,7 +14,7 @@
  * restarted silently), -EAGAIN when a spin gave up after w->rt_bound_ns
  * before the deadline (call again toward the same deadline), or -errno.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -59,15 +59,6 @@
 
 
 /* ------------------------------------------------------------------ helpers */
-
-/* ns -> timespec (ns >= 0). */
-static struct timespec sleepacc__ts(int64_t ns) {
-  struct timespec ts;
-  if (ns < 0) ns = 0;
-  ts.tv_sec = (time_t)(ns / 1000000000LL);
-  ts.tv_nsec = (long)(ns % 1000000000LL);
-  return ts;
-}
 
 /* Absolute CLOCK_MONOTONIC deadline -> timespec; 0 would disarm a timer, so
  * the earliest deadline used is 1 ns. */
@@ -1053,7 +1044,10 @@ int sleepacc_waiter_reopen(sleepacc_waiter *w) {
 }
 
 /* Wait through w's method.  -EINVAL for a closed waiter or a duration
- * outside 0..SLEEPACC_MAX_DURATION_NS; otherwise the method's result. */
+ * outside 0..SLEEPACC_MAX_DURATION_NS (the one cheap guard of this public
+ * entry point; the engine's per-sample path calls the method directly, its
+ * durations checked once by sleepacc_config_check); otherwise the method's
+ * result. */
 int sleepacc_waiter_wait(sleepacc_waiter *w, int64_t duration_ns, int64_t deadline_ns) {
   if (!w || !w->method) return -EINVAL;
   if (duration_ns < 0 || duration_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;

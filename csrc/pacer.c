@@ -18,7 +18,7 @@
  * timer_err_percent = 100 * mean(timer_err) / period; timer_misses = ticks
  * that were never delivered (irtt: expected packets - packets sent).
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,6 +56,25 @@ int sleepacc_pacer_open(sleepacc_pacer *p, int64_t period_ns, const char *method
   p->k = 1;
   sleepacc_hist_init(&p->lateness, 0);
   return 0;
+}
+
+/* Check, open (the sleeper as configured), hand-off, dma latency. */
+int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config *c,
+                               const char **field) {
+  int rc;
+  if (field) *field = NULL;
+  if ((rc = sleepacc_sleeper_config_explain(c, 1, field, NULL)) < 0) return rc;
+  if (field) *field = "method";
+  rc = sleepacc_pacer_open(p, c->period_ns, c->method, sleepacc_missed_from_name(c->missed));
+  if (rc < 0) return rc;
+  rc = sleepacc_sleeper_set_handoff(&p->sleeper, c->handoff_ns);
+  if (rc == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(&p->sleeper, (int)c->dma_latency_us);
+  }
+  if (rc < 0) sleepacc_pacer_close(p);
+  else if (field) *field = NULL;
+  return rc;
 }
 
 /* Deadline of tick k, or -EOVERFLOW. */
@@ -176,4 +195,9 @@ void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out
     out->timer_err_stddev = p->err_n > 1 ? sqrt(p->err_m2 / (double)(p->err_n - 1)) : 0.0;
     if (p->period_ns > 0) out->timer_err_percent = 100.0 * p->err_mean / (double)p->period_ns;
   }
+  out->period_ns = p->period_ns;
+  out->missed = sleepacc_missed_name(p->missed_policy);
+  out->start_ns = p->start_ns;
+  out->last_deadline_ns = p->last_deadline_ns;
+  sleepacc_sleeper_stats_get(&p->sleeper, &out->sleeper);
 }

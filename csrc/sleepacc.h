@@ -150,8 +150,11 @@ struct sleepacc_waiter {
   unsigned char priv[128]; /* pthread mutex+cond storage, aligned below */
 } __attribute__((aligned(16)));
 
-/* Hybrid margin used when a waiter is opened with margin_ns == 0. */
-#define SLEEPACC_DEFAULT_MARGIN_NS (200LL * 1000LL)
+/* Hybrid margin used when none is given: a waiter opened with margin_ns 0,
+ * a run's default (sleepacc_config_default) and the sleeper's hybrid
+ * strategy.  125 us: spin_sleep's margin, above this kind of host's usual
+ * kernel lateness (55-80 us with the default slack). */
+#define SLEEPACC_DEFAULT_MARGIN_NS (125LL * 1000LL)
 
 /* Number of rows compiled in (available or not). */
 size_t sleepacc_method_count(void);
@@ -210,21 +213,41 @@ typedef struct sleepacc_hist {
   uint32_t pos[SLEEPACC_HIST_BUCKETS]; /* counts of values >= 0 */
 } sleepacc_hist;
 
-/* Summary statistics, all in ns. */
+/* Summary statistics, all in ns.  Quantiles are nearest-rank (stats.c). */
 typedef struct sleepacc_stats {
   int64_t n;           /* samples summarised */
   int64_t min, max;
   double mean, std;    /* std: sample standard deviation (n-1), 0 when n < 2 */
   int64_t median, p90, p99, p999;
   int64_t undersleeps; /* samples < threshold (actual < requested, or lateness < 0) */
+  int64_t p1, p10, p25, p75; /* lower quantiles (for the model) */
 } sleepacc_stats;
 
-/* Field table of sleepacc_stats, so bindings convert it without naming
- * fields: {name, offset, is_double}, terminated by a NULL name. */
+/* Field tables: a struct described as data (CPython's PyMemberDef), so a
+ * binding converts any of the core's result structs with one loop and the
+ * Python dict and the Lua table cannot disagree.  A table is an array of
+ * rows terminated by a NULL name. */
+typedef enum sleepacc_field_type {
+  SLEEPACC_FIELD_INT64 = 0,  /* int64_t */
+  SLEEPACC_FIELD_DOUBLE = 1, /* double */
+  SLEEPACC_FIELD_STRING = 2, /* const char *; NULL is null (None / nil) */
+  SLEEPACC_FIELD_BOOL = 3,   /* int, 0 or 1 */
+  SLEEPACC_FIELD_NESTED = 4, /* a sub-object: the rows of .sub, their offsets
+                                relative to this row's offset */
+  SLEEPACC_FIELD_OPT_INT64 = 5, /* int64_t; a negative value is null */
+  SLEEPACC_FIELD_INT = 6,       /* int */
+  SLEEPACC_FIELD_METHOD = 7     /* const sleepacc_method *, by its name; NULL is null */
+} sleepacc_field_type;
+/* Row flag: a null value leaves the key out (instead of None / nil). */
+#define SLEEPACC_FIELD_OMIT_NULL 1
+
 typedef struct sleepacc_field {
-  const char *name;
-  size_t offset;
-  int is_double;
+  const char *name;                 /* key in the binding's object */
+  size_t offset;                    /* offsetof in the struct */
+  int is_double;                    /* 1 for SLEEPACC_FIELD_DOUBLE (older bindings) */
+  int type;                         /* sleepacc_field_type */
+  const struct sleepacc_field *sub; /* NESTED: the sub-object's rows */
+  int flags;                        /* SLEEPACC_FIELD_OMIT_NULL */
 } sleepacc_field;
 extern const sleepacc_field sleepacc_stats_fields[];
 
@@ -322,6 +345,10 @@ typedef enum sleepacc_mode {
   SLEEPACC_MODE_PERIODIC = 1  /* deadlines start + k*d; sample = wake - deadline */
 } sleepacc_mode;
 
+/* The configuration of one run.  sleepacc_config_default() fills every
+ * field (a caller then sets method and duration_ns); sleepacc_config_check()
+ * holds every rule and names the bad field.  Fields appended at the end keep
+ * older initialisers valid. */
 typedef struct sleepacc_config {
   const sleepacc_method *method; /* required */
   int mode;               /* sleepacc_mode */
@@ -336,14 +363,75 @@ typedef struct sleepacc_config {
   int64_t margin_ns;      /* hybrid margin (>= 0; 0 = SLEEPACC_DEFAULT_MARGIN_NS) */
   int64_t chunk_ns;       /* chunk length, 0 = SLEEPACC_CHUNK_NS */
   sleepacc_env env;       /* environment for the run */
+  int keep_samples;       /* 1: the caller keeps every sample (a buffer of
+                             sleepacc_config_capacity() values); 0: streaming */
 } sleepacc_config;
+
+/* sleepacc_config as a field table (method by name, mode and policy as
+ * ints, env nested), so a binding fills a config from its own object and
+ * shows the defaults with one loop each. */
+extern const sleepacc_field sleepacc_config_fields[];
+
+/* Defaults of a run, the one place they are written:
+ *   mode relative, n 0 (the budget stops), budget 1 s, warm-up 2 samples,
+ *   hybrid margin SLEEPACC_DEFAULT_MARGIN_NS (125 us), chunk
+ *   SLEEPACC_CHUNK_NS, keep_samples 1, an env that changes nothing;
+ *   method NULL and duration 0 (the caller's). */
+#define SLEEPACC_DEFAULT_BUDGET_NS 1000000000LL
+#define SLEEPACC_DEFAULT_WARMUP 2
+/* Largest sample buffer sleepacc_config_capacity() asks for (8 bytes each),
+ * and the shortest time per sample it assumes when sizing from a budget. */
+#define SLEEPACC_MAX_SAMPLES 4000000LL
+#define SLEEPACC_SAMPLE_FLOOR_NS 1000LL
+void sleepacc_config_default(sleepacc_config *cfg);
+
+/* Check every rule of a run's configuration, the one place they live:
+ * ranges (durations 0..one day, n, warm-up, margin, chunk), a periodic run
+ * needs a duration > 0, n or a budget must stop the run, a single sample
+ * longer than the budget is refused unless n is given, a kept buffer of n
+ * samples without a budget is at most SLEEPACC_MAX_SAMPLES, deadline
+ * arithmetic must fit int64, the environment (slack 1 ns..1 s, policy,
+ * priority 1..99 with fifo/rr and 0 otherwise, a cpu in the thread's
+ * allowed set, lock_memory 0/1, dma latency -1 or
+ * 0..SLEEPACC_MAX_DMA_LATENCY_US), a spinning method under fifo/rr needs a
+ * budget, and the method must exist and be available.
+ * Returns 0, or a negative errno (-EINVAL; -ENOSYS for an unavailable
+ * method) with *bad_field (if not NULL) set to the field's name:
+ * "method", "mode", "duration_ns", "n", "budget_ns", "warmup", "margin_ns",
+ * "chunk_ns", "keep_samples", "env.slack_ns", "env.policy", "env.priority",
+ * "env.cpu", "env.lock_memory", "env.dma_latency_us"; and *message (if not
+ * NULL) to the rule's text ("must be at most 86400 s (one day)"), from one
+ * table. */
+int sleepacc_config_check(const sleepacc_config *cfg, const char **bad_field);
+int sleepacc_config_explain(const sleepacc_config *cfg, const char **bad_field,
+                            const char **message);
+/* The sample buffer a run of cfg needs (in samples): 0 when keep_samples is
+ * 0; n when only n stops it; otherwise what the budget can fill
+ * (ceil(budget / max(duration, SLEEPACC_SAMPLE_FLOOR_NS)) + 1), at most n
+ * and at most SLEEPACC_MAX_SAMPLES.  Call on a checked cfg. */
+int64_t sleepacc_config_capacity(const sleepacc_config *cfg);
+/* A duration argument: 0, or -EINVAL with *message "must be non-negative"
+ * or "must be at most 86400 s (one day)" (the rule config_check applies to
+ * every duration field; bindings use it for the sleeper's arguments). */
+int sleepacc_duration_check(int64_t ns, const char **message);
+/* A name argument given with its length (method, strategy, missed policy):
+ * 0, or -EINVAL when it is NULL or holds a NUL byte (it would be cut short
+ * there).  Bindings pass every name through it. */
+int sleepacc_name_check(const char *name, size_t len);
+
+/* irtt sleep's duration ladder, the default of a sweep: 1, 10, 100 ns,
+ * 1, 10, 100 us, 1, 10, 100, 200, 500 ms. */
+#define SLEEPACC_DEFAULT_DURATION_COUNT 11
+extern const int64_t sleepacc_default_durations_ns[SLEEPACC_DEFAULT_DURATION_COUNT];
 
 /* Mode name "relative"/"periodic"; mode by name (-EINVAL if unknown). */
 const char *sleepacc_mode_name(int mode);
 int sleepacc_mode_from_name(const char *name);
 
-/* The state of one run.  Caller-owned; large (it embeds a histogram). */
+/* The state of one run.  Caller-owned; large (it embeds a histogram).
+ * Every field is private (engine.c): read a run through sleepacc_run_result. */
 typedef struct sleepacc_run {
+  /* private */
   sleepacc_config cfg;     /* validated copy of the configuration */
   sleepacc_waiter waiter;  /* the open method */
   sleepacc_env_saved saved;/* environment to restore */
@@ -369,7 +457,45 @@ typedef struct sleepacc_run {
   int pending;             /* 1: a bounded spin stopped early; resume this sample */
   int64_t pending_t0_ns;   /* its start (relative mode) */
   int64_t pending_deadline_ns; /* its deadline */
+  int64_t *starts;         /* caller buffer of sample start times, or NULL */
 } sleepacc_run;
+
+/* The environment a run applied, as the record shows it (sleepacc/1 env). */
+typedef struct sleepacc_run_env {
+  int64_t slack_ns;        /* timer slack set, or -1 (null: left as it was) */
+  const char *policy;      /* policy name set, or NULL (left) */
+  int64_t priority;        /* priority set with the policy, or -1 */
+  int64_t cpu;             /* CPU pinned to, or -1 */
+  int lock_memory;         /* mlockall asked */
+  int64_t dma_latency_us;  /* /dev/cpu_dma_latency value held, or -1 */
+  int64_t margin_ns;       /* hybrid methods: the margin used; else -1 (left out) */
+} sleepacc_run_env;
+
+/* The result record of one run (schema sleepacc/1, docs/schema.md): what a
+ * binding returns, converted by sleepacc_result_fields. */
+typedef struct sleepacc_result {
+  const char *method;      /* method name */
+  const char *mode;        /* "relative" or "periodic" */
+  int64_t requested_ns;    /* requested duration / period */
+  int64_t n;               /* samples recorded (after warm-up) */
+  sleepacc_stats stats;    /* exact from the buffer, else from the histogram */
+  int64_t missed;          /* periodic: deadlines woken past the next one */
+  double cpu_ns_per_call;  /* thread CPU time per sample (0 when n = 0) */
+  double cpu_percent;      /* thread CPU time / wall time * 100, or -1 unknown */
+  int64_t ctx_voluntary;   /* context switches, -1 unknown ("ctx_switches") */
+  int64_t ctx_involuntary;
+  int64_t wall_ns;         /* wall time of the measured part */
+  sleepacc_run_env env;    /* the environment applied */
+  int64_t cpu_ns;          /* thread CPU time of the measured part, -1 unknown
+                              (not in the record: cpu_ns_per_call is) */
+  sleepacc_stats stream_stats; /* the histogram's statistics of the same
+                              samples (not in the record) */
+} sleepacc_result;
+/* Rows of the record in schema order: method, mode, requested_ns, n, stats
+ * (nested), missed, cpu_ns_per_call, cpu_percent, ctx_switches (nested:
+ * voluntary, involuntary), wall_ns, env (nested: slack_ns, policy, priority,
+ * cpu, lock_memory, dma_latency_us, margin_ns when hybrid). */
+extern const sleepacc_field sleepacc_result_fields[];
 
 /* Validate cfg (every bad argument is -EINVAL; a spin/hybrid run under
  * FIFO/RR without a budget is -EINVAL; an unavailable method -ENOSYS),
@@ -390,8 +516,21 @@ int sleepacc_run_step(sleepacc_run *r);
  * Safe on every path and safe to call twice.  Returns the restore error. */
 int sleepacc_run_finish(sleepacc_run *r);
 /* Statistics of what was recorded: exact from the buffer when there is one
- * (scratch must hold r->done values), else from the histogram. */
+ * (scratch must hold sleepacc_run_count(r) values), else from the histogram. */
 int sleepacc_run_stats(const sleepacc_run *r, int64_t *scratch, sleepacc_stats *out);
+/* Samples recorded so far (after warm-up). */
+int64_t sleepacc_run_count(const sleepacc_run *r);
+/* Give a run started with a sample buffer a second buffer of the same
+ * capacity for each sample's start time (ns since the run's measured part
+ * began; the start of its sleep).  Call after sleepacc_run_start, before
+ * the first step.  -EINVAL when the run has no sample buffer. */
+int sleepacc_run_set_starts(sleepacc_run *r, int64_t *starts);
+/* After a failed sleepacc_run_start: the sleepacc_env field the
+ * environment step blamed ("policy", ...) and, when the core refused it up
+ * front (nothing was changed), why; NULLs otherwise. */
+void sleepacc_run_refusal(const sleepacc_run *r, const char **field, const char **why);
+/* The record of a finished run (scratch as for sleepacc_run_stats). */
+int sleepacc_run_result(const sleepacc_run *r, int64_t *scratch, sleepacc_result *out);
 /* Convenience: start, step until done (resuming on EINTR), finish. */
 int sleepacc_measure(const sleepacc_config *cfg, int64_t *samples, size_t capacity,
                      sleepacc_run *r);
@@ -426,14 +565,17 @@ int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 typedef enum sleepacc_fact_type {
   SLEEPACC_FACT_UNKNOWN = 0, /* could not be read */
   SLEEPACC_FACT_INT = 1,
-  SLEEPACC_FACT_STR = 2
+  SLEEPACC_FACT_STR = 2,
+  SLEEPACC_FACT_REAL = 3     /* a number that is not whole, e.g. the load average */
 } sleepacc_fact_type;
 
 typedef struct sleepacc_fact {
   const char *key;      /* e.g. "clocksource", "hz", "timer_slack_ns" */
   int type;             /* sleepacc_fact_type */
   int64_t i;            /* value when INT */
-  char s[256];          /* value when STR (truncated, NUL-terminated) */
+  double d;             /* value when REAL */
+  char s[4096];         /* value when STR (NUL-terminated; room for a whole
+                           /proc/cmdline: COMMAND_LINE_SIZE is at most 4096) */
 } sleepacc_fact;
 
 #define SLEEPACC_MAX_FACTS 48
@@ -460,7 +602,10 @@ typedef enum sleepacc_strategy {
  * also takes everything larger). */
 #define SLEEPACC_SLEEPER_LBUCKETS 161
 
+/* Every field is private (sleeper.c); read one through
+ * sleepacc_sleeper_stats_get. */
 typedef struct sleepacc_sleeper {
+  /* private */
   int strategy;               /* sleepacc_strategy */
   int magic;                  /* set by open, cleared by close */
   const sleepacc_method *kernel; /* the kernel wait used */
@@ -508,12 +653,55 @@ typedef struct sleepacc_sleeper {
   uint64_t fork_gen;          /* sleepacc_fork_generation() when the waiter was opened */
 } sleepacc_sleeper;
 
+/* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */
 typedef struct sleepacc_sleeper_stats {
   int64_t count;              /* sleeps completed */
   int64_t misses;             /* kernel woke after the deadline */
   int64_t spin_ns;            /* total time spent spinning */
   sleepacc_stats lateness;    /* lateness statistics (ns) */
+  const char *strategy;       /* "auto", "spin", "hybrid", "comp", "kernel" */
+  const char *kernel;         /* the kernel wait's method name */
+  double quantile;            /* auto: margin quantile */
+  int64_t margin_ns;          /* hybrid: the margin; auto: the initial one */
+  int64_t handoff_ns;         /* hand-off (0: off) */
+  int64_t clock_cost_ns;      /* one clock read, measured at open */
+  double comp_ratio;          /* comp: EWMA of actual/requested */
+  int64_t kernel_waits;       /* kernel waits that ran to their target */
+  int64_t rt_fallbacks;       /* spins cut short under SCHED_FIFO/RR */
+  int64_t preempted_spins;    /* spins that lost the CPU */
+  int contended;              /* auto: the margin is capped (CPU contended) */
+  int64_t last_wake_ns;       /* when the last completed sleep returned (0 none) */
+  int64_t dma_latency_us;     /* /dev/cpu_dma_latency value held, -1 none */
 } sleepacc_sleeper_stats;
+extern const sleepacc_field sleepacc_sleeper_stats_fields[];
+/* Strategy name ("auto", ...), or NULL out of range. */
+const char *sleepacc_strategy_name(int strategy);
+
+/* A sleeper's (or pacer's) configuration, the one place its defaults and
+ * rules live (config.c), like sleepacc_config for a run. */
+typedef struct sleepacc_sleeper_config {
+  const char *method;      /* strategy or kernel method name ("auto") */
+  double quantile;         /* auto: the margin's lateness quantile, in (0,1) (0.99) */
+  int64_t margin_ns;       /* hybrid's margin, auto's initial one; -1 the default */
+  int64_t handoff_ns;      /* hand-off, 0..SLEEPACC_MAX_HANDOFF_NS (0: off) */
+  int64_t dma_latency_us;  /* hold /dev/cpu_dma_latency at this for the life, or -1 */
+  int64_t period_ns;       /* pacer: the period, (0, one day] */
+  const char *missed;      /* pacer: "skip", "burst" or "delay" ("skip") */
+} sleepacc_sleeper_config;
+extern const sleepacc_field sleepacc_sleeper_config_fields[];
+void sleepacc_sleeper_config_default(sleepacc_sleeper_config *c);
+/* Every rule of c (pacer != 0: also the period and missed policy): 0, or a
+ * negative errno with *field ("method", "quantile", "margin_ns",
+ * "handoff_ns", "dma_latency_us", "period_ns", "missed") and *message. */
+int sleepacc_sleeper_config_explain(const sleepacc_sleeper_config *c, int pacer,
+                                    const char **field, const char **message);
+/* Check c, open, set the hand-off, hold the dma latency; on failure nothing
+ * is left open and *field (if not NULL) names the field to blame. */
+int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                 const char **field);
+typedef struct sleepacc_pacer sleepacc_pacer;
+int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config *c,
+                               const char **field);
 
 /* Strategy by name: "auto", "spin", "hybrid", "comp", or any registered
  * kernel-family method name (then SLEEPACC_STRATEGY_KERNEL, *kernel set). */
@@ -567,7 +755,10 @@ typedef enum sleepacc_missed {
   SLEEPACC_MISSED_DELAY      /* restart the schedule from now */
 } sleepacc_missed;
 
+/* Every field is private (pacer.c); read one through
+ * sleepacc_pacer_stats_get. */
 typedef struct sleepacc_pacer {
+  /* private */
   sleepacc_sleeper sleeper;  /* does the waiting */
   int64_t period_ns;         /* tick period */
   int64_t start_ns;          /* schedule origin (open, or the last delay restart) */
@@ -592,8 +783,15 @@ typedef struct sleepacc_pacer_stats {
   int64_t timer_misses;      /* irtt: timer_misses (ticks never delivered) */
   double timer_err_percent;  /* irtt: timer_err_percent = 100 * mean / period */
   double timer_err_mean, timer_err_min, timer_err_max, timer_err_stddev; /* ns, of
-                                 |actual - requested| per sleep, sample stddev */
+                                 |actual - requested| per sleep, sample stddev
+                                 ("timer_err": {mean, min, max, stddev}) */
+  int64_t period_ns;         /* tick period */
+  const char *missed;        /* missed-tick policy name */
+  int64_t start_ns;          /* schedule origin (CLOCK_MONOTONIC) */
+  int64_t last_deadline_ns;  /* deadline of the last tick delivered (0 none) */
+  sleepacc_sleeper_stats sleeper; /* its sleeper's */
 } sleepacc_pacer_stats;
+extern const sleepacc_field sleepacc_pacer_stats_fields[];
 
 int sleepacc_missed_from_name(const char *name); /* -EINVAL if unknown */
 const char *sleepacc_missed_name(int policy);

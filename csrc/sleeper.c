@@ -84,7 +84,7 @@
  * waits and spins alike), so bindings can check for Ctrl-C; the sleep in
  * progress is remembered and resumes when called again with its deadline.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <math.h>
 #include <sched.h>
@@ -92,7 +92,6 @@
 
 #define SLEEPACC__SLEEPER_MAGIC 0x51ee9e7
 #define SLEEPACC__AUTO_INITIAL_NS 300000LL   /* auto: margin of a cold band */
-#define SLEEPACC__HYBRID_DEFAULT_NS 125000LL /* hybrid: spin_sleep's margin */
 #define SLEEPACC__WARM 8                     /* samples before a band is learned */
 #define SLEEPACC__STARTUP 32                 /* until then the quantile is the max seen */
 #define SLEEPACC__LAMBDA (1.0 / 1024.0)      /* forgetting per sample */
@@ -274,7 +273,7 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
     s->fixed_margin_ns = margin_ns;
   else
     s->fixed_margin_ns = strategy == SLEEPACC_STRATEGY_AUTO ? SLEEPACC__AUTO_INITIAL_NS
-                                                            : SLEEPACC__HYBRID_DEFAULT_NS;
+                                                            : SLEEPACC_DEFAULT_MARGIN_NS;
   s->clock_cost_ns = 0;
   if (sleepacc_clock_info_get(SLEEPACC_CLOCK_MONOTONIC, 200, &ci) == 0 && ci.read_cost_ns > 0)
     s->clock_cost_ns = ci.read_cost_ns;
@@ -582,6 +581,23 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
+/* Check, open, hand-off, dma latency (see sleepacc.h). */
+int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                 const char **field) {
+  int rc;
+  if (field) *field = NULL;
+  if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
+  if (field) *field = "method";
+  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
+  if ((rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns)) == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
+  }
+  if (rc < 0) sleepacc_sleeper_close(s);
+  else if (field) *field = NULL;
+  return rc;
+}
+
 /* ------------------------------------------------------------ results */
 
 /* Counters and lateness statistics.  A NULL or closed sleeper gives zeros
@@ -594,6 +610,25 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->misses = s->misses;
   out->spin_ns = s->spin_ns;
   if (s->lateness.count > 0) sleepacc_hist_stats(&s->lateness, &out->lateness);
+  out->strategy = sleepacc_strategy_name(s->strategy);
+  out->kernel = s->kernel ? s->kernel->name : NULL;
+  out->quantile = s->quantile;
+  out->margin_ns = s->fixed_margin_ns;
+  out->handoff_ns = s->handoff_ns;
+  out->clock_cost_ns = s->clock_cost_ns;
+  out->comp_ratio = s->comp_ratio;
+  out->kernel_waits = s->kernel_waits;
+  out->rt_fallbacks = s->rt_fallbacks;
+  out->preempted_spins = s->preempted_spins;
+  out->contended = s->contended != 0;
+  out->last_wake_ns = s->last_wake_ns;
+  out->dma_latency_us = s->magic == SLEEPACC__SLEEPER_MAGIC ? s->dma_latency_us : -1;
+}
+
+/* Strategy name by value (index = sleepacc_strategy). */
+const char *sleepacc_strategy_name(int strategy) {
+  static const char *const names[] = {"auto", "spin", "hybrid", "comp", "kernel"};
+  return strategy >= 0 && strategy < (int)(sizeof names / sizeof names[0]) ? names[strategy] : NULL;
 }
 
 /* auto: for each band that has seen sleeps, its lower bound and the margin

@@ -51,29 +51,38 @@
  * representable there), means and variances in floating point, so values
  * at the int64 extremes are well defined.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-/* sleepacc_stats as {name, offset, is_double}, NULL-terminated. */
+/* sleepacc_stats as {name, offset, is_double, type}, NULL-terminated; the
+ * quantiles in increasing order. */
+#define SLEEPACC__I(f) {#f, offsetof(sleepacc_stats, f), 0, SLEEPACC_FIELD_INT64, NULL, 0}
+#define SLEEPACC__D(f) {#f, offsetof(sleepacc_stats, f), 1, SLEEPACC_FIELD_DOUBLE, NULL, 0}
 const sleepacc_field sleepacc_stats_fields[] = {
-  {"n", offsetof(sleepacc_stats, n), 0},
-  {"min", offsetof(sleepacc_stats, min), 0},
-  {"max", offsetof(sleepacc_stats, max), 0},
-  {"mean", offsetof(sleepacc_stats, mean), 1},
-  {"std", offsetof(sleepacc_stats, std), 1},
-  {"median", offsetof(sleepacc_stats, median), 0},
-  {"p90", offsetof(sleepacc_stats, p90), 0},
-  {"p99", offsetof(sleepacc_stats, p99), 0},
-  {"p999", offsetof(sleepacc_stats, p999), 0},
-  {"undersleeps", offsetof(sleepacc_stats, undersleeps), 0},
-  {NULL, 0, 0},
+  SLEEPACC__I(n), SLEEPACC__I(min), SLEEPACC__I(max), SLEEPACC__D(mean), SLEEPACC__D(std),
+  SLEEPACC__I(p1), SLEEPACC__I(p10), SLEEPACC__I(p25), SLEEPACC__I(median), SLEEPACC__I(p75),
+  SLEEPACC__I(p90), SLEEPACC__I(p99), SLEEPACC__I(p999), SLEEPACC__I(undersleeps),
+  {NULL, 0, 0, 0, NULL, 0},
 };
 
-/* The quantiles reported in sleepacc_stats, in increasing order. */
-static const double stats_q[4] = {0.5, 0.9, 0.99, 0.999};
+/* The quantiles reported in sleepacc_stats, in increasing order, and where
+ * each goes. */
+#define SLEEPACC__NQ 8
+static const double stats_q[SLEEPACC__NQ] = {0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999};
+static const size_t stats_q_at[SLEEPACC__NQ] = {
+  offsetof(sleepacc_stats, p1),     offsetof(sleepacc_stats, p10),
+  offsetof(sleepacc_stats, p25),    offsetof(sleepacc_stats, median),
+  offsetof(sleepacc_stats, p75),    offsetof(sleepacc_stats, p90),
+  offsetof(sleepacc_stats, p99),    offsetof(sleepacc_stats, p999)};
+
+/* The int64 quantile slot j of *st. */
+static int64_t *stats_slot(sleepacc_stats *st, int j)
+{
+  return (int64_t *)(void *)((char *)st + stats_q_at[j]);
+}
 
 /* Nearest rank (1-based) of quantile q among n > 0 values; see above. */
 static int64_t rank_of(double q, int64_t n)
@@ -262,10 +271,8 @@ void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out)
   out->max = h->max;
   out->mean = h->mean;
   out->std = h->count > 1 ? sqrt(h->m2 > 0.0 ? h->m2 / (double)(h->count - 1) : 0.0) : 0.0;
-  out->median = sleepacc_hist_quantile(h, stats_q[0]);
-  out->p90 = sleepacc_hist_quantile(h, stats_q[1]);
-  out->p99 = sleepacc_hist_quantile(h, stats_q[2]);
-  out->p999 = sleepacc_hist_quantile(h, stats_q[3]);
+  for (int j = 0; j < SLEEPACC__NQ; j++)
+    *stats_slot(out, j) = sleepacc_hist_quantile(h, stats_q[j]);
   out->undersleeps = h->below;
 }
 
@@ -405,14 +412,13 @@ int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
 
   /* ranks are non-decreasing, so each selection only needs the part of
    * the array at or after the previous one */
-  int64_t *dst[4] = {&out->median, &out->p90, &out->p99, &out->p999};
   size_t from = 0;
-  for (int j = 0; j < 4; j++) {
+  for (int j = 0; j < SLEEPACC__NQ; j++) {
     size_t k = (size_t)(rank_of(stats_q[j], (int64_t)n) - 1);
     if (k < from)
       k = from;
     select_kth(scratch, from, n, k);
-    *dst[j] = scratch[k];
+    *stats_slot(out, j) = scratch[k];
     from = k;
   }
   return 0;

@@ -12,7 +12,7 @@
  * Sizes are found by formatting once into a measuring writer, so the
  * needed size is exactly what a second call would write.
  */
-#include "sleepacc.h"
+#include "sleepacc_int.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,18 +1,21 @@
 /*
  * module.c -- sleepacc._core, the CPython extension over the C core.
  *
- * Thin by design (see binding.h): every function here converts arguments,
- * calls the core (with the GIL released for anything that waits), and
- * converts the result into plain Python objects (tuples, dicts, ints).
- * Names, validation messages and meaning are added in python/sleepacc/.
+ * Thin by design (binding.h): arguments and results are converted by the
+ * core's field tables (convert.c), the core runs with the GIL released and
+ * in chunks, and errors are mapped.  Every rule and default of a run is the
+ * core's (sleepacc_config_default / sleepacc_config_check); names and
+ * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   Samples       a read-only buffer of int64 ns the core wrote into
- *                 directly (buffer protocol, len, indexing);
- *   measure()     one run of the measurement engine, chunked;
- *   methods(), env_check(), stats(), table(), format_duration(),
- *   host_facts(), clock_info(), seconds_ns(), errname(), strerror(),
- *   policy_names(), policy_from_name(), mode_from_name(), stats_fields.
+ *   Samples        a read-only buffer of int64 ns the core wrote into
+ *                  directly (buffer protocol, len, indexing);
+ *   config_default(), config_check(), measure(): a run, by the config and
+ *                  result tables;
+ *   methods(), stats(), table(), format_duration(), host_facts(),
+ *   clock_info(), seconds_ns(), errname(), strerror(), policy_names(),
+ *   policy_from_name(), mode_from_name(), stats_fields,
+ *   default_durations_ns.
  */
 #include "binding.h"
 
@@ -176,65 +179,6 @@ static PyTypeObject Samples_Type = {
   .tp_new = Samples_tp_new,
 };
 
-/* -------------------------------------------------------------------------
- * Conversions shared by the functions below.
- * ---------------------------------------------------------------------- */
-
-/* sleepacc_stats -> dict, generically through sleepacc_stats_fields. */
-static PyObject *stats_to_dict(const sleepacc_stats *st) {
-  PyObject *d = PyDict_New();
-  if (d == NULL) return NULL;
-  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
-    const char *p = (const char *)st + f->offset;
-    PyObject *v = f->is_double ? PyFloat_FromDouble(*(const double *)p)
-                               : PyLong_FromLongLong(*(const int64_t *)p);
-    if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
-      Py_XDECREF(v);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(v);
-  }
-  return d;
-}
-
-/* mapping -> sleepacc_stats, generically; every field must be present. */
-static int stats_from_mapping(PyObject *m, sleepacc_stats *st) {
-  memset(st, 0, sizeof *st);
-  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
-    PyObject *v = PyMapping_GetItemString(m, f->name);
-    if (v == NULL) return -1;
-    char *p = (char *)st + f->offset;
-    if (f->is_double) {
-      double x = PyFloat_AsDouble(v);
-      Py_DECREF(v);
-      if (x == -1.0 && PyErr_Occurred()) return -1;
-      *(double *)p = x;
-    } else {
-      long long x = PyLong_AsLongLong(v);
-      Py_DECREF(v);
-      if (x == -1 && PyErr_Occurred()) return -1;
-      *(int64_t *)p = (int64_t)x;
-    }
-  }
-  return 0;
-}
-
-/* Build an env from the Python-level values (already range-checked). */
-static void env_fill(sleepacc_env *env, long long slack_ns, int policy, int priority, int cpu,
-                     int lock_memory) {
-  sleepacc_env_default(env);
-  env->slack_ns = slack_ns;
-  env->policy = policy;
-  env->priority = priority;
-  env->cpu = cpu;
-  env->lock_memory = lock_memory;
-}
-
-/* -------------------------------------------------------------------------
- * Module functions.
- * ---------------------------------------------------------------------- */
-
 PyDoc_STRVAR(methods_doc,
 "methods() -> list of (name, family, description, granularity_ns,\n"
 "                      honours_slack, absolute, available)\n\n"
@@ -262,24 +206,6 @@ static PyObject *py_methods(PyObject *self, PyObject *unused) {
     Py_DECREF(row);
   }
   return list;
-}
-
-PyDoc_STRVAR(seconds_ns_doc,
-"seconds_ns(value, name='duration') -> int\n\n"
-"A duration in seconds as int64 ns (nearest), with the API's error rules:\n"
-"TypeError for bool/str/None/non-numbers, ValueError for NaN, infinity,\n"
-"negative values and values over one day; messages name `name`.");
-
-static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"value", "name", NULL};
-  PyObject *value;
-  const char *name = "duration";
-  int64_t ns;
-  (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:seconds_ns", kwlist, &value, &name))
-    return NULL;
-  if (sleepacc_py_seconds_ns(value, name, &ns) < 0) return NULL;
-  return PyLong_FromLongLong(ns);
 }
 
 static PyObject *py_errname(PyObject *self, PyObject *arg) {
@@ -335,120 +261,130 @@ static PyObject *py_mode_from_name(PyObject *self, PyObject *arg) {
   return PyLong_FromLong(sleepacc_mode_from_name(name));
 }
 
-PyDoc_STRVAR(env_check_doc,
-"env_check(slack_ns, policy, priority, cpu, lock_memory) -> None or str\n\n"
-"sleepacc_env_check() on the environment; None when valid, else the name of\n"
-"the first setting that the core rejects on its own ('slack', 'priority'\n"
-"(with its policy), 'cpu', 'lock_memory'), or 'environment' when only the\n"
-"combination is rejected.  Applies nothing.");
+PyDoc_STRVAR(seconds_ns_doc,
+"seconds_ns(value, name='duration') -> int\n\n"
+"A duration in seconds as int64 ns (nearest): TypeError for what is not a\n"
+"number, ValueError '<name>: ...' for NaN/inf and the core's duration rule.");
 
-static PyObject *py_env_check(PyObject *self, PyObject *args) {
-  long long slack_ns;
-  int policy, priority, cpu, lock_memory;
+static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"value", "name", NULL};
+  PyObject *value;
+  const char *name = "duration";
+  int64_t ns;
   (void)self;
-  if (!PyArg_ParseTuple(args, "Liiip:env_check", &slack_ns, &policy, &priority, &cpu,
-                        &lock_memory))
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:seconds_ns", kwlist, &value, &name))
     return NULL;
-  sleepacc_env env;
-  env_fill(&env, slack_ns, policy, priority, cpu, lock_memory);
-  if (sleepacc_env_check(&env) == 0) Py_RETURN_NONE;
-  /* Narrow it down: each group of settings alone on a default env. */
-  static const char *const groups[] = {"slack", "priority", "cpu", "lock_memory"};
-  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-    sleepacc_env one;
-    sleepacc_env_default(&one);
-    switch (g) {
-    case 0: one.slack_ns = slack_ns; break;
-    case 1: one.policy = policy; one.priority = priority; break;
-    case 2: one.cpu = cpu; break;
-    default: one.lock_memory = lock_memory; break;
-    }
-    if (sleepacc_env_check(&one) != 0) return PyUnicode_FromString(groups[g]);
+  if (sleepacc_py_seconds_ns(value, name, &ns) < 0) return NULL;
+  return PyLong_FromLongLong(ns);
+}
+
+static PyObject *py_name_check(PyObject *self, PyObject *args) {
+  PyObject *obj;
+  const char *arg = "name";
+  (void)self;
+  if (!PyArg_ParseTuple(args, "O|s:name_check", &obj, &arg)) return NULL;
+  return sleepacc_py_name(obj, arg) ? Py_NewRef(obj) : NULL;
+}
+
+/* A config from a mapping of sleepacc_config_fields over the defaults. */
+static int config_from(PyObject *m, sleepacc_config *cfg) {
+  sleepacc_config_default(cfg);
+  if (!PyMapping_Check(m)) {
+    PyErr_Format(PyExc_TypeError, "config must be a mapping, got %s", Py_TYPE(m)->tp_name);
+    return -1;
   }
-  return PyUnicode_FromString("environment");
+  return sleepacc_py_to_fields(sleepacc_config_fields, m, cfg);
+}
+
+static PyObject *py_config_default(PyObject *self, PyObject *unused) {
+  sleepacc_config cfg;
+  (void)self; (void)unused;
+  sleepacc_config_default(&cfg);
+  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
+}
+
+PyDoc_STRVAR(config_check_doc,
+"config_check(config) -> None or (field, message, errname)\n\n"
+"sleepacc_config_check() of a mapping of config fields (config_default()'s\n"
+"keys; absent keys keep their default): None, or the core field name of the\n"
+"first broken rule ('duration_ns', 'env.cpu', ...), its message and errno name.");
+
+static PyObject *py_config_check(PyObject *self, PyObject *m) {
+  sleepacc_config cfg;
+  const char *field = NULL, *msg = NULL;
+  int rc;
+  (void)self;
+  if (config_from(m, &cfg) < 0) return NULL;
+  rc = sleepacc_config_explain(&cfg, &field, &msg);
+  if (rc == 0) Py_RETURN_NONE;
+  return Py_BuildValue("(sss)", field, msg, sleepacc_errname(rc));
 }
 
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
 static int run_step_adapter(void *run) { return sleepacc_run_step((sleepacc_run *)run); }
 
+/* A Samples of capacity values (len 0 until filled), or NULL; Py_None when
+ * capacity is 0. */
+static PyObject *samples_alloc(int64_t capacity) {
+  int64_t *data;
+  SamplesObject *s;
+  if (capacity == 0) return Py_NewRef(Py_None);
+  if ((data = PyMem_Malloc((size_t)capacity * sizeof(int64_t))) == NULL) return PyErr_NoMemory();
+  if ((s = samples_new(data, 0)) == NULL) PyMem_Free(data);
+  return (PyObject *)s;
+}
+
+/* Keep the first n values of a Samples (or None): give back the rest. */
+static void samples_shrink(PyObject *obj, int64_t n) {
+  SamplesObject *s = (SamplesObject *)obj;
+  int64_t *shrunk;
+  if (obj == Py_None) return;
+  shrunk = PyMem_Realloc(s->data, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  if (shrunk != NULL) s->data = shrunk;
+  s->len = s->shape[0] = (Py_ssize_t)n;
+}
+
 PyDoc_STRVAR(measure_doc,
-"measure(*, method, duration_ns, mode, n, budget_ns, warmup, capacity,\n"
-"        margin_ns, slack_ns, policy, priority, cpu, lock_memory) -> dict\n\n"
-"One run of the core's measurement engine (sleepacc_run_start / _step /\n"
-"_finish), in chunks with the GIL released and signals checked between\n"
-"chunks.  Arguments are in core units and already validated by the caller.\n"
-"capacity 0 runs in streaming mode (no sample buffer).  Returns a dict:\n"
-"samples (Samples or None), n, stats, hist_stats, missed, cpu_ns,\n"
-"ctx_voluntary, ctx_involuntary, wall_ns.  The thread's environment is\n"
-"restored on every path, KeyboardInterrupt included.");
+"measure(config) -> dict\n\n"
+"One run of the core's engine (sleepacc_run_start / _step / _finish) for a\n"
+"mapping of config fields, in chunks with the GIL released and signals\n"
+"checked between them.  The sample buffer is sized by the core\n"
+"(sleepacc_config_capacity).  Returns the record (sleepacc_result_fields)\n"
+"plus samples and starts (Samples, or None when streaming) and\n"
+"stream_stats.  The thread is restored on every path, Ctrl-C included.");
 
-static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"method", "duration_ns", "mode", "n", "budget_ns", "warmup",
-                           "capacity", "margin_ns", "slack_ns", "policy", "priority",
-                           "cpu", "lock_memory", "dma_latency_us", NULL};
-  const char *name = NULL;
-  long long duration_ns, n, budget_ns, warmup, margin_ns, slack_ns;
-  Py_ssize_t capacity;
-  int mode, policy, priority, cpu, lock_memory, dma_latency_us = -1;
-  (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$sLiLLLnLLiiipi:measure", kwlist, &name,
-                                   &duration_ns, &mode, &n, &budget_ns, &warmup, &capacity,
-                                   &margin_ns, &slack_ns, &policy, &priority, &cpu,
-                                   &lock_memory, &dma_latency_us))
-    return NULL;
-  if (name == NULL) return PyErr_Format(PyExc_TypeError, "measure() needs method=");
-  const sleepacc_method *m = sleepacc_method_find(name);
-  if (m == NULL) return PyErr_Format(PyExc_ValueError, "unknown method '%s'", name);
-  if (capacity < 0 || (size_t)capacity > PY_SSIZE_T_MAX / sizeof(int64_t))
-    return PyErr_Format(PyExc_ValueError, "capacity out of range: %zd", capacity);
-
+static PyObject *py_measure(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.method = m;
-  cfg.mode = mode;
-  cfg.duration_ns = duration_ns;
-  cfg.n = n;
-  cfg.budget_ns = budget_ns;
-  cfg.warmup = warmup;
-  cfg.margin_ns = margin_ns;
-  cfg.chunk_ns = 0;
-  env_fill(&cfg.env, slack_ns, policy, priority, cpu, lock_memory);
-  cfg.env.dma_latency_us = dma_latency_us;
-
-  PyObject *result = NULL;
-  SamplesObject *samples = NULL;
-  int64_t *scratch = NULL;
-  sleepacc_run *run = PyMem_Calloc(1, sizeof *run);
-  if (run == NULL) return PyErr_NoMemory();
-  if (capacity > 0) {
-    int64_t *data = PyMem_Malloc((size_t)capacity * sizeof(int64_t));
-    if (data == NULL) {
-      PyErr_NoMemory();
-      goto done;
-    }
-    samples = samples_new(data, 0);
-    if (samples == NULL) {
-      PyMem_Free(data);
-      goto done;
-    }
-  }
-
-  int rc;
+  const char *field = NULL, *msg = NULL;
+  PyObject *result = NULL, *samples = NULL, *starts = NULL;
+  int64_t *scratch = NULL, cap, n;
+  sleepacc_run *run;
+  sleepacc_result res;
+  int rc, failed;
+  (void)self;
+  if (config_from(m, &cfg) < 0) return NULL;
+  if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) < 0)
+    return PyErr_Format(rc == -ENOSYS ? PyExc_OSError : PyExc_ValueError, "%s: %s", field, msg);
+  cap = sleepacc_config_capacity(&cfg);
+  if ((run = PyMem_Calloc(1, sizeof *run)) == NULL) return PyErr_NoMemory();
+  if ((samples = samples_alloc(cap)) == NULL || (starts = samples_alloc(cap)) == NULL) goto done;
   /* Same OS thread throughout: the environment applied by start is the
    * one the steps run under and the one finish restores. */
   Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_run_start(run, &cfg, samples ? samples->data : NULL, (size_t)capacity);
+  rc = sleepacc_run_start(run, &cfg, cap ? ((SamplesObject *)samples)->data : NULL, (size_t)cap);
+  if (rc == 0 && cap) rc = sleepacc_run_set_starts(run, ((SamplesObject *)starts)->data);
+  if (rc < 0) sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
-    if (run->saved.bad_field != NULL && run->saved.why != NULL) /* refused up front */
+    sleepacc_run_refusal(run, &field, &msg);
+    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
       PyErr_SetObject(PyExc_PermissionError,
-                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s",
-                                    run->saved.bad_field, run->saved.why)));
+                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg)));
     else
-      sleepacc_py_raise(rc, run->saved.bad_field ? run->saved.bad_field : "sleepacc_run_start");
+      sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
     goto done;
   }
-  int failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
+  failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
   Py_BEGIN_ALLOW_THREADS
   rc = sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
@@ -457,42 +393,28 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
     sleepacc_py_raise(rc, "sleepacc_run_finish (restoring the thread)");
     goto done;
   }
-
-  sleepacc_stats st, hst;
-  Py_ssize_t done_n = (Py_ssize_t)run->done;
-  if (samples != NULL && done_n > 0 &&
-      (scratch = PyMem_Malloc((size_t)done_n * sizeof(int64_t))) == NULL) {
+  n = sleepacc_run_count(run);
+  if (cap && n > 0 && (scratch = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
     PyErr_NoMemory();
     goto done;
   }
-  rc = sleepacc_run_stats(run, scratch, &st);
-  if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_stats");
+  if ((rc = sleepacc_run_result(run, scratch, &res)) < 0) {
+    sleepacc_py_raise(rc, "sleepacc_run_result");
     goto done;
   }
-  sleepacc_hist_stats(&run->hist, &hst);
-  if (samples != NULL) {
-    /* Keep only what was recorded: give back the unused capacity. */
-    if (done_n < capacity) {
-      int64_t *shrunk = PyMem_Realloc(samples->data, (size_t)(done_n > 0 ? done_n : 1) *
-                                                         sizeof(int64_t));
-      if (shrunk != NULL) samples->data = shrunk;
-    }
-    samples->len = samples->shape[0] = done_n;
-  }
-  result = Py_BuildValue("{s:O,s:L,s:N,s:N,s:L,s:L,s:L,s:L,s:L}",
-                         "samples", samples ? (PyObject *)samples : Py_None,
-                         "n", (long long)run->done,
-                         "stats", stats_to_dict(&st),
-                         "hist_stats", stats_to_dict(&hst),
-                         "missed", (long long)run->missed,
-                         "cpu_ns", (long long)run->cpu_ns,
-                         "ctx_voluntary", (long long)run->ctx_voluntary,
-                         "ctx_involuntary", (long long)run->ctx_involuntary,
-                         "wall_ns", (long long)run->wall_ns);
+  samples_shrink(samples, n);
+  samples_shrink(starts, n);
+  if ((result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
+  PyObject *stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
+  if (stream == NULL || PyDict_SetItemString(result, "stream_stats", stream) < 0 ||
+      PyDict_SetItemString(result, "samples", samples) < 0 ||
+      PyDict_SetItemString(result, "starts", starts) < 0)
+    Py_CLEAR(result);
+  Py_XDECREF(stream);
 done:
   PyMem_Free(scratch);
   Py_XDECREF(samples);
+  Py_XDECREF(starts);
   PyMem_Free(run);
   return result;
 }
@@ -522,7 +444,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   PyMem_Free(scratch);
   PyBuffer_Release(&view);
   if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_stats_compute");
-  return stats_to_dict(&st);
+  return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
 /* The core's table renderers by style name. */
@@ -583,7 +505,7 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
       goto done;
     }
     if ((v = PyMapping_GetItemString(row, "stats")) == NULL) goto done;
-    err = stats_from_mapping(v, &rows[i].stats);
+    err = sleepacc_py_to_fields(sleepacc_stats_fields, v, &rows[i].stats);
     Py_DECREF(v);
     if (err < 0) goto done;
     if ((v = PyMapping_GetItemString(row, "cpu_percent")) == NULL) goto done;
@@ -629,7 +551,7 @@ static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
 }
 
 PyDoc_STRVAR(host_facts_doc,
-"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, str, or None when unknown.");
+"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, float, str, or None when unknown.");
 
 static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
@@ -650,6 +572,7 @@ static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
     PyObject *v;
     switch (facts[i].type) {
     case SLEEPACC_FACT_INT: v = PyLong_FromLongLong(facts[i].i); break;
+    case SLEEPACC_FACT_REAL: v = PyFloat_FromDouble(facts[i].d); break;
     case SLEEPACC_FACT_STR:
       v = PyUnicode_DecodeUTF8(facts[i].s, (Py_ssize_t)strnlen(facts[i].s, sizeof facts[i].s),
                                "replace");
@@ -711,9 +634,12 @@ static PyMethodDef core_methods[] = {
    "policy_from_name(name) -> int: policy value, or -EINVAL when unknown."},
   {"mode_from_name", py_mode_from_name, METH_O,
    "mode_from_name(name) -> int: mode value, or -EINVAL when unknown."},
-  {"env_check", py_env_check, METH_VARARGS, env_check_doc},
-  {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
-   measure_doc},
+  {"name_check", py_name_check, METH_VARARGS,
+   "name_check(name, arg='name') -> name: TypeError unless a str, ValueError for a NUL byte."},
+  {"config_default", py_config_default, METH_NOARGS,
+   "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
+  {"config_check", py_config_check, METH_O, config_check_doc},
+  {"measure", py_measure, METH_O, measure_doc},
   {"stats", py_stats, METH_VARARGS, stats_doc},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS, table_doc},
   {"format_duration", py_format_duration, METH_O,
@@ -723,40 +649,47 @@ static PyMethodDef core_methods[] = {
   {NULL, NULL, 0, NULL},
 };
 
+/* A tuple of the names of a field table (top level). */
+static PyObject *field_names(const sleepacc_field *t) {
+  Py_ssize_t n = 0, i = 0;
+  while (t[n].name) n++;
+  PyObject *tuple = PyTuple_New(n);
+  for (; tuple && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(t[i].name);
+    if (s == NULL) Py_CLEAR(tuple);
+    else PyTuple_SET_ITEM(tuple, i, s);
+  }
+  return tuple;
+}
+
+/* module.name = value (stealing value); 0 or -1. */
+static int add(PyObject *module, const char *name, PyObject *value) {
+  int rc = value ? PyModule_AddObjectRef(module, name, value) : -1;
+  Py_XDECREF(value);
+  return rc;
+}
+
 static int core_exec(PyObject *module) {
-  if (PyType_Ready(&Samples_Type) < 0) return -1;
-  if (PyModule_AddObjectRef(module, "Samples", (PyObject *)&Samples_Type) < 0) return -1;
-  if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0) return -1;
-  if (PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0)
-    return -1;
-  if (PyModule_AddIntConstant(module, "CHUNK_NS", SLEEPACC_CHUNK_NS) < 0) return -1;
-  if (PyModule_AddIntConstant(module, "MAX_DMA_LATENCY_US", SLEEPACC_MAX_DMA_LATENCY_US) < 0)
-    return -1;
-  if (PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0) return -1;
-  PyObject *precision = PyFloat_FromDouble(SLEEPACC_HIST_PRECISION);
-  if (precision == NULL || PyModule_AddObjectRef(module, "HIST_PRECISION", precision) < 0) {
-    Py_XDECREF(precision);
-    return -1;
+  PyObject *ladder = PyTuple_New(SLEEPACC_DEFAULT_DURATION_COUNT);
+  for (int i = 0; ladder && i < SLEEPACC_DEFAULT_DURATION_COUNT; i++) {
+    PyObject *v = PyLong_FromLongLong(sleepacc_default_durations_ns[i]);
+    if (v == NULL) Py_CLEAR(ladder);
+    else PyTuple_SET_ITEM(ladder, i, v);
   }
-  Py_DECREF(precision);
-  PyObject *fields = PyList_New(0);
-  if (fields == NULL) return -1;
-  for (const sleepacc_field *f = sleepacc_stats_fields; f->name != NULL; f++) {
-    PyObject *s = PyUnicode_FromString(f->name);
-    if (s == NULL || PyList_Append(fields, s) < 0) {
-      Py_XDECREF(s);
-      Py_DECREF(fields);
-      return -1;
-    }
-    Py_DECREF(s);
-  }
-  PyObject *t = PyList_AsTuple(fields);
-  Py_DECREF(fields);
-  if (t == NULL || PyModule_AddObjectRef(module, "stats_fields", t) < 0) {
-    Py_XDECREF(t);
+  if (PyType_Ready(&Samples_Type) < 0 ||
+      PyModule_AddObjectRef(module, "Samples", (PyObject *)&Samples_Type) < 0 ||
+      PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
+      PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
+      PyModule_AddIntConstant(module, "CHUNK_NS", SLEEPACC_CHUNK_NS) < 0 ||
+      PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0 ||
+      PyModule_AddIntConstant(module, "MAX_DMA_LATENCY_US", SLEEPACC_MAX_DMA_LATENCY_US) < 0 ||
+      PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
+      PyModule_AddIntConstant(module, "SAMPLE_FLOOR_NS", SLEEPACC_SAMPLE_FLOOR_NS) < 0 ||
+      add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
+      add(module, "stats_fields", field_names(sleepacc_stats_fields)) < 0 ||
+      add(module, "result_fields", field_names(sleepacc_result_fields)) < 0 ||
+      add(module, "default_durations_ns", ladder) < 0)
     return -1;
-  }
-  Py_DECREF(t);
   return sleepacc_py_init_precise(module);
 }
 

@@ -35,21 +35,16 @@ __all__ = [
     "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
-# irtt sleep's 11 rows (ns), until the core exports its ladder
-# (_core.default_durations_ns); the one place the ladder is written above it.
-_LADDER_NS = getattr(_core, "default_durations_ns", (
-    1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 200_000_000,
-    500_000_000))
 #: The default duration ladder of :func:`sweep` (seconds): irtt sleep's 11
-#: rows, 1 ns to 500 ms, as the core defines it.  Floor methods (family
-#: "baseline") are measured at 0 only, whatever the ladder.
-DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _LADDER_NS)
-#: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each).
-MAX_SAMPLES = 4_000_000
-#: Shortest per-sample time assumed when sizing a buffer from a budget (s).
-SAMPLE_FLOOR = 1e-6
-#: Default margin of the hybrid method (s): kernel sleep to deadline - margin, then spin.
-DEFAULT_MARGIN = 100e-6
+#: rows, 1 ns to 500 ms, as the core defines it (_core.default_durations_ns).
+#: Floor methods (family "baseline") are measured at 0 only, whatever the ladder.
+DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
+#: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
+#: the core's SLEEPACC_MAX_SAMPLES.
+MAX_SAMPLES = _core.MAX_SAMPLES
+#: Default margin of the hybrid method (s), the core's
+#: SLEEPACC_DEFAULT_MARGIN_NS: kernel sleep to deadline - margin, then spin.
+DEFAULT_MARGIN = _core.config_default()["margin_ns"] / 1e9
 
 Seconds = Union[int, float]
 
@@ -85,7 +80,10 @@ class Stats(Mapping):
     __slots__ = ("_values",)
 
     def __init__(self, values: Mapping[str, Any]):
-        self._values = {name: values[name] for name in _core.stats_fields}
+        # a record from an older writer may lack fields the core added since
+        # (p1, p10, p25, p75): those read None; n is required
+        values["n"]
+        self._values = {name: values.get(name) for name in _core.stats_fields}
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -113,13 +111,6 @@ class Stats(Mapping):
         return f"Stats({inner})"
 
 
-def _cpu_figures(cpu_ns: int, n: int, wall_ns: int) -> tuple[float, float]:
-    """(cpu_ns_per_call, cpu_percent); cpu_percent is -1.0 when unknown."""
-    per_call = cpu_ns / n if n > 0 else 0.0
-    percent = 100.0 * cpu_ns / wall_ns if wall_ns > 0 else -1.0
-    return float(per_call), float(percent)
-
-
 class Measurement:
     """The result of one :func:`measure` run.
 
@@ -131,12 +122,16 @@ class Measurement:
 
     ``samples`` is a :class:`sleepacc._core.Samples`, the buffer the core
     wrote into (int64 ns; relative: actual durations, periodic: lateness);
-    ``numpy.asarray(m.samples)`` shares its memory.  It is ``None`` when the
-    run streamed (``keep_samples=False``); then ``errors_ns`` is ``None`` too
-    and ``stats`` comes from the core's histogram (within about 1%).
+    ``numpy.asarray(m.samples)`` shares its memory; ``starts`` holds when
+    each sample's sleep began (ns since the run's measured part began).
+    Both are ``None`` when the run streamed (``keep_samples=False``); then
+    ``errors_ns`` is ``None`` too and ``stats`` comes from the core's
+    histogram (within about 1%).  The record itself (fields, defaults,
+    statistics, the environment applied) is the core's
+    (``sleepacc_result_fields``).
     """
 
-    __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "stats",
+    __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
                  "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
                  "ctx_switches", "wall_ns")
 
@@ -144,7 +139,8 @@ class Measurement:
                  stats: Mapping[str, Any], missed: int = 0, cpu_ns_per_call: float = 0.0,
                  cpu_percent: float = -1.0, ctx_switches: Optional[Mapping[str, int]] = None,
                  wall_ns: int = 0, env: Optional[Mapping[str, Any]] = None,
-                 samples: Any = None, stream_stats: Optional[Mapping[str, Any]] = None):
+                 samples: Any = None, stream_stats: Optional[Mapping[str, Any]] = None,
+                 starts: Any = None):
         self.method = method
         self.mode = mode
         self.requested_ns = int(requested_ns)
@@ -167,6 +163,12 @@ class Measurement:
         if samples is not None and not isinstance(samples, _core.Samples):
             samples = _core.Samples(samples)
         self.samples = samples
+        if starts is not None and not isinstance(starts, _core.Samples):
+            starts = _core.Samples(starts)
+        #: start of each sample's sleep, ns since the run's measured part
+        #: began (a Samples written by the core; None when streaming); not
+        #: part of the record.
+        self.starts = starts
 
     @property
     def requested(self) -> float:
@@ -217,8 +219,9 @@ class Measurement:
     def to_frame(self, host: Optional[Mapping[str, Any]] = None):
         """The tidy per-sample frame (pandas): one row per sample with
         method, mode, requested_ns, ``sample`` (its index), ``start_ns``
-        (when the sample's sleep started, ns since the run's start; missing
-        when the core did not record start times), ``value_ns`` (the
+        (when the sample's sleep started, ns since the run's measured part
+        began: ``Measurement.starts``; missing when the core did not record
+        start times), ``value_ns`` (the
         sample: actual duration, or lateness in periodic mode), ``error_ns``
         (by the one error rule) and the experiment variables of
         :func:`sleepacc.records.context` (`host`: the sweep's host facts).
@@ -408,54 +411,58 @@ INT_MAX = 2**31 - 1
 
 
 def _int_arg(value: Any, name: str, minimum: int, maximum: int = INT64_MAX) -> int:
-    """An int argument in [minimum, maximum] (bool is not an int here); a
-    value the core's C type cannot hold is a ValueError, not an OverflowError."""
+    """An int argument (bool is not an int here).  `minimum` keeps the
+    core's "leave it" sentinels (n 0, slack/cpu/dma -1), which None stands
+    for, out of explicit values; `maximum` is what the core's C type holds
+    (a ValueError, not an OverflowError).  Every other rule is the core's."""
     if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got bool")
+        raise TypeError(f"{name}: must be an int, got bool")
     try:
         value = operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+        raise TypeError(f"{name}: must be an int, got {type(value).__name__}") from None
     if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
     if value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+        raise ValueError(f"{name}: must be <= {maximum}, got {value}")
     return value
 
 
 def _bool_arg(value: Any, name: str) -> bool:
     np = sys.modules.get("numpy")  # a numpy bool can only exist if numpy is loaded
     if not (isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+        raise TypeError(f"{name}: must be a bool, got {type(value).__name__}")
     return bool(value)
 
 
 def _str_arg(value: Any, name: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+        raise TypeError(f"{name}: must be a str, got {type(value).__name__}")
     return value
 
 
 def _find_method(name: Any) -> Method:
-    """The registry row named `name`, available on this system."""
-    name = _str_arg(name, "method")
+    """The registry row named `name` (whether it is available is the core's
+    rule, checked with the rest)."""
+    name = _core.name_check(name, "method")   # the core's name rule (no NUL byte)
     rows = methods()
     for row in rows:
         if row.name == name:
-            if not row.available:
-                raise ValueError(f"method {name!r} is not available on this system "
-                                 f"({row.description}); available methods: "
-                                 + ", ".join(r.name for r in rows if r.available))
             return row
-    raise ValueError(f"unknown method {name!r}; available methods: "
+    raise ValueError(f"method: unknown method {name!r}; available methods: "
                      + ", ".join(r.name for r in rows if r.available))
 
 
 def _mode_arg(mode: Any) -> str:
-    mode = _str_arg(mode, "mode")
-    if _core.mode_from_name(mode) < 0:
-        raise ValueError(f"mode must be 'relative' or 'periodic', got {mode!r}")
+    _mode_code(mode)
     return mode
+
+
+def _mode_code(mode: Any) -> int:
+    code = _core.mode_from_name(_str_arg(mode, "mode"))
+    if code < 0:
+        raise ValueError(f"mode: must be 'relative' or 'periodic', got {mode!r}")
+    return code
 
 
 def _budget_arg(budget: Any) -> int:
@@ -463,112 +470,88 @@ def _budget_arg(budget: Any) -> int:
     if budget is None:
         return 0
     ns = _core.seconds_ns(budget, "budget")
-    if ns <= 0:
-        raise ValueError(f"budget must be positive (or None), got {budget!r}")
+    if ns <= 0:   # 0 is the core's "no budget": None says that
+        raise ValueError(f"budget: must be positive (or None), got {budget!r}")
     return ns
 
 
+#: Core config field -> the Python argument it comes from (error messages
+#: read "<argument>: <the core's message>").
+_ARG_OF_FIELD = {"method": "method", "mode": "mode", "duration_ns": "duration", "n": "n",
+                 "budget_ns": "budget", "warmup": "warmup", "margin_ns": "margin",
+                 "chunk_ns": "chunk", "keep_samples": "keep_samples", "env.slack_ns": "slack",
+                 "env.policy": "policy", "env.priority": "priority", "env.cpu": "cpu",
+                 "env.lock_memory": "lock_memory", "env.dma_latency_us": "dma_latency"}
+
+#: The core's defaults of a run (sleepacc_config_default), the one place they
+#: are written; measure()'s signature shows them.
+_DEFAULTS = _core.config_default()
+
+
 class _Plan(NamedTuple):
-    """A validated measure() call: core arguments plus record metadata."""
+    """A checked measure() call: the core config plus the method row."""
 
-    core: dict           # keyword arguments of _core.measure
+    config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
     method: Method
-    mode: str
-    requested_ns: int
-    env: dict            # the env part of the record
+    given: dict          # Python argument -> the value the caller gave
 
 
-def _plan(method: Any, duration: Any, *, n: Any = None, budget: Any = 1.0,
-          mode: Any = "relative", warmup: Any = 2, keep_samples: Any = True,
+def _plan(method: Any, duration: Any, *, n: Any = None,
+          budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = "relative",
+          warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = True,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
           lock_memory: Any = False, margin: Any = None, dma_latency: Any = None) -> _Plan:
+    """Convert the arguments to a core config (types and units only) and
+    check it with the core (every rule: sleepacc_config_check)."""
     row = _find_method(method)
-    duration_ns = _core.seconds_ns(duration, "duration")
-    mode = _mode_arg(mode)
-    if mode == "periodic" and duration_ns == 0:
-        raise ValueError("duration must be > 0 in periodic mode (it is the period), got "
-                         f"{duration!r}")
-    n_val = 0 if n is None else _int_arg(n, "n", 1)
-    budget_ns = _budget_arg(budget)
-    if budget_ns == 0 and n_val == 0:
-        raise ValueError("n is required when budget is None (nothing would stop the run)")
-    warmup = _int_arg(warmup, "warmup", 0)
-    keep = _bool_arg(keep_samples, "keep_samples")
-    margin_ns = _core.seconds_ns(DEFAULT_MARGIN if margin is None else margin, "margin")
-    lock = _bool_arg(lock_memory, "lock_memory")
-
-    slack_ns = -1 if slack is None else _int_arg(slack, "slack", 1)
     policy_code = _core.POLICY_KEEP
     if policy is not None:
-        policy = _str_arg(policy, "policy")
-        policy_code = _core.policy_from_name(policy)
+        policy_code = _core.policy_from_name(_str_arg(policy, "policy"))
         if policy_code < 0:
-            raise ValueError("policy must be one of "
+            raise ValueError("policy: must be one of "
                              + ", ".join(repr(p) for p in _core.policy_names())
                              + f", got {policy!r}")
-    realtime = policy in ("fifo", "rr")
-    if priority is None:
-        prio = 1 if realtime else 0
-    else:
-        prio = _int_arg(priority, "priority", 0, INT_MAX)
-    cpu_val = -1 if cpu is None else _int_arg(cpu, "cpu", 0, INT_MAX)
-    dma_us = -1 if dma_latency is None else _int_arg(dma_latency, "dma_latency", 0,
-                                                     _core.MAX_DMA_LATENCY_US)
-
-    bad = _core.env_check(slack_ns, policy_code, prio, cpu_val, lock)
-    if bad == "cpu":
-        raise ValueError(f"cpu={cpu_val} is not in this thread's allowed CPU set "
-                         f"{sorted(os.sched_getaffinity(0))}")
-    if bad == "priority":
-        raise ValueError(f"priority={prio} is not valid with policy={policy!r} (fifo and rr "
-                         "take 1..99; other, batch, idle and no policy take 0)")
-    if bad == "slack":
-        raise ValueError(f"slack={slack_ns} ns is out of range (1 ns .. 1 s)")
+    cfg = _core.config_default()
+    env = cfg["env"]
+    cfg.update(method=row.name, duration_ns=_core.seconds_ns(duration, "duration"),
+               mode=_mode_code(mode), n=0 if n is None else _int_arg(n, "n", 1),
+               budget_ns=_budget_arg(budget), warmup=_int_arg(warmup, "warmup", 0),
+               keep_samples=int(_bool_arg(keep_samples, "keep_samples")))
+    if margin is not None:
+        cfg["margin_ns"] = _core.seconds_ns(margin, "margin")
+    env.update(slack_ns=-1 if slack is None else _int_arg(slack, "slack", 0),
+               policy=policy_code, lock_memory=int(_bool_arg(lock_memory, "lock_memory")),
+               cpu=-1 if cpu is None else _int_arg(cpu, "cpu", 0, INT_MAX),
+               dma_latency_us=-1 if dma_latency is None else _int_arg(
+                   dma_latency, "dma_latency", 0, INT_MAX))
+    if priority is not None:
+        env["priority"] = _int_arg(priority, "priority", 0, INT_MAX)
+    elif policy in ("fifo", "rr"):
+        env["priority"] = 1   # the API's default real-time priority
+    given = dict(method=method, duration=duration, n=n, budget=budget, mode=mode, warmup=warmup,
+                 keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
+                 cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
+    bad = _core.config_check(cfg)
     if bad is not None:
-        raise ValueError(f"{bad} is rejected by the core (slack={slack!r}, policy={policy!r}, "
-                         f"priority={priority!r}, cpu={cpu!r}, lock_memory={lock_memory!r})")
-    if realtime and budget_ns == 0 and row.family in ("spin", "hybrid"):
-        raise ValueError(f"budget=None is refused for the {row.family} method {row.name!r} "
-                         f"under policy={policy!r}: real-time spinning stalls a CPU")
-
-    if not keep:
-        capacity = 0
-    elif n_val:
-        capacity = n_val
-        if budget_ns:   # the budget ends the run first: no bigger buffer than it can fill
-            per_sample = max(duration_ns, int(SAMPLE_FLOOR * 1e9))
-            capacity = min(capacity, MAX_SAMPLES, -(-budget_ns // per_sample) + 1)
-        elif capacity > MAX_SAMPLES:
-            raise ValueError(f"n={n_val} samples need {8 * n_val} bytes with keep_samples=True "
-                             f"(at most MAX_SAMPLES={MAX_SAMPLES}); use keep_samples=False "
-                             "(streaming statistics) or a budget")
-    else:
-        per_sample = max(duration_ns, int(SAMPLE_FLOOR * 1e9))
-        capacity = min(MAX_SAMPLES, -(-budget_ns // per_sample) + 1)
-
-    env = {"slack_ns": None if slack_ns < 0 else slack_ns, "policy": policy,
-           "priority": prio if policy is not None else None,
-           "cpu": None if cpu_val < 0 else cpu_val, "lock_memory": lock,
-           "dma_latency_us": None if dma_us < 0 else dma_us}
-    if row.family == "hybrid":
-        env["margin_ns"] = margin_ns
-    core = dict(method=row.name, duration_ns=duration_ns, mode=_core.mode_from_name(mode),
-                n=n_val, budget_ns=budget_ns, warmup=warmup, capacity=capacity,
-                margin_ns=margin_ns, slack_ns=slack_ns, policy=policy_code, priority=prio,
-                cpu=cpu_val, lock_memory=lock, dma_latency_us=dma_us)
-    return _Plan(core, row, mode, duration_ns, env)
+        field, message, _errname = bad
+        arg = _ARG_OF_FIELD.get(field, field)
+        if field == "method":   # not available here
+            message += "; available methods: " + ", ".join(
+                r.name for r in methods() if r.available)
+        raise ValueError(f"{arg}: {message}, got {given.get(arg)!r}")
+    return _Plan(cfg, row, given)
 
 
 def _permission_message(plan: _Plan, err: OSError) -> str:
     """Name the settings that need privileges for an EPERM/EACCES."""
-    what = []
-    if plan.env["policy"] is not None:
-        what.append(f"policy={plan.env['policy']!r} (priority {plan.env['priority']}) "
+    what, g = [], plan.given
+    if g["policy"] is not None:
+        what.append(f"policy={g['policy']!r} (priority {plan.config['env']['priority']}) "
                     "needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance")
-    if plan.env["lock_memory"]:
+    if g["lock_memory"]:
         what.append("lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK")
-    if plan.env["dma_latency_us"] is not None:
-        what.append(f"dma_latency={plan.env['dma_latency_us']} needs write access to "
+    if g["dma_latency"] is not None:
+        what.append(f"dma_latency={g['dma_latency']} needs write access to "
                     "/dev/cpu_dma_latency (root)")
     if not what:
         what.append("the requested environment needs privileges")
@@ -577,32 +560,24 @@ def _permission_message(plan: _Plan, err: OSError) -> str:
 
 def _run(plan: _Plan) -> Measurement:
     try:
-        raw = _core.measure(**plan.core)
+        raw = _core.measure(plan.config)
     except PermissionError as e:
         if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
-            raise PermissionError(e.errno, f"{e.strerror} (asked: policy={plan.env['policy']!r}"
-                                           f", priority {plan.env['priority']})") from None
+            raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
+                                           f"{plan.given['policy']!r}, priority "
+                                           f"{plan.config['env']['priority']})") from None
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
     except MemoryError as e:
-        if plan.env["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
+        if plan.given["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
             raise PermissionError(_errno.ENOMEM, _permission_message(
                 plan, OSError(_errno.ENOMEM, os.strerror(_errno.ENOMEM)))) from None
         raise
-    except ValueError as e:
-        raise ValueError(f"measure({plan.method.name!r}, ...): the core rejected the "
-                         f"configuration: {e}") from None
-    per_call, percent = _cpu_figures(raw["cpu_ns"], raw["n"], raw["wall_ns"])
-    return Measurement(method=plan.method.name, mode=plan.mode,
-                       requested_ns=plan.requested_ns, n=raw["n"], stats=raw["stats"],
-                       stream_stats=raw["hist_stats"], missed=raw["missed"],
-                       cpu_ns_per_call=per_call, cpu_percent=percent,
-                       ctx_switches={"voluntary": raw["ctx_voluntary"],
-                                     "involuntary": raw["ctx_involuntary"]},
-                       wall_ns=raw["wall_ns"], env=plan.env, samples=raw["samples"])
+    return Measurement(**raw)
 
 
 def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
-            budget: Optional[Seconds] = 1.0, mode: str = "relative", warmup: int = 2,
+            budget: Optional[Seconds] = _DEFAULTS["budget_ns"] / 1e9, mode: str = "relative",
+            warmup: int = _DEFAULTS["warmup"],
             keep_samples: bool = True, slack: Optional[int] = None,
             policy: Optional[str] = None, priority: Optional[int] = None,
             cpu: Optional[int] = None, lock_memory: bool = False,
@@ -615,7 +590,10 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     means only ``n`` stops (``n`` is then required).  ``warmup`` samples are
     taken first and discarded.  A run never comes back empty: a budget that
     ends before the first measured sample drops the rest of the warm-up and
-    takes one sample.
+    takes one sample.  A single sample longer than the budget is refused up
+    front (``measure("nanosleep", 1000)`` would sleep 1000 s past a 1 s
+    budget) unless ``n`` is given.  Defaults and every rule are the core's
+    (sleepacc_config_default / sleepacc_config_check).
 
     mode: "relative" (each sample is the actual duration of one sleep) or
       "periodic" (deadlines start + k*duration; each sample is wake -
@@ -635,7 +613,8 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     dma_latency: hold /dev/cpu_dma_latency at this many us (an int >= 0; 0
       keeps the CPUs out of idle states with any exit cost) for the run;
       None leaves it.  Recorded as env["dma_latency_us"].
-    margin: the hybrid method's margin in seconds (default 100 us).
+    margin: the hybrid method's margin in seconds (default 125 us, the
+      core's one hybrid margin, also Sleeper("hybrid")'s and Lua's).
 
     The thread's slack, policy and affinity (and the dma latency request)
     are restored on every path.
@@ -783,10 +762,14 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     skipped = {(str(m), int(d)) for m, d in skip}
     todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
     mode = _mode_arg(mode)
-    plans = [_plan(p.method, p.duration_ns / 1e9, budget=budget, mode=mode, **environment)
-             for p in todo]
-    return _sweep_loop(todo, plans, progress, per_point,
-                       dict(budget=budget, mode=mode, **environment))
+    # A sweep's budget is per point and its ladder may pass it (500 ms rows
+    # under budget=0.2): each point still takes one sample, so n is given
+    # (the core refuses one sample over the budget only when n is not).
+    kw = dict(budget=budget, mode=mode, **environment)
+    if budget is not None and "n" not in environment:
+        kw["n"] = _core.MAX_SAMPLES
+    plans = [_plan(p.method, p.duration_ns / 1e9, **kw) for p in todo]
+    return _sweep_loop(todo, plans, progress, per_point, kw)
 
 
 def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measurement]:

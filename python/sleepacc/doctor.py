@@ -173,6 +173,9 @@ def short_sweep(budget, progress=None):
     if progress:
         def cb(done, total, method, seconds):
             progress(done, total, method, int(round(seconds * 1e9)))
+    # every point takes a few samples: a budget shorter than one sample of
+    # the longest duration is refused by the core (sleepacc_config_check)
+    budget = max(budget, 2 * max(SHORT_DURATIONS_NS) / 1e9)
     return list(_api.iter_sweep(methods, [d / 1e9 for d in SHORT_DURATIONS_NS], budget=budget,
                                 warmup=1, keep_samples=True, progress=cb))
 

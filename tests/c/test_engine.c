@@ -120,12 +120,13 @@ static void test_budget(void) {
   }
 }
 
-/* A budget shorter than one sleep still gives one measured sample, and the
- * warm-up is cut short instead of run in full (100 warm-up sleeps of 10 ms
- * would take 1 s), in both modes. */
+/* A budget shorter than one sleep, with n given (without n such a run is
+ * refused: test_config.c), still gives one measured sample, and the warm-up
+ * is cut short instead of run in full (100 warm-up sleeps of 10 ms would
+ * take 1 s), in both modes. */
 static void test_budget_never_empty(void) {
   for (int mode = 0; mode < 2; mode++) {
-    sleepacc_config c = cfg_for("clock_nanosleep", mode, 10000000, 0, 1000000);
+    sleepacc_config c = cfg_for("clock_nanosleep", mode, 10000000, 5, 1000000);
     sleepacc_stats s;
     int rc;
     int64_t t0 = sleepacc_now_ns(), el;

@@ -19,7 +19,8 @@ REQUIRED_METHODS = {
     "clock_nanosleep", "clock_nanosleep_abs", "timerfd", "timer_signal", "sigtimedwait",
     "futex", "cond_timedwait", "sched_yield", "spin", "hybrid", "syscall", "clock",
 }
-STATS_KEYS = ["n", "min", "max", "mean", "std", "median", "p90", "p99", "p999", "undersleeps"]
+STATS_KEYS = ["n", "min", "max", "mean", "std", "p1", "p10", "p25", "median", "p75", "p90", "p99",
+              "p999", "undersleeps"]
 RECORD_KEYS = {"method", "mode", "requested_ns", "n", "stats", "missed", "cpu_ns_per_call",
                "cpu_percent", "ctx_switches", "wall_ns", "env", "samples"}
 FLAT_KEYS = (["method", "mode", "requested_ns", "n"]
@@ -104,7 +105,8 @@ def test_system_and_clock_info():
     info = sleepacc.system_info()
     assert isinstance(info, dict) and info
     assert all(isinstance(k, str) for k in info)
-    assert all(v is None or isinstance(v, (int, str)) for v in info.values())
+    assert all(v is None or isinstance(v, (int, float, str)) for v in info.values())
+    assert info["loadavg_1m"] is None or isinstance(info["loadavg_1m"], float)
     clocks = sleepacc.clock_info()
     assert {"monotonic", "monotonic_raw", "realtime", "boottime"} <= set(clocks)
     for c in clocks.values():
@@ -181,14 +183,27 @@ def test_budget_is_honoured(method, duration, keep):
 
 @pytest.mark.parametrize("mode", ["relative", "periodic"])
 def test_budget_shorter_than_a_sleep_still_measures_one(mode):
-    # 50 warm-up sleeps of 10 ms would take 0.5 s: the warm-up is cut short
+    # 50 warm-up sleeps of 10 ms would take 0.5 s: the warm-up is cut short.
+    # (n given: without it one sample over the budget is refused, below.)
     t0 = time.monotonic()
-    m = sleepacc.measure("clock_nanosleep", 0.01, budget=0.001, warmup=50, mode=mode)
+    m = sleepacc.measure("clock_nanosleep", 0.01, budget=0.001, warmup=50, mode=mode, n=5)
     assert time.monotonic() - t0 < 0.4
     assert m.n == 1 and len(m.samples) == 1
     assert m.stats.undersleeps == 0
     if mode == "relative":
         assert m.samples[0] >= 10_000_000
+
+
+@pytest.mark.parametrize("mode", ["relative", "periodic"])
+def test_one_sample_longer_than_the_budget_is_refused_up_front(mode):
+    """Issue 14.4: measure("nanosleep", 1000) would sleep 1000 s past the
+    1 s default budget; refused before anything runs, naming duration."""
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"^duration: one sample is longer than the budget"):
+        sleepacc.measure("nanosleep", 1000, mode=mode)
+    with pytest.raises(ValueError, match=r"^duration: .*budget"):
+        sleepacc.measure("nanosleep", 0.01, budget=0.001)
+    assert time.monotonic() - t0 < 0.5
 
 
 def test_n_stops_before_budget():
