@@ -328,3 +328,20 @@ def test_no_fit_is_ever_negative_on_random_hosts():
         assert p.verdict in ("explained", "partly", "unexplained")
 
     check()
+
+
+def test_the_model_reads_the_cores_statistics():
+    """Issue 12.4: the model's median, quantiles and spread are the core's
+    (no numpy median/percentile of the samples)."""
+    import sleepacc
+    sw = sleepacc.sweep(["nanosleep"], [1e-4, 1e-3], budget=0.03)
+    recs = model.to_records(sw)
+    for m, r in zip(sw, recs):
+        st = m.stats
+        assert r["actual_ns"] == st["median"] and r["p99_ns"] == st["p99"]
+        for q in ("p25", "p75", "p1"):
+            if q in st:
+                assert r[f"{q}_ns"] == st[q]
+    fitted = model.fit(sw)
+    p = fitted.params["nanosleep"]
+    assert p.measured_ns == [float(m.stats["median"]) for m in sw]
