@@ -39,7 +39,7 @@ def start(port, *args):
                           f"127.0.0.1:{port}", "--doctor-every", "0", *args],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     line = p.stderr.readline()
-    if "serving" not in line:
+    if "publishing to" not in line:
         p.kill()
         raise SystemExit(f"the exporter did not start: {line}{p.stderr.read()}")
     return p

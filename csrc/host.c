@@ -46,8 +46,8 @@
  *   dmi_product      (str; /sys/class/dmi/id sys_vendor + product_name)
  *   rt_runtime_us, rt_period_us             (int; /proc/sys/kernel/sched_rt_*)
  *   sched_policy, sched_priority            (calling thread)
- *   loadavg_1m       (str; first field of /proc/loadavg, e.g. "0.20")
- *   cmdline          (str; /proc/cmdline, truncated to 255 bytes)
+ *   loadavg_1m       (real; first field of /proc/loadavg, e.g. 0.20)
+ *   cmdline          (str; /proc/cmdline, whole)
  */
 #include "sleepacc_int.h"
 
@@ -255,7 +255,7 @@ static void add_str(facts *fs, const char *key, const char *value)
   if (!f || !value)
     return;
   f->type = SLEEPACC_FACT_STR;
-  /* keep the first 255 bytes: truncation is intended (and said in the header) */
+  /* at most sizeof f->s - 1 bytes (room for a whole /proc/cmdline) */
   snprintf(f->s, sizeof f->s, "%.*s", (int)sizeof f->s - 1, value);
 }
 
@@ -276,6 +276,20 @@ static void add_int(facts *fs, const char *key, int64_t value, int ok)
   f->i = value;
 }
 
+/* Add a real-number fact parsed from text; text NULL or not a number makes it UNKNOWN. */
+static void add_real(facts *fs, const char *key, const char *text)
+{
+  sleepacc_fact *f = slot(fs, key);
+  char *end = NULL;
+  if (!f || !text)
+    return;
+  double v = strtod(text, &end);
+  if (end == text)
+    return;
+  f->type = SLEEPACC_FACT_REAL;
+  f->d = v;
+}
+
 /* ---------------------------------------------------------------------
  * Facts that need some parsing.
  * ------------------------------------------------------------------ */
@@ -286,7 +300,7 @@ static void add_int(facts *fs, const char *key, int64_t value, int ok)
 typedef struct host_text {
   struct utsname uts; /* uname() */
   int have_uts;       /* uts is valid */
-  char cmdline[1024]; /* /proc/cmdline (truncated) or "" */
+  char cmdline[4096]; /* /proc/cmdline (COMMAND_LINE_SIZE <= 4096) or "" */
   char config[320];   /* path of the running kernel's config, or "" */
   char flags[4096];   /* the first CPU's "flags" in /proc/cpuinfo, or "" */
   int have_flags;     /* flags was read */
@@ -615,9 +629,9 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
   char load[128];
   if (sleepacc__read_text("/proc/loadavg", load, sizeof load) > 0) {
     load[strcspn(load, " ")] = '\0';
-    add_str(&fs, "loadavg_1m", load);
+    add_real(&fs, "loadavg_1m", load);
   } else {
-    add_str(&fs, "loadavg_1m", NULL);
+    add_real(&fs, "loadavg_1m", NULL);
   }
   add_str(&fs, "cmdline", t->cmdline[0] ? t->cmdline : NULL);
 

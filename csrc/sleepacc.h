@@ -565,14 +565,17 @@ int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 typedef enum sleepacc_fact_type {
   SLEEPACC_FACT_UNKNOWN = 0, /* could not be read */
   SLEEPACC_FACT_INT = 1,
-  SLEEPACC_FACT_STR = 2
+  SLEEPACC_FACT_STR = 2,
+  SLEEPACC_FACT_REAL = 3     /* a number that is not whole, e.g. the load average */
 } sleepacc_fact_type;
 
 typedef struct sleepacc_fact {
   const char *key;      /* e.g. "clocksource", "hz", "timer_slack_ns" */
   int type;             /* sleepacc_fact_type */
   int64_t i;            /* value when INT */
-  char s[256];          /* value when STR (truncated, NUL-terminated) */
+  double d;             /* value when REAL */
+  char s[4096];         /* value when STR (NUL-terminated; room for a whole
+                           /proc/cmdline: COMMAND_LINE_SIZE is at most 4096) */
 } sleepacc_fact;
 
 #define SLEEPACC_MAX_FACTS 48

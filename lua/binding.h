@@ -1,6 +1,6 @@
 /*
- * binding.h -- helpers shared by every C file of the Lua 5.4 module
- * (every lua/ .c file): argument checks that name the argument, the luv-style error
+ * binding.h -- helpers shared by every C file of the Lua module (Lua 5.1,
+ * 5.3, 5.4, LuaJIT: compat.h), defined in lua/helpers.c: argument checks that name the argument, the luv-style error
  * return, and the chunked core loop that lets the interpreter's Ctrl-C hook
  * fire between chunks.
  *
@@ -35,6 +35,8 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include "compat.h"
+
 #include "sleepacc.h"
 
 #if defined(__GNUC__)
@@ -63,6 +65,11 @@ int sleepacc_lua_argerror(lua_State *L, const char *fn, const char *name, const 
  * return 3.  context, when not NULL, is appended to the message as
  * " (context)" -- e.g. the method and duration a sweep was running. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
+
+/* The Lua option name of a core field name: "env." and a unit suffix
+ * ("_ns", "_us") dropped ("duration_ns" -> "duration", "env.dma_latency_us"
+ * -> "dma_latency"), written into buf.  NULL for NULL. */
+const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n);
 
 /* ------------------------------------------------------ options tables */
 
@@ -144,8 +151,9 @@ void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 /* ------------------------------------------------------ module parts */
 
 /* Add the precise-sleep functions (sa.sleep, sa.pacer) to the module table
- * on top of the stack; returns 0.  Defined by lua/lsleeper.c (a stub in
- * lua/precise_stub.c until then). */
+ * on top of the stack; returns 0.  Defined by lua/lsleeper.c. */
 int sleepacc_lua_open_precise(lua_State *L);
+/* Add sa.save (lua/lsave.c) to the module table on top of the stack. */
+int sleepacc_lua_open_save(lua_State *L);
 
 #endif /* SLEEPACC_LUA_BINDING_H */

@@ -52,255 +52,6 @@
 #define SLEEPACC_LUA_SAMPLES "sleepacc.Samples"
 
 /* =================================================================
- * Shared helpers (declared in binding.h)
- * ================================================================= */
-
-/* A short text for the value at idx: numbers and strings as values,
- * everything else as its type name. */
-static const char *sleepacc__repr(lua_State *L, int idx, char *buf, size_t n) {
-  switch (lua_type(L, idx)) {
-  case LUA_TNUMBER:
-    if (lua_isinteger(L, idx))
-      snprintf(buf, n, "%lld", (long long)lua_tointeger(L, idx));
-    else if (isnan((double)lua_tonumber(L, idx)))
-      snprintf(buf, n, "nan");
-    else
-      snprintf(buf, n, "%.17g", (double)lua_tonumber(L, idx));
-    return buf;
-  case LUA_TSTRING:
-    snprintf(buf, n, "string \"%.40s\"", lua_tostring(L, idx));
-    return buf;
-  default:
-    snprintf(buf, n, "%s", luaL_typename(L, idx));
-    return buf;
-  }
-}
-
-int sleepacc_lua_argerror(lua_State *L, const char *fn, const char *name, const char *fmt, ...) {
-  char why[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
-  va_end(ap);
-  return luaL_error(L, "bad argument '%s' to '%s' (%s)", name, fn, why);
-}
-
-int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
-  if (err > 0) err = -err;
-  lua_pushnil(L);
-  if (context)
-    lua_pushfstring(L, "%s: %s (%s)", sleepacc_errname(err), sleepacc_strerror(err), context);
-  else
-    lua_pushfstring(L, "%s: %s", sleepacc_errname(err), sleepacc_strerror(err));
-  lua_pushstring(L, sleepacc_errname(err));
-  return 3;
-}
-
-void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *fn, const char *argname,
-                               const char *const *known) {
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TTABLE)
-    sleepacc_lua_argerror(L, fn, argname, "table of options expected, got %s",
-                          luaL_typename(L, idx));
-  luaL_checkstack(L, 3, NULL);
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    const char *k;
-    size_t i;
-    lua_pop(L, 1); /* the value; keep the key */
-    if (lua_type(L, -1) != LUA_TSTRING) {
-      char r[64];
-      sleepacc_lua_argerror(L, fn, argname, "option names must be strings, got key %s",
-                            sleepacc__repr(L, -1, r, sizeof r));
-    }
-    k = lua_tostring(L, -1);
-    for (i = 0; known[i]; i++)
-      if (strcmp(known[i], k) == 0) break;
-    if (!known[i]) {
-      char list[512];
-      size_t len = 0;
-      list[0] = '\0';
-      for (i = 0; known[i] && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", known[i]);
-      sleepacc_lua_argerror(L, fn, k, "unknown option; known: %s", list);
-    }
-  }
-}
-
-int sleepacc_lua_field(lua_State *L, int t, const char *name) {
-  luaL_checkstack(L, 1, NULL);
-  if (lua_getfield(L, t, name) == LUA_TNIL) {
-    lua_pop(L, 1);
-    return 0;
-  }
-  return 1;
-}
-
-int64_t sleepacc_lua_seconds_ns(lua_State *L, int idx, const char *fn, const char *name,
-                                int flags) {
-  const lua_Integer max_s = SLEEPACC_MAX_DURATION_NS / 1000000000LL;
-  char r[64];
-  int64_t ns;
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    sleepacc_lua_argerror(L, fn, name, "number of seconds expected, got %s",
-                          luaL_typename(L, idx));
-  if (lua_isinteger(L, idx)) {
-    lua_Integer s = lua_tointeger(L, idx);
-    if (s < 0)
-      sleepacc_lua_argerror(L, fn, name, "must be >= 0 seconds, got %lld", (long long)s);
-    if (s > max_s)
-      sleepacc_lua_argerror(L, fn, name, "must be at most %lld seconds (one day), got %lld",
-                            (long long)max_s, (long long)s);
-    ns = (int64_t)s * 1000000000LL;
-  } else {
-    double s = (double)lua_tonumber(L, idx);
-    if (!isfinite(s))
-      sleepacc_lua_argerror(L, fn, name, "must be finite, got %s",
-                            sleepacc__repr(L, idx, r, sizeof r));
-    if (s < 0)
-      sleepacc_lua_argerror(L, fn, name, "must be >= 0 seconds, got %s",
-                            sleepacc__repr(L, idx, r, sizeof r));
-    if (s > (double)max_s)
-      sleepacc_lua_argerror(L, fn, name, "must be at most %lld seconds (one day), got %s",
-                            (long long)max_s, sleepacc__repr(L, idx, r, sizeof r));
-    ns = (int64_t)llround(s * 1e9);
-  }
-  if ((flags & SLEEPACC_LUA_NONZERO) && ns <= 0)
-    sleepacc_lua_argerror(L, fn, name, "must be > 0 (at least 1 ns), got %s",
-                          sleepacc__repr(L, idx, r, sizeof r));
-  return ns;
-}
-
-lua_Integer sleepacc_lua_integer(lua_State *L, int idx, const char *fn, const char *name,
-                                 lua_Integer lo, lua_Integer hi) {
-  char r[64];
-  int ok = 0;
-  lua_Integer v;
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    sleepacc_lua_argerror(L, fn, name, "integer expected, got %s", luaL_typename(L, idx));
-  v = lua_tointegerx(L, idx, &ok);
-  if (!ok)
-    sleepacc_lua_argerror(L, fn, name, "integer expected, got %s",
-                          sleepacc__repr(L, idx, r, sizeof r));
-  if (v < lo || v > hi) {
-    if (hi == LUA_MAXINTEGER)
-      sleepacc_lua_argerror(L, fn, name, "must be >= %lld, got %lld", (long long)lo,
-                            (long long)v);
-    sleepacc_lua_argerror(L, fn, name, "must be between %lld and %lld, got %lld",
-                          (long long)lo, (long long)hi, (long long)v);
-  }
-  return v;
-}
-
-int sleepacc_lua_boolean(lua_State *L, int idx, const char *fn, const char *name) {
-  if (lua_type(L, idx) != LUA_TBOOLEAN)
-    sleepacc_lua_argerror(L, fn, name, "boolean expected, got %s", luaL_typename(L, idx));
-  return lua_toboolean(L, idx);
-}
-
-const char *sleepacc_lua_string(lua_State *L, int idx, const char *fn, const char *name) {
-  if (lua_type(L, idx) != LUA_TSTRING)
-    sleepacc_lua_argerror(L, fn, name, "string expected, got %s", luaL_typename(L, idx));
-  return lua_tostring(L, idx);
-}
-
-void sleepacc_lua_function(lua_State *L, int idx, const char *fn, const char *name) {
-  if (lua_type(L, idx) != LUA_TFUNCTION)
-    sleepacc_lua_argerror(L, fn, name, "function expected, got %s", luaL_typename(L, idx));
-}
-
-const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *fn,
-                                           const char *name, int need_available) {
-  const sleepacc_method *m;
-  const char *s;
-  if (lua_type(L, idx) != LUA_TSTRING)
-    sleepacc_lua_argerror(L, fn, name, "method name (string) expected, got %s",
-                          luaL_typename(L, idx));
-  s = lua_tostring(L, idx);
-  m = sleepacc_method_find(s);
-  if (!m) {
-    char list[768];
-    size_t len = 0, i, count = sleepacc_method_count();
-    list[0] = '\0';
-    for (i = 0; i < count && len < sizeof list; i++) {
-      const sleepacc_method *k = sleepacc_method_at(i);
-      if (!k || !sleepacc_method_available(k)) continue;
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", k->name);
-    }
-    sleepacc_lua_argerror(L, fn, name, "unknown method \"%.60s\"; available: %s", s, list);
-  }
-  if (need_available && !sleepacc_method_available(m))
-    sleepacc_lua_argerror(L, fn, name, "method \"%s\" is not available on this system", m->name);
-  return m;
-}
-
-/* ------------------------------------------------------------- Ctrl-C */
-
-/* The function called at a checkpoint: its call and return are hook events. */
-static int sleepacc__nop(lua_State *L) {
-  (void)L;
-  return 0;
-}
-
-void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                             void *ud) {
-  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
-  g->L = L;
-  g->cleanup = cleanup;
-  g->ud = ud;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  g->main = lua_tothread(L, -1);
-  lua_pop(L, 1);
-  g->main_hook = g->main ? lua_gethook(g->main) : NULL;
-  g->main_mask = g->main ? lua_gethookmask(g->main) : 0;
-}
-
-void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
-  lua_State *L = g->L;
-  /* A hook on this thread (the interpreter's Ctrl-C sets one on the main
-   * thread) fires on the no-op's call; its error is caught here so the
-   * cleanup runs before the error travels on. */
-  if (lua_gethook(L) != NULL) {
-    lua_pushcfunction(L, sleepacc__nop);
-    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
-      if (g->cleanup) g->cleanup(g->ud);
-      lua_error(L);
-    }
-  }
-  /* Running in a coroutine: the interpreter set its hook on the main
-   * thread, which cannot run now.  A hook that appeared there during this
-   * call can only come from a signal handler: stop, as Ctrl-C asks.  (The
-   * main thread's own hook then fires again when it resumes.) */
-  if (g->main && g->main != L &&
-      (lua_gethook(g->main) != g->main_hook || lua_gethookmask(g->main) != g->main_mask)) {
-    if (g->cleanup) g->cleanup(g->ud);
-    luaL_error(L, "interrupted!");
-  }
-}
-
-/* Cleanup of a run interrupted between chunks. */
-static void sleepacc__finish_cb(void *ud) {
-  sleepacc_run_finish((sleepacc_run *)ud);
-}
-
-int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, sleepacc__finish_cb, r);
-  for (;;) {
-    int rc = sleepacc_run_step(r);
-    if (rc == 1) return 0;
-    if (rc < 0 && rc != -EINTR) return rc;
-    sleepacc_lua_checkpoint(&g); /* raises (after finishing r) on Ctrl-C */
-  }
-}
-
-void *sleepacc_lua_newaligned(lua_State *L, size_t size) {
-  const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  char *p = (char *)lua_newuserdatauv(L, size + a - 1, 0);
-  return (void *)(((uintptr_t)p + a - 1) & ~(a - 1));
-}
-
-/* =================================================================
  * Samples: a userdata owning the int64 buffer the core writes into.
  * ================================================================= */
 typedef struct sleepacc__samples {
@@ -330,7 +81,7 @@ static int sleepacc__samples_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TNUMBER) {
     int ok = 0;
     lua_Integer i = lua_tointegerx(L, 2, &ok);
-    if (ok && i >= 1 && (lua_Unsigned)i <= s->len)
+    if (ok && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
       lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
     else
       lua_pushnil(L);
@@ -351,7 +102,9 @@ static int sleepacc__samples_len(lua_State *L) {
 
 static int sleepacc__samples_tostring(lua_State *L) {
   sleepacc__samples *s = sleepacc__checksamples(L, 1);
-  lua_pushfstring(L, "sleepacc.Samples(%I ns values)", (lua_Integer)s->len);
+  char buf[64];
+  snprintf(buf, sizeof buf, "sleepacc.Samples(%zu ns values)", s->len);
+  lua_pushstring(L, buf);
   return 1;
 }
 
@@ -490,6 +243,11 @@ static void sleepacc__parse_common(lua_State *L, int t, const char *fn, sleepacc
     env->lock_memory = sleepacc_lua_boolean(L, -1, fn, "lock_memory");
     lua_pop(L, 1);
   }
+  if (sleepacc_lua_field(L, t, "dma_latency")) { /* us, held on /dev/cpu_dma_latency */
+    env->dma_latency_us =
+        (int)sleepacc_lua_integer(L, -1, fn, "dma_latency", 0, SLEEPACC_MAX_DMA_LATENCY_US);
+    lua_pop(L, 1);
+  }
   /* Real-time spinning stalls a CPU: the core refuses it without a budget. */
   if (c->budget_ns == 0 &&
       (env->policy == SLEEPACC_POLICY_FIFO || env->policy == SLEEPACC_POLICY_RR) &&
@@ -524,50 +282,37 @@ static void sleepacc__setint(lua_State *L, const char *k, int64_t v) {
   lua_setfield(L, -2, k);
 }
 
-/* Push the result table of finished run r (samples userdata at sidx). */
+/* Push the result table of finished run r (samples userdata at sidx): the
+ * sleepacc/1 point record (docs/schema.md), the keys and types of Python's
+ * Measurement.to_dict(); a null there is an absent key here. */
 static void sleepacc__push_result(lua_State *L, const sleepacc_run *r, const sleepacc_stats *st,
                                   int sidx) {
   const sleepacc_config *c = &r->cfg;
   const sleepacc_env *env = &c->env;
-  lua_createtable(L, 0, 24);
+  lua_createtable(L, 0, 12);
   lua_pushstring(L, c->method->name);
   lua_setfield(L, -2, "method");
-  lua_pushstring(L, sleepacc_family_name(c->method->family));
-  lua_setfield(L, -2, "family");
   lua_pushstring(L, sleepacc_mode_name(c->mode));
   lua_setfield(L, -2, "mode");
-  lua_pushnumber(L, (lua_Number)c->duration_ns / 1e9);
-  lua_setfield(L, -2, "requested");
   sleepacc__setint(L, "requested_ns", c->duration_ns);
   sleepacc__setint(L, "n", r->done);
-  sleepacc__setint(L, "warmup", r->warm_done);
-  sleepacc__setint(L, "missed", r->missed);
-  sleepacc__setint(L, "budget_ns", c->budget_ns);
-  if (c->method->family == SLEEPACC_FAMILY_HYBRID)
-    sleepacc__setint(L, "margin_ns", r->waiter.margin_ns);
-  sleepacc__setint(L, "wall_ns", r->wall_ns);
-  if (r->cpu_ns >= 0) {
-    sleepacc__setint(L, "cpu_ns", r->cpu_ns);
-    if (r->done > 0) {
-      lua_pushnumber(L, (lua_Number)r->cpu_ns / (lua_Number)r->done);
-      lua_setfield(L, -2, "cpu_ns_per_call");
-    }
-    if (r->wall_ns > 0) {
-      lua_pushnumber(L, 100.0 * (lua_Number)r->cpu_ns / (lua_Number)r->wall_ns);
-      lua_setfield(L, -2, "cpu_percent");
-    }
-  }
-  if (r->ctx_voluntary >= 0 && r->ctx_involuntary >= 0) {
-    sleepacc__setint(L, "ctx_switches", r->ctx_voluntary + r->ctx_involuntary);
-    sleepacc__setint(L, "ctx_voluntary", r->ctx_voluntary);
-    sleepacc__setint(L, "ctx_involuntary", r->ctx_involuntary);
-  }
   sleepacc__push_stats(L, st);
   lua_setfield(L, -2, "stats");
-  lua_pushvalue(L, sidx);
-  lua_setfield(L, -2, "samples");
+  sleepacc__setint(L, "missed", r->missed);
+  lua_pushnumber(L, r->cpu_ns >= 0 && r->done > 0 ? (lua_Number)r->cpu_ns / (lua_Number)r->done : 0.0);
+  lua_setfield(L, -2, "cpu_ns_per_call");
+  lua_pushnumber(L, r->cpu_ns >= 0 && r->wall_ns > 0
+                        ? 100.0 * (lua_Number)r->cpu_ns / (lua_Number)r->wall_ns : -1.0);
+  lua_setfield(L, -2, "cpu_percent");
+  if (r->ctx_voluntary >= 0 && r->ctx_involuntary >= 0) {
+    lua_createtable(L, 0, 2);
+    sleepacc__setint(L, "voluntary", r->ctx_voluntary);
+    sleepacc__setint(L, "involuntary", r->ctx_involuntary);
+    lua_setfield(L, -2, "ctx_switches");
+  }
+  sleepacc__setint(L, "wall_ns", r->wall_ns);
   /* env: what was applied (only the settings that were asked for) */
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 7);
   if (env->slack_ns != -1) sleepacc__setint(L, "slack_ns", env->slack_ns);
   if (env->policy != SLEEPACC_POLICY_KEEP) {
     lua_pushstring(L, sleepacc_policy_name(env->policy));
@@ -577,7 +322,12 @@ static void sleepacc__push_result(lua_State *L, const sleepacc_run *r, const sle
   if (env->cpu != -1) sleepacc__setint(L, "cpu", env->cpu);
   lua_pushboolean(L, env->lock_memory);
   lua_setfield(L, -2, "lock_memory");
+  if (env->dma_latency_us >= 0) sleepacc__setint(L, "dma_latency_us", env->dma_latency_us);
+  if (c->method->family == SLEEPACC_FAMILY_HYBRID)
+    sleepacc__setint(L, "margin_ns", r->waiter.margin_ns);
   lua_setfield(L, -2, "env");
+  lua_pushvalue(L, sidx);
+  lua_setfield(L, -2, "samples");
 }
 
 /* Run o->cfg in r (caller-owned, 16-aligned).  On success push the result
@@ -617,7 +367,7 @@ static int sleepacc__run_one(lua_State *L, sleepacc_run *r, const sleepacc__opts
   if (rc == -ENOSYS)
     sleepacc_lua_argerror(L, fn, "method", "method \"%s\" is not available on this system",
                           o->cfg.method->name);
-  if (rc < 0) {
+  if (rc < 0) { /* EPERM/EACCES from the environment: saved.bad_field says which */
     lua_pop(L, 1);
     return rc;
   }
@@ -662,7 +412,8 @@ static int sleepacc__run_one(lua_State *L, sleepacc_run *r, const sleepacc__opts
  * ================================================================= */
 static const char *const sleepacc__measure_fields[] = {
     "method", "duration", "n",        "budget",   "mode",        "warmup", "keep_samples",
-    "margin", "slack",    "policy",   "priority", "cpu",         "lock_memory", NULL};
+    "margin", "slack",    "policy",   "priority", "cpu",         "lock_memory", "dma_latency",
+    NULL};
 
 static int sleepacc__measure(lua_State *L) {
   static const char fn[] = "measure";
@@ -687,8 +438,12 @@ static int sleepacc__measure(lua_State *L) {
     sleepacc_lua_argerror(L, fn, "duration", "must be > 0 in periodic mode (it is the period)");
 
   r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
+  r->saved.bad_field = NULL;
   rc = sleepacc__run_one(L, r, &o, fn);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  if (rc < 0) {
+    char name[48];
+    return sleepacc_lua_pusherror(L, rc, sleepacc_lua_name(r->saved.bad_field, name, sizeof name));
+  }
   return 1;
 }
 
@@ -697,7 +452,8 @@ static int sleepacc__measure(lua_State *L) {
  * ================================================================= */
 static const char *const sleepacc__sweep_fields[] = {
     "methods", "durations", "n",        "budget", "mode", "warmup",      "keep_samples",
-    "margin",  "slack",     "policy",   "priority", "cpu", "lock_memory", "progress", NULL};
+    "margin",  "slack",     "policy",   "priority", "cpu", "lock_memory", "dma_latency",
+    "progress", NULL};
 
 /* The irtt sleep ladder, in ns. */
 static const int64_t sleepacc__ladder_ns[] = {
@@ -799,11 +555,13 @@ static int sleepacc__sweep(lua_State *L) {
       if (o.cfg.mode == SLEEPACC_MODE_PERIODIC && durs[j] == 0) continue; /* no 0 period */
       o.cfg.method = methods[i];
       o.cfg.duration_ns = durs[j];
+      r->saved.bad_field = NULL;
       rc = sleepacc__run_one(L, r, &o, fn);
       if (rc < 0) {
-        char ctx[128];
-        snprintf(ctx, sizeof ctx, "method %s, duration %lld ns", methods[i]->name,
-                 (long long)durs[j]);
+        char ctx[128], name[48];
+        const char *f = sleepacc_lua_name(r->saved.bad_field, name, sizeof name);
+        snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", f ? f : "", f ? ", " : "",
+                 methods[i]->name, (long long)durs[j]);
         return sleepacc_lua_pusherror(L, rc, ctx);
       }
       lua_rawseti(L, out, (lua_Integer)++done);
@@ -893,7 +651,6 @@ static int sleepacc__table(lua_State *L) {
   int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
   sleepacc_row *rows;
   size_t n, needed = 0;
-  luaL_Buffer b;
   char *p;
   int rc, single;
 
@@ -929,10 +686,10 @@ static int sleepacc__table(lua_State *L) {
   }
   rc = render(rows, n, NULL, 0, &needed);
   if (rc >= 0) needed = (size_t)rc + 1;
-  p = luaL_buffinitsize(L, &b, needed);
+  p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
   rc = render(rows, n, p, needed, NULL);
   if (rc < 0) return luaL_error(L, "sleepacc: table rendering failed: %s", sleepacc_strerror(rc));
-  luaL_pushresultsize(&b, (size_t)rc);
+  lua_pushlstring(L, p, (size_t)rc);
   return 1;
 }
 
@@ -985,6 +742,10 @@ static int sleepacc__system_info(lua_State *L) {
       lua_pushstring(L, f->s);
       lua_setfield(L, -3, f->key);
       break;
+    case SLEEPACC_FACT_REAL:
+      lua_pushnumber(L, (lua_Number)f->d);
+      lua_setfield(L, -3, f->key);
+      break;
     default:
       lua_pushstring(L, f->key);
       lua_rawseti(L, -2, (lua_Integer)++unknown);
@@ -1031,11 +792,13 @@ static const luaL_Reg sleepacc__samples_meta[] = {
     {NULL, NULL}};
 
 SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
+  sleepacc_lua_remember_main(L);
   if (luaL_newmetatable(L, SLEEPACC_LUA_SAMPLES)) luaL_setfuncs(L, sleepacc__samples_meta, 0);
   lua_pop(L, 1);
   luaL_newlib(L, sleepacc__funcs);
   lua_pushliteral(L, SLEEPACC_VERSION);
   lua_setfield(L, -2, "_VERSION");
   sleepacc_lua_open_precise(L);
+  sleepacc_lua_open_save(L);
   return 1;
 }

@@ -20,6 +20,7 @@
 #include "binding.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PRECISE_PACER_MT "sleepacc.Pacer"
@@ -304,9 +305,11 @@ static int precise_pacer_tostring(lua_State *L) {
   precise_ud *u = precise_hdr(L, 1, PRECISE_PACER_MT);
   sleepacc_pacer *p = (sleepacc_pacer *)precise_align(u + 1);
   const char *missed = sleepacc_missed_name(p->missed_policy);
-  lua_pushfstring(L, "sleepacc.Pacer(period_ns=%I, missed=%s, count=%I%s)",
-                  (lua_Integer)p->period_ns, missed ? missed : "?", (lua_Integer)p->count,
-                  u->open ? "" : ", closed");
+  char buf[128];
+  snprintf(buf, sizeof buf, "sleepacc.Pacer(period_ns=%lld, missed=%s, count=%lld%s)",
+           (long long)p->period_ns, missed ? missed : "?", (long long)p->count,
+           u->open ? "" : ", closed");
+  lua_pushstring(L, buf);
   return 1;
 }
 

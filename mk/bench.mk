@@ -30,3 +30,14 @@ bench: bench-exporter
 bench-exporter:
 	$(if $(VPY),$(MAKE) -s venv)
 	$(BENCH_PY) bench/exporter.py $(BENCH_EXPORTER_ARGS)
+
+# make bench-model     bench/model_live.py: the oversleep model on live runs (slack 1 ns .. 1 ms,
+#                      dma latency 0 held or not, under stress-ng), the doctor next to cyclictest;
+#                      bench/model_datasets.py: the model on every published dataset
+.PHONY: bench-model
+bench: bench-model
+
+bench-model:
+	$(if $(VPY),$(MAKE) -s venv)
+	$(BENCH_PY) bench/model_datasets.py
+	$(BENCH_PY) bench/model_live.py $(BENCH_MODEL_ARGS)

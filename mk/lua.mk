@@ -1,11 +1,15 @@
-# The Lua 5.4 module: build/lua/sleepacc.so from lua/*.c and the SAME core
-# objects as every other build (csrc/*.c, compiled once by mk/core.mk with
-# -fPIC), its tests, its valgrind run and its example.
-#   make lua-module    build $(BUILD)/lua/sleepacc.so
-#   make test-lua      run tests/lua/run.lua against it
-#   make sanitize-lua  the Lua suite under valgrind (zero reports)
+# The Lua module: build/lua/sleepacc.so (Lua 5.4) from lua/*.c and the SAME
+# core objects as every other build (csrc/*.c, compiled once by mk/core.mk
+# with -fPIC), the same module for Lua 5.3, 5.1 and LuaJIT from the same
+# source (lua/compat.h), its tests, its valgrind run and its example.
+#   make lua-module    build $(BUILD)/lua/sleepacc.so (5.4)
+#   make test-lua      tests/lua/run.lua on every installed interpreter
+#                      (lua5.4, lua5.3, lua5.1, luajit; a missing one is
+#                      skipped with a message), plus the luarocks build
+#   make sanitize-lua  the Lua suite under valgrind (lua5.4; zero reports)
 #   make lua-example   lua/examples/sweep.lua (irtt table for every method)
-#   make lua-rock      luarocks --lua-version=5.4 make into $(BUILD)/rocks (offline)
+#   make lua-rock      luarocks --lua-version=5.4 make, from the repo root
+#   make rockspec      regenerate lua/sleepacc-<version>-1.rockspec
 # lua5.4 and its headers are looked up with pkg-config (lua5.4) or in
 # /usr/include/lua5.4; when missing, root installs lua5.4 + liblua5.4-dev
 # with apt-get, anyone else gets a message naming what is missing.
@@ -52,8 +56,56 @@ $(LUA_MOD): $(LUA_OBJ) $(CORE_OBJ) lua/sleepacc.map
 
 lua-module: $(LUA_MOD)
 
+# The other interpreters: one module each, from the same lua/*.c, built in
+# one compile-and-link step against that interpreter's headers.
+LUA_VERSIONS := 5.4 5.3 5.1 jit
+LUA_BIN_5.4 := $(LUA)
+LUA_BIN_5.3 := lua5.3
+LUA_BIN_5.1 := lua5.1
+LUA_BIN_jit := luajit
+LUA_INC_5.4 := $(LUA_INC)
+LUA_INC_5.3 := $(or $(shell pkg-config --cflags lua5.3 2>/dev/null),-I/usr/include/lua5.3)
+LUA_INC_5.1 := $(or $(shell pkg-config --cflags lua5.1 2>/dev/null),-I/usr/include/lua5.1)
+LUA_INC_jit := $(or $(shell pkg-config --cflags luajit 2>/dev/null),-I/usr/include/luajit-2.1)
+LUA_PKG_5.4 := lua5.4 liblua5.4-dev
+LUA_PKG_5.3 := lua5.3 liblua5.3-dev
+LUA_PKG_5.1 := lua5.1 liblua5.1-0-dev
+LUA_PKG_jit := luajit libluajit-5.1-dev
+LUA_MOD_5.4 := $(LUA_MOD)
+LUA_MOD_5.3 := $(BUILD)/lua-5.3/sleepacc.so
+LUA_MOD_5.1 := $(BUILD)/lua-5.1/sleepacc.so
+LUA_MOD_jit := $(BUILD)/lua-jit/sleepacc.so
+lua_hdr = $(patsubst -I%,%,$(firstword $(filter -I%,$(LUA_INC_$(1)))))/lua.h
+
+$(BUILD)/lua-%/sleepacc.so: $(LUA_SRC) $(LUA_HDR) $(CORE_HDR) $(CORE_OBJ) lua/sleepacc.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) $(SLEEPACC_MODULE_FLAGS) $(LUA_INC_$*) -Ilua -shared \
+	  -Wl,--version-script=lua/sleepacc.map -o $@ $(LUA_SRC) $(CORE_OBJ) $(CORE_LIBS)
+
+# The whole suite on each installed interpreter; a missing interpreter or
+# header set is skipped with a message; the summary names each result, and
+# the target fails when any suite failed.
 test-lua: $(LUA_MOD) lua-rock
-	cd $(CURDIR) && $(LUA_ENV) $(LUA) tests/lua/run.lua
+	@cd $(CURDIR); fail=""; summary=""; \
+	$(foreach v,$(LUA_VERSIONS),\
+	if ! command -v $(LUA_BIN_$(v)) >/dev/null 2>&1; then \
+	  echo "test-lua: skipped $(LUA_BIN_$(v)): not installed (apt-get install $(LUA_PKG_$(v)))"; \
+	  summary="$$summary\n  $(LUA_BIN_$(v)): skipped (not installed)"; \
+	elif [ ! -f "$(call lua_hdr,$(v))" ]; then \
+	  echo "test-lua: skipped $(LUA_BIN_$(v)): no $(call lua_hdr,$(v)) (apt-get install $(LUA_PKG_$(v)))"; \
+	  summary="$$summary\n  $(LUA_BIN_$(v)): skipped (no headers)"; \
+	else \
+	  $(MAKE) -s $(LUA_MOD_$(v)) || exit 1; \
+	  echo "== $(LUA_BIN_$(v)) tests/lua/run.lua ($(LUA_MOD_$(v)))"; \
+	  LUA_CPATH="$(CURDIR)/$(dir $(LUA_MOD_$(v)))?.so;;" LUA_PATH="$(CURDIR)/tests/lua/?.lua;;" \
+	    $(LUA_BIN_$(v)) tests/lua/run.lua > $(dir $(LUA_MOD_$(v)))suite.log 2>&1; st=$$?; \
+	  cat $(dir $(LUA_MOD_$(v)))suite.log; \
+	  line=$$(tail -n 1 $(dir $(LUA_MOD_$(v)))suite.log); \
+	  summary="$$summary\n  $$($(LUA_BIN_$(v)) -v 2>&1 | head -n 1 | cut -d' ' -f1-2): $$line"; \
+	  [ $$st = 0 ] || fail="$$fail $(LUA_BIN_$(v))"; \
+	fi;) \
+	printf "test-lua summary:$$summary\n"; \
+	if [ -n "$$fail" ]; then echo "test-lua: FAILED on:$$fail" >&2; exit 1; fi
 
 # valgrind follows no fork here (the suite spawns none it must check).
 sanitize-lua: $(LUA_MOD)
@@ -76,8 +128,9 @@ rockspec: mk/rockspec.in $(SLEEPACC_HEADER)
 	sed -e 's|@VERSION@|$(SLEEPACC_VER)|g' mk/rockspec.in > $(LUA_ROCKSPEC)
 
 # The rockspec built by luarocks exactly as the README says, from the repo
-# root, installed into a private tree with the network cut off (unshare -n)
-# where that is possible, then loaded once.  mk/rock.make builds out of the
+# root, for each installed Lua (5.4, 5.3, 5.1), installed into a private
+# tree with the network cut off (unshare -n) where that is possible, then
+# loaded once.  mk/rock.make builds out of the
 # import paths and cleans up: the check below fails when `git status
 # --ignored` shows anything new afterwards.
 lua-rock: | lua-deps
@@ -87,12 +140,17 @@ lua-rock: | lua-deps
 	rm -rf $(BUILD)/rocks
 	@mkdir -p $(BUILD)
 	@git status --porcelain --ignored 2>/dev/null | grep -v '^!! $(BUILD)/' > $(BUILD)/rock-status.before || :
-	$$(unshare -n true 2>/dev/null && echo unshare -n) \
-	  luarocks --lua-version=5.4 --tree $(CURDIR)/$(BUILD)/rocks make $(LUA_ROCKSPEC)
+	@set -e; for v in 5.4 5.3 5.1; do \
+	  if ! command -v lua$$v >/dev/null 2>&1 || [ ! -f /usr/include/lua$$v/lua.h ]; then \
+	    echo "lua-rock: skipped Lua $$v (lua$$v or its headers missing)"; continue; fi; \
+	  echo "lua-rock: luarocks --lua-version=$$v make $(LUA_ROCKSPEC)"; \
+	  $$(unshare -n true 2>/dev/null && echo unshare -n) \
+	    luarocks --lua-version=$$v --tree $(CURDIR)/$(BUILD)/rocks make $(LUA_ROCKSPEC) >/dev/null; \
+	  LUA_CPATH="$(CURDIR)/$(BUILD)/rocks/lib/lua/$$v/?.so" lua$$v -e \
+	    'local sa = require "sleepacc"; assert(#sa.methods() > 0); print("lua-rock: sleepacc " .. sa._VERSION .. " from the rock loads in " .. _VERSION)'; \
+	done
 	@git status --porcelain --ignored 2>/dev/null | grep -v '^!! $(BUILD)/' > $(BUILD)/rock-status.after || :
 	@diff -u $(BUILD)/rock-status.before $(BUILD)/rock-status.after \
 	  || { echo "lua-rock: luarocks make left files in the tree (above)" >&2; exit 1; }
 	@! find $(BUILD)/rocks/share -name '*.c' -o -name '*.rockspec' -path '*/lua/*' 2>/dev/null | grep -q . \
 	  || { echo "lua-rock: C sources were installed as Lua modules" >&2; exit 1; }
-	LUA_CPATH="$(CURDIR)/$(BUILD)/rocks/lib/lua/5.4/?.so" $(LUA) -e \
-	  'local sa = require "sleepacc"; assert(#sa.methods() > 0); print("lua-rock: sleepacc " .. sa._VERSION .. " from the rock loads")'

@@ -551,7 +551,7 @@ static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
 }
 
 PyDoc_STRVAR(host_facts_doc,
-"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, str, or None when unknown.");
+"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, float, str, or None when unknown.");
 
 static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
@@ -572,6 +572,7 @@ static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
     PyObject *v;
     switch (facts[i].type) {
     case SLEEPACC_FACT_INT: v = PyLong_FromLongLong(facts[i].i); break;
+    case SLEEPACC_FACT_REAL: v = PyFloat_FromDouble(facts[i].d); break;
     case SLEEPACC_FACT_STR:
       v = PyUnicode_DecodeUTF8(facts[i].s, (Py_ssize_t)strnlen(facts[i].s, sizeof facts[i].s),
                                "replace");

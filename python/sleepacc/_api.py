@@ -246,8 +246,10 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
+        # a record written before the core added a statistic (p1 .. p75) lacks it: None
+        stats = {f: d["stats"].get(f) for f in _core.stats_fields}
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
+                   n=d["n"], stats=stats, missed=d.get("missed", 0),
                    cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
                    cpu_percent=d.get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),

@@ -4,6 +4,8 @@ Pure Python, no import of the compiled core, so it can be used anywhere.
 
     parse_duration("10us") -> 1e-05          (seconds, float)
     parse_duration_ns("1.5ms") -> 1500000    (int ns)
+    parse_durations_ns("0,1us,1ms") -> [0, 1000, 1000000]
+    parse_slack_ns("50us") -> 50000; parse_slack_ns("1") -> 1   (bare: int ns)
     format_ns(1500) -> "1.5 µs"              (human, for explanations and axes)
     format_go(1500) -> "1.5µs"               (Go time.Duration.String(), from the core)
 """
@@ -17,6 +19,9 @@ __all__ = [
     "UNITS_NS",
     "parse_duration",
     "parse_duration_ns",
+    "parse_durations_ns",
+    "parse_slack_ns",
+    "has_unit",
     "format_ns",
     "format_us",
     "format_go",
@@ -87,6 +92,62 @@ def parse_duration_ns(text) -> int:
     if total > _MAX_NS:
         raise ValueError(f"duration {text!r} is longer than one day")
     return int(round(total))
+
+
+def has_unit(text: str) -> bool:
+    """Whether a duration text carries a unit suffix ("10us" yes, "10" no)."""
+    return bool(re.search(r"[A-Za-zµμ]\s*$", text.strip())) and not re.fullmatch(
+        r"\s*[+-]?" + _NUM + r"\s*", text)
+
+
+def parse_durations_ns(text: str) -> list:
+    """A comma-separated list of durations ("0,1us,1ms") -> [int ns], in
+    order, duplicates dropped.  Every item is checked alone, and a list that
+    mixes bare numbers (seconds) with suffixed ones ("1ms,10") is refused
+    naming the bare item: it is almost always a forgotten unit."""
+    if isinstance(text, bool) or not isinstance(text, str):
+        raise ValueError(f"durations must be text like '1us,1ms', got {text!r}")
+    items = [t.strip() for t in text.split(",")]
+    if any(not t for t in items):
+        raise ValueError(f"empty item in {text!r}")
+    suffixed = [t for t in items if has_unit(t)]
+    out = []
+    for t in items:
+        if suffixed and not has_unit(t) and t not in ("0", "+0"):
+            raise ValueError(
+                f"item {t!r} of {text!r} has no unit while {suffixed[0]!r} has one: a bare number "
+                f"means seconds, so write {t}s if you mean seconds, or add the unit you meant "
+                f"({t}ms, {t}us, {t}ns)")
+        try:
+            d = parse_duration_ns(t)
+        except ValueError as exc:
+            raise ValueError(f"item {t!r} of {text!r}: {exc}") from None
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def parse_slack_ns(text: str) -> int:
+    """Timer slack: a bare number is an integer of nanoseconds (the unit of
+    prctl(PR_SET_TIMERSLACK) and /proc/.../timerslack_ns); a suffixed one is
+    a duration ("50us").  "1.0" is refused naming the unit (it is not clear
+    whether 1 ns or 1 s was meant).  At least 1 ns."""
+    if isinstance(text, bool) or not isinstance(text, str):
+        raise ValueError(f"slack must be text like '1' (ns) or '50us', got {text!r}")
+    t = text.strip()
+    if t.startswith("-"):
+        raise ValueError(f"slack must not be negative: {text!r}")
+    if not has_unit(t):
+        if not re.fullmatch(r"\+?[0-9]+", t):
+            raise ValueError(
+                f"a bare slack is an integer number of nanoseconds (ns, the kernel's unit), "
+                f"got {text!r}: write an integer (1 = no slack) or give a unit (1ns, 50us, 1ms)")
+        ns = int(t)
+    else:
+        ns = parse_duration_ns(t)
+    if ns < 1:
+        raise ValueError(f"slack must be at least 1 ns, got {text!r}")
+    return ns
 
 
 def parse_duration(text) -> float:

@@ -24,7 +24,9 @@ import errno
 import json
 import math
 import os
+import re
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -32,7 +34,8 @@ import time
 import sleepacc
 from sleepacc import records
 from sleepacc._api import _now_iso
-from sleepacc._units import format_go, format_ns, parse_duration_ns
+from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
+                             parse_slack_ns)
 from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
@@ -71,7 +74,15 @@ class Interrupted(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but every error is one line and exit 2 (via UsageError)."""
+    """argparse, but every error is one line and exit 2 (via UsageError),
+    and a negative duration ("-1ms") is read as a value, so its own message
+    ("negative") is what the user sees, not "DURATION required"."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        # argparse treats "-1ms" as an unknown option (its matcher knows only
+        # plain numbers); no sleepacc option starts with a digit or a dot.
+        self._negative_number_matcher = re.compile(r"^-\.?[0-9]")
 
     def error(self, message):
         raise UsageError(" ".join(str(message).split()))
@@ -82,7 +93,8 @@ def _arg_error(name, message):
 
 
 def _duration_ns(text):
-    """argparse type: one duration ("10us", "1.5ms", "0") -> int ns."""
+    """argparse type: one duration ("10us", "1.5ms", "0"; a bare number is
+    seconds) -> int ns."""
     try:
         return parse_duration_ns(text)
     except ValueError as exc:
@@ -91,22 +103,20 @@ def _duration_ns(text):
 
 def _durations_ns(text):
     """argparse type: comma-separated durations -> list of int ns, in
-    order, duplicates dropped."""
-    out = []
-    for item in text.split(","):
-        if not item.strip():
-            raise argparse.ArgumentTypeError(f"empty item in {text!r}")
-        d = _duration_ns(item)
-        if d not in out:
-            out.append(d)
-    return out
+    order, duplicates dropped; "1ms,10" is refused naming the bare item."""
+    try:
+        return parse_durations_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seconds(text):
-    """argparse type: a positive time in seconds ("0.5", "500ms")."""
+    """argparse type: a positive time ("0.5" is seconds, "500ms")."""
     try:
         ns = parse_duration_ns(text)
-    except ValueError:
+    except ValueError as exc:
+        if "negative" in str(exc):
+            raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}") from None
         raise argparse.ArgumentTypeError(
             f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
         ) from None
@@ -115,16 +125,18 @@ def _seconds(text):
     return ns / 1e9
 
 
+def _margin_s(text):
+    """argparse type: a time >= 0 ("0", "50us"; a bare number is seconds)."""
+    return _duration_ns(text) / 1e9
+
+
 def _slack_ns(text):
-    """argparse type: timer slack; a bare integer is ns, suffixes allowed."""
-    t = text.strip()
+    """argparse type: timer slack; a bare number is an integer of ns (the
+    kernel's unit), suffixes allowed ("50us"); "1.0" is refused."""
     try:
-        ns = int(t) if t.isdigit() else parse_duration_ns(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected nanoseconds like 1 or 50us, got {text!r}") from None
-    if ns < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 ns, got {text!r}")
-    return ns
+        return parse_slack_ns(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _int_range(lo, hi):
@@ -207,13 +219,23 @@ def _env_kwargs(args):
         kw["dma_latency"] = args.dma_latency
     if getattr(args, "lock_memory", False):
         kw["lock_memory"] = True
+    if getattr(args, "margin", None) is not None:
+        kw["margin"] = args.margin
     return kw
+
+
+def _add_margin_option(p):
+    p.add_argument("--margin", type=_margin_s, metavar="D",
+                   help="the hybrid method's margin: it sleeps in the kernel until this long "
+                        "before the deadline, then spins (default 100us; a bare number is "
+                        "seconds)")
 
 
 def _add_env_options(p):
     g = p.add_argument_group("environment (applied to the measuring thread, restored after)")
     g.add_argument("--slack", type=_slack_ns, metavar="NS",
-                   help="timer slack in ns (1 = none; suffixes allowed: 50us)")
+                   help="timer slack: a bare integer is ns, the kernel's unit (1 = none); "
+                        "or with a unit: 50us")
     g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
     g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
@@ -542,7 +564,11 @@ def _host_facts():
 
 
 def cmd_report(args):
-    _emit_sweep(_load(args.file), args.format)
+    sweep = _load(args.file)
+    fmt = args.format
+    if fmt is None:   # irtt's own table holds means only: it reads back as irtt's table
+        fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
+    _emit_sweep(sweep, fmt)
     return 0
 
 
@@ -729,7 +755,8 @@ def cmd_compare(args):
     if fmt == "csv":
         import csv
         cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
-                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_ns"]
+                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
+                "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(cols)
@@ -741,10 +768,14 @@ def cmd_compare(args):
           "top cause: the oversleep model fitted to each file's own data")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
-    print(_table(["#", "host", "n"] + shown + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"], r["n"]]
+    own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
+    print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
+                 + ["top cause", "file"],
+                 [[r["rank"] or "-", r["label"]] + ([r["method"]] if own else [])
+                  + ["?" if r["n"] is None else r["n"]]
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
-                  for r in hosts["hosts"]], "<<>" + ">" * len(shown) + "<<"))
+                  for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
+                 + ">" * len(shown) + "<<"))
     if not (args.points or len(sweeps) == 2):
         return 0
     print()
@@ -766,7 +797,7 @@ def cmd_compare(args):
                  format_go(r["requested_ns"])]
         cells += [_ns_text(e) for e in r["errors_ns"]]
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
-        cells += [str(n) for n in r["n"]]
+        cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
     return 0
@@ -776,7 +807,32 @@ def cmd_compare(args):
 # plot
 # --------------------------------------------------------------------------
 
-PLOT_KINDS = ("error", "cdf", "pareto", "model", "all")
+PLOT_KINDS = ("error", "cdf", "pareto", "model", "histogram", "all")
+
+
+def _one_point(sweep, methods, requested_ns):
+    """The measurement a histogram shows: the first of --methods (default:
+    the first sleeping method in the file) at --requested (default 1 ms,
+    else the method's first point)."""
+    pts = [m for m in sweep if methods is None or m.method in methods]
+    if methods is None:
+        floors = _floor_methods()
+        pts = [m for m in pts if m.method not in floors] or pts
+    if not pts:
+        raise ValueError(f"no point of {', '.join(methods or [])} in the file")
+    name = pts[0].method
+    pts = [m for m in pts if m.method == name]
+    want = 1_000_000 if requested_ns is None else requested_ns
+    chosen = [m for m in pts if m.requested_ns == want]
+    if not chosen and requested_ns is not None:
+        raise ValueError(f"no {name} point at {format_go(requested_ns)}; it has "
+                         + ", ".join(format_go(m.requested_ns) for m in pts))
+    return (chosen or pts)[0]
+
+
+def _floor_methods():
+    """Names of the floor methods (registry family "baseline")."""
+    return {n for n, m in _method_table().items() if m.family == "baseline"}
 
 
 def cmd_plot(args):
@@ -786,6 +842,8 @@ def cmd_plot(args):
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
         return _plot_compare(args)
+    if args.flent:
+        return _plot_flent(args)
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
@@ -805,9 +863,13 @@ def cmd_plot(args):
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
-            fig = _plot_figure(plot, sweep, kind, args.methods)
+            fig = _plot_figure(plot, sweep, kind, args.methods, args.requested)
         except ValueError as exc:     # e.g. no point at 1 ms for the CDF
             raise CliError(f"cannot draw the {kind} plot of {args.file}: {exc}") from None
+        few = getattr(fig, "few_samples", None)
+        if few:
+            print(f"sleepacc: warning: the {kind} plot ranks a p99 of fewer than 100 samples "
+                  f"for {', '.join(few)} (marked hollow; measure longer)", file=sys.stderr)
         _save_plot(fig, path, args.dpi)
     return 0
 
@@ -824,6 +886,31 @@ def _save_plot(fig, path, dpi):
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"sleepacc: wrote {path}", file=sys.stderr)
+
+
+def _plot_flent(args):
+    """plot --flent RESULT.flent.gz MONITOR.jsonl: one figure, one time axis."""
+    if not args.file:
+        raise _arg_error("FILE", "--flent needs the monitor's file: "
+                                 "plot --flent RESULT.flent.gz MONITOR.jsonl -o FIG")
+    if args.output != "-" and os.path.splitext(args.output)[1].lower() not in (
+            ".png", ".svg", ".pdf"):
+        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    try:
+        from sleepacc import plot
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"plotting needs matplotlib ({exc}): pip install 'sleepacc[plot]'") from None
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            mon = records.read_monitor(f.read().splitlines(), args.file)
+        fig = plot.flent_overlay(args.flent, mon)
+    except OSError as exc:
+        raise CliError(f"cannot read {exc.filename or args.file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(f"cannot draw the flent plot: {exc}") from None
+    _save_plot(fig, args.output, args.dpi)
+    return 0
 
 
 def _plot_compare(args):
@@ -846,13 +933,16 @@ def _plot_compare(args):
     return 0
 
 
-def _plot_figure(plot, sweep, kind, methods):
+def _plot_figure(plot, sweep, kind, methods, requested_ns=None):
+    requested = None if requested_ns is None else requested_ns / 1e9
     if kind == "error":
         return plot.error_vs_requested(sweep, methods)
     if kind == "cdf":
-        return plot.lateness_cdf(sweep, methods)
+        return plot.lateness_cdf(sweep, methods, requested=requested)
     if kind == "pareto":
-        return plot.cost_pareto(sweep, methods)
+        return plot.cost_pareto(sweep, methods, requested=requested)
+    if kind == "histogram":
+        return plot.histogram(_one_point(sweep, methods, requested_ns))
     from sleepacc import model
     fitted = model.fit(sweep)
     if not hasattr(fitted, "params"):            # several groups: the first
@@ -864,7 +954,22 @@ def _plot_figure(plot, sweep, kind, methods):
 # monitor
 # --------------------------------------------------------------------------
 
+class _Stop(Exception):
+    """SIGTERM (or Ctrl-C) asked the monitor to stop."""
+
+
+def _now_unix_iso():
+    """(Unix-epoch seconds, the same instant as docs/schema.md's ISO 8601)."""
+    t = time.time()
+    d = _dt.datetime.fromtimestamp(t, _dt.timezone.utc)
+    return t, d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"
+
+
 def cmd_monitor(args):
+    """Periodic wake-ups, one line per report interval, until --duration,
+    Ctrl-C or SIGTERM (each a normal stop: the summary, exit 0).  -o FILE
+    writes the lines as JSON Lines (records.monitor_line: Unix time `t`);
+    --irtt-json FILE writes the totals in irtt's JSON shape at the end."""
     _check_methods([args.method], option="--method")
     env = _env_kwargs(args)
     interval = args.interval
@@ -873,50 +978,105 @@ def cmd_monitor(args):
     report = args.report
     if report * 1e9 < interval:
         raise _arg_error("--report", f"must be at least --interval ({format_go(interval)})")
+    to_stdout = args.json or args.output == "-"
+    out = None
+    if args.output is not None and args.output != "-":
+        out = _open_results(args.output, False)
+        settings = {"command": "monitor", "method": args.method, "interval_ns": interval,
+                    "report": report, "env": env, "version": sleepacc.__version__}
+        try:
+            out.write_header(_host_facts(), settings, _now_iso())
+        except OSError as exc:
+            out.close()
+            raise _write_error(out.path, exc) from None
     end = None if args.duration is None else time.monotonic() + args.duration
-    total = {"count": 0, "missed": 0, "max": None, "reports": 0}
+    totals = records.TimerTotals()
+    started_iso, t_begin = _now_iso(), time.monotonic()
+    state = {"busy": False, "stop": None}
+
+    def on_signal(signum, _frame):
+        state["stop"] = signal.Signals(signum).name
+        if not state["busy"]:       # never inside a write: the line goes out whole
+            raise _Stop()
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     first = True
     try:
-        while True:
+        while state["stop"] is None:
             budget = report
             if end is not None:
                 left = end - time.monotonic()
                 if left <= interval / 2e9:
                     break
                 budget = min(report, left)
+            t0 = time.time()
             m = sleepacc.measure(args.method, interval / 1e9, mode="periodic",
                                  budget=budget, warmup=1 if first else 0,
                                  keep_samples=False, **env)
             first = False
-            d = m.to_dict()
-            st = d["stats"]
-            stamp = _dt.datetime.now().astimezone().isoformat(timespec="milliseconds")
-            total["reports"] += 1
-            total["count"] += st["n"]
-            total["missed"] += d.get("missed", 0)
-            if st["n"]:
-                total["max"] = st["max"] if total["max"] is None else max(total["max"], st["max"])
-            if args.json:
-                rec = {"schema": SCHEMA, "type": "monitor", "time": stamp,
-                       "method": args.method, "interval_ns": interval,
-                       "count": st["n"], "median_ns": st["median"] if st["n"] else None,
-                       "p99_ns": st["p99"] if st["n"] else None,
-                       "max_ns": st["max"] if st["n"] else None,
-                       "missed": d.get("missed", 0)}
+            state["busy"] = True
+            t1, stamp = _now_unix_iso()
+            st = m.stats
+            totals.add(st, m.missed)
+            rec = records.monitor_line(args.method, interval, st, m.missed, t0, t1, stamp)
+            if out is not None:
+                try:
+                    out.write_line(json.dumps(rec))
+                except OSError as exc:
+                    raise _write_error(out.path, exc) from None
+            if to_stdout:
                 print(json.dumps(rec), flush=True)
-            else:
+            elif out is None or args.output != "-":
                 def f(v):
                     return format_ns(v, 3) if st["n"] else "-"
                 print(f"{stamp}  {args.method} every {format_go(interval)}: "
                       f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
-                      f"max={f(st['max'])} misses={d.get('missed', 0)}", flush=True)
+                      f"max={f(st['max'])} misses={m.missed}", flush=True)
+            state["busy"] = False
+    except (_Stop, KeyboardInterrupt):
+        state["stop"] = state["stop"] or "SIGINT"
     finally:
-        if total["reports"] and not args.json:
-            worst = format_ns(total["max"], 3) if total["max"] is not None else "-"
-            print(f"--- {args.method} every {format_go(interval)}: {total['reports']} reports, "
-                  f"{total['count']} wake-ups, {total['missed']} missed, "
-                  f"worst lateness {worst} ---", file=sys.stderr)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if out is not None:
+            out.close()
+    wall_ns = int((time.monotonic() - t_begin) * 1e9)
+    late = totals.lateness()
+    why = {"SIGTERM": " (stopped by SIGTERM)", "SIGINT": " (stopped by Ctrl-C)"}.get(
+        state["stop"], "")
+    if totals.reports:
+        worst = format_ns(late["max"], 3) if late["max"] is not None else "-"
+        print(f"--- {args.method} every {format_go(interval)}: {totals.reports} reports, "
+              f"{late['n']} wake-ups, {totals.misses} missed, mean lateness "
+              f"{format_ns(late['mean'], 3) if late['n'] else '-'}, worst {worst}{why} ---",
+              file=sys.stderr)
+    else:
+        print(f"--- {args.method}: no report finished{why} ---", file=sys.stderr)
+    if args.irtt_json:
+        doc = records.irtt_json(late, interval, totals.misses, timer=f"sleepacc:{args.method}",
+                                start_time=started_iso, duration_ns=wall_ns,
+                                system_info=_host_facts(), version=sleepacc.__version__)
+        try:
+            _write_json(args.irtt_json, doc)
+        except OSError as exc:
+            raise _write_error(args.irtt_json, exc) from None
     return 0
+
+
+def _write_json(path, doc):
+    """One JSON document to path ("-": the standard output), atomically."""
+    text = json.dumps(records.clean(doc), indent=1) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 # --------------------------------------------------------------------------
@@ -1005,6 +1165,8 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:
         raise _arg_error("--duration", "must be above 0")
+    if args.every is not None and not (args.textfile or args.snapshot):
+        raise _arg_error("--every", "needs --textfile or --snapshot (what it times)")
     every = args.every if args.every is not None else 60.0
     listen = args.listen
     if listen is None and not args.textfile:
@@ -1016,7 +1178,9 @@ def cmd_exporter(args):
                     doctor_every=doctor_every, turn_s=args.turn or 0.25)
     e.check()     # a bad environment fails here, before the port is opened
     service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
-                         snapshot=args.snapshot)
+                         snapshot=args.snapshot,
+                         log=lambda msg: print(f"sleepacc exporter: {msg}", file=sys.stderr,
+                                               flush=True))
     try:
         service.open()
     except OSError as exc:
@@ -1027,15 +1191,18 @@ def cmd_exporter(args):
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = []
     if service.address:
-        where.append(f"http://{service.address[0]}:{service.address[1]}/metrics")
+        host = service.address[0]
+        where.append(f"http://{f'[{host}]' if ':' in host else host}:{service.address[1]}/metrics")
     if args.textfile:
         where.append(f"{args.textfile} every {format_go(int(every * 1e9))}")
     print(f"sleepacc exporter: {', '.join(methods)} at "
           f"{', '.join(format_go(d) for d in durations)}, at most "
-          f"{100 * e.cpu_budget:g}% of one CPU; serving {' and '.join(where)}",
+          f"{100 * e.cpu_budget:g}% of one CPU; publishing to {' and '.join(where)}",
           file=sys.stderr, flush=True)
     try:
         service.run(args.stop_after)
+    except RuntimeError as exc:       # the measuring thread died: say why, exit 1
+        raise CliError(str(exc)) from None
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
@@ -1044,6 +1211,8 @@ def cmd_exporter(args):
     print(f"sleepacc exporter: stopped after {snap.wall_s:.1f} s; the measuring thread used "
           f"{snap.cpu_s:.3f} s of CPU ({share:.2f}% of one CPU), "
           f"{sum(s['count'] for s in snap.series)} samples", file=sys.stderr)
+    if service.failed_writes:
+        raise CliError(f"the last write of {', '.join(service.failed_writes)} failed")
     return 0
 
 
@@ -1090,9 +1259,21 @@ def _add_exporter_parser(sub):
 
 def cmd_doctor(args):
     from sleepacc import doctor
-    sweep = _load(args.from_file) if args.from_file else None
+    sweep = None
+    if args.from_file and str(args.from_file).lower().endswith(".csv"):
+        from sleepacc import model          # tidy records (seed_results.csv's columns)
+        try:
+            sweep = model.load_records(args.from_file)
+        except OSError as exc:
+            raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
+    elif args.from_file:
+        sweep = _load(args.from_file)
     here = socket.gethostname()
-    if sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
+    if isinstance(sweep, list):
+        if not args.json:
+            print(f"note: {args.from_file} holds imported results; the host facts and "
+                  f"experiments below are from {here}", file=sys.stderr)
+    elif sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
         print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
               f"and experiments below are from {here}", file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
@@ -1130,6 +1311,11 @@ def cmd_doctor(args):
             print(f"     evidence: {e}")
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
             print(f"     fix: {f['fix']}")
+    if result.get("cyclictest"):
+        print()
+        print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
+              "setting; measured now):")
+        print("     " + doctor.format_cyclictest(result["cyclictest"]).replace("\n", "\n     "))
     model = result["model"]
     if model.get("explanation"):
         print()
@@ -1137,6 +1323,34 @@ def cmd_doctor(args):
     elif model.get("note"):
         print()
         print(f"model: {model['note']}")
+    return 0
+
+
+def cmd_model(args):
+    """Fit the oversleep model to a result file or a tidy CSV and explain it."""
+    from sleepacc import model
+    path = args.file
+    if str(path).lower().endswith(".csv"):       # a tidy CSV like seed_results.csv
+        try:
+            data = model.load_records(path)
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        data = _load(path)
+    try:
+        fitted = model.fit(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"cannot fit {path}: {exc}") from None
+    if args.method:
+        groups = fitted.values() if hasattr(fitted, "find") else [fitted]
+        if not any(args.method in m.params for m in groups):
+            raise _arg_error("--method", f"no fit for {args.method!r} in {path}")
+    if args.json:
+        out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        json.dump(_clean(out), sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(fitted.explain(args.method))
     return 0
 
 
@@ -1172,7 +1386,11 @@ def build_parser():
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--format", choices=FORMATS + ("none",), default=None,
                    help="table printed at the end (default wide; none with -o -)")
@@ -1188,8 +1406,10 @@ def build_parser():
     s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser("report", help="print a result file in one of the formats")
-    s.add_argument("file", metavar="FILE", help="a file written by sweep -o (or Sweep.save)")
-    s.add_argument("--format", choices=FORMATS, default="wide", help="(default wide)")
+    s.add_argument("file", metavar="FILE",
+                   help="a file written by sweep -o (or Sweep.save), or irtt sleep's output")
+    s.add_argument("--format", choices=FORMATS, default=None,
+                   help="(default wide; irtt for irtt sleep's text, which has means only)")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("measure", help="one method at one duration, in detail")
@@ -1199,8 +1419,14 @@ def build_parser():
                    help="time to measure (default 1)")
     s.add_argument("-n", type=_positive_int, default=None, metavar="N",
                    help="stop after N samples")
-    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N")
-    s.add_argument("--mode", choices=MODES, default="relative")
+    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N",
+                   help="sleeps taken first and not counted (they warm caches and the "
+                        "method's state; default 2)")
+    s.add_argument("--mode", choices=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+    _add_margin_option(s)
     _add_env_options(s)
     s.add_argument("--bins", type=_int_range(1, 200), default=16, metavar="N",
                    help="histogram rows (default 16)")
@@ -1217,6 +1443,16 @@ def build_parser():
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
     s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("model", help="explain a result file: verdict and causes per method",
+                       description="Fit the oversleep model to a result file (or a tidy CSV "
+                                   "like tests/data/seed_results.csv): per method a verdict "
+                                   "(explained, partly, unexplained), the causes with "
+                                   "intervals, and advice.")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
+    s.set_defaults(func=cmd_model)
 
     s = sub.add_parser("info", help="host and clock facts, and the methods")
     s.add_argument("--json", action="store_true")
@@ -1250,15 +1486,23 @@ def build_parser():
                    help="hosts side by side: these result files (--methods: the first is "
                         "the method drawn; --stat, --labels as for compare)")
     s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
+    s.add_argument("--flent", metavar="RESULT.flent.gz",
+                   help="flent's latency series and the timer lateness of FILE (written by "
+                        "`sleepacc monitor -o FILE` beside flent) on one time axis")
     from sleepacc.fleet import STAT_FIELDS
     s.add_argument("--stat", default="median", choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
-                   help="error: error against duration (default); cdf: error distribution "
-                        "at 1 ms; pareto: accuracy against CPU; model: the fit over the data; "
-                        "all: the four, FIG-<kind> beside FIG")
+                   help="error: error against duration, one panel per method family "
+                        "(default); cdf: error distribution at 1 ms (or --requested), tail on "
+                        "a log scale; pareto: accuracy against CPU; model: the fit over the "
+                        "data; histogram: the errors of one point (--methods M --requested D; "
+                        "needs sweep --samples); all: the first four, FIG-<kind> beside FIG")
+    s.add_argument("--requested", type=_duration_ns, default=None, metavar="D",
+                   help="the requested duration of the cdf, pareto and histogram plots "
+                        "(default 1ms)")
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="only these methods (default: all in the file)")
     s.add_argument("--dpi", type=_int_range(10, 1200), default=110)
@@ -1275,6 +1519,12 @@ def build_parser():
                    help="stop after this long (default: until Ctrl-C)")
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
+    s.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the lines as JSON Lines to FILE, each with its Unix time "
+                        "`t` (lines up with flent's data; - for the standard output)")
+    s.add_argument("--irtt-json", metavar="FILE",
+                   help="at the end, write the timer statistics in irtt's JSON shape "
+                        "(stats.timer_error, timer_err_percent, timer_misses)")
     s.set_defaults(func=cmd_monitor)
     _add_exporter_parser(sub)
     return p

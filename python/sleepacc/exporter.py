@@ -24,6 +24,8 @@ Metrics (Prometheus text format, ``prometheus_client`` renders it):
     sleepacc_doctor_top_finding{id,status,title}     expected gain (s) of the
         doctor's top finding; refreshed every ``doctor_every`` seconds
     sleepacc_doctor_last_run_timestamp_seconds
+    sleepacc_exporter_render_failures_total          scrapes whose metrics failed to
+        render (the scrape still answers, with this and the process metrics)
 
 ``auto`` is measured through :class:`sleepacc.Sleeper` (what ``sleepacc.sleep``
 uses): its lateness is what the caller sees, ``time.monotonic_ns()`` right
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
-import math
+import json
 import os
 import socket
 import tempfile
@@ -67,6 +69,12 @@ ENV_KEYS = ("slack", "policy", "priority", "cpu", "lock_memory", "dma_latency")
 #: Samples kept per series for the snapshot's statistics (the histogram counts all).
 RESERVOIR = 20_000
 PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
+
+
+def _warmup(d_ns: int) -> int:
+    """Warm-up sleeps a turn starts with: one up to 10 ms (after a rest the
+    first wake-up is cold), none above, where it would cost its length."""
+    return 1 if d_ns <= 10_000_000 else 0
 
 
 def duration_label(ns: int) -> str:
@@ -163,9 +171,10 @@ class Snapshot:
 
 
 class _ThreadEnv:
-    """The environment options applied to the calling thread for the turns of
-    ``auto`` (``sleepacc.Sleeper`` takes none of them yet; measure() applies
-    them itself, in the core), and put back afterwards."""
+    """Timer slack, policy and CPU applied to the calling thread for the turns
+    of ``auto`` and put back afterwards: ``sleepacc.Sleeper`` takes only
+    ``dma_latency`` (held by the core while the Sleeper is open), while
+    measure() applies all of them itself, in the core."""
 
     PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
     _POLICIES = {"other": "SCHED_OTHER", "batch": "SCHED_BATCH", "idle": "SCHED_IDLE",
@@ -174,7 +183,6 @@ class _ThreadEnv:
     def __init__(self, env: dict):
         self.env = env
         self.saved: List[Tuple[str, Any]] = []
-        self.dma_fd: Optional[int] = None
 
     def __enter__(self):
         env = self.env
@@ -195,19 +203,12 @@ class _ThreadEnv:
                     prio = 1 if env["policy"] in ("fifo", "rr") else 0
                 os.sched_setscheduler(0, getattr(os, self._POLICIES[env["policy"]]),
                                       os.sched_param(prio))
-            if env.get("dma_latency") is not None:
-                fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_CLOEXEC)
-                self.dma_fd = fd
-                os.write(fd, int(env["dma_latency"]).to_bytes(4, "little", signed=True))
         except BaseException:
             self.__exit__()
             raise
         return self
 
     def __exit__(self, *exc):
-        if self.dma_fd is not None:
-            os.close(self.dma_fd)        # closing the file drops the PM QoS request
-            self.dma_fd = None
         while self.saved:
             what, old = self.saved.pop()
             try:
@@ -305,7 +306,8 @@ class Exporter:
         else:
             kw = {k: v for k, v in self.env.items()}
             m = sleepacc.measure(s.method, s.duration_ns / 1e9, n=n, budget=self.turn_ns / 1e9,
-                                 mode=self.mode, warmup=1, keep_samples=True, **kw)
+                                 mode=self.mode, warmup=_warmup(s.duration_ns),
+                                 keep_samples=True, **kw)
             raw = np.asarray(m.samples, dtype=np.int64)
             late = np.asarray(m.errors_ns, dtype=np.int64)
             missed, ctx = m.missed, m.ctx_switches
@@ -323,18 +325,23 @@ class Exporter:
     def _auto_turn(self, d_ns: int, n: int) -> np.ndarray:
         sleeper = self._sleepers.get(d_ns)
         if sleeper is None:
+            # one Sleeper per duration for the exporter's life, so auto's
+            # learned margins carry over from turn to turn (as in a program);
+            # with dma_latency the core holds it while the Sleeper is open
             kw = {}
-            if "dma_latency" in self.env and _sleeper_accepts("dma_latency"):
+            if "dma_latency" in self.env:
+                if not _sleeper_accepts("dma_latency"):
+                    raise ValueError("dma_latency: this build's sleepacc.Sleeper has no "
+                                     "dma_latency option")
                 kw["dma_latency"] = self.env["dma_latency"]
             sleeper = self._sleepers[d_ns] = sleepacc.Sleeper("auto", **kw)
-        env = dict(self.env)
-        if "dma_latency" in env and _sleeper_accepts("dma_latency"):
-            env.pop("dma_latency")
-        env.pop("lock_memory", None)
+        env = {k: v for k, v in self.env.items() if k in ("slack", "policy", "priority", "cpu")}
         out = np.empty(n, dtype=np.int64)
         now = time.monotonic_ns
         with _ThreadEnv(env):
             end = now() + self.turn_ns
+            if _warmup(d_ns):                      # one warm-up sleep, as for measure()
+                sleeper.sleep_until(now() + d_ns)
             k = 0
             while k < n:
                 deadline = now() + d_ns
@@ -374,7 +381,10 @@ class Exporter:
         n = int(raw.size)
         total = int(s.counts.sum())
         cpu_pc = 100.0 * s.cpu_ns / s.wall_ns if s.wall_ns else -1.0
-        env = dict(s.env) if s.env else {k: self.env.get(k) for k in ENV_KEYS}
+        env = dict(s.env) if s.env else {   # auto: the record's env fields
+            "slack_ns": self.env.get("slack"), "policy": self.env.get("policy"),
+            "priority": self.env.get("priority"), "cpu": self.env.get("cpu"),
+            "lock_memory": False, "dma_latency_us": self.env.get("dma_latency")}
         return sleepacc.Measurement(
             method=s.method, mode=mode,
             requested_ns=s.duration_ns, n=n, stats=st, missed=s.missed,
@@ -384,12 +394,17 @@ class Exporter:
     def _publish(self, cpu_s: float, wall_s: float) -> Snapshot:
         points = []
         for s in self.series:
-            m = self._measurement(s)
-            if m is not None:
-                d = m.to_dict()
-                d["exporter"] = {"samples_total": int(s.counts.sum()), "turns": s.turns,
-                                 "undersleeps_total": s.undersleeps}
-                points.append(d)
+            cached = getattr(s, "point", None)
+            if cached is None or cached[0] != s.turns:    # only a series that had a turn
+                m = self._measurement(s)
+                d = None
+                if m is not None:
+                    d = m.to_dict()
+                    d["exporter"] = {"samples_total": int(s.counts.sum()), "turns": s.turns,
+                                     "undersleeps_total": s.undersleeps}
+                s.point = cached = (s.turns, d)
+            if cached[1] is not None:
+                points.append(cached[1])
         host = dict(self.host)
         snap = Snapshot([s.frozen() for s in self.series], cpu_s, wall_s, host, self._finding,
                         self._doctor_time, self.cpu_budget, self.mode, self.started, points)
@@ -493,7 +508,6 @@ class Exporter:
                     "version": sleepacc.__version__,
                     "measuring_cpu_s": snap.cpu_s, "measuring_wall_s": snap.wall_s}
         lines = [records.jsonl_header(snap.host, settings, snap.started)]
-        import json
         for p in snap.points:
             lines.append(json.dumps({"type": "point", **p}, allow_nan=False))
         lines.append(records.jsonl_footer(sleepacc._api._now_iso()))
@@ -613,23 +627,6 @@ def atomic_write(path: str, text: str) -> None:
         raise
 
 
-def quantile_from_buckets(bounds_s: Sequence[float], cumulative: Sequence[float],
-                          q: float) -> float:
-    """histogram_quantile()'s linear interpolation, for tests and the bench."""
-    total = cumulative[-1]
-    if total <= 0:
-        return math.nan
-    rank = q * total
-    prev_b, prev_c = 0.0, 0.0
-    for b, c in zip(bounds_s, cumulative):
-        if c >= rank:
-            if math.isinf(b):
-                return prev_b
-            return prev_b + (b - prev_b) * (rank - prev_c) / max(1e-300, c - prev_c)
-        prev_b, prev_c = b, c
-    return prev_b
-
-
 # ---------------------------------------------------------------------------
 # The long-running command (sleepacc exporter)
 # ---------------------------------------------------------------------------
@@ -664,6 +661,7 @@ class Service:
         self.server_thread = None
         self.address: Optional[Tuple[str, int]] = None
         self._stop = threading.Event()
+        self.failed_writes: List[str] = []
 
     def open(self) -> None:
         """Bind the port (OSError when it cannot) before anything runs."""
@@ -684,11 +682,21 @@ class Service:
             if not os.access(d, os.W_OK):
                 raise PermissionError(13, f"directory {d} is not writable")
 
-    def write_outputs(self) -> None:
-        if self.textfile is not None:
-            atomic_write(self.textfile, render(registry_for(self.exporter, process=False)))
-        if self.snapshot_path is not None:
-            atomic_write(self.snapshot_path, self.exporter.snapshot_jsonl())
+    def write_outputs(self) -> List[str]:
+        """Write the text file and the snapshot; a failure (a full disk) is
+        logged and returned, and the next write tries again."""
+        failed = []
+        for path, make in ((self.textfile, lambda: render(registry_for(self.exporter,
+                                                                        process=False))),
+                           (self.snapshot_path, self.exporter.snapshot_jsonl)):
+            if path is None:
+                continue
+            try:
+                atomic_write(path, make())
+            except OSError as exc:
+                failed.append(path)
+                self.log(f"cannot write {path}: {exc.strerror or exc}")
+        return failed
 
     def request_stop(self, *_args) -> None:
         self._stop.set()
@@ -720,7 +728,7 @@ class Service:
         finally:
             self.exporter.stop()
             try:
-                self.write_outputs()
+                self.failed_writes = self.write_outputs()
             finally:
                 self.close()
 

@@ -10,6 +10,7 @@ first.  Values stay integer ns: nothing is rounded before it is printed.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence
@@ -34,10 +35,15 @@ STAT_FIELDS = _stat_fields()
 def error_ns(point: dict, stat: str) -> Optional[float]:
     """The error of one statistic of a point record (None without samples)."""
     st = point.get("stats") or {}
-    if not st.get("n") or st.get(stat) is None:
+    if st.get("n") == 0 or st.get(stat) is None:     # n None: a table with means only (irtt)
         return None
     v = st[stat]
     return v if point.get("mode") == "periodic" else v - point["requested_ns"]
+
+
+def _has_data(m) -> bool:
+    """A point with samples, or (irtt's table text) with n unknown but a mean."""
+    return bool(m.n) or (m.n is None and m.stats.get("mean") is not None)
 
 
 def labels_for(sweeps: Sequence[Any], paths: Sequence[str],
@@ -57,8 +63,9 @@ def labels_for(sweeps: Sequence[Any], paths: Sequence[str],
 def pick(sweeps: Sequence[Any], method: Optional[str] = None,
          requested_ns: Optional[int] = None):
     """(method, requested_ns): given, or the reference (nanosleep, 1 ms)
-    where every file has it, else what most files have."""
-    per_file = [{(m.method, m.requested_ns) for m in sw if m.n} for sw in sweeps]
+    where every file has it, else what most files have.  (fleet() then lets
+    a file with one method only, such as irtt's table, use its own.)"""
+    per_file = [{(m.method, m.requested_ns) for m in sw if _has_data(m)} for sw in sweeps]
     methods = Counter(m for keys in per_file for m in {k[0] for k in keys})
     if method is None:
         common = [m for m in dict.fromkeys(k[0] for keys in per_file for k in keys)
@@ -67,21 +74,21 @@ def pick(sweeps: Sequence[Any], method: Optional[str] = None,
             method = REFERENCE_METHOD
         elif common:
             method = common[0]
-        elif methods:
-            method = methods.most_common(1)[0][0]
+        elif methods:   # what most files have; the reference first, then file order
+            order = list(dict.fromkeys(k[0] for keys in per_file for k in sorted(keys)))
+            method = max(order, key=lambda m: (methods[m], m == REFERENCE_METHOD,
+                                               -order.index(m)))
         else:
             raise ValueError("no measurements in these files")
     if requested_ns is None:
         ds = [k[1] for keys in per_file for k in keys if k[0] == method]
         if not ds:
             raise ValueError(f"no file has the method {method!r}")
-        everywhere = [d for d in dict.fromkeys(ds) if ds.count(d) == len(sweeps)]
-        if REFERENCE_NS in everywhere:
-            requested_ns = REFERENCE_NS
-        elif everywhere:
-            requested_ns = min(everywhere, key=lambda d: abs(d - REFERENCE_NS))
-        else:
-            requested_ns = Counter(ds).most_common(1)[0][0]
+        count = Counter(ds)
+        best = max(count.values())       # in the most files that have the method
+        cands = [d for d in count if count[d] == best]
+        # 1 ms where it is, else the nearest to it (a ratio: 10 us and 100 ms are as far)
+        requested_ns = min(cands, key=lambda d: abs(math.log(max(d, 1) / REFERENCE_NS)))
     return method, int(requested_ns)
 
 
@@ -89,7 +96,7 @@ def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
     """The largest component the oversleep model finds for `method` at
     `requested_ns`, fitted on the file's own points of that method."""
     from sleepacc import Sweep, model
-    pts = [m for m in sweep if m.method == method and m.n]
+    pts = [m for m in sweep if m.method == method and _has_data(m)]
     if not pts:
         return None
     try:
@@ -97,14 +104,19 @@ def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
         if not hasattr(fitted, "params"):
             fitted = next(iter(fitted.values()))
         params = fitted.params.get(method)
-        parts = params.components_ns(requested_ns) if params is not None else []
+        if params is None:
+            parts = []
+        elif hasattr(params, "_parts"):     # (cause id from model.CAUSES, label, ns)
+            parts = params._parts(float(requested_ns))
+        else:
+            parts = [(None, label, ns) for label, ns in params.components_ns(requested_ns)]
     except Exception as exc:   # the model says why it cannot fit; the row stays
-        return {"cause": None, "ns": None, "note": f"model: {exc}"}
-    parts = [(name, ns) for name, ns in parts if ns is not None and ns > 0]
+        return {"cause": None, "id": None, "ns": None, "note": f"model: {exc}"}
+    parts = [p for p in parts if p[2] is not None and p[2] > 0]
     if not parts:
-        return {"cause": "none", "ns": 0.0, "note": None}
-    name, ns = max(parts, key=lambda p: p[1])
-    return {"cause": name, "ns": float(ns), "note": None}
+        return {"cause": "none", "id": None, "ns": 0.0, "note": None}
+    cause, label, ns = max(parts, key=lambda p: p[2])
+    return {"cause": label, "id": cause, "ns": float(ns), "note": None}
 
 
 def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
@@ -112,32 +124,39 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
           labels: Optional[Sequence[str]] = None, causes: bool = True) -> Dict[str, Any]:
     """One row per file: {"rank", "label", "hostname", "path", "kernel",
     "slack_ns", "method", "mode", "requested_ns", "n", "<stat>_ns",
-    "median_ns", "p99_ns", "top_cause", "top_cause_ns"}, ranked by the
+    "median_ns", "p99_ns", "top_cause" (the model's label), "top_cause_id"
+    (its cause from sleepacc.model.CAUSES), "top_cause_ns"}, ranked by the
     statistic (lowest first; files without the point last)."""
     if stat not in STAT_FIELDS:
         raise ValueError(f"stat must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
+    given = method is not None
     method, requested_ns = pick(sweeps, method, requested_ns)
     names = labels_for(sweeps, paths, labels)
     rows = []
     for label, path, sw in zip(names, paths, sweeps):
-        point = next((m.to_dict() for m in sw if m.method == method
-                      and m.requested_ns == requested_ns and m.n), None)
+        own = [m.method for m in sw if _has_data(m)]
+        use = method
+        if not given and method not in own and len(set(own)) == 1:
+            use = own[0]     # a one-method file (irtt's table, a router's save): its method
+        point = next((m.to_dict() for m in sw if m.method == use
+                      and m.requested_ns == requested_ns and _has_data(m)), None)
         host = sw.host or {}
         env = (point or {}).get("env") or ((sw.settings or {}).get("env") or {})
         slack = env.get("slack_ns", env.get("slack"))
         row = {"label": label, "hostname": host.get("hostname"), "path": path,
                "kernel": host.get("kernel_release"),
                "slack_ns": slack if slack is not None else host.get("timer_slack_ns"),
-               "method": method, "mode": point["mode"] if point else None,
+               "method": use, "mode": point["mode"] if point else None,
                "requested_ns": requested_ns, "n": point["n"] if point else 0,
                f"{stat}_ns": error_ns(point, stat) if point else None,
                "median_ns": error_ns(point, "median") if point else None,
                "p99_ns": error_ns(point, "p99") if point else None,
-               "top_cause": None, "top_cause_ns": None}
+               "top_cause": None, "top_cause_id": None, "top_cause_ns": None}
         if causes and point:
-            c = top_cause(sw, method, requested_ns)
+            c = top_cause(sw, use, requested_ns)
             if c:
                 row["top_cause"] = c["cause"] or c["note"]
+                row["top_cause_id"] = c["id"]
                 row["top_cause_ns"] = c["ns"]
         rows.append(row)
     key = f"{stat}_ns"

@@ -518,9 +518,8 @@ def _term_sets(spec: _Spec, ndist: int, ctx: dict, known_slack):
         for kn in KNEE_NS:
             yield (("capped", kn),)
     if "select" in allowed and ctx.get("honours_slack", True) is not False:
-        svals = set(SELECT_SLACK_NS)
-        if known_slack:
-            svals.add(float(known_slack))
+        # the threshold is the thread's slack: fixed when it is known, else fitted
+        svals = {float(known_slack)} if known_slack else set(SELECT_SLACK_NS)
         for s in sorted(svals):
             yield (("select", s),)
             if ndist >= 5:
@@ -916,7 +915,7 @@ def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTR
     for f in cands[:4]:
         for kind, g in grids.items():
             v = f.spec.term(kind)
-            if v is None or v not in g:
+            if v is None or v not in g or (kind == "select" and known_slack):
                 continue
             i = g.index(v)
             lo = g[max(i - 1, 0)]
@@ -1109,8 +1108,10 @@ def _finish(p: MethodParams):
                                        "interval": _profile(p, "idle"), "identified":
                                        p.identified.get("idle_exit", False)}
     if p.select_slack_ns is not None:
+        fixed = (getattr(p, "_fitargs", {}) or {}).get("ctx", {}).get("known_slack")
         params["select_slack_ns"] = {"value": p.select_slack_ns,
-                                     "interval": _profile(p, "select"), "identified": True}
+                                     "interval": None if fixed else _profile(p, "select"),
+                                     "identified": not fixed}
     # slack / wake-up split of the constant (not for tick structures)
     c_reps = beta_reps[:, 0] if beta_reps is not None else None
     if not p.tick_ns and p.slack_ns is not None and p.wakeup_ns is not None:
@@ -1185,7 +1186,7 @@ def _finish(p: MethodParams):
         if cause not in agg:
             continue
         v = agg[cause]
-        if abs(v) < 0.5:
+        if abs(v) < 50:          # below the clock read cost: not a cause worth naming
             continue
         iv = _interval(rep_vals[cause]) if cause in rep_vals else None
         causes.append({"name": cause, "ns": float(v), "interval": iv,
@@ -1438,12 +1439,13 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
     """Attribute the constant to slack and wake-up from what is known."""
     if not p.sleeps or p.tick_ns:
         return
-    if src == "method":
+    if src in ("method", "os"):
         p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
         p.slack_source = "method"
-        p.notes["slack"] = "this method is not delayed by timer slack"
+        p.notes["slack"] = ("this method is not delayed by timer slack" if src == "method" else
+                            "timer slack is a Linux mechanism: the constant is wake-up")
         return
-    if p.select_slack_ns is not None:
+    if p.select_slack_ns is not None and not known:
         # the knee of max(slack, 0.1% of d) measures the slack itself
         p.slack_ns = min(p.select_slack_ns, p.constant_ns)
         p.wakeup_ns = p.constant_ns - p.slack_ns
@@ -1531,8 +1533,10 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
         honours = row[1] if row else None
         family = row[2] if row else None
         known, src = _known_slack(facts, slack_applied, honours)
+        if kind not in ("linux", None):
+            known, src = 0.0, "os"
         ctx = {"os": kind, "hres": hres, "honours_slack": honours,
-               "known_slack": known if src in ("applied", "host") else None,
+               "known_slack": known if src in ("applied", "host", "assumed") else None,
                "baseline": (family == "baseline") if family else None}
         p = _fit_method(method, req, act, sig, unit_prior=max(unit, 1), ctx=ctx,
                         bootstrap=bootstrap)
@@ -1566,6 +1570,7 @@ def fit_groups(data, by: Sequence[str] = GROUP_KEYS, bootstrap: int = BOOTSTRAP)
         models[key] = _fit_group(rs, label, info, bootstrap)
     ms = ModelSet(keys, models)
     _separate_slack(ms)
+    _compare_dma(ms)
     for m in ms.values():
         for p in m.params.values():
             _finish(p)
@@ -1618,6 +1623,32 @@ def _separate_slack(ms: ModelSet):
                 p.notes["slack"] = (
                     f"fitted across {len(ps)} applied slack settings: the constant grows "
                     f"{slope:.2f} ns per ns of slack; wake-up latency is the intercept")
+
+def _compare_dma(ms: ModelSet):
+    """Groups that differ only in a held cpu_dma_latency of 0: the difference
+    of their predictions is the measured idle-exit cost; it is noted on the
+    group that did not hold it."""
+    if "dma_latency_us" not in ms.by:
+        return
+    di = ms.by.index("dma_latency_us")
+    held = {k[:di] + k[di + 1:]: k for k in ms if k[di] == 0}
+    for key in ms:
+        if key[di] is not None:
+            continue
+        other = held.get(key[:di] + key[di + 1:])
+        if other is None:
+            continue
+        for name, p in ms[key].params.items():
+            q = ms[other].params.get(name)
+            if q is None or not p.sleeps or not q.sleeps:
+                continue
+            ref = p.reference_ns
+            gain = float(p.predict_ns(ref)) - float(q.predict_ns(ref))
+            p.notes["idle_exit"] = (f"measured: holding cpu_dma_latency at 0 changes the "
+                                    f"{format_ns(ref)} prediction by {'-' if gain >= 0 else '+'}"
+                                    f"{_us(abs(gain))}")
+            p.identified["idle_exit_measured"] = gain > 0
+
 
 def fit(data, by: Optional[Sequence[str]] = None, bootstrap: int = BOOTSTRAP):
     """Fit the oversleep model.
@@ -1695,13 +1726,15 @@ def _explain_one(p: MethodParams, facts: dict, seconds) -> List[str]:
     ok = p.within_tolerance()
     lines.append(f"  fit: {int(ok.sum())} of {ok.size} measured durations within "
                  "max(5%, 5 µs) of the model.")
-    for comp in ("granularity", "tick", "slack", "load"):
+    for comp in ("granularity", "tick", "slack", "load", "idle_exit"):
         note = p.notes.get(comp)
         if not note:
             continue
         if comp == "granularity" and "weakly" not in note:
             continue
         if comp in ("tick", "slack") and p.identified.get(comp, False) and "below one" not in note:
+            continue
+        if comp == "idle_exit" and not note.startswith("measured"):
             continue
         lines.append(f"  {comp}: {note}.")
     lines.extend("  advice: " + a for a in _advice(p, facts, req))

@@ -19,8 +19,10 @@ margins ``auto`` learns carry over from one call to the next::
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
+import time
 from typing import Optional
 
 from . import _core
@@ -30,6 +32,9 @@ __all__ = ["sleep", "Sleeper", "Pacer", "HANDOFF"]
 #: Seconds of each spin that ``Sleeper`` and ``Pacer`` spin from Python,
 #: holding the GIL, instead of in C with the GIL released (see below).
 HANDOFF = 50e-6
+
+# The longest single sleep the core takes (s); Sleeper.sleep chunks longer ones.
+_CHUNK_S = 86400
 
 
 class Sleeper(_core.Sleeper):
@@ -66,9 +71,22 @@ class Sleeper(_core.Sleeper):
         super().__init__(method, quantile, margin, handoff, dma_latency)
 
     def sleep(self, seconds: float) -> None:
-        """Sleep ``seconds`` (0 <= seconds <= 86400) toward the absolute
-        deadline now + seconds; never returns before it.  The GIL is released
+        """Sleep ``seconds`` (any finite number >= 0, like ``time.sleep``)
+        toward the absolute deadline now + seconds; never returns before it.
+        A sleep longer than the core's longest (one day) is slept in chunks
+        of at most a day toward the one deadline.  The GIL is released
         except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
+        if ((isinstance(seconds, int) and not isinstance(seconds, bool)
+                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_S):
+            whole = int(seconds)   # exact integer arithmetic: 1e300 * 1e9 would be inf
+            end = time.monotonic_ns() + whole * 1_000_000_000 + round((seconds - whole) * 1e9)
+            while True:
+                now = time.monotonic_ns()
+                if end - now <= int(_CHUNK_S * 1e9):
+                    break
+                self.sleep_until(now + int(_CHUNK_S * 1e9))
+            self.sleep_until(end)
+            return
         self._spin_to(self._begin(seconds))
 
     def sleep_until(self, monotonic_ns: int) -> None:
@@ -129,7 +147,8 @@ if hasattr(os, "register_at_fork"):
 
 
 def sleep(seconds: float, method: str = "auto") -> None:
-    """Sleep ``seconds`` (int or float, 0..86400) and never wake early.
+    """Sleep ``seconds`` (int or float, any finite value >= 0, as
+    ``time.sleep``; over a day in chunks) and never wake early.
 
     ``method`` is ``"auto"`` (default), ``"hybrid"``, ``"comp"``, ``"spin"``
     or any registered kernel method name (see ``sleepacc.methods()``), so it

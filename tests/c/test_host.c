@@ -4,6 +4,7 @@
 #include "check.h"
 #include "sleepacc.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -28,12 +29,15 @@ static void test_facts_well_formed(void)
     if (!f[i].key)
       continue;
     CHECKF(f[i].type == SLEEPACC_FACT_UNKNOWN || f[i].type == SLEEPACC_FACT_INT ||
-               f[i].type == SLEEPACC_FACT_STR, "%s: type %d", f[i].key, f[i].type);
+               f[i].type == SLEEPACC_FACT_STR || f[i].type == SLEEPACC_FACT_REAL,
+           "%s: type %d", f[i].key, f[i].type);
     CHECKF(memchr(f[i].s, '\0', sizeof f[i].s) != NULL, "%s: not NUL-terminated", f[i].key);
     for (size_t j = 0; j < i; j++)
       CHECKF(!f[j].key || strcmp(f[i].key, f[j].key) != 0, "duplicate key %s", f[i].key);
     if (f[i].type == SLEEPACC_FACT_INT)
       printf("  %-24s %lld\n", f[i].key, (long long)f[i].i);
+    else if (f[i].type == SLEEPACC_FACT_REAL)
+      printf("  %-24s %g\n", f[i].key, f[i].d);
     else if (f[i].type == SLEEPACC_FACT_STR)
       printf("  %-24s %s\n", f[i].key, f[i].s);
     else
@@ -113,10 +117,34 @@ static void test_short_cap_and_bad_args(void)
   CHECK(sleepacc_host_facts(big, SLEEPACC_MAX_FACTS + 8, &n) == 0 && n == n_all);
 }
 
+/* loadavg_1m is a number; cmdline is the whole of /proc/cmdline (was cut at 255 bytes). */
+static void test_loadavg_number_and_whole_cmdline(void)
+{
+  static sleepacc_fact f[SLEEPACC_MAX_FACTS];
+  size_t n = 0;
+  CHECK(sleepacc_host_facts(f, SLEEPACC_MAX_FACTS, &n) == 0);
+  const sleepacc_fact *load = find(f, n, "loadavg_1m");
+  CHECK(load && load->type == SLEEPACC_FACT_REAL && load->d >= 0.0);
+  char want[4096] = "";
+  FILE *fp = fopen("/proc/cmdline", "r");
+  if (fp) {
+    size_t len = fread(want, 1, sizeof want - 1, fp);
+    fclose(fp);
+    want[len] = '\0';
+    while (len && (want[len - 1] == '\n' || want[len - 1] == ' '))
+      want[--len] = '\0';
+  }
+  const sleepacc_fact *cmd = find(f, n, "cmdline");
+  if (want[0])
+    CHECKF(cmd && cmd->type == SLEEPACC_FACT_STR && strcmp(cmd->s, want) == 0,
+           "cmdline: %zu bytes of %zu", cmd ? strlen(cmd->s) : 0, strlen(want));
+}
+
 int main(void)
 {
   TEST(test_facts_well_formed);
   TEST(test_required_facts);
   TEST(test_short_cap_and_bad_args);
+  TEST(test_loadavg_number_and_whole_cmdline);
   return check_summary();
 }

@@ -2,6 +2,17 @@
 local sa = require "sleepacc"
 local T = {}
 
+-- One suite for Lua 5.1, 5.3, 5.4 and LuaJIT: on 5.1/LuaJIT every number is
+-- a double, and an "integer" is a number with an integral value.
+T.lua = (type(jit) == "table" and jit.version) or _VERSION
+T.unpack = table.unpack or unpack
+T.maxint = math.maxinteger or 2 ^ 63
+T.minint = math.mininteger or -2 ^ 63
+function T.isint(v)
+  if math.type then return math.type(v) == "integer" end
+  return type(v) == "number" and v == math.floor(v) and v > -2 ^ 63 and v < 2 ^ 63
+end
+
 local SKIP = {}
 -- Mark the running test as skipped (counted apart, never as passed).
 function T.skip(reason) error(setmetatable({reason = reason}, SKIP), 0) end
@@ -11,7 +22,7 @@ function T.is_skip(e) return type(e) == "table" and getmetatable(e) == SKIP end
 -- process entry is the running thread's.
 function T.slack()
   local f = assert(io.open("/proc/self/timerslack_ns"))
-  local v = f:read("n")
+  local v = f:read("*n")
   f:close()
   return v
 end
@@ -21,10 +32,10 @@ end
 -- /proc/self/stat (fields 40 rt_priority and 41 policy).
 function T.state()
   local f = assert(io.open("/proc/self/status"))
-  local cpus = f:read("a"):match("Cpus_allowed_list:%s*(%S+)")
+  local cpus = f:read("*a"):match("Cpus_allowed_list:%s*(%S+)")
   f:close()
   f = assert(io.open("/proc/self/stat"))
-  local stat = f:read("a")
+  local stat = f:read("*a")
   f:close()
   local fields = {}
   for w in stat:match("%) (.*)$"):gmatch("%S+") do fields[#fields + 1] = w end
@@ -55,7 +66,7 @@ function T.ordered(st, what)
   local chain = {"min", "median", "p90", "p99", "p999", "max"}
   for i = 1, #chain - 1 do
     local a, b = st[chain[i]], st[chain[i + 1]]
-    T.check(math.type(a) == "integer" and math.type(b) == "integer",
+    T.check(T.isint(a) and T.isint(b),
       "%s: stats.%s/%s not integers", what, chain[i], chain[i + 1])
     T.check(a <= b, "%s: stats.%s=%d > stats.%s=%d", what, chain[i], a, chain[i + 1], b)
   end
@@ -86,7 +97,7 @@ end
 -- (never down to 0 for a nonzero request).
 function T.rounded(d_ns, gran)
   if gran <= 1 or d_ns == 0 then return d_ns end
-  return ((d_ns + gran - 1) // gran) * gran
+  return math.floor((d_ns + gran - 1) / gran) * gran
 end
 
 return T

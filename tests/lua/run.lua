@@ -1,8 +1,9 @@
 -- run.lua -- a plain Lua test runner for the sleepacc Lua module.
 --   LUA_CPATH=build/lua/?.so lua5.4 tests/lua/run.lua [pattern]
 -- Loads every tests/lua/test_*.lua (each returns an array of {name, fn}),
--- pcalls each test, prints "ok"/"not ok" lines, then "N passed, N failed"
--- on a line of its own, and exits non-zero when anything failed.
+-- pcalls each test, prints "ok"/"not ok" lines, then "N passed, N failed,
+-- N skipped (<Lua version>)" on a line of its own, and exits non-zero when
+-- anything failed.  The same suite runs on Lua 5.1, 5.3, 5.4 and LuaJIT.
 -- A test may call T.skip(reason): it is counted and listed as skipped
 -- (never as passed).
 local here = (arg and arg[0] or "tests/lua/run.lua"):match("^(.*)/[^/]*$") or "."
@@ -44,7 +45,9 @@ for _, file in ipairs(files) do
     end
   end
 end
-if skipped > 0 then print(skipped .. " skipped") end
-print(passed .. " passed, " .. failed .. " failed")
--- close the state so valgrind sees every block freed
-os.exit(failed == 0 and passed > 0, true)
+print(passed .. " passed, " .. failed .. " failed, " .. skipped .. " skipped (" .. T.lua .. ")")
+-- close the state so valgrind sees every block freed (5.2+; 5.1 and
+-- LuaJIT take a status number and no close flag)
+local ok = failed == 0 and passed > 0
+if _VERSION == "Lua 5.1" then os.exit(ok and 0 or 1) end
+os.exit(ok, true)

@@ -31,7 +31,7 @@ local cases = {
   {"duration", sa.measure, with{duration = -math.huge}},
   {"duration", sa.measure, with{duration = 86401}},
   {"duration", sa.measure, with{duration = 1e300}},
-  {"duration", sa.measure, with{duration = math.mininteger}},
+  {"duration", sa.measure, with{duration = T.minint}},
   {"duration", sa.measure, with{duration = "0.001"}},
   {"duration", sa.measure, with{duration = true}},
   {"duration", sa.measure, with{duration = {}}},
@@ -72,6 +72,9 @@ local cases = {
   {"cpu", sa.measure, with{cpu = -1}},
   {"cpu", sa.measure, with{cpu = "0"}},
   {"lock_memory", sa.measure, with{lock_memory = "no"}},
+  {"dma_latency", sa.measure, with{dma_latency = -1}},
+  {"dma_latency", sa.measure, with{dma_latency = 1.5}},
+  {"dma_latency", sa.measure, with{dma_latency = "0"}},
   {"durration", sa.measure, with{durration = 1}},
   {"options", sa.measure, with{[1] = 5}},
   {"options", sa.sweep, 42},
@@ -103,7 +106,7 @@ local tests = {
 for i, c in ipairs(cases) do
   tests[#tests + 1] = {string.format("bad call %d names '%s'", i, c[1]), function()
     local before = T.state()
-    T.raises_naming(c[1], table.unpack(c, 2))
+    T.raises_naming(c[1], T.unpack(c, 2))
     T.eq(T.state(), before, "thread state")
   end}
 end

@@ -62,7 +62,7 @@ test("learned margins stay within their band", function()
 end)
 
 test("pacer never drifts: 200 ticks of 1 ms end at start + 200 ms", function()
-  local p <close> = sa.pacer(0.001, {missed = "burst"})
+  local p = sa.pacer(0.001, {missed = "burst"})
   local d
   for k = 1, 200 do
     d = p:wait()
@@ -79,11 +79,12 @@ test("pacer never drifts: 200 ticks of 1 ms end at start + 200 ms", function()
   T.check(te.min >= 0 and te.min <= te.mean and te.mean <= te.max and te.stddev >= 0,
     "timer_err not ordered")
   T.check(math.abs(st.timer_err_percent - 100 * te.mean / 1e6) < 1e-9, "timer_err_percent")
+  p:close()
 end)
 
 test("pacer skip drops the missed ticks", function()
   local per = 2000000
-  local p <close> = sa.pacer(per / 1e9)
+  local p = sa.pacer(per / 1e9)
   local d1 = p:wait()
   busy(5.5 * per / 1e9)
   local called = sa.now_ns()
@@ -94,11 +95,12 @@ test("pacer skip drops the missed ticks", function()
   T.check(st.misses >= 5 and st.timer_misses == st.misses and st.count == 2,
     "misses %d timer_misses %d count %d", st.misses, st.timer_misses, st.count)
   T.eq(st.missed, "skip", "default policy")
+  p:close()
 end)
 
 test("pacer burst delivers every missed tick at once", function()
   local per = 2000000
-  local p <close> = sa.pacer(per / 1e9, {missed = "burst", method = "auto"})
+  local p = sa.pacer(per / 1e9, {missed = "burst", method = "auto"})
   local d1 = p:wait()
   busy(5.5 * per / 1e9)
   local called = sa.now_ns()
@@ -109,11 +111,12 @@ test("pacer burst delivers every missed tick at once", function()
   T.eq(last, d1 + 8 * per, "nothing dropped")
   local st = p:stats()
   T.check(st.misses >= 5 and st.timer_misses == 0 and st.count == 9, "burst counters")
+  p:close()
 end)
 
 test("pacer delay restarts the schedule from now", function()
   local per = 2000000
-  local p <close> = sa.pacer(per / 1e9, {missed = "delay"})
+  local p = sa.pacer(per / 1e9, {missed = "delay"})
   local start0 = p:stats().start_ns
   p:wait()
   busy(5.5 * per / 1e9)
@@ -123,6 +126,23 @@ test("pacer delay restarts the schedule from now", function()
   T.check(st.start_ns >= called and called > start0, "schedule not restarted")
   T.eq(d2, st.start_ns + per, "first tick after the restart")
   T.check(st.misses >= 5 and st.timer_misses >= 5, "delay counters")
+  p:close()
+end)
+
+test("Lua 5.4: a to-be-closed pacer is closed at the end of its scope", function()
+  if _VERSION ~= "Lua 5.4" then T.skip("<close> is Lua 5.4 syntax (" .. T.lua .. ")") end
+  local chunk = assert(load([[
+    local sa = ...
+    local keep
+    do
+      local p <close> = sa.pacer(0.001)
+      p:wait()
+      keep = p
+    end
+    return keep
+  ]]))
+  local p = chunk(sa)
+  T.check(tostring(p):find("closed", 1, true), "not closed at scope end: %s", tostring(p))
 end)
 
 test("a closed pacer refuses to wait", function()
@@ -165,7 +185,7 @@ test("bad input raises naming the argument", function()
     {"bogus", sa.pacer, 0.001, {bogus = 1}},
   }
   local before = T.state()
-  for _, c in ipairs(cases) do T.raises_naming(c[1], table.unpack(c, 2)) end
+  for _, c in ipairs(cases) do T.raises_naming(c[1], T.unpack(c, 2)) end
   T.eq(T.state(), before, "thread state")
 end)
 
@@ -174,7 +194,7 @@ test("Ctrl-C ends a 60 s sa.sleep within 0.5 s, slack unchanged", function()
   local results = {}
   for _, m in ipairs({"auto", "spin", "nanosleep"}) do
     local script = 'local sa = require "sleepacc" ' ..
-      'local function slack() local f = io.open("/proc/self/timerslack_ns") local v = f:read("n") f:close() return v end ' ..
+      'local function slack() local f = io.open("/proc/self/timerslack_ns") local v = f:read("*n") f:close() return v end ' ..
       'local s0 = slack() ' ..
       'local ok, e = pcall(sa.sleep, 60, "' .. m .. '") ' ..
       'print("caught", ok, tostring(e):match("interrupted") or tostring(e), s0 == slack())'
@@ -182,7 +202,7 @@ test("Ctrl-C ends a 60 s sa.sleep within 0.5 s, slack unchanged", function()
       "t0=$(date +%s%N); kill -INT $pid; wait $pid; st=$?; t1=$(date +%s%N); " ..
       "echo stop_ms $(( (t1 - t0) / 1000000 )) status $st' '" .. script:gsub("'", "'\\''") .. "'"
     local f = assert(io.popen(sh))
-    local out = f:read("a")
+    local out = f:read("*a")
     f:close()
     local stop_ms = tonumber(out:match("stop_ms (%d+)"))
     T.check(out:find("caught\tfalse\tinterrupted\ttrue", 1, true),

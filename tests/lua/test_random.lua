@@ -28,7 +28,7 @@ local valid = {
 }
 local bad = {
   method = {"bogus", 42, false, ""},
-  duration = {-1, -1e-9, nan, math.huge, -math.huge, 86401, 1e300, "1e-3", true, {}, math.maxinteger},
+  duration = {-1, -1e-9, nan, math.huge, -math.huge, 86401, 1e300, "1e-3", true, {}, T.maxint},
   n = {0, -3, 2.5, "5", nan, 1e300, false},
   budget = {0, -1, nan, math.huge, "x", true, 1e6},
   mode = {"bogus", 1, ""},
@@ -116,7 +116,7 @@ return {
         T.check(type(r) == "table" and r.method == opts.method, "%s: bad result", what)
         if r.n > 0 then T.ordered(r.stats, what) end
         if opts.keep_samples ~= false then T.eq(#r.samples, r.n, what .. " #samples") end
-        if math.type(opts.n) == "integer" or (type(opts.n) == "number" and opts.n == math.floor(opts.n)) then
+        if T.isint(opts.n) then
           T.check(r.n <= opts.n, "%s: %d samples > n", what, r.n)
         end
         outcomes.ok = outcomes.ok + 1

@@ -105,7 +105,8 @@ def test_system_and_clock_info():
     info = sleepacc.system_info()
     assert isinstance(info, dict) and info
     assert all(isinstance(k, str) for k in info)
-    assert all(v is None or isinstance(v, (int, str)) for v in info.values())
+    assert all(v is None or isinstance(v, (int, float, str)) for v in info.values())
+    assert info["loadavg_1m"] is None or isinstance(info["loadavg_1m"], float)
     clocks = sleepacc.clock_info()
     assert {"monotonic", "monotonic_raw", "realtime", "boottime"} <= set(clocks)
     for c in clocks.values():

@@ -17,6 +17,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -125,6 +126,67 @@ def test_sweep_irtt_format_is_irtt_sleeps_layout():
     for ln in lines[3:]:
         # %14s%18s%14.1f, padded by characters as Go does
         assert len(ln) == 46 and re.fullmatch(r" *\S+ +\S+ +-?[0-9]+\.[0-9]", ln), ln
+
+
+GO_DURATION = re.compile(r"-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)|-?[0-9]+m[0-9]+(\.[0-9]+)?s|0s")
+
+
+def _irtt_shape(text):
+    """irtt sleep's output with the measured numbers taken out: each line
+    is kept as it is, except the rows, which become (requested, right edges
+    of the three columns, the error's form); the error's unit follows its
+    value, so only that it is a Go duration is kept."""
+    assert text.endswith("\n"), repr(text[-40:])
+    shape = []
+    for line in text.splitlines():
+        m = re.fullmatch(r"( *)(\S+)( +)(\S+)( +)(\S+)", line)
+        if not m or not re.fullmatch(r"-?[0-9]+\.[0-9]", m.group(6)):
+            shape.append(line)
+            continue
+        edges = [len(m.group(1)) + len(m.group(2))]
+        edges.append(edges[0] + len(m.group(3)) + len(m.group(4)))
+        edges.append(edges[1] + len(m.group(5)) + len(m.group(6)))
+        err_form = "go-duration" if GO_DURATION.fullmatch(m.group(4)) else m.group(4)
+        shape.append((m.group(2), tuple(edges), err_form))
+    return shape
+
+
+@python_only
+def test_sweep_irtt_format_is_irtt_sleep_byte_for_byte():
+    """Debian's irtt 0.9.0 `irtt sleep` (about 22 s; it takes no options)
+    and `sleepacc sweep --methods nanosleep --format irtt` side by side:
+    the same lines, header, widths, units, row count and order; only the
+    measured numbers differ."""
+    irtt = shutil.which("irtt")
+    if irtt is None:
+        pytest.skip("irtt is not installed (Debian package irtt; `make deps` installs it)")
+    ref = subprocess.Popen([irtt, "sleep"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, encoding="utf-8")
+    try:
+        ours = run("sweep", "--methods", "nanosleep", "--format", "irtt", "--total", "3")
+        ref_out, ref_err = ref.communicate(timeout=180)
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+    assert ref.returncode == 0, ref_err
+    assert ours.returncode == 0, ours.stderr
+    want, got = _irtt_shape(ref_out), _irtt_shape(ours.stdout)
+    rows = [x for x in want if isinstance(x, tuple)]
+    assert [r[0] for r in rows] == ["1ns", "10ns", "100ns", "1µs", "10µs", "100µs", "1ms",
+                                    "10ms", "100ms", "200ms", "500ms"], ref_out
+    assert got == want, f"irtt sleep:\n{ref_out}\nsleepacc:\n{ours.stdout}"
+
+
+def test_default_sweep_measures_floors_at_0_only():
+    r = run("sweep", "--methods", "syscall,clock,nanosleep", "--total", "2", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["points"] if isinstance(rows, dict) else rows
+    points = [(p["method"], p["requested_ns"]) for p in rows]
+    assert points == [("syscall", 0), ("clock", 0)] + [
+        ("nanosleep", d) for d in (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+                                   100_000_000, 200_000_000, 500_000_000)], points
 
 
 def test_sweep_json_format_parses_and_stdout_is_only_the_table():
@@ -314,6 +376,72 @@ def test_bad_invocation_exits_2_with_one_line(argv, named):
     msg = r.stderr.rstrip("\n")
     assert "\n" not in msg and msg.startswith("sleepacc: error: "), msg
     assert named in msg, msg
+
+
+# Unit traps (issue 14, item 4): each is refused, naming the argument and
+# saying what is wrong with the unit, before anything sleeps.
+UNIT_TRAPS = [
+    (["measure", "nanosleep", "1ms", "--slack", "1.0", "-n", "1"], "--slack", "nanoseconds"),
+    (["sweep", "--slack", "1e3"], "--slack", "nanoseconds"),
+    (["sweep", "--slack", "-5"], "--slack", "negative"),
+    (["sweep", "--durations", "1ms,10"], "--durations", "'10'"),
+    (["sweep", "--durations", "10,1us"], "--durations", "'10'"),
+    (["measure", "nanosleep", "-1ms"], "DURATION", "negative"),
+    (["measure", "nanosleep", "-1"], "DURATION", "negative"),
+    (["sweep", "--durations", "1ms,-1ms"], "--durations", "negative"),
+    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "negative"),
+    (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "negative"),
+    (["monitor", "--interval", "-10ms"], "--interval", "negative"),
+    (["monitor", "--duration", "-1s"], "--duration", "negative"),
+]
+
+
+@python_only
+@pytest.mark.parametrize("argv,named,says", UNIT_TRAPS, ids=[" ".join(a) for a, _, _ in UNIT_TRAPS])
+def test_unit_traps_are_refused_naming_the_unit(argv, named, says):
+    t0 = time.monotonic()
+    r = run(*argv, timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    msg = r.stderr.rstrip("\n")
+    assert "\n" not in msg and msg.startswith("sleepacc: error: argument " + named), msg
+    assert says in msg, msg
+    assert "required" not in msg, msg
+    assert time.monotonic() - t0 < 25  # refused up front (a 1 s slack run would take far longer)
+
+
+def _measure_json(*argv):
+    r = run("measure", *argv, "--json", timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@python_only
+def test_times_take_units_and_bare_numbers_are_seconds():
+    d = _measure_json("nanosleep", "0.001", "-n", "2", "--budget", "0.5", "--slack", "50us")
+    assert d["requested_ns"] == 1_000_000 and d["n"] == 2
+    assert d["env"]["slack_ns"] == 50_000
+    d = _measure_json("nanosleep", "1ms", "-n", "2", "--slack", "7")   # bare slack: int ns
+    assert d["env"]["slack_ns"] == 7
+    d = _measure_json("hybrid", "500µs", "-n", "2", "--margin", "20us")
+    assert d["requested_ns"] == 500_000 and d["env"]["margin_ns"] == 20_000
+    # 0 needs no unit in a suffixed list; bare lists are seconds
+    r = run("sweep", "--methods", "spin", "--durations", "0,1us", "--budget", "10ms",
+            "--format", "json", timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["points"] if isinstance(rows, dict) else rows
+    assert sorted(p["requested_ns"] for p in rows) == [0, 1000]
+
+
+@python_only
+def test_help_explains_mode_warmup_and_margin():
+    for cmd in ("measure", "sweep"):
+        text = " ".join(run(cmd, "--help").stdout.split())
+        assert "--mode {relative,periodic} relative:" in text, text
+        assert "--margin D the hybrid method's margin" in text, text
+        assert "a bare integer is ns" in text, text
+    text = " ".join(run("measure", "--help").stdout.split())
+    assert "--warmup N sleeps taken first and not counted" in text, text
 
 
 def test_unknown_method_lists_the_valid_names():

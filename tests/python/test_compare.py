@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -20,6 +21,8 @@ import pytest
 import sleepacc
 from sleepacc import fleet
 from sleepacc._units import format_ns
+from conftest import LUA_MODULE, ROOT
+from conftest import child_env as lua_env
 
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 
@@ -128,7 +131,8 @@ def test_an_exporter_snapshot_and_a_minimal_writer_file_compare_with_a_sweep(hos
     e._publish(0.0, 0.0)
     snap = tmp_path / "exporter.jsonl"
     snap.write_text(e.snapshot_jsonl())
-    # the fewest fields a writer (Lua's save) must give
+    # the fewest fields a writer (Lua's save) must give; a record from before the core
+    # added p1, p10, p25 and p75 (a router on an older version) lacks them
     minimal = tmp_path / "router.jsonl"
     minimal.write_text(
         json.dumps({"schema": "sleepacc/1", "type": "header", "host": {"hostname": "router"},
@@ -144,18 +148,58 @@ def test_an_exporter_snapshot_and_a_minimal_writer_file_compare_with_a_sweep(hos
     assert "router" in labels and len(doc["hosts"]) == 3
     router = next(r for r in doc["hosts"] if r["label"] == "router")
     assert router["median_ns"] == 70_000 and router["n"] == 50
+    assert compare_json(hosts[0], minimal, "--stat", "p1")["hosts"][-1]["p1_ns"] is None
     doc = compare_json(snap, minimal, "--method", "auto")
     assert doc["hosts"][0]["method"] == "auto" and doc["hosts"][0]["n"] > 0
     assert doc["hosts"][-1]["rank"] is None and doc["hosts"][-1]["n"] == 0   # router has no auto
 
 
+def test_a_lua_save_file_compares_with_a_sweep(hosts, tmp_path):
+    """A router's results: Lua's sa.save writes sleepacc/1 JSON Lines."""
+    exe = shutil.which("lua5.4")
+    if exe is None:
+        pytest.skip("lua5.4 not installed (make deps installs it)")
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=lua_env(),
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    out = tmp_path / "router.jsonl"
+    script = ('local sa = require "sleepacc"\n'
+              'if not sa.save then os.exit(3) end\n'
+              'local r = sa.measure{method = "nanosleep", duration = 1e-3, budget = 0.1}\n'
+              f'assert(sa.save({{r}}, "{out}"))\n')
+    r = subprocess.run([exe, "-e", script], capture_output=True, text=True, timeout=60,
+                       env=lua_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
+    if r.returncode == 3:
+        pytest.skip("this build's Lua module has no sa.save yet")
+    assert r.returncode == 0, r.stderr
+    doc = compare_json(hosts[0], out, "--labels", "this host,router")
+    router = next(h for h in doc["hosts"] if h["label"] == "router")
+    assert router["n"] > 0 and router["median_ns"] is not None and router["rank"] in (1, 2)
+
+
+def test_an_irtt_sleep_table_ranks_by_its_mean(hosts, tmp_path):
+    """irtt sleep's table text has a mean per duration and no n: it ranks by
+    --stat mean under its own method name, with n shown as unknown."""
+    table = tmp_path / "irtt.txt"
+    table.write_text("Testing sleep accuracy...\n\nSleep Duration        Mean Error       % Error\n"
+                     "           1ms          81.123µs           8.1\n"
+                     "          10ms          90.456µs           0.9\n")
+    doc = compare_json(hosts[1], table, "--stat", "mean", "--labels", "sweep,irtt")
+    irtt = next(h for h in doc["hosts"] if h["label"] == "irtt")
+    assert irtt["method"] != "nanosleep" and irtt["mean_ns"] == pytest.approx(81_123, abs=1)
+    assert irtt["n"] is None and irtt["rank"] in (1, 2)
+    r = run("compare", hosts[1], table, "--stat", "mean")
+    line = next(ln for ln in r.stdout.splitlines() if str(table) in ln)
+    assert " ? " in line and "81.12 µs" in line
+
+
 def test_fleet_picks_the_reference_point():
     def sw(host, *points):
-        return sleepacc.Sweep([sleepacc.Measurement(
+        return sleepacc.Sweep([sleepacc.Measurement.from_dict(dict(
             method=m, mode="relative", requested_ns=d, n=10,
             stats={"n": 10, "min": d + 5, "max": d + 50, "mean": d + 9, "std": 1.0,
                    "median": d + 7, "p90": d + 9, "p99": d + 40, "p999": d + 50,
-                   "undersleeps": 0}) for m, d in points], host={"hostname": host})
+                   "undersleeps": 0})) for m, d in points], host={"hostname": host})
     a = sw("a", ("timerfd", 100_000), ("nanosleep", 100_000), ("nanosleep", 1_000_000))
     b = sw("b", ("timerfd", 100_000), ("nanosleep", 100_000))
     assert fleet.pick([a, b]) == ("nanosleep", 100_000)      # 1 ms is not everywhere

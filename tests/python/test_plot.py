@@ -12,7 +12,7 @@ from matplotlib.figure import Figure  # the "test" extra installs matplotlib
 from sleepacc import model, plot
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
-UNIT_WORDS = ("ns", "µs", "ms")
+UNIT_WORDS = ("ns", "µs", "ms", " s")
 
 
 @pytest.fixture(scope="module")
@@ -45,33 +45,97 @@ def test_import_does_not_load_matplotlib():
     assert out.stdout.strip() == "False"
 
 
+def _labelled(ax):
+    return [ln for ln in ax.lines if not ln.get_label().startswith("_")]
+
+
+def _legend_texts(fig):
+    return [t.get_text() for ax in fig.axes if ax.get_legend()
+            for t in ax.get_legend().get_texts()]
+
+
+def test_families_come_from_the_registry():
+    from types import SimpleNamespace as Row
+    reg = {m.name: m for m in sleepacc.methods()}
+    assert plot.method_family("nanosleep", reg) == "slack"
+    assert plot.method_family("poll", reg) == "ms"
+    assert plot.method_family("timerfd", reg) == "timer"
+    assert plot.method_family("hybrid", reg) == "spin"
+    assert plot.method_family("syscall", reg) == "floor"
+    assert plot.method_family("go-timer", reg) == "other"
+    # a new registry row is placed by its fields, no name list to edit
+    reg["kqueue"] = Row(family="kernel", granularity_ns=1, honours_slack="no")
+    reg["Sleep"] = Row(family="kernel", granularity_ns=1_000_000, honours_slack="unknown")
+    assert plot.method_family("kqueue", reg) == "timer"
+    assert plot.method_family("Sleep", reg) == "ms"
+    assert [k for k, _l, _w in plot.FAMILIES][:5] == ["slack", "ms", "timer", "spin", "floor"]
+
+
 def test_error_vs_requested(sweep, tmp_path):
     fig = plot.error_vs_requested(sweep, save=tmp_path / "err.png")
     assert isinstance(fig, Figure)
-    ax = _draw(fig)
-    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    xt, yt = _tick_texts(ax.xaxis), _tick_texts(ax.yaxis)
+    fig.canvas.draw()
+    # one panel per family; syscall (a floor, measured at 0) is a reference line
+    assert [ax.get_title() for ax in fig.axes] == [
+        "slack-bound kernel sleeps", "ms-unit APIs", "slack-free timers", "spin-based"]
+    per_panel = [[ln.get_label().split(" (n=")[0] for ln in _labelled(ax)] for ax in fig.axes]
+    assert per_panel == [["nanosleep"], ["poll"], ["timerfd"], ["hybrid", "spin"]]
+    assert all(" (n=" in t for t in _legend_texts(fig))          # n is shown
+    for ax in fig.axes:
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+        assert any("syscall floor" in t.get_text() for t in ax.texts)
+    xt = [t for ax in fig.axes for t in _tick_texts(ax.xaxis)]
+    yt = [t for ax in fig.axes for t in _tick_texts(ax.yaxis)]
     assert xt and all(any(u in t for u in UNIT_WORDS) for t in xt)
     assert yt and all(any(u in t for u in UNIT_WORDS) for t in yt)
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    # the baseline (syscall) does not sleep and is left out by default
-    assert labels == ["nanosleep", "timerfd", "hybrid", "spin", "poll"]
-    # one median line per method and one p1-p99 band per method
-    assert len(ax.lines) == 5 and len(ax.collections) == 5
-    assert (tmp_path / "err.png").exists()
+    foot = " ".join(t.get_text() for t in fig.texts)
+    assert "band" in foot and "100 samples" in foot
     _check_saved(fig, tmp_path, "err2")
+
+
+def test_few_samples_get_no_band_and_an_open_mark():
+    s = sleepacc.sweep(["nanosleep"], [1e-4, 1e-2], budget=0.03)   # n ~ 240 and ~ 3
+    ns = {m.requested_ns: m.n for m in s}
+    assert ns[100_000] >= 100 > ns[10_000_000]
+    fig = plot.error_vs_requested(s)
+    ax = fig.axes[0]
+    bands = [c for c in ax.collections if c.get_paths() and not hasattr(c, "get_offsets")
+             or type(c).__name__ in ("PolyCollection", "FillBetweenPolyCollection")]
+    marks = [c for c in ax.collections if type(c).__name__ == "PathCollection"]
+    assert len(marks) == 1 and len(marks[0].get_offsets()) == 1   # the 10 ms p99
+    assert marks[0].get_offsets()[0][0] == 1e7
+    assert all(len(b.get_paths()) <= 1 for b in bands)
+    assert "fewer than 100" in " ".join(t.get_text() for t in fig.texts)
 
 
 def test_lateness_cdf(sweep, tmp_path):
     fig = plot.lateness_cdf(sweep, requested=1e-3)
-    ax = _draw(fig)
-    assert "1 ms" in ax.get_xlabel()
-    ys = [line.get_ydata() for line in ax.lines]
-    assert all(abs(y[-1] - 1.0) < 1e-12 for y in ys)       # each curve reaches 1
-    assert all(any(u in t for u in UNIT_WORDS) for t in _tick_texts(ax.xaxis))
+    fig.canvas.draw()
+    assert all("1 ms" in ax.get_xlabel() for ax in fig.axes if ax.get_xlabel())
+    curves = [ln for ax in fig.axes for ln in _labelled(ax)]
+    assert len(curves) == 5
+    for ln in curves:
+        n = int(ln.get_label().split("n=")[1].split(")")[0].replace(",", ""))
+        y = ln.get_ydata()
+        # the tail on a log scale: the share above each sample, from (n-1)/n down to 1/n
+        assert y[0] == pytest.approx(1 - 1 / n) and min(y) == pytest.approx(1 / n)
+    assert all(ax.get_yscale() == "log" and ax.get_xscale() == "log" for ax in fig.axes)
+    assert any("p99" in t for ax in fig.axes for t in _tick_texts(ax.yaxis))
+    assert all(any(u in t for u in UNIT_WORDS) for ax in fig.axes
+               for t in _tick_texts(ax.xaxis))
     _check_saved(fig, tmp_path, "cdf")
     with pytest.raises(ValueError, match="no measurement"):
         plot.lateness_cdf(sweep, requested=0.123)
+
+
+def test_lateness_cdf_from_the_core_quantiles(sweep):
+    streamed = sleepacc.Sweep([sleepacc.measure("nanosleep", 1e-3, budget=0.03,
+                                                keep_samples=False)])
+    fig = plot.lateness_cdf(streamed)
+    (ln,) = _labelled(fig.axes[0])
+    n = streamed[0].n
+    assert "quantiles" in ln.get_label()
+    assert min(ln.get_ydata()) >= 1 / n                 # no level finer than 1/n
 
 
 def test_cost_pareto(sweep, tmp_path):
@@ -90,7 +154,44 @@ def test_cost_pareto(sweep, tmp_path):
     assert fig.pareto_front and all(not beaten(n) for n in fig.pareto_front)
     assert all(beaten(n) for n in names if n not in fig.pareto_front)
     assert "%" in ax.get_xlabel() and all("%" in t for t in _tick_texts(ax.xaxis))
+    # the legend is by family; a p99 of fewer than 100 samples is named and warned of
+    assert "spin-based" in [t.get_text() for t in ax.get_legend().get_texts()]
+    n_at_1ms = {m.method: m.n for m in sweep if m.requested_ns == 1_000_000}
+    assert sorted(fig.few_samples) == sorted(n for n in names if n_at_1ms[n] < 100)
+    foot = " ".join(t.get_text() for t in fig.texts)
+    assert ("fewer than 100" in foot) == bool(fig.few_samples)
     _check_saved(fig, tmp_path, "pareto")
+
+
+def test_histogram(sweep, tmp_path):
+    m = next(m for m in sweep if m.method == "nanosleep" and m.requested_ns == 100_000)
+    fig = plot.histogram(m, save=tmp_path / "h.png")
+    ax = _draw(fig)
+    assert f"n={m.n:,}" in ax.get_title() and "nanosleep" in ax.get_title()
+    assert ax.get_yscale() == "log"
+    marks = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("median") for t in marks) and any(t.startswith("max") for t in marks)
+    assert any(t.startswith("p99") for t in marks) == (m.n >= 100)
+    bars = ax.patches[0].get_data()                  # the StepPatch of the counts
+    assert int(bars.values.sum()) == m.n             # every sample is in a bin
+    _check_saved(fig, tmp_path, "histo")
+    with pytest.raises(ValueError, match="kept no samples"):
+        plot.histogram(sleepacc.measure("nanosleep", 1e-4, budget=0.01, keep_samples=False))
+
+
+def test_cli_plot_kinds(tmp_path):
+    from sleepacc import cli
+    path = tmp_path / "s.jsonl"
+    assert cli.main(["sweep", "--methods", "nanosleep,spin", "--durations", "100us,1ms",
+                     "--budget", "0.02", "--samples", "-o", str(path), "--format", "none"]) == 0
+    out = tmp_path / "h.png"
+    assert cli.main(["plot", str(path), "--kind", "histogram", "--methods", "spin",
+                     "--requested", "100us", "-o", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert cli.main(["plot", str(path), "--kind", "histogram", "--requested", "5ms",
+                     "-o", str(out)]) == 1
+    assert cli.main(["plot", str(path), "--kind", "cdf", "--requested", "100us",
+                     "-o", str(tmp_path / "c.svg")]) == 0
 
 
 def test_pareto_front_on_known_points():
@@ -103,18 +204,20 @@ def test_model_fit_over_seed_data(tmp_path):
     m = model.fit_groups(DATA / "seed_results.csv").find(host="XP1700")
     fig = plot.model_fit(m, save=tmp_path / "fit.svg")
     ax = _draw(fig)
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = _legend_texts(fig)
     assert any("10 ms tick +1" in t for t in labels)
     assert all(any(u in t for u in UNIT_WORDS) for t in _tick_texts(ax.xaxis))
-    assert len(ax.lines) == 3                       # one model line per method
+    assert sum(len(_labelled(a)) for a in fig.axes) == len(m.params)  # a line per method
     _check_saved(fig, tmp_path, "fit")
 
 
 def test_model_fit_over_live_sweep(sweep, tmp_path):
     m = model.fit(sweep)
     fig = plot.model_fit(m, sweep, methods=["nanosleep", "timerfd"])
-    ax = _draw(fig)
-    assert len(ax.lines) == 2
+    _draw(fig)
+    assert [a.get_title() for a in fig.axes] == ["slack-bound kernel sleeps",
+                                                 "slack-free timers"]
+    assert sum(len(_labelled(a)) for a in fig.axes) == 2
     _check_saved(fig, tmp_path, "fitlive")
     with pytest.raises(ValueError, match="nanosleep"):
         plot.model_fit(m, methods=["kqueue"])
@@ -135,4 +238,4 @@ def test_bad_methods_are_named():
     with pytest.raises(ValueError, match="select"):
         plot.error_vs_requested(recs, methods=["kqueue"])
     fig = plot.error_vs_requested(recs)             # records work too (no samples: min band)
-    assert len(fig.axes[0].lines) == 2
+    assert sum(len(_labelled(a)) for a in fig.axes) == 2

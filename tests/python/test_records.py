@@ -331,6 +331,7 @@ def test_irtt_table_text_is_read_by_load(tmp_path):
     with pytest.raises(ValueError, match="only the mean"):
         s.table("wide")
     assert cli.main(["report", str(path), "--format", "csv"]) == 0
+    assert cli.main(["report", str(path)]) == 0      # default: irtt's layout (means only)
 
 
 def test_irtt_several_method_blocks_and_go_durations():

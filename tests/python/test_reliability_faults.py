@@ -145,7 +145,7 @@ def test_full_filesystem_gives_one_clear_line_and_keeps_written_points(tiny_tmpf
     assert st.f_bavail == 0
     os.truncate(filler, max(0, os.path.getsize(filler) - 3 * 4096))
     durations = ",".join(f"{k}ns" for k in range(1, 101))   # 100 points: far more than fit
-    proc = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", "--methods", "clock",
+    proc = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", "--methods", "spin",
                            "--durations", durations, "--budget", "0.001", "--format", "none",
                            "-o", out], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=120)

@@ -1,0 +1,55 @@
+-- test_save.lua -- sa.save writes sleepacc/1 JSON Lines (tests/python/
+-- test_lua_records.py loads the file in Python): one header, a point line
+-- per result, a footer; integers as integers and the core's doubles with a
+-- decimal point on every Lua (5.1 and LuaJIT have only doubles).
+local sa = require "sleepacc"
+local T = require "helpers"
+
+local function tmpname()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".jsonl"
+end
+
+local function lines(path)
+  local out = {}
+  for l in io.lines(path) do out[#out + 1] = l end
+  return out
+end
+
+return {
+  {"save: header, one point per result, footer", function()
+    local rs = assert(sa.sweep{methods = {"nanosleep", "clock"}, durations = {0, 1e-5}, budget = 0.01})
+    rs[#rs + 1] = assert(sa.measure{method = "spin", duration = 1e-6, n = 4})
+    local path = tmpname()
+    T.eq(sa.save(rs, path), true, "save")
+    local ls = lines(path)
+    os.remove(path)
+    T.eq(#ls, #rs + 2, "lines")
+    T.check(ls[1]:find('^{"schema":"sleepacc/1","type":"header","host":{') , "header: %s", ls[1]:sub(1, 80))
+    T.check(ls[1]:find('"hostname":"', 1, true) and ls[1]:find('"started":"%d%d%d%d%-%d%d%-%d%dT'), "header fields")
+    T.check(ls[#ls]:find('^{"type":"footer","finished":"'), "footer: %s", ls[#ls])
+    for i = 2, #ls - 1 do
+      local l = ls[i]
+      T.check(l:find('^{"type":"point",'), "point %d: %s", i, l:sub(1, 60))
+      T.check(l:find('"n":%d+[,}]') and not l:find('"n":%d+%.'), "point %d: n not an integer", i)
+      T.check(l:find('"mean":%-?[%d.]+[eE.]') or l:find('"mean":%-?%d+%.%d'), "point %d: mean not a float", i)
+      T.check(l:find('"ctx_switches":{', 1, true), "point %d: ctx_switches object", i)
+    end
+    T.check(ls[#ls - 1]:find('"samples":[', 1, true), "kept samples written as an array")
+    T.check(ls[2]:find('"samples":null', 1, true), "streamed samples written as null")
+  end},
+
+  {"save: one result, bad input, an unwritable path", function()
+    local path = tmpname()
+    T.eq(sa.save(assert(sa.measure{method = "clock", duration = 0, n = 2}), path), true, "one result")
+    T.eq(#lines(path), 3, "lines")
+    os.remove(path)
+    T.raises_naming("results", sa.save, 42, path)
+    T.raises_naming("results[2]", sa.save, {{method = "x"}, 7}, path)
+    T.raises_naming("path", sa.save, {}, 42)
+    T.raises_naming("results", sa.save, {{method = "x", f = print}}, path)
+    local r, msg, name = sa.save({}, "/nonexistent-dir/x.jsonl")
+    T.check(r == nil and name == "ENOENT" and msg:find("^ENOENT: "), "unwritable: %s %s", tostring(msg), tostring(name))
+  end},
+}

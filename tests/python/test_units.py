@@ -1,0 +1,82 @@
+"""Durations: the parser every time on the command line goes through
+(sleepacc._units), and sleeps longer than the core's longest single sleep.
+"""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import sleepacc
+import sleepacc.precise as precise
+from sleepacc._units import has_unit, parse_duration_ns, parse_durations_ns, parse_slack_ns
+
+
+@pytest.mark.parametrize("text,ns", [
+    ("0", 0), ("1", 1_000_000_000), ("0.5", 500_000_000), ("2e-3", 2_000_000),
+    ("100ns", 100), ("10us", 10_000), ("5µs", 5_000), ("5μs", 5_000), ("1.5ms", 1_500_000),
+    ("1s", 1_000_000_000), ("1m30s", 90_000_000_000), (" 2 ms ", 2_000_000)])
+def test_durations_take_units_and_bare_numbers_are_seconds(text, ns):
+    assert parse_duration_ns(text) == ns
+
+
+@pytest.mark.parametrize("text,says", [
+    ("-1ms", "negative"), ("-1", "negative"), ("1xs", "unit"), ("", "empty"),
+    ("1ms 5", "missing unit"), ("nan", "parse"), ("25h", "one day")])
+def test_bad_durations_say_why(text, says):
+    with pytest.raises(ValueError, match=says):
+        parse_duration_ns(text)
+
+
+def test_lists_refuse_mixing_bare_and_suffixed_items():
+    assert parse_durations_ns("0,1us,1ms,1us") == [0, 1_000, 1_000_000]
+    assert parse_durations_ns("1,2") == [1_000_000_000, 2_000_000_000]
+    for text, item in (("1ms,10", "'10'"), ("10,1ms", "'10'"), ("1ms,0.5", "'0.5'")):
+        with pytest.raises(ValueError, match=item):
+            parse_durations_ns(text)
+    with pytest.raises(ValueError, match="negative"):
+        parse_durations_ns("1ms,-2ms")
+    assert has_unit("10us") and not has_unit("10") and not has_unit("1e-3")
+
+
+def test_slack_bare_numbers_are_integer_ns():
+    assert parse_slack_ns("1") == 1 and parse_slack_ns("50000") == 50_000
+    assert parse_slack_ns("50us") == 50_000 and parse_slack_ns("1ns") == 1
+    for text, says in (("1.0", "nanoseconds"), ("1e3", "nanoseconds"), ("-1", "negative"),
+                       ("0", "at least 1 ns"), ("0ns", "at least 1 ns")):
+        with pytest.raises(ValueError, match=says):
+            parse_slack_ns(text)
+
+
+@pytest.mark.parametrize("seconds", [86400.5, 100000, 10 ** 12, 1e300])
+def test_sleeps_longer_than_a_day_are_accepted_like_time_sleep(seconds, unchanged_thread):
+    """time.sleep(100000) is valid: so is sleepacc.sleep(100000).  Ctrl-C ends
+    it (the test sends SIGINT after 0.2 s); it never returns early."""
+    assert threading.current_thread() is threading.main_thread()
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sleepacc.sleep(seconds)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 >= 0.2
+
+
+def test_long_sleeps_are_chunked_toward_one_deadline(monkeypatch):
+    # the chunking itself, with a 30 ms "longest sleep": 0.1 s in 4 chunks
+    monkeypatch.setattr(precise, "_CHUNK_S", 0.03)
+    s = sleepacc.Sleeper("clock_nanosleep")
+    t0 = time.monotonic_ns()
+    s.sleep(0.1)
+    assert time.monotonic_ns() - t0 >= 100_000_000
+    assert s.stats["count"] >= 4, s.stats
+
+
+@pytest.mark.parametrize("bad,exc", [(-1, ValueError), (float("inf"), ValueError),
+                                     (float("nan"), ValueError), (True, TypeError), ("1", TypeError)])
+def test_bad_sleeps_still_raise_naming_seconds(bad, exc):
+    with pytest.raises(exc, match="seconds"):
+        sleepacc.sleep(bad)
