@@ -219,8 +219,9 @@ class Measurement:
     def to_frame(self, host: Optional[Mapping[str, Any]] = None):
         """The tidy per-sample frame (pandas): one row per sample with
         method, mode, requested_ns, ``sample`` (its index), ``start_ns``
-        (when the sample's sleep started, ns since the run's start; missing
-        when the core did not record start times), ``value_ns`` (the
+        (when the sample's sleep started, ns since the run's measured part
+        began: ``Measurement.starts``; missing when the core did not record
+        start times), ``value_ns`` (the
         sample: actual duration, or lateness in periodic mode), ``error_ns``
         (by the one error rule) and the experiment variables of
         :func:`sleepacc.records.context` (`host`: the sweep's host facts).
@@ -246,10 +247,8 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
-        # a record written before the core added a statistic (p1 .. p75) lacks it: None
-        stats = {f: d["stats"].get(f) for f in _core.stats_fields}
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=stats, missed=d.get("missed", 0),
+                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
                    cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
                    cpu_percent=d.get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
