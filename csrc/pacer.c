@@ -67,13 +67,7 @@ int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config 
   if (field) *field = "method";
   rc = sleepacc_pacer_open(p, c->period_ns, c->method, sleepacc_missed_from_name(c->missed));
   if (rc < 0) return rc;
-  rc = sleepacc_sleeper_set_handoff(&p->sleeper, c->handoff_ns);
-  if (rc == 0 && c->dma_latency_us >= 0) {
-    if (field) *field = "dma_latency_us";
-    rc = sleepacc_sleeper_hold_dma_latency(&p->sleeper, (int)c->dma_latency_us);
-  }
-  if (rc < 0) sleepacc_pacer_close(p);
-  else if (field) *field = NULL;
+  if ((rc = sleepacc__sleeper_configure(&p->sleeper, c, field)) < 0) sleepacc_pacer_close(p);
   return rc;
 }
 

@@ -597,6 +597,19 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
+/* The settings of an open sleeper from c: hand-off, dma latency.  0, or
+ * -errno with *field blamed (the caller closes). */
+int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                const char **field) {
+  int rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns);
+  if (rc == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
+  }
+  if (rc == 0 && field) *field = NULL;
+  return rc;
+}
+
 /* Check, open, hand-off, dma latency (see sleepacc.h). */
 int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                  const char **field) {
@@ -605,12 +618,7 @@ int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_con
   if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
   if (field) *field = "method";
   if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
-  if ((rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns)) == 0 && c->dma_latency_us >= 0) {
-    if (field) *field = "dma_latency_us";
-    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
-  }
-  if (rc < 0) sleepacc_sleeper_close(s);
-  else if (field) *field = NULL;
+  if ((rc = sleepacc__sleeper_configure(s, c, field)) < 0) sleepacc_sleeper_close(s);
   return rc;
 }
 

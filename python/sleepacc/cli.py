@@ -194,18 +194,13 @@ def _check_methods(names, option="--methods"):
 
 
 def _env_kwargs(args):
-    """The environment options of a subcommand as sleepacc.measure keywords;
-    checks what argparse cannot (priority needs fifo/rr, cpu in the set)."""
+    """The environment options of a subcommand as sleepacc.measure keywords,
+    checked by the core's rules (sleepacc_config_check: priority needs
+    fifo/rr, a cpu in the allowed set, ...) before anything runs; an error
+    names the option."""
     policy = getattr(args, "policy", None)
     priority = getattr(args, "priority", None)
     cpu = getattr(args, "cpu", None)
-    if priority is not None and policy not in ("fifo", "rr"):
-        raise _arg_error("--priority", "needs --policy fifo or rr")
-    if cpu is not None:
-        allowed = sorted(os.sched_getaffinity(0))
-        if cpu not in allowed:
-            raise _arg_error("--cpu", f"CPU {cpu} is not in this process's allowed set "
-                                      f"({','.join(map(str, allowed))})")
     kw = {}
     if getattr(args, "slack", None) is not None:
         kw["slack"] = args.slack
@@ -221,6 +216,11 @@ def _env_kwargs(args):
         kw["lock_memory"] = True
     if getattr(args, "margin", None) is not None:
         kw["margin"] = args.margin
+    try:    # a floor method measures nothing here: only the environment is checked
+        sleepacc._api._plan("clock", 0, n=1, **kw)
+    except ValueError as e:
+        arg, _, why = str(e).partition(": ")
+        raise _arg_error("--" + arg.replace("_", "-"), why) from None
     return kw
 
 
