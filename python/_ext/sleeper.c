@@ -15,7 +15,10 @@
  */
 #include "binding.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include <structmember.h>
 
 typedef struct {
   PyObject_HEAD
@@ -174,16 +177,6 @@ static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *Precise_enter(PreciseObject *self, PyObject *unused) {
-  (void)unused;
-  return Py_NewRef(self);
-}
-
-static PyObject *Precise_exit(PreciseObject *self, PyObject *args) {
-  (void)args;
-  return Precise_close(self, NULL);
-}
-
 /* ------------------------------------------------------------ sleeping */
 
 typedef struct {
@@ -204,20 +197,19 @@ static int precise_step(void *p) {
   return rc;
 }
 
-/* Sleep (or wait for the next tick) toward *deadline.  finish=1: to the
- * end (a hand-off is finished here, GIL released); finish=0: up to the
- * hand-off.  1 handed off, 0 done, -1 with an exception.  tok: the token
- * of the Python-level wait() (0 for none).
+/* Sleep (or wait for the next tick) toward *deadline, up to the hand-off:
+ * 1 handed off, 0 done, -1 with an exception.  tok: the token of the
+ * Python-level wait() (0 for none).
  *   - Re-entered from a signal handler on the thread holding the object:
  *     a sleeper of its own (like the object's, no hand-off) runs to the end;
  *     for a Pacer it takes the pending tick, each tick being delivered once,
  *     and the interrupted wait goes on to the next.
  *   - A tick delivered when an exception lands (Ctrl-C, a handler's) is
  *     offered again: the next wait returns it. */
-static int precise_run(PreciseObject *o, int64_t *deadline, int finish, long long tok) {
+static int precise_run(PreciseObject *o, int64_t *deadline, long long tok) {
   precise_step_arg a = {o, *deadline, NULL, 0};
   const char *what = o->is_pacer ? "Pacer.wait" : "Sleeper.sleep";
-  int rc = precise_claim(o), nested = rc == 1;
+  int rc = precise_claim(o), nested = rc == 1, finish = nested;
   if (rc < 0) return -1;
   if (nested) {
     a.own = PyMem_Calloc(1, sizeof *a.own);
@@ -230,7 +222,6 @@ static int precise_run(PreciseObject *o, int64_t *deadline, int finish, long lon
       sleepacc_py_raise(rc, what);
       return -1;
     }
-    finish = 1;
   }
   do rc = sleepacc_py_run_chunks(precise_step, &a, what);
   while (finish && rc == 1);
@@ -274,12 +265,6 @@ static PyObject *precise_poll(PreciseObject *o, int64_t deadline, long long tok)
   return PyBool_FromLong(rc == 1);
 }
 
-/* The optional token of a Python-level wait(): 0 or -1. */
-static int precise_tok_arg(PyObject *args, long long *tok) {
-  *tok = 0;
-  return PyArg_ParseTuple(args, "|L", tok) ? 0 : -1;
-}
-
 /* `monotonic_ns` as a deadline: an int, at most one day ahead. */
 static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   long long dl;
@@ -304,66 +289,41 @@ static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   return 0;
 }
 
-/* Sleeper: seconds (relative=1) or monotonic_ns -> its deadline. */
-static PyObject *Sleeper_go(PreciseObject *self, PyObject *arg, int relative, int finish) {
-  int64_t d;
+/* _begin(x): the sleep (Sleeper, x = monotonic_ns) or the next tick
+ * (Pacer, x = the wait() token) up to the hand-off: (deadline, near);
+ * near: finish it with _poll(). */
+static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
+  PyObject *x = NULL;
+  int64_t dl = 0;
+  long long tok = 0;
   int rc;
-  if (relative ? sleepacc_py_seconds_ns(arg, "seconds", &d) < 0 : precise_deadline_arg(arg, &d) < 0)
+  if (!PyArg_ParseTuple(args, self->is_pacer ? "|L:_begin" : "O:_begin",
+                        self->is_pacer ? (void *)&tok : (void *)&x) ||
+      (x && precise_deadline_arg(x, &dl) < 0) || (rc = precise_run(self, &dl, tok)) < 0)
     return NULL;
-  if (relative) d += sleepacc_now_ns();
-  if ((rc = precise_run(self, &d, finish, 0)) < 0) return NULL;
-  if (rc == 1) return PyLong_FromLongLong(d);
-  Py_RETURN_NONE;
-}
-
-static PyObject *Sleeper_sleep(PreciseObject *s, PyObject *a) { return Sleeper_go(s, a, 1, 1); }
-static PyObject *Sleeper_until(PreciseObject *s, PyObject *a) { return Sleeper_go(s, a, 0, 1); }
-static PyObject *Sleeper_begin(PreciseObject *s, PyObject *a) { return Sleeper_go(s, a, 1, 0); }
-static PyObject *Sleeper_begin_until(PreciseObject *s, PyObject *a) { return Sleeper_go(s, a, 0, 0); }
-
-static PyObject *Sleeper_poll(PreciseObject *self, PyObject *arg) {
-  int64_t dl;
-  if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  return precise_poll(self, dl, 0);
-}
-
-static PyObject *Pacer_wait(PreciseObject *self, PyObject *unused) {
-  int64_t dl = 0;
-  (void)unused;
-  if (precise_run(self, &dl, 1, 0) < 0) return NULL;
-  return PyLong_FromLongLong(dl);
-}
-
-/* wait() up to the hand-off: (deadline, near); near: finish with _poll(). */
-static PyObject *Pacer_begin(PreciseObject *self, PyObject *args) {
-  int64_t dl = 0;
-  long long tok;
-  int rc;
-  if (precise_tok_arg(args, &tok) < 0 || (rc = precise_run(self, &dl, 0, tok)) < 0) return NULL;
   return Py_BuildValue("(LO)", (long long)dl, rc == 1 ? Py_True : Py_False);
 }
 
-static PyObject *Pacer_poll(PreciseObject *self, PyObject *args) {
-  long long tok;
-  if (precise_tok_arg(args, &tok) < 0) return NULL;
-  return precise_poll(self, 0, tok);
+/* _poll(x): one clock read of a handed-off sleep (x = its deadline) or tick
+ * (x = the token); see precise_poll. */
+static PyObject *Precise_poll(PreciseObject *self, PyObject *args) {
+  long long x = 0;
+  if (!PyArg_ParseTuple(args, "|L:_poll", &x)) return NULL;
+  return precise_poll(self, self->is_pacer ? 0 : x, self->is_pacer ? x : 0);
 }
 
 /* The Python wait() with token `tok` could not return its tick (an
  * exception landed after the core delivered it): the next wait returns it. */
-static PyObject *Pacer_unwait(PreciseObject *self, PyObject *arg) {
+static PyObject *Precise_unwait(PreciseObject *self, PyObject *arg) {
   long long tok = PyLong_AsLongLong(arg);
   if (tok == -1 && PyErr_Occurred()) return NULL;
-  if (tok != 0 && self->delivered_tok == tok && self->open &&
+  if (self->is_pacer && tok != 0 && self->delivered_tok == tok && self->open &&
       !(self->busy && self->busy_gen == sleepacc_fork_generation())) {
     sleepacc_pacer_unwait(&self->u.p, self->delivered_dl);
     self->delivered_tok = 0;
   }
   Py_RETURN_NONE;
 }
-
-static PyObject *Pacer_iter(PreciseObject *self) { return Py_NewRef(self); }
-static PyObject *Pacer_next(PreciseObject *self) { return Pacer_wait(self, NULL); }
 
 /* --------------------------------------------------------------- stats */
 
@@ -407,122 +367,44 @@ static PyObject *Precise_get_stats(PreciseObject *self, void *closure) {
   return precise_stats(self);
 }
 
-/* One top-level stats key (the closure) as an attribute. */
-static PyObject *Precise_get_stat(PreciseObject *self, void *closure) {
-  PyObject *d = precise_stats(self), *v;
-  if (d == NULL) return NULL;
-  v = PyDict_GetItemString(d, (const char *)closure);
-  Py_XINCREF(v);
-  Py_DECREF(d);
-  if (v == NULL) PyErr_SetString(PyExc_AttributeError, (const char *)closure);
-  return v;
-}
-
-static PyObject *Precise_get_method(PreciseObject *self, void *closure) {
-  (void)closure;
-  return Py_NewRef(self->method ? self->method : Py_None);
-}
-
-static PyObject *Precise_repr(PreciseObject *self) {
-  PyObject *d = precise_stats(self), *r;
-  if (d == NULL) return NULL;
-  r = PyUnicode_FromFormat("<sleepacc.%s method=%R count=%S%s>", precise_what(self),
-                           self->method ? self->method : Py_None, PyDict_GetItemString(d, "count"),
-                           self->open ? "" : " closed");
-  Py_DECREF(d);
-  return r;
-}
-
 /* ---------------------------------------------------------------- types */
 
-#define PRECISE_COMMON_METHODS                                                                  \
-  {"close", (PyCFunction)Precise_close, METH_NOARGS, "close()\n--\n\nRelease the kernel wait " \
-   "and the dma latency request (twice is fine)."},                                            \
-  {"__enter__", (PyCFunction)Precise_enter, METH_NOARGS, NULL},                                \
-  {"__exit__", (PyCFunction)Precise_exit, METH_VARARGS, NULL},                                 \
-  {NULL, NULL, 0, NULL}
-#define PRECISE_STAT(name, doc) {name, (getter)Precise_get_stat, NULL, doc, (void *)name}
-#define PRECISE_COMMON_GETSET                                                                   \
-  {"stats", (getter)Precise_get_stats, NULL, "dict: the core's stats, by its field table.",    \
-   NULL},                                                                                      \
-  {"method", (getter)Precise_get_method, NULL, "str: the method it was opened with.", NULL},   \
-  {NULL, NULL, NULL, NULL, NULL}
-
-static PyMethodDef Sleeper_methods[] = {
-  {"sleep", (PyCFunction)Sleeper_sleep, METH_O,
-   "sleep(seconds)\n--\n\nSleep toward now + seconds (0..86400); never returns before it.\n"
-   "The GIL is released; Ctrl-C raises KeyboardInterrupt within one 50 ms chunk."},
-  {"sleep_until", (PyCFunction)Sleeper_until, METH_O,
-   "sleep_until(monotonic_ns)\n--\n\nSleep until the CLOCK_MONOTONIC time monotonic_ns\n"
-   "(time.monotonic_ns()); a past deadline returns at once, over a day ahead is a ValueError."},
-  {"_begin", (PyCFunction)Sleeper_begin, METH_O,
-   "_begin(seconds)\n--\n\nsleep() up to the hand-off: None when done, else the deadline to _poll."},
-  {"_begin_until", (PyCFunction)Sleeper_begin_until, METH_O,
-   "_begin_until(monotonic_ns)\n--\n\nsleep_until() up to the hand-off (see _begin)."},
-  {"_poll", (PyCFunction)Sleeper_poll, METH_O,
-   "_poll(deadline)\n--\n\nOne clock read of a handed-off sleep: True once deadline is reached."},
-  PRECISE_COMMON_METHODS,
+/* One method and attribute table for both types (x: the deadline for a
+ * Sleeper, the wait() token for a Pacer); the public methods, names and
+ * meaning are Python's (sleepacc/precise.py). */
+static PyMethodDef Precise_methods[] = {
+  {"_begin", (PyCFunction)Precise_begin, METH_VARARGS, "_begin(x) -> (deadline, near)"},
+  {"_poll", (PyCFunction)Precise_poll, METH_VARARGS, "_poll(x=0) -> True, False or None"},
+  {"_unwait", (PyCFunction)Precise_unwait, METH_O, "_unwait(token): offer the tick again"},
+  {"close", (PyCFunction)Precise_close, METH_NOARGS, "close(): release it (twice is fine)"},
+  {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef Sleeper_getset[] = {
-  PRECISE_STAT("last_wake_ns", "int: when the last completed sleep ended (CLOCK_MONOTONIC ns, "
-               "the core's own clock read; 0 before the first)."),
-  PRECISE_COMMON_GETSET,
+static PyMemberDef Precise_members[] = {
+  {"method", T_OBJECT, offsetof(PreciseObject, method), READONLY, "the method name"},
+  {"_open", T_INT, offsetof(PreciseObject, open), READONLY, "1 until close()"},
+  {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject Sleeper_Type = {
-  PyVarObject_HEAD_INIT(NULL, 0)
-  .tp_name = "sleepacc.Sleeper",
-  .tp_basicsize = sizeof(PreciseObject),
-  .tp_dealloc = (destructor)Precise_dealloc,
-  .tp_repr = (reprfunc)Precise_repr,
-  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-  .tp_doc = "Sleeper(method='auto', quantile=0.99, margin=None, handoff=0, dma_latency=None)\n"
-            "--\n\nA precise sleep that learns this host (see sleepacc.Sleeper).",
-  .tp_methods = Sleeper_methods,
-  .tp_getset = Sleeper_getset,
-  .tp_init = (initproc)Sleeper_init,
-  .tp_new = PyType_GenericNew,
+static PyGetSetDef Precise_getset[] = {
+  {"stats", (getter)Precise_get_stats, NULL, "the core's stats, by its field table", NULL},
+  {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyMethodDef Pacer_methods[] = {
-  {"wait", (PyCFunction)Pacer_wait, METH_NOARGS,
-   "wait() -> int\n--\n\nWait for the next tick; its deadline (CLOCK_MONOTONIC ns). Never early."},
-  {"_begin", (PyCFunction)Pacer_begin, METH_VARARGS,
-   "_begin(token=0)\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
-  {"_poll", (PyCFunction)Pacer_poll, METH_VARARGS,
-   "_poll(token=0)\n--\n\nOne clock read of a handed-off tick: True once it is delivered, None\n"
-   "when a re-entrant wait took it."},
-  {"_unwait", (PyCFunction)Pacer_unwait, METH_O,
-   "_unwait(token)\n--\n\nThe wait() with this token could not return its tick: offer it again."},
-  PRECISE_COMMON_METHODS,
-};
-
-static PyGetSetDef Pacer_getset[] = {
-  PRECISE_STAT("period_ns", "int: the period (ns)."),
-  PRECISE_STAT("start_ns", "int: origin of the schedule (CLOCK_MONOTONIC ns); tick k is due at "
-               "start_ns + k * period_ns; 'delay' moves it."),
-  PRECISE_STAT("last_deadline_ns", "int: deadline of the last tick delivered (0 before the first)."),
-  PRECISE_STAT("missed", "str: the missed-tick policy."),
-  PRECISE_COMMON_GETSET,
-};
-
-static PyTypeObject Pacer_Type = {
-  PyVarObject_HEAD_INIT(NULL, 0)
-  .tp_name = "sleepacc.Pacer",
-  .tp_basicsize = sizeof(PreciseObject),
-  .tp_dealloc = (destructor)Precise_dealloc,
-  .tp_repr = (reprfunc)Precise_repr,
-  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-  .tp_doc = "Pacer(period, method='auto', missed='skip', handoff=0, dma_latency=None)\n--\n\n"
-            "Periodic ticks at start_ns + k * period (see sleepacc.Pacer).",
-  .tp_iter = (getiterfunc)Pacer_iter,
-  .tp_iternext = (iternextfunc)Pacer_next,
-  .tp_methods = Pacer_methods,
-  .tp_getset = Pacer_getset,
-  .tp_init = (initproc)Pacer_init,
-  .tp_new = PyType_GenericNew,
-};
+#define PRECISE_TYPE(name, init)                                                    \
+  {PyVarObject_HEAD_INIT(NULL, 0)                                                   \
+   .tp_name = "sleepacc." name,                                                     \
+   .tp_basicsize = sizeof(PreciseObject),                                           \
+   .tp_dealloc = (destructor)Precise_dealloc,                                       \
+   .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,                            \
+   .tp_doc = "The core's " name " (sleepacc." name " gives it names and meaning).", \
+   .tp_methods = Precise_methods,                                                   \
+   .tp_members = Precise_members,                                                   \
+   .tp_getset = Precise_getset,                                                     \
+   .tp_init = (initproc)init,                                                       \
+   .tp_new = PyType_GenericNew}
+static PyTypeObject Sleeper_Type = PRECISE_TYPE("Sleeper", Sleeper_init);
+static PyTypeObject Pacer_Type = PRECISE_TYPE("Pacer", Pacer_init);
 
 /* Add Sleeper and Pacer to sleepacc._core (sleepacc.sleep is Python, in
  * sleepacc/precise.py: one Sleeper per thread and method). */

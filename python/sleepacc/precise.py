@@ -38,7 +38,30 @@ HANDOFF = 50e-6
 _CHUNK_S = 86400
 
 
-class Sleeper(_core.Sleeper):
+class _Precise:
+    """What Sleeper and Pacer share above the core: the context manager,
+    the repr and attributes named after the core's stats keys."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        closed = "" if self._open else " closed"
+        return (f"<sleepacc.{self._kind} method={self.method!r} "
+                f"count={self.stats['count']}{closed}>")
+
+
+def _stat(key: str, doc: str) -> property:
+    """A read-only attribute: the top-level stats key ``key``."""
+    return property(lambda self: self.stats[key], doc=doc)
+
+
+class Sleeper(_Precise, _core.Sleeper):
     """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF)
 
     The C core's sleeper (``sleepacc._core.Sleeper``): ``sleep(seconds)``
@@ -65,6 +88,9 @@ class Sleeper(_core.Sleeper):
     """
 
     __slots__ = ()
+    _kind = "Sleeper"
+    last_wake_ns = _stat("last_wake_ns", "int: when the last completed sleep ended "
+                         "(CLOCK_MONOTONIC ns, the core's own clock read; 0 before the first).")
 
     def __init__(self, method: str = "auto", quantile: float = 0.99,
                  margin: Optional[float] = None, handoff: float = HANDOFF,
@@ -88,23 +114,26 @@ class Sleeper(_core.Sleeper):
                 self.sleep_until(now + int(_CHUNK_S * 1e9))
             self.sleep_until(end)
             return
-        self._spin_to(self._begin(seconds))
+        ns = _core.seconds_ns(seconds, "seconds")
+        self._spin_to(time.monotonic_ns() + ns)
 
     def sleep_until(self, monotonic_ns: int) -> None:
         """Sleep until the CLOCK_MONOTONIC time ``monotonic_ns`` (an int, the
-        clock of ``time.monotonic_ns()``).  A past deadline returns at once."""
-        self._spin_to(self._begin_until(monotonic_ns))
+        clock of ``time.monotonic_ns()``).  A past deadline returns at once;
+        one more than a day ahead is a ValueError."""
+        self._spin_to(monotonic_ns)
 
-    def _spin_to(self, deadline):
-        # The hand-off: the core returned `deadline` with the last moments
-        # left; each _poll reads the clock once and says when it is reached.
-        if deadline is not None:
+    def _spin_to(self, monotonic_ns):
+        # The core sleeps toward the deadline up to the hand-off; then each
+        # _poll reads the clock once and says when the deadline is reached.
+        deadline, near = self._begin(monotonic_ns)
+        if near:
             poll = self._poll
             while not poll(deadline):
                 pass
 
 
-class Pacer(_core.Pacer):
+class Pacer(_Precise, _core.Pacer):
     """Pacer(period, method="auto", missed="skip", handoff=HANDOFF)
 
     Periodic ticks at ``start_ns + k * period`` (k = 1, 2, ...), so no drift
@@ -117,6 +146,13 @@ class Pacer(_core.Pacer):
     """
 
     __slots__ = ()
+    _kind = "Pacer"
+    period_ns = _stat("period_ns", "int: the period (ns).")
+    start_ns = _stat("start_ns", "int: origin of the schedule (CLOCK_MONOTONIC ns); tick k is "
+                     "due at start_ns + k * period_ns; 'delay' moves it.")
+    last_deadline_ns = _stat("last_deadline_ns", "int: deadline of the last tick delivered "
+                             "(0 before the first).")
+    missed = _stat("missed", "str: the missed-tick policy.")
 
     def __init__(self, period: float, method: str = "auto", missed: str = "skip",
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
@@ -146,6 +182,9 @@ class Pacer(_core.Pacer):
             self._unwait(tok)
             raise
         return deadline
+
+    def __iter__(self) -> "Pacer":
+        return self
 
     def __next__(self) -> int:
         return self.wait()
