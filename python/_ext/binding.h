@@ -49,8 +49,9 @@ const char *sleepacc_py_name(PyObject *obj, const char *arg);
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
 
 /* Fill the struct at `base` from the mapping `m` by `table`: keys absent
- * from m keep their value; a bad type is a TypeError naming the key.  0 or
- * -1. */
+ * from m keep their value; a bad type is a TypeError naming the key; a str
+ * (a name, sleepacc_py_name) is borrowed from m, which must be a dict.  0
+ * or -1. */
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
 
 /* Set the exception for a core error `err` (negative errno):

@@ -140,11 +140,16 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
       ok = v == Py_None || row != NULL;
       if (name && !row) PyErr_Format(PyExc_ValueError, "%s: unknown method %R", f->name, v);
       if (ok) *(const sleepacc_method **)p = row;
+    } else if (f->type == SLEEPACC_FIELD_STRING) { /* borrowed: the dict m holds v */
+      const char *name = NULL;
+      if (!PyDict_Check(m)) PyErr_Format(PyExc_TypeError, "%s: a str needs a dict", f->name);
+      ok = PyDict_Check(m) && (name = sleepacc_py_name(v, f->name)) != NULL;
+      if (ok) *(const char **)p = name;
     } else if (f->type == SLEEPACC_FIELD_DOUBLE) {
       double x = PyFloat_AsDouble(v);
       ok = !(x == -1.0 && PyErr_Occurred());
       if (ok) *(double *)p = x;
-    } else if (f->type == SLEEPACC_FIELD_STRING || !PyLong_Check(v)) {
+    } else if (!PyLong_Check(v)) {
       PyErr_Format(PyExc_TypeError, "%s: cannot be set from %s", f->name, Py_TYPE(v)->tp_name);
       ok = 0;
     } else {

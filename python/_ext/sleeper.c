@@ -78,58 +78,38 @@ static int precise_claim(PreciseObject *o) {
   return 0;
 }
 
-/* Python argument of a sleeper config field, and the object given for it. */
-static const char *const precise_args[][2] = {
-  {"method", "method"}, {"quantile", "quantile"}, {"margin_ns", "margin"},
-  {"handoff_ns", "handoff"}, {"dma_latency_us", "dma_latency"}, {"period_ns", "period"},
-  {"missed", "missed"}};
-#define PRECISE_NARGS (sizeof precise_args / sizeof precise_args[0])
+static PyTypeObject Pacer_Type;
 
-/* Fill c from the arguments (objs[i] for precise_args[i], NULL: not given):
- * conversions only (str, float, seconds, int); every rule is the core's
- * (sleepacc_sleeper_config_explain), reported as "<argument>: <message>". */
-static int precise_config(PyObject *const objs[PRECISE_NARGS], int pacer,
-                          sleepacc_sleeper_config *c) {
-  const char *field = NULL, *msg = NULL;
-  PyObject *q = objs[1], *d = objs[4];
+/* A sleeper config from a dict of sleepacc_sleeper_config_fields over the
+ * defaults (Python converts the arguments' types and units); 0 or -1. */
+static int precise_config(PyObject *m, sleepacc_sleeper_config *c) {
   sleepacc_sleeper_config_default(c);
-  if ((objs[0] && !(c->method = sleepacc_py_name(objs[0], "method"))) ||
-      (objs[6] && !(c->missed = sleepacc_py_name(objs[6], "missed"))))
-    return -1;
-  if (q && (PyBool_Check(q) || !(PyFloat_Check(q) || PyLong_Check(q)))) {
-    PyErr_Format(PyExc_TypeError, "quantile: must be a float in (0, 1), got %s", Py_TYPE(q)->tp_name);
-    return -1;
-  }
-  if (q && (c->quantile = PyFloat_AsDouble(q)) == -1.0 && PyErr_Occurred()) return -1;
-  if ((objs[2] && objs[2] != Py_None && sleepacc_py_seconds_ns(objs[2], "margin", &c->margin_ns) < 0) ||
-      (objs[3] && objs[3] != Py_None && sleepacc_py_seconds_ns(objs[3], "handoff", &c->handoff_ns) < 0) ||
-      (objs[5] && sleepacc_py_seconds_ns(objs[5], "period", &c->period_ns) < 0))
-    return -1;
-  if (d && d != Py_None) {
-    int overflow = 0;
-    if (PyBool_Check(d) || !PyLong_Check(d)) {
-      PyErr_Format(PyExc_TypeError, "dma_latency: must be an int (us) or None, got %s",
-                   Py_TYPE(d)->tp_name);
-      return -1;
-    }
-    c->dma_latency_us = PyLong_AsLongLongAndOverflow(d, &overflow);
-    if (overflow || c->dma_latency_us < 0) c->dma_latency_us = overflow < 0 ? -2 : INT64_MAX;
-  }
-  if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) == 0) return 0;
-  for (size_t i = 0; i < PRECISE_NARGS; i++)
-    if (strcmp(field, precise_args[i][0]) == 0)
-      PyErr_Format(PyExc_ValueError, "%s: %s, got %R", precise_args[i][1], msg,
-                   objs[i] ? objs[i] : Py_None);
+  if (PyDict_Check(m)) return sleepacc_py_to_fields(sleepacc_sleeper_config_fields, m, c);
+  PyErr_Format(PyExc_TypeError, "config must be a dict, got %s", Py_TYPE(m)->tp_name);
   return -1;
 }
 
-/* Open the core object from the arguments; 0 or -1 with an exception. */
-static int precise_open(PreciseObject *self, PyObject *const objs[PRECISE_NARGS], int pacer) {
+/* _check(config) (a class method): None, or (field, message) of the first
+ * rule of the core's sleepacc_sleeper_config_explain that config breaks. */
+static PyObject *Precise_check(PyObject *cls, PyObject *m) {
+  sleepacc_sleeper_config c;
+  const char *field = NULL, *msg = NULL;
+  int pacer = PyType_IsSubtype((PyTypeObject *)cls, &Pacer_Type);
+  if (precise_config(m, &c) < 0) return NULL;
+  if (sleepacc_sleeper_config_explain(&c, pacer, &field, &msg) == 0) Py_RETURN_NONE;
+  return Py_BuildValue("(ss)", field, msg);
+}
+
+/* __init__(config): open the core object; 0 or -1 with an exception. */
+static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   sleepacc_sleeper_config c;
   const char *field = NULL;
-  PyObject *name;
-  int rc;
-  if (precise_idle(self) < 0 || precise_config(objs, pacer, &c) < 0) return -1;
+  PyObject *m, *name;
+  int rc, pacer = PyObject_TypeCheck(self, &Pacer_Type);
+  (void)kwds;
+  if (!PyArg_ParseTuple(args, "O:__init__", &m) || precise_idle(self) < 0 ||
+      precise_config(m, &c) < 0)
+    return -1;
   if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
   precise_shut(self);
   self->is_pacer = pacer;
@@ -144,24 +124,6 @@ static int precise_open(PreciseObject *self, PyObject *const objs[PRECISE_NARGS]
   }
   Py_XSETREF(self->method, name);
   return 0;
-}
-
-static int Sleeper_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"method", "quantile", "margin", "handoff", "dma_latency", NULL};
-  PyObject *o[PRECISE_NARGS] = {NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &o[0], &o[1], &o[2],
-                                   &o[3], &o[4]))
-    return -1;
-  return precise_open(self, o, 0);
-}
-
-static int Pacer_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"period", "method", "missed", "handoff", "dma_latency", NULL};
-  PyObject *o[PRECISE_NARGS] = {NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &o[5], &o[0], &o[6],
-                                   &o[3], &o[4]))
-    return -1;
-  return precise_open(self, o, 1);
 }
 
 static void Precise_dealloc(PreciseObject *self) {
@@ -377,6 +339,7 @@ static PyMethodDef Precise_methods[] = {
   {"_poll", (PyCFunction)Precise_poll, METH_VARARGS, "_poll(x=0) -> True, False or None"},
   {"_unwait", (PyCFunction)Precise_unwait, METH_O, "_unwait(token): offer the tick again"},
   {"close", (PyCFunction)Precise_close, METH_NOARGS, "close(): release it (twice is fine)"},
+  {"_check", (PyCFunction)Precise_check, METH_O | METH_CLASS, "_check(config) -> None or (field, message)"},
   {NULL, NULL, 0, NULL},
 };
 
@@ -391,7 +354,7 @@ static PyGetSetDef Precise_getset[] = {
   {NULL, NULL, NULL, NULL, NULL},
 };
 
-#define PRECISE_TYPE(name, init)                                                    \
+#define PRECISE_TYPE(name)                                                          \
   {PyVarObject_HEAD_INIT(NULL, 0)                                                   \
    .tp_name = "sleepacc." name,                                                     \
    .tp_basicsize = sizeof(PreciseObject),                                           \
@@ -401,10 +364,10 @@ static PyGetSetDef Precise_getset[] = {
    .tp_methods = Precise_methods,                                                   \
    .tp_members = Precise_members,                                                   \
    .tp_getset = Precise_getset,                                                     \
-   .tp_init = (initproc)init,                                                       \
+   .tp_init = (initproc)Precise_init,                                                      \
    .tp_new = PyType_GenericNew}
-static PyTypeObject Sleeper_Type = PRECISE_TYPE("Sleeper", Sleeper_init);
-static PyTypeObject Pacer_Type = PRECISE_TYPE("Pacer", Pacer_init);
+static PyTypeObject Sleeper_Type = PRECISE_TYPE("Sleeper");
+static PyTypeObject Pacer_Type = PRECISE_TYPE("Pacer");
 
 /* Add Sleeper and Pacer to sleepacc._core (sleepacc.sleep is Python, in
  * sleepacc/precise.py: one Sleeper per thread and method). */
