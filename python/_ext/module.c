@@ -48,64 +48,51 @@ static SamplesObject *samples_new(int64_t *data, Py_ssize_t len) {
   return s;
 }
 
-/* Samples(values=()): a copy of an int64 buffer or any iterable of ints. */
+/* A buffer of native int64 (the formats numpy and array use for it). */
+static int samples_format_ok(const Py_buffer *v) {
+  const char *f = v->format;
+  if (f != NULL && (*f == '<' || *f == '=')) f++;
+  return v->itemsize == 8 && f != NULL && (strcmp(f, "q") == 0 || strcmp(f, "l") == 0);
+}
+
+/* Samples(values=()): a copy of an int64 buffer or of any iterable of ints. */
 static PyObject *Samples_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"values", NULL};
-  PyObject *values = NULL;
+  PyObject *values = NULL, *seq = NULL;
+  Py_buffer view = {0};
+  Py_ssize_t n = 0;
+  int64_t *data = NULL;
+  SamplesObject *s = NULL;
   (void)type;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Samples", kwlist, &values)) return NULL;
-  if (values == NULL) return (PyObject *)samples_new(NULL, 0);
-  Py_buffer view;
-  if (PyObject_CheckBuffer(values) &&
-      PyObject_GetBuffer(values, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
-    int ok = view.itemsize == 8 && view.format != NULL &&
-             (strcmp(view.format, "q") == 0 || strcmp(view.format, "l") == 0 ||
-              strcmp(view.format, "<q") == 0 || strcmp(view.format, "=q") == 0 ||
-              strcmp(view.format, "<l") == 0 || strcmp(view.format, "=l") == 0);
-    if (ok) {
-      Py_ssize_t n = view.len / 8;
-      int64_t *data = NULL;
-      if (n > 0 && (data = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-      }
-      if (n > 0) memcpy(data, view.buf, (size_t)n * sizeof(int64_t));
-      PyBuffer_Release(&view);
-      SamplesObject *s = samples_new(data, n);
-      if (s == NULL) PyMem_Free(data);
-      return (PyObject *)s;
-    }
-    PyBuffer_Release(&view); /* another format: fall back to iterating */
-  } else {
-    PyErr_Clear();
-  }
-  PyObject *seq = PySequence_Fast(values, "Samples() needs an iterable of ints");
-  if (seq == NULL) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  int64_t *data = NULL;
+  if (values && PyObject_CheckBuffer(values) &&
+      PyObject_GetBuffer(values, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0 &&
+      !samples_format_ok(&view))
+    PyBuffer_Release(&view); /* another format: iterate over it */
+  PyErr_Clear();
+  if (view.obj) n = view.len / 8;
+  else if (values && (seq = PySequence_Fast(values, "Samples() needs an iterable of ints")) == NULL)
+    return NULL;
+  else if (seq) n = PySequence_Fast_GET_SIZE(seq);
   if (n > 0 && (data = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
-    Py_DECREF(seq);
-    return PyErr_NoMemory();
+    PyErr_NoMemory();
+    goto done;
   }
-  for (Py_ssize_t i = 0; i < n; i++) {
+  if (view.obj && n > 0) memcpy(data, view.buf, (size_t)n * sizeof(int64_t));
+  for (Py_ssize_t i = 0; seq && i < n; i++) {
     PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
     if (!PyLong_Check(item) || PyBool_Check(item)) {
-      PyErr_Format(PyExc_TypeError, "Samples() values must be ints, got %s",
-                   Py_TYPE(item)->tp_name);
-      goto fail;
+      PyErr_Format(PyExc_TypeError, "Samples() values must be ints, got %s", Py_TYPE(item)->tp_name);
+      goto done;
     }
-    long long v = PyLong_AsLongLong(item);
-    if (v == -1 && PyErr_Occurred()) goto fail;
-    data[i] = (int64_t)v;
+    if ((data[i] = PyLong_AsLongLong(item)) == -1 && PyErr_Occurred()) goto done;
   }
-  Py_DECREF(seq);
-  SamplesObject *s = samples_new(data, n);
-  if (s == NULL) PyMem_Free(data);
-  return (PyObject *)s;
-fail:
-  Py_DECREF(seq);
+  if ((s = samples_new(data, n)) != NULL) data = NULL;
+done:
+  if (view.obj) PyBuffer_Release(&view);
+  Py_XDECREF(seq);
   PyMem_Free(data);
-  return NULL;
+  return (PyObject *)s;
 }
 
 static void Samples_dealloc(SamplesObject *s) {
@@ -172,17 +159,9 @@ static PyTypeObject Samples_Type = {
   .tp_as_sequence = &Samples_as_sequence,
   .tp_as_buffer = &Samples_as_buffer,
   .tp_flags = Py_TPFLAGS_DEFAULT,
-  .tp_doc = "Samples(values=())\n--\n\n"
-            "Read-only int64 nanosecond samples, written by the core directly.\n"
-            "Supports the buffer protocol (format 'q'): numpy.asarray(samples)\n"
-            "shares its memory.",
+  .tp_doc = "Samples(values=())\n--\n\nRead-only int64 ns samples (buffer format 'q').",
   .tp_new = Samples_tp_new,
 };
-
-PyDoc_STRVAR(methods_doc,
-"methods() -> list of (name, family, description, granularity_ns,\n"
-"                      honours_slack, absolute, available)\n\n"
-"Every row of the core's method registry, in registry order.");
 
 static PyObject *py_methods(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
@@ -207,25 +186,6 @@ static PyObject *py_methods(PyObject *self, PyObject *unused) {
   }
   return list;
 }
-
-static PyObject *py_errname(PyObject *self, PyObject *arg) {
-  (void)self;
-  long err = PyLong_AsLong(arg);
-  if (err == -1 && PyErr_Occurred()) return NULL;
-  if (err < -100000 || err > 100000) err = 0; /* no errno is that large */
-  return PyUnicode_FromString(sleepacc_errname((int)err));
-}
-
-static PyObject *py_strerror(PyObject *self, PyObject *arg) {
-  (void)self;
-  long err = PyLong_AsLong(arg);
-  if (err == -1 && PyErr_Occurred()) return NULL;
-  if (err < -100000 || err > 100000) err = 0; /* no errno is that large */
-  return PyUnicode_FromString(sleepacc_strerror((int)err));
-}
-
-PyDoc_STRVAR(policy_names_doc,
-"policy_names() -> tuple of str\n\nScheduling policy names the core knows, by value.");
 
 static PyObject *py_policy_names(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
@@ -260,11 +220,6 @@ static PyObject *py_mode_from_name(PyObject *self, PyObject *arg) {
   if (name == NULL) return NULL;
   return PyLong_FromLong(sleepacc_mode_from_name(name));
 }
-
-PyDoc_STRVAR(seconds_ns_doc,
-"seconds_ns(value, name='duration') -> int\n\n"
-"A duration in seconds as int64 ns (nearest): TypeError for what is not a\n"
-"number, ValueError '<name>: ...' for NaN/inf and the core's duration rule.");
 
 static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"value", "name", NULL};
@@ -303,12 +258,6 @@ static PyObject *py_config_default(PyObject *self, PyObject *unused) {
   return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
-PyDoc_STRVAR(config_check_doc,
-"config_check(config) -> None or (field, message, errname)\n\n"
-"sleepacc_config_check() of a mapping of config fields (config_default()'s\n"
-"keys; absent keys keep their default): None, or the core field name of the\n"
-"first broken rule ('duration_ns', 'env.cpu', ...), its message and errno name.");
-
 static PyObject *py_config_check(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
@@ -344,15 +293,9 @@ static void samples_shrink(PyObject *obj, int64_t n) {
   s->len = s->shape[0] = (Py_ssize_t)n;
 }
 
-PyDoc_STRVAR(measure_doc,
-"measure(config) -> dict\n\n"
-"One run of the core's engine (sleepacc_run_start / _step / _finish) for a\n"
-"mapping of config fields, in chunks with the GIL released and signals\n"
-"checked between them.  The sample buffer is sized by the core\n"
-"(sleepacc_config_capacity).  Returns the record (sleepacc_result_fields)\n"
-"plus samples and starts (Samples, or None when streaming) and\n"
-"stream_stats.  The thread is restored on every path, Ctrl-C included.");
-
+/* measure(config): one run of the engine, sized by the core
+ * (sleepacc_config_capacity), in chunks with the GIL released; the thread
+ * is restored on every path, Ctrl-C included. */
 static PyObject *py_measure(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
@@ -419,11 +362,6 @@ done:
   return result;
 }
 
-PyDoc_STRVAR(stats_doc,
-"stats(values, threshold) -> dict\n\n"
-"Exact summary statistics (sleepacc_stats_compute) of an int64 buffer;\n"
-"values < threshold count as undersleeps.");
-
 static PyObject *py_stats(PyObject *self, PyObject *args) {
   Py_buffer view;
   long long threshold;
@@ -454,11 +392,27 @@ static const struct { const char *style; table_fn render; } table_styles[] = {
   {"wide", sleepacc_table_wide},
 };
 
-PyDoc_STRVAR(table_doc,
-"table(rows, style='irtt') -> str\n\n"
-"Render rows with the core's text table renderer ('irtt' or 'wide').  Each\n"
-"row is a mapping with method, requested_ns, mode ('relative'/'periodic'),\n"
-"stats (a mapping with every stats field) and cpu_percent (< 0: unknown).");
+/* rows[i] of table(): every key is required (KeyError); the mode by name,
+ * cpu_percent None as unknown (-1).  Its values go into keep.  0 or -1. */
+static int table_row(PyObject *row, Py_ssize_t i, sleepacc_row *r, PyObject *keep) {
+  static const char *const keys[] = {"method", "requested_ns", "mode", "stats", "cpu_percent"};
+  PyObject *v[5];
+  const char *mode = NULL;
+  int k, ok = 1;
+  for (k = 0; k < 5 && ok; k++)
+    ok = (v[k] = PyMapping_GetItemString(row, keys[k])) != NULL && PyList_Append(keep, v[k]) == 0;
+  for (int j = 0; j < k; j++) Py_XDECREF(v[j]); /* keep holds them */
+  ok = ok && (r->method = PyUnicode_AsUTF8(v[0])) != NULL;
+  ok = ok && !((r->requested_ns = PyLong_AsLongLong(v[1])) == -1 && PyErr_Occurred());
+  ok = ok && (mode = PyUnicode_AsUTF8(v[2])) != NULL;
+  if (ok && (r->mode = sleepacc_mode_from_name(mode)) < 0) {
+    PyErr_Format(PyExc_ValueError, "rows[%zd]: unknown mode '%s'", i, mode);
+    ok = 0;
+  }
+  ok = ok && sleepacc_py_to_fields(sleepacc_stats_fields, v[3], &r->stats) == 0;
+  if (ok) r->cpu_percent = v[4] == Py_None ? -1.0 : PyFloat_AsDouble(v[4]);
+  return ok && !(r->cpu_percent == -1.0 && PyErr_Occurred()) ? 0 : -1;
+}
 
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
@@ -475,67 +429,31 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
   if (seq == NULL) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject *names = PyList_New(0); /* keeps the method strings alive */
+  PyObject *keep = PyList_New(0); /* holds the rows' values (their strings) */
   sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
   char *buf = NULL;
   PyObject *result = NULL;
-  if (names == NULL || rows == NULL) {
+  size_t needed = 0;
+  int len;
+  if (keep == NULL || rows == NULL) {
     if (rows == NULL) PyErr_NoMemory();
     goto done;
   }
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
-    PyObject *v = PyMapping_GetItemString(row, "method");
-    if (v == NULL) goto done;
-    int err = PyList_Append(names, v);
-    rows[i].method = PyUnicode_AsUTF8(v);
-    Py_DECREF(v);
-    if (err < 0 || rows[i].method == NULL) goto done;
-    if ((v = PyMapping_GetItemString(row, "requested_ns")) == NULL) goto done;
-    rows[i].requested_ns = PyLong_AsLongLong(v);
-    Py_DECREF(v);
-    if (rows[i].requested_ns == -1 && PyErr_Occurred()) goto done;
-    if ((v = PyMapping_GetItemString(row, "mode")) == NULL) goto done;
-    const char *mode = PyUnicode_AsUTF8(v);
-    rows[i].mode = mode ? sleepacc_mode_from_name(mode) : -1;
-    Py_DECREF(v);
-    if (mode == NULL) goto done;
-    if (rows[i].mode < 0) {
-      PyErr_Format(PyExc_ValueError, "rows[%zd]: unknown mode '%s'", i, mode);
-      goto done;
-    }
-    if ((v = PyMapping_GetItemString(row, "stats")) == NULL) goto done;
-    err = sleepacc_py_to_fields(sleepacc_stats_fields, v, &rows[i].stats);
-    Py_DECREF(v);
-    if (err < 0) goto done;
-    if ((v = PyMapping_GetItemString(row, "cpu_percent")) == NULL) goto done;
-    rows[i].cpu_percent = v == Py_None ? -1.0 : PyFloat_AsDouble(v);
-    Py_DECREF(v);
-    if (rows[i].cpu_percent == -1.0 && PyErr_Occurred()) goto done;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (table_row(PySequence_Fast_GET_ITEM(seq, i), i, &rows[i], keep) < 0) goto done;
+  /* the size first, then the table */
+  len = render(rows, (size_t)n, NULL, 0, &needed);
+  if (len == -ENOSPC && (buf = PyMem_Malloc(needed)) == NULL) {
+    PyErr_NoMemory();
+    goto done;
   }
-  size_t cap = 4096, needed = 0;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    PyMem_Free(buf);
-    if ((buf = PyMem_Malloc(cap)) == NULL) {
-      PyErr_NoMemory();
-      goto done;
-    }
-    int len = render(rows, (size_t)n, buf, cap, &needed);
-    if (len >= 0) {
-      result = PyUnicode_DecodeUTF8(buf, len, "strict");
-      goto done;
-    }
-    if (len != -ENOSPC || needed <= cap) {
-      sleepacc_py_raise(len, "sleepacc_table");
-      goto done;
-    }
-    cap = needed;
-  }
-  sleepacc_py_raise(-ENOSPC, "sleepacc_table");
+  if (len == -ENOSPC) len = render(rows, (size_t)n, buf, needed, NULL);
+  if (len < 0) sleepacc_py_raise(len, "sleepacc_table");
+  else result = PyUnicode_DecodeUTF8(buf, len, "strict");
 done:
   PyMem_Free(buf);
   PyMem_Free(rows);
-  Py_XDECREF(names);
+  Py_XDECREF(keep);
   Py_DECREF(seq);
   return result;
 }
@@ -549,9 +467,6 @@ static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
   if (len < 0) return sleepacc_py_raise(len, "sleepacc_format_duration");
   return PyUnicode_DecodeUTF8(buf, len, "strict");
 }
-
-PyDoc_STRVAR(host_facts_doc,
-"host_facts() -> dict\n\nsleepacc_host_facts(): key -> int, float, str, or None when unknown.");
 
 static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
@@ -591,10 +506,6 @@ done:
   return d;
 }
 
-PyDoc_STRVAR(clock_info_doc,
-"clock_info(reads=0) -> dict\n\n"
-"Per clock name: (resolution_ns, read_cost_ns), -1 when unknown.");
-
 static PyObject *py_clock_info(PyObject *self, PyObject *args) {
   int reads = 0;
   (void)self;
@@ -624,28 +535,22 @@ static PyObject *py_clock_info(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef core_methods[] = {
-  {"methods", py_methods, METH_NOARGS, methods_doc},
+  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (tuples)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
-   seconds_ns_doc},
-  {"errname", py_errname, METH_O, "errname(err) -> str: symbolic errno name (\"EINVAL\")."},
-  {"strerror", py_strerror, METH_O, "strerror(err) -> str: the core's message for an errno."},
-  {"policy_names", py_policy_names, METH_NOARGS, policy_names_doc},
-  {"policy_from_name", py_policy_from_name, METH_O,
-   "policy_from_name(name) -> int: policy value, or -EINVAL when unknown."},
-  {"mode_from_name", py_mode_from_name, METH_O,
-   "mode_from_name(name) -> int: mode value, or -EINVAL when unknown."},
-  {"name_check", py_name_check, METH_VARARGS,
-   "name_check(name, arg='name') -> name: TypeError unless a str, ValueError for a NUL byte."},
-  {"config_default", py_config_default, METH_NOARGS,
-   "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
-  {"config_check", py_config_check, METH_O, config_check_doc},
-  {"measure", py_measure, METH_O, measure_doc},
-  {"stats", py_stats, METH_VARARGS, stats_doc},
-  {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS, table_doc},
-  {"format_duration", py_format_duration, METH_O,
-   "format_duration(ns) -> str: a duration as Go's time.Duration prints it."},
-  {"host_facts", py_host_facts, METH_NOARGS, host_facts_doc},
-  {"clock_info", py_clock_info, METH_VARARGS, clock_info_doc},
+   "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
+  {"policy_names", py_policy_names, METH_NOARGS, "policy_names() -> tuple of str, by value"},
+  {"policy_from_name", py_policy_from_name, METH_O, "policy_from_name(name) -> int or -EINVAL"},
+  {"mode_from_name", py_mode_from_name, METH_O, "mode_from_name(name) -> int or -EINVAL"},
+  {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
+  {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
+  {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
+  {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
+  {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
+  {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
+   "table(rows, style='irtt') -> str, by the core's renderer"},
+  {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},
+  {"host_facts", py_host_facts, METH_NOARGS, "host_facts() -> dict of sleepacc_host_facts()"},
+  {"clock_info", py_clock_info, METH_VARARGS, "clock_info(reads=0) -> {clock: (res_ns, cost_ns)}"},
   {NULL, NULL, 0, NULL},
 };
 
@@ -680,11 +585,8 @@ static int core_exec(PyObject *module) {
       PyModule_AddObjectRef(module, "Samples", (PyObject *)&Samples_Type) < 0 ||
       PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
       PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
-      PyModule_AddIntConstant(module, "CHUNK_NS", SLEEPACC_CHUNK_NS) < 0 ||
       PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0 ||
-      PyModule_AddIntConstant(module, "MAX_DMA_LATENCY_US", SLEEPACC_MAX_DMA_LATENCY_US) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
-      PyModule_AddIntConstant(module, "SAMPLE_FLOOR_NS", SLEEPACC_SAMPLE_FLOOR_NS) < 0 ||
       add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
       add(module, "stats_fields", field_names(sleepacc_stats_fields)) < 0 ||
       add(module, "result_fields", field_names(sleepacc_result_fields)) < 0 ||
