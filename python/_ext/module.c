@@ -13,8 +13,8 @@
  *   config_default(), config_check(), measure(): a run, by the config and
  *                  result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
- *   clock_info(), seconds_ns(), errname(), strerror(), policy_names(),
- *   policy_from_name(), mode_from_name(), stats_fields,
+ *   clock_info(), seconds_ns(), name_check(), and the tuples stats_fields,
+ *   result_fields, policy_names, mode_names (index = value),
  *   default_durations_ns.
  */
 #include "binding.h"
@@ -164,61 +164,18 @@ static PyTypeObject Samples_Type = {
 };
 
 static PyObject *py_methods(PyObject *self, PyObject *unused) {
-  (void)self; (void)unused;
-  size_t count = sleepacc_method_count();
   PyObject *list = PyList_New(0);
-  if (list == NULL) return NULL;
-  for (size_t i = 0; i < count; i++) {
+  (void)self; (void)unused;
+  for (size_t i = 0; list && i < sleepacc_method_count(); i++) {
     const sleepacc_method *m = sleepacc_method_at(i);
-    if (m == NULL) continue;
-    PyObject *row = Py_BuildValue("(sssLsNN)", m->name, sleepacc_family_name(m->family),
-                                  m->description ? m->description : "",
-                                  (long long)m->granularity_ns,
-                                  sleepacc_tristate_name(m->honours_slack),
-                                  PyBool_FromLong(m->absolute),
-                                  PyBool_FromLong(sleepacc_method_available(m)));
-    if (row == NULL || PyList_Append(list, row) < 0) {
-      Py_XDECREF(row);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(row);
+    PyObject *row = m == NULL ? NULL : Py_BuildValue(
+        "(sssLsNN)", m->name, sleepacc_family_name(m->family), m->description ? m->description : "",
+        (long long)m->granularity_ns, sleepacc_tristate_name(m->honours_slack),
+        PyBool_FromLong(m->absolute), PyBool_FromLong(sleepacc_method_available(m)));
+    if (m != NULL && (row == NULL || PyList_Append(list, row) < 0)) Py_CLEAR(list);
+    Py_XDECREF(row);
   }
   return list;
-}
-
-static PyObject *py_policy_names(PyObject *self, PyObject *unused) {
-  (void)self; (void)unused;
-  PyObject *list = PyList_New(0);
-  if (list == NULL) return NULL;
-  for (int p = 0;; p++) {
-    const char *name = sleepacc_policy_name(p);
-    if (name == NULL) break;
-    PyObject *s = PyUnicode_FromString(name);
-    if (s == NULL || PyList_Append(list, s) < 0) {
-      Py_XDECREF(s);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(s);
-  }
-  PyObject *t = PyList_AsTuple(list);
-  Py_DECREF(list);
-  return t;
-}
-
-static PyObject *py_policy_from_name(PyObject *self, PyObject *arg) {
-  (void)self;
-  const char *name = PyUnicode_AsUTF8(arg);
-  if (name == NULL) return NULL;
-  return PyLong_FromLong(sleepacc_policy_from_name(name));
-}
-
-static PyObject *py_mode_from_name(PyObject *self, PyObject *arg) {
-  (void)self;
-  const char *name = PyUnicode_AsUTF8(arg);
-  if (name == NULL) return NULL;
-  return PyLong_FromLong(sleepacc_mode_from_name(name));
 }
 
 static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
@@ -482,24 +439,16 @@ static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
     sleepacc_py_raise(rc, "sleepacc_host_facts");
     goto done;
   }
-  if ((d = PyDict_New()) == NULL) goto done;
-  for (size_t i = 0; i < count && i < SLEEPACC_MAX_FACTS; i++) {
-    PyObject *v;
-    switch (facts[i].type) {
-    case SLEEPACC_FACT_INT: v = PyLong_FromLongLong(facts[i].i); break;
-    case SLEEPACC_FACT_REAL: v = PyFloat_FromDouble(facts[i].d); break;
-    case SLEEPACC_FACT_STR:
-      v = PyUnicode_DecodeUTF8(facts[i].s, (Py_ssize_t)strnlen(facts[i].s, sizeof facts[i].s),
-                               "replace");
-      break;
-    default: v = Py_NewRef(Py_None); break;
-    }
-    if (v == NULL || PyDict_SetItemString(d, facts[i].key, v) < 0) {
-      Py_XDECREF(v);
-      Py_CLEAR(d);
-      goto done;
-    }
-    Py_DECREF(v);
+  d = PyDict_New();
+  for (size_t i = 0; d && i < count && i < SLEEPACC_MAX_FACTS; i++) {
+    const sleepacc_fact *f = &facts[i];
+    PyObject *v = f->type == SLEEPACC_FACT_INT    ? PyLong_FromLongLong(f->i)
+                  : f->type == SLEEPACC_FACT_REAL ? PyFloat_FromDouble(f->d)
+                  : f->type == SLEEPACC_FACT_STR
+                      ? PyUnicode_DecodeUTF8(f->s, (Py_ssize_t)strnlen(f->s, sizeof f->s), "replace")
+                      : Py_NewRef(Py_None);
+    if (v == NULL || PyDict_SetItemString(d, f->key, v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
   }
 done:
   PyMem_Free(facts);
@@ -538,9 +487,6 @@ static PyMethodDef core_methods[] = {
   {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (tuples)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
-  {"policy_names", py_policy_names, METH_NOARGS, "policy_names() -> tuple of str, by value"},
-  {"policy_from_name", py_policy_from_name, METH_O, "policy_from_name(name) -> int or -EINVAL"},
-  {"mode_from_name", py_mode_from_name, METH_O, "mode_from_name(name) -> int or -EINVAL"},
   {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
@@ -554,17 +500,18 @@ static PyMethodDef core_methods[] = {
   {NULL, NULL, 0, NULL},
 };
 
-/* A tuple of the names of a field table (top level). */
-static PyObject *field_names(const sleepacc_field *t) {
-  Py_ssize_t n = 0, i = 0;
-  while (t[n].name) n++;
-  PyObject *tuple = PyTuple_New(n);
-  for (; tuple && i < n; i++) {
-    PyObject *s = PyUnicode_FromString(t[i].name);
-    if (s == NULL) Py_CLEAR(tuple);
-    else PyTuple_SET_ITEM(tuple, i, s);
+/* A tuple of the names of a field table's rows (table != NULL) or of
+ * name(0), name(1), ... up to the first NULL (an enum's names by value). */
+static PyObject *names_tuple(const sleepacc_field *table, const char *(*name)(int)) {
+  PyObject *list = PyList_New(0), *t;
+  for (int i = 0; list && (table ? table[i].name : name(i)) != NULL; i++) {
+    PyObject *s = PyUnicode_FromString(table ? table[i].name : name(i));
+    if (s == NULL || PyList_Append(list, s) < 0) Py_CLEAR(list);
+    Py_XDECREF(s);
   }
-  return tuple;
+  t = list ? PyList_AsTuple(list) : NULL;
+  Py_XDECREF(list);
+  return t;
 }
 
 /* module.name = value (stealing value); 0 or -1. */
@@ -588,8 +535,10 @@ static int core_exec(PyObject *module) {
       PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
       add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
-      add(module, "stats_fields", field_names(sleepacc_stats_fields)) < 0 ||
-      add(module, "result_fields", field_names(sleepacc_result_fields)) < 0 ||
+      add(module, "stats_fields", names_tuple(sleepacc_stats_fields, NULL)) < 0 ||
+      add(module, "result_fields", names_tuple(sleepacc_result_fields, NULL)) < 0 ||
+      add(module, "policy_names", names_tuple(NULL, sleepacc_policy_name)) < 0 ||
+      add(module, "mode_names", names_tuple(NULL, sleepacc_mode_name)) < 0 ||
       add(module, "default_durations_ns", ladder) < 0)
     return -1;
   return sleepacc_py_init_precise(module);

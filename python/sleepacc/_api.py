@@ -459,10 +459,10 @@ def _mode_arg(mode: Any) -> str:
 
 
 def _mode_code(mode: Any) -> int:
-    code = _core.mode_from_name(_str_arg(mode, "mode"))
-    if code < 0:
+    name = _str_arg(mode, "mode")
+    if name not in _core.mode_names:   # the core's names; a mode's value is its index
         raise ValueError(f"mode: must be 'relative' or 'periodic', got {mode!r}")
-    return code
+    return _core.mode_names.index(name)
 
 
 def _budget_arg(budget: Any) -> int:
@@ -506,11 +506,12 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
     row = _find_method(method)
     policy_code = _core.POLICY_KEEP
     if policy is not None:
-        policy_code = _core.policy_from_name(_str_arg(policy, "policy"))
-        if policy_code < 0:
+        name = _str_arg(policy, "policy")
+        if name not in _core.policy_names:   # the core's names; a policy's value is its index
             raise ValueError("policy: must be one of "
-                             + ", ".join(repr(p) for p in _core.policy_names())
+                             + ", ".join(repr(p) for p in _core.policy_names)
                              + f", got {policy!r}")
+        policy_code = _core.policy_names.index(name)
     cfg = _core.config_default()
     env = cfg["env"]
     cfg.update(method=row.name, duration_ns=_core.seconds_ns(duration, "duration"),
