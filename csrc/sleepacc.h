@@ -819,6 +819,39 @@ void sleepacc_pacer_close(sleepacc_pacer *p);
 sleepacc_sleeper *sleepacc_pacer_sleeper(sleepacc_pacer *p);
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
 
+/* -------------------------------------------------------------------------
+ * Sweeps and results files (csrc/sweep.c, csrc/json.c).
+ * ---------------------------------------------------------------------- */
+typedef struct sleepacc_point {
+  const sleepacc_method *method;
+  int64_t duration_ns;
+} sleepacc_point;
+/* The points of a sweep, in order: each of the nm methods (NULL: every
+ * available one) over the nd durations (NULL: the default ladder), each
+ * duration once; a floor method (family baseline) at 0 only; periodic mode
+ * skips 0 and leaves floors out.  Up to cap points go to out; returns how
+ * many there are (more than cap: call again with room), or -EINVAL with
+ * *bad (the index of the method blamed, or (size_t)-1 when nothing is left)
+ * and *message (to follow the method's name) when periodic mode meets an
+ * explicit floor or leaves nothing to measure. */
+int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const int64_t *durations,
+                        size_t nd, int mode, sleepacc_point *out, size_t cap, size_t *bad,
+                        const char **message);
+
+/* Lines of a sleepacc/1 JSON Lines file (docs/schema.md), each ending in a
+ * newline, rendered into buf by the buffer contract of sleepacc_table_irtt.
+ * The header holds the count facts (an unknown one is null), hostname and
+ * os, settings {version, writer, <writer>: writer_version} and the start
+ * time; a point, the record (sleepacc_result_fields) and its n samples
+ * (null when n is 0); the footer, the finish time.  when_ns: CLOCK_REALTIME
+ * ns, or -1 for now. */
+int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
+                         const char *writer_version, int64_t when_ns, char *buf, size_t cap,
+                         size_t *needed);
+int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size_t n, char *buf,
+                        size_t cap, size_t *needed);
+int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,15 +89,15 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 
-/* sleepacc/1 JSON Lines (lua/lsave.c): open path and write the header,
- * pushing a writer userdata (closed by __gc); NULL with *err on failure.
- * Then a point line per record (sync: flushed and fsync'd), and close
- * (footer, sync, fclose) the writer at idx.  Each returns 0 or -errno. */
-#include <stdio.h>
-FILE *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
-int sleepacc_lua_writer_point(FILE *f, const sleepacc_result *res, const int64_t *data, size_t len,
-                              int sync);
-int sleepacc_lua_writer_close(lua_State *L, int idx);
+/* sleepacc/1 JSON Lines (lua/lsave.c; the lines are the core's, csrc/json.c):
+ * open path and write the header, pushing a writer userdata (closed by
+ * __gc); NULL with *err on failure.  Then a point line per record (sync:
+ * flushed and fsync'd), and close (footer, sync, fclose).  0 or -errno. */
+typedef struct sleepacc_lua_writer sleepacc_lua_writer;
+sleepacc_lua_writer *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
+int sleepacc_lua_writer_point(sleepacc_lua_writer *w, const sleepacc_result *res, const int64_t *data,
+                              size_t len, int sync);
+int sleepacc_lua_writer_close(sleepacc_lua_writer *w);
 
 /* Module parts: add their functions to the table on top of the stack. */
 int sleepacc_lua_open_precise(lua_State *L); /* lua/lsleeper.c */

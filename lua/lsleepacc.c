@@ -256,71 +256,74 @@ static int sleepacc__measure(lua_State *L) {
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
 
-/* sa.sweep{...}: each method over the durations (default: every available
- * method over the core's ladder), the rules of Python's sweep_points: a
- * floor method (family baseline) is measured at 0 only, periodic mode
- * skips 0 (and leaves floors out; naming one is an error). */
+/* The option a sweep's bad field blames: "<what>s[i]", the first of the
+ * len values at a (size bytes each) equal to v, else "<what>". */
+static const char *sleepacc__blame(char *buf, size_t n, const char *what, const void *a, size_t len,
+                                   size_t size, const void *v) {
+  size_t i = 0;
+  while (i < len && memcmp((const char *)a + i * size, v, size)) i++;
+  if (i < len) snprintf(buf, n, "%ss[%zu]", what, i + 1);
+  else snprintf(buf, n, "%s", what);
+  return buf;
+}
+
+/* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
+ * each method over the durations, by default every available method over
+ * the core's ladder; floors at 0 only; periodic mode skips 0), each run and
+ * its record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 5], *output = NULL;
+  const char *known[NOPTS + 5], *output = NULL, *msg = NULL;
+  const sleepacc_method **ms = NULL;
+  int64_t *ds = NULL;
+  sleepacc_point *pts;
   sleepacc_config c;
-  size_t nm, nd, total = 0, done = 0;
-  int has_methods, has_durs, out, err;
-  char name[48];
-  FILE *f = NULL;
+  size_t nm = 0, nd = 0, bad = 0;
+  int total, out, err;
+  char name[48], mname[32], dname[32];
+  sleepacc_lua_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
   sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS / 2);
-  has_methods = sleepacc_lua_field(L, 1, "methods"); /* 2 */
-  if (!has_methods) {
-    lua_newtable(L);
-    for (size_t i = 0, k = 0; i < sleepacc_method_count(); i++)
-      if (sleepacc_method_available(sleepacc_method_at(i)))
-        lua_pushstring(L, sleepacc_method_at(i)->name), lua_rawseti(L, 2, (int)++k);
-  }
-  has_durs = sleepacc_lua_field(L, 1, "durations"); /* 3 */
-  if (!has_durs) {
-    lua_newtable(L);
-    for (int i = 0; i < SLEEPACC_DEFAULT_DURATION_COUNT; i++)
-      lua_pushnumber(L, (lua_Number)sleepacc_default_durations_ns[i] / 1e9), lua_rawseti(L, 3, i + 1);
-  }
+  if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
+  else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
+    sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
+  if (!sleepacc_lua_field(L, 1, "durations")) lua_pushnil(L); /* 3 */
+  else if (lua_type(L, 3) != LUA_TTABLE || !(nd = (size_t)lua_rawlen(L, 3)))
+    sleepacc_lua_error(L, "durations", "non-empty array of seconds expected");
   if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 4 */
   else if (lua_type(L, 4) != LUA_TFUNCTION)
     sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 4));
-  if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
-    sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
-  if (lua_type(L, 3) != LUA_TTABLE || !(nd = (size_t)lua_rawlen(L, 3)))
-    sleepacc_lua_error(L, "durations", "non-empty array of seconds expected");
-  lua_newtable(L); /* 5: the plan, {method, duration_ns} pairs, all checked first */
-  for (size_t i = 1; i <= nm; i++) {
-    char mname[32];
-    snprintf(mname, sizeof mname, "methods[%zu]", i);
-    lua_rawgeti(L, 2, (int)i);
-    c.method = sleepacc_lua_method(L, -1, mname);
-    lua_pop(L, 1);
-    for (size_t j = 1; j <= nd; j++) {
-      char dname[32];
-      snprintf(dname, sizeof dname, "durations[%zu]", j);
-      lua_rawgeti(L, 3, (int)j);
-      c.duration_ns = c.method->family == SLEEPACC_FAMILY_BASELINE ? 0 : sleepacc_lua_ns(L, -1, dname);
-      lua_pop(L, 1);
-      if (c.mode == SLEEPACC_MODE_PERIODIC && c.duration_ns == 0) {
-        if (c.method->family == SLEEPACC_FAMILY_BASELINE && has_methods)
-          sleepacc_lua_error(L, mname, "%s is a floor (measured at 0 only): periodic mode cannot "
-                                       "measure it", c.method->name);
-        continue;
-      }
-      sleepacc__check(L, &c, mname, dname);
-      lua_pushlightuserdata(L, (void *)(uintptr_t)c.method);
-      lua_rawseti(L, 5, (int)++total);
-      lua_pushnumber(L, (lua_Number)c.duration_ns);
-      lua_rawseti(L, 5, (int)++total);
-      if (c.method->family == SLEEPACC_FAMILY_BASELINE) break;
-    }
+  if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
+  else lua_pushnil(L); /* 5 */
+  for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) {
+    snprintf(mname, sizeof mname, "methods[%zu]", i + 1);
+    lua_rawgeti(L, 2, (int)i + 1);
+    ms[i] = sleepacc_lua_method(L, -1, mname);
   }
-  total /= 2;
-  if (!total) sleepacc_lua_error(L, "durations", "nothing to measure: periodic mode needs a duration above 0");
+  if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
+  else lua_pushnil(L); /* 6 */
+  for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
+    snprintf(dname, sizeof dname, "durations[%zu]", j + 1);
+    lua_rawgeti(L, 3, (int)j + 1);
+    if (sleepacc_duration_check(ds[j] = sleepacc_lua_ns(L, -1, dname), &msg) != 0)
+      sleepacc_lua_error(L, dname, "%s", msg);
+  }
+  if ((total = sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, NULL, 0, &bad, &msg)) < 0) {
+    if (total != -EINVAL || !msg) return sleepacc_lua_pusherror(L, total, "sweep");
+    if (bad == (size_t)-1) sleepacc_lua_error(L, "durations", "%s", msg);
+    snprintf(mname, sizeof mname, "methods[%zu]", bad + 1);
+    sleepacc_lua_error(L, mname, "'%s' %s", ms[bad]->name, msg);
+  }
+  pts = (sleepacc_point *)lua_newuserdatauv(L, (size_t)total * sizeof *pts, 0); /* 7: the plan */
+  sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, pts, (size_t)total, NULL, NULL);
+  for (int i = 0; i < total; i++) { /* every point checked before anything runs */
+    c.method = pts[i].method, c.duration_ns = pts[i].duration_ns;
+    if (sleepacc_config_check(&c, NULL) != 0)
+      sleepacc__check(L, &c, sleepacc__blame(mname, sizeof mname, "method", ms, nm, sizeof *ms, &c.method),
+                      sleepacc__blame(dname, sizeof dname, "duration", ds, nd, sizeof *ds, &c.duration_ns));
+  }
   if (sleepacc_lua_field(L, 1, "output")) {
     struct stat st;
     output = sleepacc_lua_str(L, -1, "output");
@@ -329,17 +332,13 @@ static int sleepacc__sweep(lua_State *L) {
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
   }
-  lua_createtable(L, (int)total, 0); /* 6: results */
+  lua_createtable(L, total, 0); /* 8: results */
   out = lua_gettop(L);
-  if (output && !(f = sleepacc_lua_writer_open(L, output, &err))) /* 7: the writer */
+  if (output && !(w = sleepacc_lua_writer_open(L, output, &err))) /* 9: the writer */
     return sleepacc_lua_pusherror(L, err, output);
-  for (done = 1; done <= total; done++) {
+  for (int done = 1; done <= total; done++) {
     int rc;
-    lua_rawgeti(L, 5, (int)(2 * done - 1));
-    c.method = (const sleepacc_method *)lua_touserdata(L, -1);
-    lua_rawgeti(L, 5, (int)(2 * done));
-    c.duration_ns = (int64_t)lua_tonumber(L, -1);
-    lua_pop(L, 2);
+    c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
     if ((rc = sleepacc__run_one(L, &c)) < 0) {
       char ctx[160];
       const char *why = sleepacc__asked(&c, name, sizeof name);
@@ -347,14 +346,14 @@ static int sleepacc__sweep(lua_State *L) {
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);
     }
-    if (f) { /* on disk before the next point starts */
+    if (w) { /* on disk before the next point starts */
       const int64_t *data;
       size_t len;
       const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
-      if ((err = sleepacc_lua_writer_point(f, res, data, len, 1)) < 0)
+      if ((err = sleepacc_lua_writer_point(w, res, data, len, 1)) < 0)
         return sleepacc_lua_pusherror(L, err, output);
     }
-    lua_rawseti(L, out, (int)done);
+    lua_rawseti(L, out, done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
       lua_pushvalue(L, 4);
       lua_pushinteger(L, (lua_Integer)done);
@@ -364,7 +363,7 @@ static int sleepacc__sweep(lua_State *L) {
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
-  if (f && (err = sleepacc_lua_writer_close(L, out + 1)) < 0) return sleepacc_lua_pusherror(L, err, output);
+  if (w && (err = sleepacc_lua_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
   lua_settop(L, out);
   return 1;
 }
