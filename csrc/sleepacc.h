@@ -852,6 +852,33 @@ int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size
                         size_t cap, size_t *needed);
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
 
+/* The options of a run as a binding takes them (csrc/options.c), in
+ * measure()'s order (method and duration first, then the options every
+ * run shares, n to dma_latency): the public name, how its value converts, the config
+ * field it fills (by name and offset) and the least integer allowed.
+ *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
+ *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
+ *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name). */
+typedef enum sleepacc_option_kind {
+  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
+  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY
+} sleepacc_option_kind;
+typedef struct sleepacc_option {
+  const char *name;  /* "duration", "slack", ... */
+  int kind;          /* sleepacc_option_kind */
+  const char *field; /* "duration_ns", "env.slack_ns", ... */
+  size_t offset;     /* in sleepacc_config */
+  int64_t lo;        /* INT64/INT: the least value */
+} sleepacc_option;
+#define SLEEPACC_OPTION_COUNT 14
+extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
+/* The option that fills a core field ("env.dma_latency_us" ->
+ * "dma_latency"); a field no option fills is returned as is. */
+const char *sleepacc_option_of_field(const char *field);
+/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
+ * negative): 0, or -EDOM for NaN/inf. */
+int sleepacc_seconds_to_ns(double s, int64_t *ns);
+
 #ifdef __cplusplus
 }
 #endif

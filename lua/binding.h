@@ -5,7 +5,8 @@
  * Conventions, stated once:
  *   - Bad arguments raise "<field>: <message>" (the option's name:
  *     "duration", "methods[2]", ...).  The rules are the core's
- *     (sleepacc_config_explain names the field); the binding only converts.
+ *     (sleepacc_config_explain names the field, sleepacc_option_of_field
+ *     its option); the binding only converts, by the core's option list.
  *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
  *   - Times in are seconds (Lua numbers), except slack (integer ns) and
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
@@ -42,10 +43,6 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The Lua name of a core field: "env." and a "_ns"/"_us" suffix dropped
- * ("env.dma_latency_us" -> "dma_latency"), into buf; NULL for NULL. */
-const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n);
-
 /* The options table at idx: a table whose keys are all in known (NULL-
  * terminated); a misspelt key is an error naming it. */
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known);

@@ -29,17 +29,6 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
   return 3;
 }
 
-const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n) {
-  size_t len;
-  if (!core_field) return NULL;
-  if (strncmp(core_field, "env.", 4) == 0) core_field += 4;
-  len = strlen(core_field);
-  if (len > 3 && (!strcmp(core_field + len - 3, "_ns") || !strcmp(core_field + len - 3, "_us")))
-    len -= 3;
-  snprintf(buf, n, "%.*s", (int)len, core_field);
-  return buf;
-}
-
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known) {
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -71,7 +60,7 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
 }
 
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
-  double s;
+  int64_t ns;
   if (lua_type(L, idx) != LUA_TNUMBER)
     sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
   if (lua_isinteger(L, idx)) { /* exact; out of int64 ns range saturates */
@@ -80,11 +69,9 @@ int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
     if (i < INT64_MIN / 1000000000LL) return INT64_MIN;
     return (int64_t)i * 1000000000LL;
   }
-  s = (double)lua_tonumber(L, idx);
-  if (isnan(s)) sleepacc_lua_error(L, name, "must be a number of seconds, got nan");
-  if (s * 1e9 >= 9.2e18) return INT64_MAX; /* the core then names the range */
-  if (s * 1e9 <= -9.2e18) return INT64_MIN;
-  return (int64_t)llround(s * 1e9);
+  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0) /* the core's rounding */
+    sleepacc_lua_error(L, name, "must be finite, got %s", lua_tostring(L, idx));
+  return ns;
 }
 
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo) {

@@ -1,7 +1,7 @@
 /*
  * lsleepacc.c -- the Lua module `sleepacc` (Lua 5.1, 5.3, 5.4, LuaJIT): a
- * thin converter over the core.  Options are converted by one table
- * (sleepacc__opts) into the core's sleepacc_config, checked by the core
+ * thin converter over the core.  Options are converted by the core's
+ * option list (sleepacc_options) into its sleepacc_config, checked by the core
  * (sleepacc_config_explain names the bad field), and results come back
  * through the core's field tables (sleepacc_result_fields), so the record
  * is the sleepacc/1 point of docs/schema.md, key for key Python's.
@@ -93,30 +93,12 @@ static int samples_gc(lua_State *L) {
 
 /* ------------------------------------------------------------ options */
 
-/* How a Lua option becomes a config field (the core's units: ns, us). */
-enum { K_SECONDS, K_BUDGET, K_INT64, K_INT, K_BOOL, K_MODE, K_POLICY };
-static const struct {
-  const char *name; /* the option */
-  int kind;
-  size_t off;       /* in sleepacc_config */
-} sleepacc__opts[] = {
-    {"n", K_INT64, offsetof(sleepacc_config, n)},
-    {"budget", K_BUDGET, offsetof(sleepacc_config, budget_ns)},
-    {"mode", K_MODE, offsetof(sleepacc_config, mode)},
-    {"warmup", K_INT64, offsetof(sleepacc_config, warmup)},
-    {"keep_samples", K_BOOL, offsetof(sleepacc_config, keep_samples)},
-    {"margin", K_SECONDS, offsetof(sleepacc_config, margin_ns)},
-    {"slack", K_INT64, offsetof(sleepacc_config, env.slack_ns)},
-    {"policy", K_POLICY, offsetof(sleepacc_config, env.policy)},
-    {"priority", K_INT, offsetof(sleepacc_config, env.priority)},
-    {"cpu", K_INT, offsetof(sleepacc_config, env.cpu)},
-    {"lock_memory", K_BOOL, offsetof(sleepacc_config, env.lock_memory)},
-    {"dma_latency", K_INT, offsetof(sleepacc_config, env.dma_latency_us)},
-};
-#define NOPTS (sizeof sleepacc__opts / sizeof sleepacc__opts[0])
+/* The options every run shares: the core's list after method, duration. */
+#define OPTS (sleepacc_options + 2)
+#define NOPTS (SLEEPACC_OPTION_COUNT - 2)
 
 /* The option names of measure (method, duration) or sweep (methods,
- * durations, progress) followed by the shared ones. */
+ * durations, progress, output) followed by the shared ones. */
 static void sleepacc__known(const char **known, const char *a, const char *b, const char *c,
                             const char *d) {
   size_t k = 0;
@@ -124,24 +106,24 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
   known[k++] = b;
   if (c) known[k++] = c;
   if (d) known[k++] = d;
-  for (size_t i = 0; i < NOPTS; i++) known[k++] = sleepacc__opts[i].name;
+  for (const sleepacc_option *o = OPTS; o->name; o++) known[k++] = o->name;
   known[k] = NULL;
 }
 
 /* The core's defaults (a sweep's budget: 0.5 s per point, as in Python),
- * then the shared options of the table at t.  Integers are >= 0 (n >= 1);
- * every other rule is the core's. */
+ * then the shared options of the table at t, converted by their kind in
+ * the core's option list; every rule is the core's. */
 static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
   sleepacc_config_default(c);
   c->budget_ns = budget_ns;
-  for (size_t i = 0; i < NOPTS; i++) {
-    const char *name = sleepacc__opts[i].name;
-    char *p = (char *)c + sleepacc__opts[i].off;
+  for (const sleepacc_option *o = OPTS; o->name; o++) {
+    const char *name = o->name;
+    char *p = (char *)c + o->offset;
     lua_Integer v;
     int x;
     if (!sleepacc_lua_field(L, t, name)) continue;
-    switch (sleepacc__opts[i].kind) {
-    case K_BUDGET: /* budget=false: only n stops the run */
+    switch (o->kind) {
+    case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
       if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
         *(int64_t *)(void *)p = 0;
         break;
@@ -149,21 +131,21 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
       if ((*(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name)) <= 0) /* 0 is the core's "none" */
         sleepacc_lua_error(L, name, "must be > 0 seconds (false: no budget, only n stops)");
       break;
-    case K_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name); break;
-    case K_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, name, !strcmp(name, "n")); break;
-    case K_INT:
-      v = sleepacc_lua_int(L, -1, name, 0);
+    case SLEEPACC_OPT_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name); break;
+    case SLEEPACC_OPT_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, name, o->lo); break;
+    case SLEEPACC_OPT_INT:
+      v = sleepacc_lua_int(L, -1, name, o->lo);
       *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
       break;
-    case K_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
-    case K_MODE:
-    case K_POLICY:
-      x = (sleepacc__opts[i].kind == K_MODE ? sleepacc_mode_from_name
-                                            : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
+    case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
+    case SLEEPACC_OPT_MODE:
+    case SLEEPACC_OPT_POLICY:
+      x = (o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_from_name
+                                        : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
       if (x < 0)
         sleepacc_lua_error(L, name, "unknown %s \"%.40s\"; known: %s", name, lua_tostring(L, -1),
-                           sleepacc__opts[i].kind == K_MODE ? "relative, periodic"
-                                                            : "other, batch, idle, fifo, rr");
+                           o->kind == SLEEPACC_OPT_MODE ? "relative, periodic"
+                                                        : "other, batch, idle, fifo, rr");
       *(int *)(void *)p = x;
       break;
     }
@@ -180,10 +162,9 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
  * name the option blamed for those (sweep: "methods[2]", "durations[3]"). */
 static void sleepacc__check(lua_State *L, const sleepacc_config *c, const char *method,
                             const char *duration) {
-  const char *field, *msg;
-  char name[48];
+  const char *field, *msg, *name;
   if (sleepacc_config_explain(c, &field, &msg) == 0) return;
-  sleepacc_lua_name(field, name, sizeof name);
+  name = sleepacc_option_of_field(field);
   sleepacc_lua_error(L, !strcmp(name, "method") ? method : !strcmp(name, "duration") ? duration : name,
                      "%s", msg);
 }

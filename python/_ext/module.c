@@ -339,6 +339,12 @@ done:
   return out;
 }
 
+static PyObject *py_option_of_field(PyObject *self, PyObject *arg) {
+  const char *field = PyUnicode_AsUTF8(arg);
+  (void)self;
+  return field ? PyUnicode_FromString(sleepacc_option_of_field(field)) : NULL;
+}
+
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
 static int config_from(PyObject *m, sleepacc_config *cfg) {
   sleepacc_config_default(cfg);
@@ -693,6 +699,8 @@ static PyMethodDef core_methods[] = {
    "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
   {"config_check", py_config_check, METH_O, config_check_doc},
   {"sweep_plan", py_sweep_plan, METH_VARARGS, sweep_plan_doc},
+  {"option_of_field", py_option_of_field, METH_O,
+   "option_of_field(field) -> str: the option that fills a core config field (sleepacc_options)."},
   {"measure", py_measure, METH_O, measure_doc},
   {"stats", py_stats, METH_VARARGS, stats_doc},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS, table_doc},

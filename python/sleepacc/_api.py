@@ -477,12 +477,6 @@ def _budget_arg(budget: Any) -> int:
 
 #: Core config field -> the Python argument it comes from (error messages
 #: read "<argument>: <the core's message>").
-_ARG_OF_FIELD = {"method": "method", "mode": "mode", "duration_ns": "duration", "n": "n",
-                 "budget_ns": "budget", "warmup": "warmup", "margin_ns": "margin",
-                 "chunk_ns": "chunk", "keep_samples": "keep_samples", "env.slack_ns": "slack",
-                 "env.policy": "policy", "env.priority": "priority", "env.cpu": "cpu",
-                 "env.lock_memory": "lock_memory", "env.dma_latency_us": "dma_latency"}
-
 #: The core's defaults of a run (sleepacc_config_default), the one place they
 #: are written; measure()'s signature shows them.
 _DEFAULTS = _core.config_default()
@@ -534,7 +528,7 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
     bad = _core.config_check(cfg)
     if bad is not None:
         field, message, _errname = bad
-        arg = _ARG_OF_FIELD.get(field, field)
+        arg = _core.option_of_field(field)
         if field == "method":   # not available here
             message += "; available methods: " + ", ".join(
                 r.name for r in methods() if r.available)

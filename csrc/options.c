@@ -1,0 +1,55 @@
+/*
+ * options.c -- the options a binding takes for a run, the one list of them:
+ * each option's public name (measure(duration=...), sa.measure{slack=...}),
+ * its kind (how a value is converted) and the sleepacc_config field it
+ * fills, so every binding converts by one loop and names a bad core field
+ * (sleepacc_config_explain's "env.dma_latency_us") by its option
+ * ("dma_latency"); and the seconds -> ns conversion both bindings share.
+ *
+ * Owns: sleepacc_options, sleepacc_option_of_field, sleepacc_seconds_to_ns.
+ */
+#include "sleepacc_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#define OPT(name, kind, field, lo) {name, SLEEPACC_OPT_##kind, #field, offsetof(sleepacc_config, field), lo}
+
+const sleepacc_option sleepacc_options[] = {
+    OPT("method", METHOD, method, 0),
+    OPT("duration", SECONDS, duration_ns, 0),
+    OPT("n", INT64, n, 1),
+    OPT("budget", BUDGET, budget_ns, 0),
+    OPT("mode", MODE, mode, 0),
+    OPT("warmup", INT64, warmup, 0),
+    OPT("keep_samples", BOOL, keep_samples, 0),
+    OPT("margin", SECONDS, margin_ns, 0),
+    OPT("slack", INT64, env.slack_ns, 0),
+    OPT("policy", POLICY, env.policy, 0),
+    OPT("priority", INT, env.priority, 0),
+    OPT("cpu", INT, env.cpu, 0),
+    OPT("lock_memory", BOOL, env.lock_memory, 0),
+    OPT("dma_latency", INT, env.dma_latency_us, 0),
+    {NULL, 0, NULL, 0, 0},
+};
+
+_Static_assert(sizeof sleepacc_options / sizeof sleepacc_options[0] == SLEEPACC_OPTION_COUNT + 1,
+               "SLEEPACC_OPTION_COUNT counts the rows");
+
+const char *sleepacc_option_of_field(const char *field) {
+  if (!field) return NULL;
+  for (const sleepacc_option *o = sleepacc_options; o->name; o++)
+    if (!strcmp(o->field, field)) return o->name;
+  return field;
+}
+
+int sleepacc_seconds_to_ns(double s, int64_t *ns) {
+  if (!ns) return -EINVAL;
+  if (!isfinite(s)) return -EDOM;
+  s *= 1e9; /* beyond int64 saturates; any negative stays negative */
+  *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
+  if (s < 0 && *ns >= 0) *ns = -1;
+  return 0;
+}
