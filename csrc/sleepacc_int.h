@@ -44,4 +44,9 @@ void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol);
  * ("env.slack_ns", ...) and message.  sleepacc_env_check is this. */
 int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message);
 
+/* Hand-off and dma latency of an open sleeper from its configuration
+ * (sleeper.c; the pacer's open_config uses it too). */
+int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                const char **field);
+
 #endif /* SLEEPACC_INT_H */

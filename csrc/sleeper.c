@@ -284,6 +284,22 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   return 0;
 }
 
+/* A sleeper like `like` (strategy or kernel method, quantile, margin; no
+ * hand-off, no dma latency, nothing learned): the own sleeper of a call
+ * re-entered from a signal handler while `like` is mid-sleep. */
+int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like) {
+  const char *name = NULL;
+  if (!s || !like || like->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (like->strategy == SLEEPACC_STRATEGY_KERNEL) {
+    name = like->kernel ? like->kernel->name : NULL;
+  } else {
+    for (size_t i = 0; i < sizeof sleepacc__strategies / sizeof sleepacc__strategies[0]; i++)
+      if (sleepacc__strategies[i].strategy == like->strategy) name = sleepacc__strategies[i].name;
+  }
+  if (!name) return -EINVAL;
+  return sleepacc_sleeper_open(s, name, like->quantile, like->fixed_margin_ns);
+}
+
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
 void sleepacc_sleeper_close(sleepacc_sleeper *s) {
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return;
@@ -581,6 +597,19 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
+/* The settings of an open sleeper from c: hand-off, dma latency.  0, or
+ * -errno with *field blamed (the caller closes). */
+int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                const char **field) {
+  int rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns);
+  if (rc == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
+  }
+  if (rc == 0 && field) *field = NULL;
+  return rc;
+}
+
 /* Check, open, hand-off, dma latency (see sleepacc.h). */
 int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                  const char **field) {
@@ -589,12 +618,7 @@ int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_con
   if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
   if (field) *field = "method";
   if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
-  if ((rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns)) == 0 && c->dma_latency_us >= 0) {
-    if (field) *field = "dma_latency_us";
-    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
-  }
-  if (rc < 0) sleepacc_sleeper_close(s);
-  else if (field) *field = NULL;
+  if ((rc = sleepacc__sleeper_configure(s, c, field)) < 0) sleepacc_sleeper_close(s);
   return rc;
 }
 
