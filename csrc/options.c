@@ -6,7 +6,8 @@
  * (sleepacc_config_explain's "env.dma_latency_us") by its option
  * ("dma_latency"); and the seconds -> ns conversion both bindings share.
  *
- * Owns: sleepacc_options, sleepacc_option_of_field, sleepacc_seconds_to_ns.
+ * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
+ * sleepacc_seconds_to_ns.
  */
 #include "sleepacc_int.h"
 
@@ -38,9 +39,25 @@ const sleepacc_option sleepacc_options[] = {
 _Static_assert(sizeof sleepacc_options / sizeof sleepacc_options[0] == SLEEPACC_OPTION_COUNT + 1,
                "SLEEPACC_OPTION_COUNT counts the rows");
 
+#define SOPT(name, kind, field, lo) \
+  {name, SLEEPACC_OPT_##kind, #field, offsetof(sleepacc_sleeper_config, field), lo}
+
+const sleepacc_option sleepacc_sleeper_options[] = {
+    SOPT("method", NAME, method, 0),
+    SOPT("quantile", NUMBER, quantile, 0),
+    SOPT("margin", SECONDS, margin_ns, 0),
+    SOPT("handoff", SECONDS, handoff_ns, 0),
+    SOPT("dma_latency", INT64, dma_latency_us, 0),
+    SOPT("period", SECONDS, period_ns, 0),
+    SOPT("missed", NAME, missed, 0),
+    {NULL, 0, NULL, 0, 0},
+};
+
 const char *sleepacc_option_of_field(const char *field) {
   if (!field) return NULL;
   for (const sleepacc_option *o = sleepacc_options; o->name; o++)
+    if (!strcmp(o->field, field)) return o->name;
+  for (const sleepacc_option *o = sleepacc_sleeper_options; o->name; o++)
     if (!strcmp(o->field, field)) return o->name;
   return field;
 }

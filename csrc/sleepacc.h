@@ -879,10 +879,12 @@ int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed)
  * field it fills (by name and offset) and the least integer allowed.
  *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
  *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
- *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name). */
+ *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
+ *   NAME: a string; NUMBER: a double. */
 typedef enum sleepacc_option_kind {
   SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
-  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY
+  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
+  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
 } sleepacc_option_kind;
 typedef struct sleepacc_option {
   const char *name;  /* "duration", "slack", ... */
@@ -893,8 +895,10 @@ typedef struct sleepacc_option {
 } sleepacc_option;
 #define SLEEPACC_OPTION_COUNT 14
 extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
-/* The option that fills a core field ("env.dma_latency_us" ->
- * "dma_latency"); a field no option fills is returned as is. */
+/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
+extern const sleepacc_option sleepacc_sleeper_options[];
+/* The option that fills a field of either list ("env.dma_latency_us" ->
+ * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
 const char *sleepacc_option_of_field(const char *field);
 /* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
  * negative): 0, or -EDOM for NaN/inf. */

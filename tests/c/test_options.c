@@ -37,6 +37,25 @@ static void test_bad_fields_name_options(void) {
   CHECK(sleepacc_option_of_field(NULL) == NULL);
 }
 
+static void test_sleeper_fields_name_options(void) {
+  sleepacc_sleeper_config c;
+  const char *field = NULL, *msg = NULL;
+  for (const sleepacc_option *o = sleepacc_sleeper_options; o->name; o++) {
+    CHECKF(o->offset < sizeof c, "%s", o->name);
+    CHECKF(!strcmp(sleepacc_option_of_field(o->field), o->name), "%s", o->name);
+  }
+  sleepacc_sleeper_config_default(&c);
+  CHECK(sleepacc_sleeper_config_explain(&c, 1, &field, &msg) < 0 && field); /* a pacer needs a period */
+  CHECKF(field && !strcmp(sleepacc_option_of_field(field), "period"), "%s", field);
+  c.period_ns = 1000000;
+  c.missed = "late";
+  CHECK(sleepacc_sleeper_config_explain(&c, 1, &field, &msg) < 0 && field && !strcmp(sleepacc_option_of_field(field), "missed"));
+  c.missed = "skip";
+  c.dma_latency_us = -5;
+  CHECK(sleepacc_sleeper_config_explain(&c, 0, &field, &msg) < 0 && field &&
+        !strcmp(sleepacc_option_of_field(field), "dma_latency"));
+}
+
 static void test_seconds_to_ns(void) {
   int64_t ns = 7;
   CHECK(sleepacc_seconds_to_ns(1e-3, &ns) == 0 && ns == 1000000);
@@ -53,6 +72,7 @@ static void test_seconds_to_ns(void) {
 int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
+  TEST(test_sleeper_fields_name_options);
   TEST(test_seconds_to_ns);
   return check_summary();
 }
