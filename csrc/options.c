@@ -7,7 +7,7 @@
  * ("dma_latency"); and the seconds -> ns conversion both bindings share.
  *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
- * sleepacc_seconds_to_ns.
+ * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table).
  */
 #include "sleepacc_int.h"
 
@@ -68,5 +68,25 @@ int sleepacc_seconds_to_ns(double s, int64_t *ns) {
   s *= 1e9; /* beyond int64 saturates; any negative stays negative */
   *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
   if (s < 0 && *ns >= 0) *ns = -1;
+  return 0;
+}
+
+#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \
+                  SLEEPACC_FIELD_##t, NULL, 0}
+const sleepacc_field sleepacc_method_info_fields[] = {
+    MF(name, STRING),           MF(family, STRING), MF(description, STRING),
+    MF(granularity_ns, INT64),  MF(honours_slack, STRING), MF(absolute, BOOL),
+    MF(available, BOOL),        {NULL, 0, 0, 0, NULL, 0},
+};
+
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out) {
+  if (!m || !out) return -EINVAL;
+  out->name = m->name;
+  out->family = sleepacc_family_name(m->family);
+  out->description = m->description ? m->description : "";
+  out->granularity_ns = m->granularity_ns;
+  out->honours_slack = sleepacc_tristate_name(m->honours_slack);
+  out->absolute = m->absolute;
+  out->available = sleepacc_method_available(m);
   return 0;
 }

@@ -904,6 +904,17 @@ const char *sleepacc_option_of_field(const char *field);
  * negative): 0, or -EDOM for NaN/inf. */
 int sleepacc_seconds_to_ns(double s, int64_t *ns);
 
+/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
+ * family and honours_slack by name, the probe's answer. */
+typedef struct sleepacc_method_info {
+  const char *name, *family, *description;
+  int64_t granularity_ns;
+  const char *honours_slack; /* "yes", "no", "unknown" */
+  int absolute, available;
+} sleepacc_method_info;
+extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -396,15 +396,9 @@ static int sleepacc__table(lua_State *L) {
 static int sleepacc__methods(lua_State *L) {
   lua_newtable(L);
   for (size_t i = 0; i < sleepacc_method_count(); i++) {
-    const sleepacc_method *m = sleepacc_method_at(i);
-    lua_newtable(L);
-    lua_pushstring(L, m->name), lua_setfield(L, -2, "name");
-    lua_pushstring(L, sleepacc_family_name(m->family)), lua_setfield(L, -2, "family");
-    lua_pushstring(L, m->description), lua_setfield(L, -2, "description");
-    lua_pushinteger(L, (lua_Integer)m->granularity_ns), lua_setfield(L, -2, "granularity_ns");
-    lua_pushstring(L, sleepacc_tristate_name(m->honours_slack)), lua_setfield(L, -2, "honours_slack");
-    lua_pushboolean(L, m->absolute), lua_setfield(L, -2, "absolute");
-    lua_pushboolean(L, sleepacc_method_available(m)), lua_setfield(L, -2, "available");
+    sleepacc_method_info info;
+    sleepacc_method_info_get(sleepacc_method_at(i), &info);
+    sleepacc_lua_push_fields(L, sleepacc_method_info_fields, &info);
     lua_rawseti(L, -2, (int)(i + 1));
   }
   return 1;

@@ -190,14 +190,11 @@ static PyObject *py_methods(PyObject *self, PyObject *unused) {
   PyObject *list = PyList_New(0);
   if (list == NULL) return NULL;
   for (size_t i = 0; i < count; i++) {
-    const sleepacc_method *m = sleepacc_method_at(i);
-    if (m == NULL) continue;
-    PyObject *row = Py_BuildValue("(sssLsNN)", m->name, sleepacc_family_name(m->family),
-                                  m->description ? m->description : "",
-                                  (long long)m->granularity_ns,
-                                  sleepacc_tristate_name(m->honours_slack),
-                                  PyBool_FromLong(m->absolute),
-                                  PyBool_FromLong(sleepacc_method_available(m)));
+    sleepacc_method_info m;
+    if (sleepacc_method_info_get(sleepacc_method_at(i), &m) < 0) continue;
+    PyObject *row = Py_BuildValue("(sssLsNN)", m.name, m.family, m.description,
+                                  (long long)m.granularity_ns, m.honours_slack,
+                                  PyBool_FromLong(m.absolute), PyBool_FromLong(m.available));
     if (row == NULL || PyList_Append(list, row) < 0) {
       Py_XDECREF(row);
       Py_DECREF(list);

@@ -56,6 +56,21 @@ static void test_sleeper_fields_name_options(void) {
         !strcmp(sleepacc_option_of_field(field), "dma_latency"));
 }
 
+static void test_method_info(void) {
+  sleepacc_method_info info;
+  const sleepacc_field *f = sleepacc_method_info_fields;
+  const char *want[] = {"name", "family", "description", "granularity_ns", "honours_slack",
+                        "absolute", "available", NULL};
+  for (int i = 0; want[i]; i++) CHECKF(f[i].name && !strcmp(f[i].name, want[i]), "%d", i);
+  CHECK(sleepacc_method_info_get(sleepacc_method_find("select"), &info) == 0);
+  CHECK(!strcmp(info.name, "select") && !strcmp(info.family, "kernel") && info.granularity_ns == 1000);
+  CHECK(!strcmp(info.honours_slack, "yes") || !strcmp(info.honours_slack, "no") ||
+        !strcmp(info.honours_slack, "unknown"));
+  CHECK(sleepacc_method_info_get(sleepacc_method_find("clock"), &info) == 0 &&
+        !strcmp(info.family, "baseline") && info.available == 1);
+  CHECK(sleepacc_method_info_get(NULL, &info) == -EINVAL);
+}
+
 static void test_seconds_to_ns(void) {
   int64_t ns = 7;
   CHECK(sleepacc_seconds_to_ns(1e-3, &ns) == 0 && ns == 1000000);
@@ -73,6 +88,7 @@ int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
   TEST(test_sleeper_fields_name_options);
+  TEST(test_method_info);
   TEST(test_seconds_to_ns);
   return check_summary();
 }
