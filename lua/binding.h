@@ -12,7 +12,7 @@
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
  *   - Ctrl-C: the interpreters' SIGINT handler sets a hook that raises at
  *     the next hook event; a C loop makes none, so long loops run the core
- *     in chunks and call sleepacc_lua_checkpoint() between them, which runs
+ *     in chunks (sleepacc_lua_chunks) with a checkpoint between them, which runs
  *     the cleanup (environment restored) before the hook's error travels on.
  */
 #ifndef SLEEPACC_LUA_BINDING_H
@@ -66,19 +66,11 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
 const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
                                            const int64_t **samples, size_t *n);
 
-/* Ctrl-C between core chunks (see above). */
-typedef struct sleepacc_lua_guard {
-  lua_State *L, *main;       /* the running thread; the state's main thread */
-  lua_Hook main_hook;        /* main thread's hook at entry */
-  int main_mask;             /* main thread's hook mask at entry */
-  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
-  void *ud;
-} sleepacc_lua_guard;
-void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                             void *ud);
-void sleepacc_lua_checkpoint(sleepacc_lua_guard *g);
-/* Step a started run to completion with checkpoints (EINTR resumes).
- * 0 when complete, else the failed step's errno (r still open). */
+/* Ctrl-C between core chunks (see above): call step(arg) until it returns
+ * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
+ * (may be NULL) and raises.  0 when done, else the failed step's errno. */
+int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
+/* A started run stepped to completion so (r still open on an error). */
 int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 
 /* Core structs are aligned(16), more than userdata promise: push a

@@ -176,8 +176,17 @@ static int sleepacc__nop(lua_State *L) {
   return 0;
 }
 
-void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                             void *ud) {
+/* Ctrl-C between chunks: the hooks at entry, to see one set meanwhile. */
+typedef struct {
+  lua_State *L, *main;       /* the running thread; the state's main thread */
+  lua_Hook main_hook;        /* main thread's hook at entry */
+  int main_mask;             /* main thread's hook mask at entry */
+  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
+  void *ud;
+} sleepacc_lua_guard;
+
+static void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
+                                    void *ud) {
   luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   g->L = L;
   g->cleanup = cleanup;
@@ -187,7 +196,7 @@ void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup
   g->main_mask = g->main ? lua_gethookmask(g->main) : 0;
 }
 
-void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
+static void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
   lua_State *L = g->L;
   /* a hook on this thread fires on the no-op's call; its error is caught
    * so the cleanup runs before it travels on */
@@ -206,17 +215,22 @@ void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
   }
 }
 
+int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
+  sleepacc_lua_guard g;
+  sleepacc_lua_guard_init(&g, L, cleanup, arg);
+  for (;;) {
+    int rc = step(arg);
+    if (rc == 1) return 0;
+    if (rc < 0 && rc != -EINTR) return rc;
+    sleepacc_lua_checkpoint(&g); /* raises (after the cleanup) on Ctrl-C */
+  }
+}
+
+static int sleepacc__step_cb(void *ud) { return sleepacc_run_step((sleepacc_run *)ud); }
 static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }
 
 int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, sleepacc__finish_cb, r);
-  for (;;) {
-    int rc = sleepacc_run_step(r);
-    if (rc == 1) return 0;
-    if (rc < 0 && rc != -EINTR) return rc;
-    sleepacc_lua_checkpoint(&g); /* raises (after finishing r) on Ctrl-C */
-  }
+  return sleepacc_lua_chunks(L, sleepacc__step_cb, r, sleepacc__finish_cb);
 }
 
 void *sleepacc_lua_newaligned(lua_State *L, size_t size) {

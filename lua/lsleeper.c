@@ -114,8 +114,9 @@ static int handle_tostring(lua_State *L) {
 
 /* The core's sleeper config from the method at midx (0 or none: "auto")
  * and the options table at opts (0: none): dma_latency, and for a pacer
- * (period: its period in ns; NULL for a sleeper) method and missed.  Every rule is the core's: a bad field raises
- * "<option>: <rule>" (sleepacc_option_of_field names it). */
+ * (period: its period in ns; NULL for a sleeper) method and missed.
+ * Every rule is the core's: a bad field raises "<option>: <rule>"
+ * (sleepacc_option_of_field names it). */
 static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts,
                            const int64_t *period) {
   const char *field, *msg;
@@ -141,16 +142,24 @@ static int handle_opened(lua_State *L, const handle_kind *k, int rc, const char 
   return 1;
 }
 
+/* One chunk of a wait: the pacer's next tick, or the sleeper toward dl. */
+typedef struct {
+  sleepacc_sleeper *s;
+  sleepacc_pacer *p;
+  int64_t dl;
+} wait_arg;
+
+static int wait_step(void *ud) {
+  wait_arg *w = (wait_arg *)ud;
+  return w->p ? sleepacc_pacer_wait(w->p, SLEEPACC_CHUNK_NS, &w->dl)
+              : sleepacc_sleeper_until(w->s, w->dl, SLEEPACC_CHUNK_NS);
+}
+
 /* Sleep s toward deadline in chunks (Ctrl-C checked between them). */
 static int sleep_until(lua_State *L, sleepacc_sleeper *s, int64_t deadline) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, NULL, NULL);
-  for (;;) {
-    int rc = sleepacc_sleeper_until(s, deadline, SLEEPACC_CHUNK_NS);
-    if (rc == 1) break;
-    if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "sleep");
-    sleepacc_lua_checkpoint(&g); /* raises "interrupted!" on Ctrl-C */
-  }
+  wait_arg w = {s, NULL, deadline};
+  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL); /* raises "interrupted!" on Ctrl-C */
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "sleep");
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -188,26 +197,23 @@ static int sleeper_until(lua_State *L) {
   return sleep_until(L, s, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
 }
 
-/* sa.sleep's sleeper of method (opened on first use), or NULL after
- * pushing an error. */
-static sleepacc_sleeper *cached(lua_State *L, const char *method) {
+/* sa.sleep's sleeper of the checked config c (opened on first use, kept
+ * by method), or NULL after pushing an error. */
+static sleepacc_sleeper *cached(lua_State *L, const sleepacc_sleeper_config *c) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   }
-  if (lua_getfield(L, -1, method) != LUA_TUSERDATA) {
-    sleepacc_sleeper_config c;
+  if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
     const char *field = NULL;
     sleepacc_sleeper *s;
     lua_pop(L, 1);
-    sleepacc_sleeper_config_default(&c);
-    c.method = method;
     s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
-    if (handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, &c, &field), field) != 1) return NULL;
+    if (handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, c, &field), field) != 1) return NULL;
     lua_pushvalue(L, -1);
-    lua_setfield(L, -3, method);
+    lua_setfield(L, -3, c->method);
   }
   return (sleepacc_sleeper *)handle_check(L, -1, &SLEEPER, 1);
 }
@@ -217,7 +223,7 @@ static int sleep_once(lua_State *L) {
   sleepacc_sleeper_config c;
   sleepacc_sleeper *s;
   sleeper_config(L, &c, 2, 0, NULL);
-  s = cached(L, c.method);
+  s = cached(L, &c);
   return s ? sleep_until(L, s, sleepacc_now_ns() + d) : 3;
 }
 
@@ -249,17 +255,10 @@ static int pacer_new(lua_State *L) {
 }
 
 static int pacer_wait(lua_State *L) {
-  sleepacc_pacer *p = (sleepacc_pacer *)handle_check(L, 1, &PACER, 1);
-  sleepacc_lua_guard g;
-  int64_t dl = 0;
-  sleepacc_lua_guard_init(&g, L, NULL, NULL);
-  for (;;) {
-    int rc = sleepacc_pacer_wait(p, SLEEPACC_CHUNK_NS, &dl);
-    if (rc == 1) break;
-    if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "wait");
-    sleepacc_lua_checkpoint(&g);
-  }
-  lua_pushinteger(L, (lua_Integer)dl);
+  wait_arg w = {NULL, (sleepacc_pacer *)handle_check(L, 1, &PACER, 1), 0};
+  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL);
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "wait");
+  lua_pushinteger(L, (lua_Integer)w.dl);
   return 1;
 }
 
