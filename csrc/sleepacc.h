@@ -545,6 +545,8 @@ typedef struct sleepacc_row {
   sleepacc_stats stats;    /* relative: actual durations; periodic: lateness */
   double cpu_percent;      /* thread CPU time / wall time * 100, or < 0 unknown */
 } sleepacc_row;
+/* The row of a run's record (its mode by name back to sleepacc_mode). */
+void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row);
 
 /* Render into buf (NUL-terminated, cap bytes).  Returns the length written,
  * or -ENOSPC when cap is too small (then *needed, if not NULL, gets the size

@@ -66,6 +66,16 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
 const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
                                            const int64_t **samples, size_t *n);
 
+/* The records of the results argument at idx (one record, or an array of
+ * them; the table keeps them alive): an array of *n, in a userdata pushed
+ * on the stack.  A bad entry raises "results[i]: ...". */
+typedef struct {
+  const sleepacc_result *res;
+  const int64_t *samples;
+  size_t n;
+} sleepacc_lua_rec;
+sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n);
+
 /* Ctrl-C between core chunks (see above): call step(arg) until it returns
  * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
  * (may be NULL) and raises.  0 when done, else the failed step's errno. */

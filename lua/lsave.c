@@ -93,38 +93,18 @@ int sleepacc_lua_writer_close(sleepacc_lua_writer *w) {
 static int save_lua(lua_State *L) {
   const char *path = sleepacc_lua_str(L, 2, "path");
   size_t n;
+  sleepacc_lua_rec *recs = sleepacc_lua_records(L, 1, &n); /* all checked first */
   char tmp[4096];
   sleepacc_lua_writer *w;
-  int single, err = 0;
-  if (lua_type(L, 1) != LUA_TTABLE)
-    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, 1));
-  lua_settop(L, 2);
-  single = lua_getfield(L, 1, "method") != LUA_TNIL;
-  n = single ? 1 : (size_t)lua_rawlen(L, 1);
-  lua_createtable(L, (int)n, 0); /* 4: the records, checked before anything is written */
-  for (size_t i = 1; i <= n; i++) {
-    char what[32];
-    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i);
-    if (single) lua_pushvalue(L, 1);
-    else lua_rawgeti(L, 1, (int)i);
-    sleepacc_lua_record(L, lua_gettop(L), what, NULL, NULL);
-    lua_rawseti(L, 4, (int)i);
-  }
+  int err = 0;
   if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof tmp)
     sleepacc_lua_error(L, "path", "too long");
-  if (!(w = sleepacc_lua_writer_open(L, tmp, &err))) { /* 5: the writer */
+  if (!(w = sleepacc_lua_writer_open(L, tmp, &err))) {
     unlink(tmp);
     return sleepacc_lua_pusherror(L, err, path);
   }
-  for (size_t i = 1; i <= n && !err; i++) { /* one sync, at the end */
-    const int64_t *data;
-    size_t len;
-    const sleepacc_result *res;
-    lua_rawgeti(L, 4, (int)i);
-    res = sleepacc_lua_record(L, lua_gettop(L), "results", &data, &len);
-    lua_pop(L, 1);
-    err = sleepacc_lua_writer_point(w, res, data, len, 0);
-  }
+  for (size_t i = 0; i < n && !err; i++) /* one sync, at the end */
+    err = sleepacc_lua_writer_point(w, recs[i].res, recs[i].samples, recs[i].n, 0);
   if (!err) err = sleepacc_lua_writer_close(w);
   if (!err && rename(tmp, path) != 0) err = -errno;
   if (err) {

@@ -46,6 +46,27 @@ const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what
   return &s->res;
 }
 
+sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
+  sleepacc_lua_rec *recs;
+  int single;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE)
+    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
+  single = lua_getfield(L, idx, "method") != LUA_TNIL;
+  lua_pop(L, 1);
+  *n = single ? 1 : (size_t)lua_rawlen(L, idx);
+  recs = (sleepacc_lua_rec *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
+  for (size_t i = 0; i < *n; i++) {
+    char what[32];
+    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
+    if (single) lua_pushvalue(L, idx);
+    else lua_rawgeti(L, idx, (int)(i + 1));
+    recs[i].res = sleepacc_lua_record(L, lua_gettop(L), what, &recs[i].samples, &recs[i].n);
+    lua_pop(L, 1);
+  }
+  return recs;
+}
+
 static int samples_totable(lua_State *L) {
   samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
   lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
@@ -353,36 +374,19 @@ static int sleepacc__sweep(lua_State *L) {
 
 static int sleepacc__table(lua_State *L) {
   int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
+  sleepacc_lua_rec *recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
-  int rc, single;
+  int rc;
   char *p;
   if (!lua_isnoneornil(L, 2) && strcmp(sleepacc_lua_str(L, 2, "style"), "irtt")) {
     if (strcmp(lua_tostring(L, 2), "wide"))
       sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", lua_tostring(L, 2));
     render = sleepacc_table_wide;
   }
-  if (lua_type(L, 1) != LUA_TTABLE)
-    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, 1));
-  lua_settop(L, 1);
-  single = lua_getfield(L, 1, "method") != LUA_TNIL; /* one record, or an array */
-  lua_pop(L, 1);
-  n = single ? 1 : (size_t)lua_rawlen(L, 1);
+  recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
-  for (size_t i = 0; i < n; i++) {
-    char what[32];
-    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
-    const sleepacc_result *res;
-    if (single) lua_pushvalue(L, 1);
-    else lua_rawgeti(L, 1, (int)(i + 1));
-    res = sleepacc_lua_record(L, lua_gettop(L), what, NULL, NULL);
-    lua_pop(L, 1);
-    rows[i].method = res->method;
-    rows[i].requested_ns = res->requested_ns;
-    rows[i].mode = sleepacc_mode_from_name(res->mode);
-    rows[i].stats = res->stats;
-    rows[i].cpu_percent = res->cpu_percent;
-  }
+  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(recs[i].res, &rows[i]);
   rc = render(rows, n, NULL, 0, &needed);
   if (rc >= 0) needed = (size_t)rc + 1;
   p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
