@@ -3,6 +3,10 @@
 #   make bench-precise   bench/precise_sleep.py: the precise sleep (auto, hybrid,
 #                        comp, spin, clock_nanosleep, time.sleep, irtt sleep) at
 #                        100us..100ms, idle and under stress-ng --cpu 2 (~2-3 min)
+#   make bench-frames    bench/frame_pacing.py: a 60 Hz loop paced by pygame's
+#                        Clock.tick / tick_busy_loop (PyPI pygame, installed into
+#                        the venv here; SDL_VIDEODRIVER=dummy), sleepacc.Pacer and
+#                        a pure-Python spin (the limit seen from Python) (~45 s)
 #   make bench-lua-sigint  bench/lua_sigint.py: lua5.4's SIGINT-to-exit time
 #                        during a 30 s measure, spin and nanosleep (~10 s)
 # Add a benchmark: a bench-<name> target here and a prerequisite of bench.
@@ -10,9 +14,9 @@
 # even though this file is read first.
 BENCH_PY = $(or $(VPY),python3)
 
-.PHONY: bench-precise bench-lua-sigint
+.PHONY: bench-precise bench-lua-sigint bench-frames
 
-bench: bench-precise bench-lua-sigint
+bench: bench-precise bench-frames bench-lua-sigint
 
 bench-precise:
 	$(if $(VPY),$(MAKE) -s venv)
@@ -30,6 +34,13 @@ bench: bench-exporter
 bench-exporter:
 	$(if $(VPY),$(MAKE) -s venv)
 	$(BENCH_PY) bench/exporter.py $(BENCH_EXPORTER_ARGS)
+
+# pygame is the bench extra of pyproject.toml; installed here, never by a test.
+bench-frames:
+	$(if $(VPY),$(MAKE) -s venv)
+	@PYGAME_HIDE_SUPPORT_PROMPT=1 $(BENCH_PY) -c 'import pygame' 2>/dev/null || $(BENCH_PY) -m pip install -q pygame \
+	  || echo "bench-frames: pip could not install pygame; its rows are left out" >&2
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BENCH_PY) bench/frame_pacing.py $(FRAMES_ARGS)
 
 # make bench-model     bench/model_live.py: the oversleep model on live runs (slack 1 ns .. 1 ms,
 #                      dma latency 0 held or not, under stress-ng), the doctor next to cyclictest;

@@ -50,11 +50,12 @@ test-python: venv
 # and third-party extensions allocate once at import and never free.
 # SLEEPACC_SANITIZE_RUN tells tests/python/conftest.py to start child
 # processes without the sanitizer runtime, so the suites whose work happens
-# in child processes (CLI, notebooks, Lua) would sanitize nothing and are
+# in child processes (CLI, notebooks, Lua, README blocks, mypy) would sanitize nothing and are
 # left to test-python; every suite that drives the extension in this
 # process runs (PY_SANITIZE_TESTS), the reliability suites included (their
 # property tests, signal storm and load sweep call the extension in-process).
 PY_SANITIZE_TESTS ?= $(filter-out tests/python/test_cli.py tests/python/test_notebooks.py \
+  tests/python/test_readme.py tests/python/test_types.py \
   tests/python/test_lua_% tests/python/test_api_packaging.py,\
   $(wildcard tests/python/test_*.py))
 sanitize-python: venv

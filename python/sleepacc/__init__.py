@@ -35,6 +35,11 @@ __all__ += ["sleep", "Sleeper", "Pacer"]
 # imported on first use (PEP 562).
 _SUBMODULES = ("cli", "doctor", "model", "plot", "precise", "records", "report")
 
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:  # type checkers see them as the submodules they are
+    from . import cli, doctor, model, plot, precise, records, report  # noqa: F401
+
 
 def __getattr__(name: str):
     if name in _SUBMODULES:

@@ -434,6 +434,18 @@ def test_times_take_units_and_bare_numbers_are_seconds():
 
 
 @python_only
+def test_a_sample_longer_than_the_budget_is_refused_unless_n_is_given():
+    t0 = time.monotonic()
+    r = run("measure", "nanosleep", "5s", "--budget", "1", timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    msg = r.stderr.rstrip("\n")
+    assert "\n" not in msg and "duration" in msg and "longer than the budget" in msg, msg
+    assert time.monotonic() - t0 < 4.5          # refused up front, nothing slept 5 s
+    d = _measure_json("nanosleep", "300ms", "--budget", "100ms", "-n", "1", "--warmup", "0")
+    assert d["n"] == 1 and d["requested_ns"] == 300_000_000
+
+
+@python_only
 def test_help_explains_mode_warmup_and_margin():
     for cmd in ("measure", "sweep"):
         text = " ".join(run(cmd, "--help").stdout.split())

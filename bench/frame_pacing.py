@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Benchmark: a 60 Hz frame loop, what users would pick instead of sleepacc
+(`make bench-frames`; figures, not a test).
+
+Side by side in one run, each row pacing an empty frame loop at 60 Hz:
+
+  pygame tick(60)            pygame.time.Clock().tick(60): SDL_Delay in whole ms
+  pygame tick_busy_loop(60)  pygame.time.Clock().tick_busy_loop(60): spins
+  Pacer(1/60) auto           sleepacc.Pacer(1/60): timerfd + learned spin margin
+  Pacer(1/60) clock_nanosleep  sleepacc.Pacer(1/60, method="clock_nanosleep")
+  Python spin                `while time.monotonic_ns() < deadline: pass` to
+                             the ideal schedule: the limit seen from Python
+
+Every row is timed the same way, from Python, right after its wait returns
+(t_k = time.monotonic_ns()):
+
+  interval error   |t_k - t_(k-1) - 1/60 s|       (what a frame-time graph shows)
+  lateness         t_k - ideal_k: the Pacer's own deadlines (start + k/60 s),
+                   the spin's, and for pygame t_0 + k/60 s from its first frame
+  drift            the lateness of the last frame (a relative pacer walks off)
+  CPU              thread CPU time / wall time over the row's frames
+
+The rows take turns in ROUNDS rounds of FRAMES frames (each round starts a
+new schedule, so drift is over FRAMES frames = FRAMES/60 s), so a change in
+the host's load is shared by all rows.  Last line: auto's lateness as a ratio
+to the Python spin's, the limit seen from Python.
+
+    SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy python bench/frame_pacing.py [--rounds N] [--frames N]
+
+pygame comes from PyPI (`pip install pygame`, the bench extra); without it
+its rows are left out, saying so.
+"""
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import sleepacc  # noqa: E402
+
+PERIOD_NS = 1_000_000_000 // 60   # 16.666 ms (the ideal schedule uses the exact k/60 s)
+WARMUP = 10                       # frames per round not counted (auto learns from them)
+
+
+def ideal_ns(t0, k):
+    return t0 + (k * 1_000_000_000) // 60
+
+
+def run_pygame(busy, frames):
+    import pygame
+    clock = pygame.time.Clock()
+    tick = clock.tick_busy_loop if busy else clock.tick
+    mono = time.monotonic_ns
+    for _ in range(WARMUP):
+        tick(60)
+    ts = []
+    c0 = time.thread_time_ns()
+    for _ in range(frames + 1):
+        tick(60)
+        ts.append(mono())
+    # its ideal schedule: from the first counted frame on, every 1/60 s
+    return ts, [ideal_ns(ts[0], k) for k in range(len(ts))], time.thread_time_ns() - c0
+
+
+def run_pacer(method, frames):
+    mono = time.monotonic_ns
+    with sleepacc.Pacer(1 / 60, method=method) as pacer:
+        for _ in range(WARMUP):
+            pacer.wait()
+        ts, ideal = [], []
+        c0 = time.thread_time_ns()
+        for _ in range(frames + 1):
+            ideal.append(pacer.wait())   # its schedule: start + k * period
+            ts.append(mono())
+        return ts, ideal, time.thread_time_ns() - c0
+
+
+def run_spin(frames):
+    mono = time.monotonic_ns
+    t0 = mono()
+    for k in range(1, WARMUP + 1):
+        d = ideal_ns(t0, k)
+        while mono() < d:
+            pass
+    t0 = mono()
+    ts, ideal = [], []
+    c0 = time.thread_time_ns()
+    for k in range(frames + 1):
+        d = ideal_ns(t0, k + 1)
+        while mono() < d:
+            pass
+        ts.append(mono())
+        ideal.append(d)
+    return ts, ideal, time.thread_time_ns() - c0
+
+
+ROWS = {
+    "pygame tick(60)": lambda n: run_pygame(False, n),
+    "pygame tick_busy_loop(60)": lambda n: run_pygame(True, n),
+    "Pacer(1/60) auto": lambda n: run_pacer("auto", n),
+    "Pacer(1/60) clock_nanosleep": lambda n: run_pacer("clock_nanosleep", n),
+    "Python spin": run_spin,
+}
+
+
+def pct(sorted_vals, q):
+    """Nearest-rank percentile of a sorted list."""
+    if not sorted_vals:
+        return float("nan")
+    i = min(len(sorted_vals) - 1, max(0, int(round(q / 100 * len(sorted_vals) + 0.5)) - 1))
+    return sorted_vals[i]
+
+
+def fmt_us(ns):
+    return f"{ns / 1e3:,.1f} µs" if abs(ns) < 1e6 else f"{ns / 1e6:,.2f} ms"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--frames", type=int, default=120, help="frames per round (default 120 = 2 s)")
+    args = ap.parse_args(argv)
+    rows = dict(ROWS)
+    try:
+        import pygame
+        pygame_note = f"pygame {pygame.version.ver} (SDL {'.'.join(map(str, pygame.get_sdl_version()))})"
+    except ImportError:
+        pygame_note = "pygame is not installed (pip install pygame): its rows are left out"
+        rows = {k: v for k, v in rows.items() if not k.startswith("pygame")}
+    acc = {name: {"interval": [], "late": [], "drift": [], "cpu": 0, "wall": 0} for name in rows}
+    for _ in range(args.rounds):
+        for name, run in rows.items():
+            ts, ideal, cpu = run(args.frames)
+            a = acc[name]
+            a["interval"] += [abs(b - x - 1_000_000_000 / 60) for x, b in zip(ts, ts[1:])]
+            late = [t - i for t, i in zip(ts[1:], ideal[1:])]
+            a["late"] += late
+            a["drift"].append(late[-1])
+            a["cpu"] += cpu
+            a["wall"] += ts[-1] - ts[0]
+    print(f"60 Hz frame loop, {args.rounds} rounds x {args.frames} frames per row "
+          f"(drift: after {args.frames} frames = {args.frames / 60:g} s); {pygame_note}")
+    print(f"host: {os.uname().nodename}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    head = ("row", "interval err median", "interval err p99", "lateness median",
+            "lateness p99", "drift median", "CPU")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    summary = {}
+    for name, a in acc.items():
+        iv, late, drift = sorted(a["interval"]), sorted(a["late"]), sorted(a["drift"])
+        cpu = 100.0 * a["cpu"] / a["wall"] if a["wall"] else float("nan")
+        summary[name] = (pct(late, 50), pct(late, 99), cpu)
+        print(f"| {name} | {fmt_us(pct(iv, 50))} | {fmt_us(pct(iv, 99))} | "
+              f"{fmt_us(pct(late, 50))} | {fmt_us(pct(late, 99))} | {fmt_us(pct(drift, 50))} | "
+              f"{cpu:.1f}% |")
+    auto, spin = summary["Pacer(1/60) auto"], summary["Python spin"]
+    print(f"\nauto / Python spin lateness: {auto[0] / max(spin[0], 1):.2f}x at the median, "
+          f"{auto[1] / max(spin[1], 1):.2f}x at p99; CPU {auto[2]:.1f}% vs {spin[2]:.1f}%")
+
+
+if __name__ == "__main__":
+    main()
