@@ -95,13 +95,20 @@ static void sleepacc__deliver(sleepacc_pacer *p, int64_t dl, int64_t wake) {
   p->pending = 0;
 }
 
-static void sleepacc__pacer_done(sleepacc_pacer *p, int64_t dl);
+static void sleepacc__pacer_done(sleepacc_pacer *p, const sleepacc_sleeper *s, int64_t dl);
 
-/* Wait for the next tick for at most chunk_ns (see sleepacc.h). */
-int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_ns) {
+/* Wait for the next tick with sleeper s (p->sleeper, or a re-entrant
+ * caller's own). */
+static int sleepacc__pacer_wait(sleepacc_pacer *p, sleepacc_sleeper *s, int64_t chunk_ns,
+                                int64_t *deadline_ns) {
   int64_t dl, now;
   int rc;
-  if (!p || p->period_ns <= 0 || chunk_ns < 0) return -EINVAL;
+  if (!p || !s || p->period_ns <= 0 || chunk_ns < 0) return -EINVAL;
+  if (p->redeliver) { /* a tick the caller could not take last time */
+    p->redeliver = 0;
+    if (deadline_ns) *deadline_ns = p->redeliver_deadline_ns;
+    return 1;
+  }
   if (!p->pending) {
     rc = sleepacc__tick(p, p->k, &dl);
     if (rc < 0) return rc;
@@ -133,12 +140,35 @@ int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_n
     p->pending_deadline_ns = dl;
   }
   dl = p->pending_deadline_ns;
-  rc = sleepacc_sleeper_until(&p->sleeper, dl, chunk_ns);
+  rc = sleepacc_sleeper_until(s, dl, chunk_ns);
   if (rc == SLEEPACC_NEAR && deadline_ns) *deadline_ns = dl;
   if (rc != 1) return rc;
-  sleepacc__pacer_done(p, dl);
+  sleepacc__pacer_done(p, s, dl);
   if (deadline_ns) *deadline_ns = dl;
   return 1;
+}
+
+/* Wait for the next tick for at most chunk_ns (see sleepacc.h). */
+int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_ns) {
+  return sleepacc__pacer_wait(p, p ? &p->sleeper : NULL, chunk_ns, deadline_ns);
+}
+
+/* The same with another sleeper (a wait re-entered from a signal handler
+ * while p->sleeper is mid-wait on this thread). */
+int sleepacc_pacer_wait_with(sleepacc_pacer *p, sleepacc_sleeper *s, int64_t chunk_ns,
+                             int64_t *deadline_ns) {
+  return sleepacc__pacer_wait(p, s, chunk_ns, deadline_ns);
+}
+
+/* The tick last delivered could not be handed to the caller: offer it
+ * again (see sleepacc.h). */
+int sleepacc_pacer_unwait(sleepacc_pacer *p, int64_t deadline_ns) {
+  if (!p || p->period_ns <= 0 || p->count == 0 || p->pending || p->redeliver ||
+      p->last_deadline_ns != deadline_ns)
+    return -EINVAL;
+  p->redeliver = 1;
+  p->redeliver_deadline_ns = deadline_ns;
+  return 0;
 }
 
 /* One step of a handed-off wait (see sleepacc.h). */
@@ -149,14 +179,14 @@ int sleepacc_pacer_poll(sleepacc_pacer *p, int64_t *deadline_ns) {
   dl = p->pending_deadline_ns;
   rc = sleepacc_sleeper_poll(&p->sleeper, dl);
   if (rc != 1) return rc;
-  sleepacc__pacer_done(p, dl);
+  sleepacc__pacer_done(p, &p->sleeper, dl);
   if (deadline_ns) *deadline_ns = dl;
   return 1;
 }
 
 /* The tick with deadline dl was reached: irtt's timer error and delivery. */
-static void sleepacc__pacer_done(sleepacc_pacer *p, int64_t dl) {
-  int64_t wake = p->sleeper.last_wake_ns;
+static void sleepacc__pacer_done(sleepacc_pacer *p, const sleepacc_sleeper *s, int64_t dl) {
+  int64_t wake = s->last_wake_ns;
   {
     double err = (double)(wake > dl ? wake - dl : dl - wake), old = p->err_mean;
     int64_t e = (int64_t)err;
@@ -174,6 +204,7 @@ void sleepacc_pacer_close(sleepacc_pacer *p) {
   if (!p) return;
   sleepacc_sleeper_close(&p->sleeper);
   p->pending = 0;
+  p->redeliver = 0;
 }
 
 /* The pacer's sleeper (for its hand-off and dma latency settings). */

@@ -743,6 +743,12 @@ int sleepacc_sleeper_set_handoff(sleepacc_sleeper *s, int64_t handoff_ns);
 int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us);
 int sleepacc_sleeper_poll(sleepacc_sleeper *s, int64_t deadline_ns);
 void sleepacc_sleeper_close(sleepacc_sleeper *s);
+/* Open s like the open sleeper `like` (its strategy or kernel method,
+ * quantile and margin; no hand-off, no dma latency, nothing learned): the
+ * own sleeper of a call re-entered from a signal handler while `like` is
+ * mid-sleep on the same thread.  The errors of sleepacc_sleeper_open;
+ * -EINVAL when like is not open. */
+int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like);
 void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stats *out);
 /* Learned margins: for each band with data, its lower bound and margin.
  * Returns the number written (at most cap). */
@@ -774,6 +780,8 @@ typedef struct sleepacc_pacer {
   double err_mean, err_m2;   /*   each sleep (Welford, as irtt's DurationStats) */
   int64_t err_min, err_max;
   sleepacc_hist lateness;    /* wake - deadline per tick */
+  int redeliver;             /* 1: the next wait returns redeliver_deadline_ns at once */
+  int64_t redeliver_deadline_ns; /* a delivered tick the caller could not take */
 } sleepacc_pacer;
 
 typedef struct sleepacc_pacer_stats {
@@ -813,6 +821,19 @@ int sleepacc_pacer_wait(sleepacc_pacer *p, int64_t chunk_ns, int64_t *deadline_n
  * sleepacc_pacer_poll until it returns 1 (the tick is delivered) instead of
  * 0 (not yet).  -EINVAL when no tick is pending. */
 int sleepacc_pacer_poll(sleepacc_pacer *p, int64_t *deadline_ns);
+/* Lost ticks: when the caller could not take the tick a wait (or poll) just
+ * delivered, say a KeyboardInterrupt or a signal handler's exception landed
+ * after it, sleepacc_pacer_unwait(p, that deadline) makes the next wait
+ * return it at once (counted once).  -EINVAL unless deadline_ns is the tick
+ * last delivered and no other is pending or offered again. */
+int sleepacc_pacer_unwait(sleepacc_pacer *p, int64_t deadline_ns);
+/* Re-entry: sleepacc_pacer_wait with the caller's sleeper s instead of
+ * p->sleeper, for a wait on p called from a signal handler while p->sleeper
+ * is mid-wait on the same thread.  The re-entrant wait takes the tick
+ * pending (each tick is delivered once); the interrupted wait, resumed,
+ * goes on to the next one. */
+int sleepacc_pacer_wait_with(sleepacc_pacer *p, sleepacc_sleeper *s, int64_t chunk_ns,
+                             int64_t *deadline_ns);
 void sleepacc_pacer_close(sleepacc_pacer *p);
 /* The pacer's sleeper, for sleepacc_sleeper_set_handoff and
  * sleepacc_sleeper_hold_dma_latency (NULL for a NULL p). */

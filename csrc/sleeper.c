@@ -284,6 +284,22 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   return 0;
 }
 
+/* A sleeper like `like` (strategy or kernel method, quantile, margin; no
+ * hand-off, no dma latency, nothing learned): the own sleeper of a call
+ * re-entered from a signal handler while `like` is mid-sleep. */
+int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like) {
+  const char *name = NULL;
+  if (!s || !like || like->magic != SLEEPACC__SLEEPER_MAGIC) return -EINVAL;
+  if (like->strategy == SLEEPACC_STRATEGY_KERNEL) {
+    name = like->kernel ? like->kernel->name : NULL;
+  } else {
+    for (size_t i = 0; i < sizeof sleepacc__strategies / sizeof sleepacc__strategies[0]; i++)
+      if (sleepacc__strategies[i].strategy == like->strategy) name = sleepacc__strategies[i].name;
+  }
+  if (!name) return -EINVAL;
+  return sleepacc_sleeper_open(s, name, like->quantile, like->fixed_margin_ns);
+}
+
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
 void sleepacc_sleeper_close(sleepacc_sleeper *s) {
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return;

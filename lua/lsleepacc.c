@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SAMPLES_MT "sleepacc.Samples"
 
@@ -320,7 +321,14 @@ static int sleepacc__sweep(lua_State *L) {
   }
   total /= 2;
   if (!total) sleepacc_lua_error(L, "durations", "nothing to measure: periodic mode needs a duration above 0");
-  if (sleepacc_lua_field(L, 1, "output")) output = sleepacc_lua_str(L, -1, "output"), lua_pop(L, 1);
+  if (sleepacc_lua_field(L, 1, "output")) {
+    struct stat st;
+    output = sleepacc_lua_str(L, -1, "output");
+    lua_pop(L, 1);
+    if (stat(output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) /* as the CLI's -o */
+      sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
+                         output);
+  }
   lua_createtable(L, (int)total, 0); /* 6: results */
   out = lua_gettop(L);
   if (output && !(f = sleepacc_lua_writer_open(L, output, &err))) /* 7: the writer */

@@ -5,7 +5,10 @@
  * Both types share one object layout and one lifecycle: open (init, with
  * the dma latency held for the object's life), claim (one sleeping thread
  * at a time: a second gets RuntimeError instead of a data race), close
- * (close(), __exit__ or dealloc; twice is fine).  Sleeps run in chunks with
+ * (close(), __exit__ or dealloc; twice is fine).  A call re-entered from a
+ * signal handler on the thread that holds the object gets a sleeper of its
+ * own (issue 16.5), and a tick an exception kept from its caller is offered
+ * again by the core (sleepacc_pacer_unwait, 16.6).  Sleeps run in chunks with
  * the GIL released and PyErr_CheckSignals() between them; statistics come
  * from the core's stats structs by their field tables.  No private field
  * of the core structs is read here.
@@ -20,6 +23,10 @@ typedef struct {
   int busy;          /* 1 while a thread sleeps on it */
   uint64_t busy_gen; /* sleepacc_fork_generation() when busy was set: a mark set
                         before a fork() belongs to a thread the child lacks */
+  unsigned long busy_thread; /* the thread that set busy (re-entry: the same one) */
+  long long delivered_tok;  /* token of the Python wait() that got the last tick, 0: none */
+  int64_t delivered_dl;     /* that tick's deadline */
+  long long handed_tok;     /* token of the Python wait() whose tick is in its hand-off */
   int is_pacer;      /* which member of u */
   PyObject *method;  /* the method name (str) */
   union {
@@ -50,15 +57,21 @@ static int precise_idle(PreciseObject *o) {
   return -1;
 }
 
-/* Open and idle: claim it (0), or -1 with an exception. */
+/* Open and idle: claim it (0); 1 when this very thread holds it (a signal
+ * handler called it while it sleeps: the caller uses a sleeper of its own);
+ * or -1 with an exception. */
 static int precise_claim(PreciseObject *o) {
   if (!o->open) {
     PyErr_Format(PyExc_ValueError, "%s is closed", precise_what(o));
     return -1;
   }
+  if (o->busy && o->busy_gen == sleepacc_fork_generation() &&
+      o->busy_thread == PyThread_get_thread_ident())
+    return 1;
   if (precise_idle(o) < 0) return -1;
   o->busy = 1;
   o->busy_gen = sleepacc_fork_generation();
+  o->busy_thread = PyThread_get_thread_ident();
   return 0;
 }
 
@@ -176,37 +189,95 @@ static PyObject *Precise_exit(PreciseObject *self, PyObject *args) {
 typedef struct {
   PreciseObject *o;
   int64_t deadline;
+  sleepacc_sleeper *own; /* a re-entrant call's own sleeper, else NULL */
+  int delivered;         /* pacer: 1 once the core delivered the tick */
 } precise_step_arg;
 
 static int precise_step(void *p) {
   precise_step_arg *a = p;
-  if (a->o->is_pacer) return sleepacc_pacer_wait(&a->o->u.p, SLEEPACC_CHUNK_NS, &a->deadline);
-  return sleepacc_sleeper_until(&a->o->u.s, a->deadline, SLEEPACC_CHUNK_NS);
+  int rc;
+  if (!a->o->is_pacer)
+    return sleepacc_sleeper_until(a->own ? a->own : &a->o->u.s, a->deadline, SLEEPACC_CHUNK_NS);
+  rc = a->own ? sleepacc_pacer_wait_with(&a->o->u.p, a->own, SLEEPACC_CHUNK_NS, &a->deadline)
+              : sleepacc_pacer_wait(&a->o->u.p, SLEEPACC_CHUNK_NS, &a->deadline);
+  if (rc == 1) a->delivered = 1;
+  return rc;
 }
 
 /* Sleep (or wait for the next tick) toward *deadline.  finish=1: to the
  * end (a hand-off is finished here, GIL released); finish=0: up to the
- * hand-off.  1 handed off, 0 done, -1 with an exception. */
-static int precise_run(PreciseObject *o, int64_t *deadline, int finish) {
-  precise_step_arg a = {o, *deadline};
-  int rc;
-  if (precise_claim(o) < 0) return -1;
-  do rc = sleepacc_py_run_chunks(precise_step, &a, o->is_pacer ? "Pacer.wait" : "Sleeper.sleep");
+ * hand-off.  1 handed off, 0 done, -1 with an exception.  tok: the token
+ * of the Python-level wait() (0 for none).
+ *   - Re-entered from a signal handler on the thread holding the object:
+ *     a sleeper of its own (like the object's, no hand-off) runs to the end;
+ *     for a Pacer it takes the pending tick, each tick being delivered once,
+ *     and the interrupted wait goes on to the next.
+ *   - A tick delivered when an exception lands (Ctrl-C, a handler's) is
+ *     offered again: the next wait returns it. */
+static int precise_run(PreciseObject *o, int64_t *deadline, int finish, long long tok) {
+  precise_step_arg a = {o, *deadline, NULL, 0};
+  const char *what = o->is_pacer ? "Pacer.wait" : "Sleeper.sleep";
+  int rc = precise_claim(o), nested = rc == 1;
+  if (rc < 0) return -1;
+  if (nested) {
+    a.own = PyMem_Calloc(1, sizeof *a.own);
+    if (a.own == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    if ((rc = sleepacc_sleeper_open_like(a.own, precise_sleeper(o))) < 0) {
+      PyMem_Free(a.own);
+      sleepacc_py_raise(rc, what);
+      return -1;
+    }
+    finish = 1;
+  }
+  do rc = sleepacc_py_run_chunks(precise_step, &a, what);
   while (finish && rc == 1);
-  o->busy = 0;
+  if (nested) {
+    sleepacc_sleeper_close(a.own);
+    PyMem_Free(a.own);
+  } else {
+    o->busy = 0;
+  }
   *deadline = a.deadline;
+  if (rc < 0) {
+    if (a.delivered) sleepacc_pacer_unwait(&o->u.p, a.deadline);
+    return -1;
+  }
+  if (o->is_pacer && rc == 0) {
+    o->delivered_tok = tok;
+    o->delivered_dl = a.deadline;
+  } else if (o->is_pacer) {
+    o->handed_tok = tok;
+  }
   return rc;
 }
 
-/* One clock read of a handed-off sleep: True once it is done. */
-static PyObject *precise_poll(PreciseObject *o, int64_t deadline) {
-  int rc;
-  if (precise_claim(o) < 0) return NULL;
-  rc = o->is_pacer ? sleepacc_pacer_poll(&o->u.p, NULL) : sleepacc_sleeper_poll(&o->u.s, deadline);
+/* One clock read of a handed-off sleep: True once it is done; for a Pacer
+ * None when the tick handed to the wait() with token tok was taken by a
+ * re-entrant wait (that wait() goes on to the next tick). */
+static PyObject *precise_poll(PreciseObject *o, int64_t deadline, long long tok) {
+  int64_t dl = 0;
+  int rc = precise_claim(o);
+  if (rc < 0) return NULL;
+  if (rc == 1) Py_RETURN_TRUE; /* re-entered: its own sleep already ran to the end */
+  rc = o->is_pacer ? sleepacc_pacer_poll(&o->u.p, &dl) : sleepacc_sleeper_poll(&o->u.s, deadline);
   o->busy = 0;
   if (rc == -EINTR) Py_RETURN_FALSE;
+  if (rc == -EINVAL && o->is_pacer && tok != 0 && o->handed_tok == tok) Py_RETURN_NONE;
   if (rc < 0) return sleepacc_py_raise(rc, o->is_pacer ? "Pacer.wait" : "Sleeper.sleep");
+  if (o->is_pacer && rc == 1) {
+    o->delivered_tok = tok;
+    o->delivered_dl = dl;
+  }
   return PyBool_FromLong(rc == 1);
+}
+
+/* The optional token of a Python-level wait(): 0 or -1. */
+static int precise_tok_arg(PyObject *args, long long *tok) {
+  *tok = 0;
+  return PyArg_ParseTuple(args, "|L", tok) ? 0 : -1;
 }
 
 /* `monotonic_ns` as a deadline: an int, at most one day ahead. */
@@ -240,7 +311,7 @@ static PyObject *Sleeper_go(PreciseObject *self, PyObject *arg, int relative, in
   if (relative ? sleepacc_py_seconds_ns(arg, "seconds", &d) < 0 : precise_deadline_arg(arg, &d) < 0)
     return NULL;
   if (relative) d += sleepacc_now_ns();
-  if ((rc = precise_run(self, &d, finish)) < 0) return NULL;
+  if ((rc = precise_run(self, &d, finish, 0)) < 0) return NULL;
   if (rc == 1) return PyLong_FromLongLong(d);
   Py_RETURN_NONE;
 }
@@ -253,28 +324,42 @@ static PyObject *Sleeper_begin_until(PreciseObject *s, PyObject *a) { return Sle
 static PyObject *Sleeper_poll(PreciseObject *self, PyObject *arg) {
   int64_t dl;
   if (precise_deadline_arg(arg, &dl) < 0) return NULL;
-  return precise_poll(self, dl);
+  return precise_poll(self, dl, 0);
 }
 
 static PyObject *Pacer_wait(PreciseObject *self, PyObject *unused) {
   int64_t dl = 0;
   (void)unused;
-  if (precise_run(self, &dl, 1) < 0) return NULL;
+  if (precise_run(self, &dl, 1, 0) < 0) return NULL;
   return PyLong_FromLongLong(dl);
 }
 
 /* wait() up to the hand-off: (deadline, near); near: finish with _poll(). */
-static PyObject *Pacer_begin(PreciseObject *self, PyObject *unused) {
+static PyObject *Pacer_begin(PreciseObject *self, PyObject *args) {
   int64_t dl = 0;
+  long long tok;
   int rc;
-  (void)unused;
-  if ((rc = precise_run(self, &dl, 0)) < 0) return NULL;
+  if (precise_tok_arg(args, &tok) < 0 || (rc = precise_run(self, &dl, 0, tok)) < 0) return NULL;
   return Py_BuildValue("(LO)", (long long)dl, rc == 1 ? Py_True : Py_False);
 }
 
-static PyObject *Pacer_poll(PreciseObject *self, PyObject *unused) {
-  (void)unused;
-  return precise_poll(self, 0);
+static PyObject *Pacer_poll(PreciseObject *self, PyObject *args) {
+  long long tok;
+  if (precise_tok_arg(args, &tok) < 0) return NULL;
+  return precise_poll(self, 0, tok);
+}
+
+/* The Python wait() with token `tok` could not return its tick (an
+ * exception landed after the core delivered it): the next wait returns it. */
+static PyObject *Pacer_unwait(PreciseObject *self, PyObject *arg) {
+  long long tok = PyLong_AsLongLong(arg);
+  if (tok == -1 && PyErr_Occurred()) return NULL;
+  if (tok != 0 && self->delivered_tok == tok && self->open &&
+      !(self->busy && self->busy_gen == sleepacc_fork_generation())) {
+    sleepacc_pacer_unwait(&self->u.p, self->delivered_dl);
+    self->delivered_tok = 0;
+  }
+  Py_RETURN_NONE;
 }
 
 static PyObject *Pacer_iter(PreciseObject *self) { return Py_NewRef(self); }
@@ -403,10 +488,13 @@ static PyTypeObject Sleeper_Type = {
 static PyMethodDef Pacer_methods[] = {
   {"wait", (PyCFunction)Pacer_wait, METH_NOARGS,
    "wait() -> int\n--\n\nWait for the next tick; its deadline (CLOCK_MONOTONIC ns). Never early."},
-  {"_begin", (PyCFunction)Pacer_begin, METH_NOARGS,
-   "_begin()\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
-  {"_poll", (PyCFunction)Pacer_poll, METH_NOARGS,
-   "_poll()\n--\n\nOne clock read of a handed-off tick: True once it is delivered."},
+  {"_begin", (PyCFunction)Pacer_begin, METH_VARARGS,
+   "_begin(token=0)\n--\n\nwait() up to the hand-off: (deadline, near); near: finish with _poll()."},
+  {"_poll", (PyCFunction)Pacer_poll, METH_VARARGS,
+   "_poll(token=0)\n--\n\nOne clock read of a handed-off tick: True once it is delivered, None\n"
+   "when a re-entrant wait took it."},
+  {"_unwait", (PyCFunction)Pacer_unwait, METH_O,
+   "_unwait(token)\n--\n\nThe wait() with this token could not return its tick: offer it again."},
   PRECISE_COMMON_METHODS,
 };
 

@@ -11,10 +11,31 @@ Timing, sleeping, statistics, environment control and tables live in the C
 core (sleepacc._core); this package names and validates.  Arguments are in
 seconds; results in integer nanoseconds.
 """
-from . import _core
-from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
-                   clock_info, iter_sweep, load, measure, methods, sweep, system_info)
-from ._core import Samples
+import sys as _sys
+
+# `python -m sleepacc`: this import is the command's first ~40 ms; a Ctrl-C
+# in it ends the command like one anywhere else (status 130, one line), not
+# with a traceback.  (Only then: `sys.argv[0]` is "-m" while runpy locates
+# the package named by -m; imported by anything else, KeyboardInterrupt
+# propagates as usual.  The console script's entry, _sleepacc_cli, guards
+# its own imports.)
+_AS_COMMAND = _sys.argv[:1] == ["-m"] and "sleepacc" in getattr(_sys, "orig_argv", ())
+
+
+def _interrupted():   # called in `except KeyboardInterrupt:`
+    if not _AS_COMMAND:
+        raise  # noqa: PLE0704 - the KeyboardInterrupt being handled
+    print("sleepacc: interrupted", file=_sys.stderr)
+    raise SystemExit(130) from None
+
+
+try:
+    from . import _core
+    from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
+                       clock_info, iter_sweep, load, measure, methods, sweep, system_info)
+    from ._core import Samples
+except KeyboardInterrupt:
+    _interrupted()
 
 __version__: str = _core.VERSION
 
@@ -26,7 +47,10 @@ __all__ = [
 
 # The precise sleep: a sleep as exact as the machine allows, and a pacer
 # (python/_ext/sleeper.c wrapped by precise.py).
-from .precise import Pacer, Sleeper, sleep  # noqa: E402
+try:
+    from .precise import Pacer, Sleeper, sleep  # noqa: E402
+except KeyboardInterrupt:
+    _interrupted()
 
 __all__ += ["sleep", "Sleeper", "Pacer"]
 

@@ -257,15 +257,24 @@ def _us(ns, digits=1):
 
 
 def _load(path):
-    """sleepacc.load with failures mapped to one line."""
+    """sleepacc.load with failures mapped to one line ("<file>:<line>: what"),
+    and its warnings (duplicate points, a second header) one line each."""
+    import warnings
     try:
-        return sleepacc.load(path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sweep = sleepacc.load(path)
     except FileNotFoundError:
         raise CliError(f"cannot read {path}: no such file") from None
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise CliError(f"{path} is not a sleepacc result file: {exc}") from None
+        msg = " ".join(str(exc).split())
+        raise CliError(msg if msg.startswith(os.fspath(path)) else
+                       f"{path} is not a sleepacc result file: {msg}") from None
+    for w in caught:
+        print(f"sleepacc: warning: {w.message}", file=sys.stderr)
+    return sweep
 
 
 def _points(sweep):
@@ -284,9 +293,14 @@ def _hostname(host):
 def _open_results(path, resume):
     """records.ResultsFile opened for appending, its failures mapped to
     one line (a usage error for an existing file without --resume)."""
+    import warnings
     results = records.ResultsFile(path)
     try:
-        results.open(resume)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.open(resume)
+        for w in caught:   # duplicate points, a second header: one line each
+            print(f"sleepacc: warning: {w.message}", file=sys.stderr)
     except FileExistsError:
         raise _arg_error("-o", f"{path} already exists "
                                "(use --resume to continue it, or another name)") from None
@@ -462,6 +476,8 @@ def cmd_sweep(args):
     methods = _check_methods(args.methods)
     if args.mode == "periodic" and args.durations is not None and 0 in args.durations:
         raise _arg_error("--durations", "periodic mode needs durations above 0")
+    if args.output is not None and not args.output.strip():
+        raise _arg_error("-o", "an empty file name (give a file, or - for the standard output)")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
     if args.output == "-":
@@ -882,7 +898,25 @@ def _save_plot(fig, path, dpi):
             fig.savefig(sys.stdout.buffer, dpi=dpi, format="png")
             sys.stdout.buffer.flush()
             return
-        fig.savefig(path, dpi=dpi)
+        # a temporary file beside it, then a rename: a full disk or a
+        # Ctrl-C never leaves a partial figure under the name asked for
+        import tempfile
+        ext = os.path.splitext(path)[1]
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=f".tmp{ext}",
+                                   dir=os.path.dirname(os.path.abspath(path)))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                fig.savefig(f, dpi=dpi, format=ext.lstrip(".").lower())
+            umask = os.umask(0o22)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)   # as open() would have made it
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"sleepacc: wrote {path}", file=sys.stderr)
@@ -1533,8 +1567,8 @@ def build_parser():
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit code (see the module doc)."""
-    parser = build_parser()
     try:
+        parser = build_parser()   # inside: a Ctrl-C here is exit 130 too
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except SystemExit as exc:         # --help, --version

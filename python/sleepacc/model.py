@@ -269,11 +269,15 @@ def _point_sigma(r: dict, y: float, req: float) -> Tuple[float, bool]:
 # ---------------------------------------------------------------------------
 
 def _round_unit(req, unit, rounding):
+    """The timeout the kernel is given.  "down" is a caller that truncates:
+    what it truncates to 0 returns at once (the zero shortcut); a nonzero
+    truncated timeout still never ends a kernel sleep before the request."""
     req = np.asarray(req, dtype=float)
     if unit <= 1:
         return np.floor(req + 0.5) if rounding == "down" else np.ceil(req - 1e-9)
     if rounding == "down":
-        return np.floor(req / unit + 1e-9) * unit
+        q = np.floor(req / unit + 1e-9) * unit
+        return np.where(q > 0, np.maximum(q, req), q)
     return np.ceil(req / unit - 1e-9) * unit
 
 def _base(unit, rounding, tick, k, req):
@@ -410,7 +414,7 @@ def _predict_spec(spec: _Spec, beta, zero_ns, req):
     q, b = _base(spec.unit, spec.rounding, spec.tick, spec.k, req)
     A, off, _, _ = _design(spec, b)
     out = off + A @ beta
-    out = np.maximum(out, q)             # a kernel sleep never ends before its (rounded) request
+    out = np.maximum(out, np.maximum(q, req))   # a kernel sleep never ends before its request
     if spec.zero and zero_ns is not None:
         out = np.where(q == 0, zero_ns, out)
     return out
@@ -812,20 +816,17 @@ def _verdict(p: MethodParams, req, y, sig, pred, k_params: float, alternatives):
     elif frac_bad >= 0.34 and ((shape in ("oscillating with d", "scattered") and rel > 0.1)
                                or (frac_bad > 0.5 and rel > 0.5)):
         p.verdict = "unexplained"
-        p.verdict_note = (f"not explained by these terms: {_fmt(float(np.max(np.abs(e))))} left, "
+        p.verdict_note = (f"not explained by these terms: {_us(float(np.max(np.abs(e))))} left, "
                           f"{shape} ({int(frac_bad * n)} of {n} points off by more than 3 sigma)")
     else:
         big = e[np.abs(r) > 3] if np.any(np.abs(r) > 3) else e
         lead = big[np.argmax(np.abs(big))]
         p.verdict = "partly"
-        p.verdict_note = (f"{'+' if lead >= 0 else '-'}{_fmt(abs(float(lead)))} left "
+        p.verdict_note = (f"{'+' if lead >= 0 else '-'}{_us(abs(float(lead)))} left "
                           f"(at {format_ns(float(req[worst]))}), {shape}, not in the family")
     if alternatives and p.verdict != "unexplained":
         p.verdict_note += ("; other structures fit about equally: "
                            + "; ".join(a["structure"] for a in alternatives))
-
-def _fmt(ns: float) -> str:
-    return _us(ns)
 
 def _fit_method(method, req, act, sig, unit_prior=1, ctx=None, bootstrap=BOOTSTRAP) -> MethodParams:
     ctx = dict(ctx or {})
@@ -1175,8 +1176,6 @@ def _finish(p: MethodParams):
                     cap = known if known is not None else p.slack_ns
                     clone.slack_ns = min(max(clone.constant_ns, 0.0), cap)
                     clone.wakeup_ns = clone.constant_ns - clone.slack_ns
-            for cause, _, v in clone._parts(ref):
-                rep_vals.setdefault(cause, [])
             sums: Dict[str, float] = {}
             for cause, _, v in clone._parts(ref):
                 sums[cause] = sums.get(cause, 0.0) + v

@@ -19,6 +19,7 @@ margins ``auto`` learns carry over from one call to the next::
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
@@ -122,18 +123,35 @@ class Pacer(_core.Pacer):
         super().__init__(period, method, missed, handoff, dma_latency)
 
     def wait(self) -> int:
-        """Wait for the next tick and return its deadline (ns); never before it."""
-        deadline, near = self._begin()
-        if near:
-            poll = self._poll
-            while not poll():
-                pass
+        """Wait for the next tick and return its deadline (ns); never before it.
+
+        Each tick is returned once: when an exception (Ctrl-C, a signal
+        handler's) ends a wait whose tick was already delivered, the next
+        wait() returns that tick.  A wait() called from a signal handler
+        while this thread is inside wait() takes the pending tick with a
+        sleeper of its own; the interrupted wait then goes on to the next."""
+        tok = next(_tokens)
+        try:
+            while True:
+                deadline, near = self._begin(tok)
+                if not near:
+                    break
+                poll = self._poll
+                r = poll(tok)
+                while r is False:
+                    r = poll(tok)
+                if r:
+                    break   # None: a re-entrant wait took this tick; on to the next
+        except BaseException:
+            self._unwait(tok)
+            raise
         return deadline
 
     def __next__(self) -> int:
         return self.wait()
 
 _local = threading.local()
+_tokens = itertools.count(1)   # one per Pacer.wait() call (see Pacer._unwait)
 
 
 def _forget_after_fork():

@@ -43,10 +43,13 @@ ns, or None).  docs/schema.md describes every field.
 from __future__ import annotations
 
 import errno as _errno
+import fcntl
 import json
 import math
 import os
 import re
+import stat as _stat
+import warnings
 from typing import Any, Iterable, Mapping, Optional, Union
 
 __all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "error_ns", "stat_error", "flatten",
@@ -178,6 +181,161 @@ def clean(obj):
     return obj
 
 
+# ---------------------------------------------------------------------------
+# Reading defensively: what a file holds is checked before anything uses it,
+# and every failure is one ValueError "<file>:<line>: <what is wrong>".
+# ---------------------------------------------------------------------------
+
+#: Largest result file read, in bytes (a bound: `report /dev/zero` ends).
+MAX_FILE_BYTES = 1 << 30
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class _TooDeep(ValueError):
+    """JSON nested deeper than the parser goes (never a torn line)."""
+
+
+def _json(text, where: str):
+    """json.loads whose every failure is a ValueError naming `where`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise _TooDeep(f"{where}: JSON nested too deeply") from None
+
+
+def _kind(v) -> str:
+    return "null" if v is None else type(v).__name__
+
+
+def _check_int(v, what: str, where: str, minimum: int = _INT64_MIN,
+               none_ok: bool = False) -> None:
+    if v is None and none_ok:
+        return
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"{where}: {what} must be an integer, got {_kind(v)} {v!r:.40}")
+    if not minimum <= v <= _INT64_MAX:
+        raise ValueError(f"{where}: {what} = {v!r:.40} is outside "
+                         f"{'0' if minimum == 0 else 'int64'}..{_INT64_MAX} (int64)")
+
+
+def _check_num(v, what: str, where: str, finite: bool = True) -> None:
+    if v is None:
+        return
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{where}: {what} must be a number, got {_kind(v)} {v!r:.40}")
+    if isinstance(v, int):
+        _check_int(v, what, where)
+    elif finite and not math.isfinite(v):
+        raise ValueError(f"{where}: {what} must be a finite number, got {v!r}")
+    elif math.isfinite(v) and abs(v) >= 2.0**63:
+        raise ValueError(f"{where}: {what} = {v!r} is outside int64")
+
+
+def _check_obj(v, what: str, where: str, none_ok: bool = True) -> None:
+    if not (isinstance(v, dict) or (none_ok and v is None)):
+        raise ValueError(f"{where}: {what} must be a JSON object, got {_kind(v)} {v!r:.40}")
+
+
+def check_point(p, where: str) -> None:
+    """ValueError "<where>: <what>" unless `p` is a well-formed point record."""
+    _check_obj(p, "a measurement", where, none_ok=False)
+    missing = [k for k in ("method", "mode", "requested_ns", "n", "stats") if k not in p]
+    if missing:
+        raise ValueError(f"{where}: bad point record (no " + ", ".join(missing) + ")")
+    if not isinstance(p["method"], str) or not p["method"]:
+        raise ValueError(f"{where}: method must be a method name (a string), got "
+                         f"{_kind(p['method'])} {p['method']!r:.40}")
+    if p["mode"] not in ("relative", "periodic"):
+        raise ValueError(f"{where}: mode must be 'relative' or 'periodic', got {p['mode']!r:.40}")
+    _check_int(p["requested_ns"], "requested_ns", where, 0)
+    _check_int(p["n"], "n", where, 0, none_ok=True)
+    _check_obj(p["stats"], "stats", where, none_ok=False)
+    for k, v in p["stats"].items():
+        _check_num(v, f"stats.{k}", where)
+    for k in ("missed", "wall_ns"):
+        if p.get(k) is not None:
+            _check_int(p[k], k, where)
+    for k in ("cpu_ns_per_call", "cpu_percent"):
+        _check_num(p.get(k), k, where, finite=False)
+    for k in ("env", "ctx_switches"):
+        _check_obj(p.get(k), k, where)
+    if isinstance(p.get("ctx_switches"), dict):
+        for k, v in p["ctx_switches"].items():
+            _check_num(v, f"ctx_switches.{k}", where)
+    samples = p.get("samples")
+    if samples is not None:
+        if not isinstance(samples, list):
+            raise ValueError(f"{where}: samples must be a list of integers (ns), got "
+                             f"{_kind(samples)}")
+        for i, v in enumerate(samples):
+            _check_int(v, f"samples[{i}]", where)
+
+
+def check_doc(doc, where: str, point_where=None) -> None:
+    """ValueError "<where>: <what>" unless `doc` is a well-formed JSON form;
+    point_where(i) names where measurement i is (default: where)."""
+    _check_obj(doc, "the document", where, none_ok=False)
+    for k in ("host", "settings"):
+        _check_obj(doc.get(k), k, where)
+    if isinstance(doc.get("settings"), dict):
+        _check_obj(doc["settings"].get("env"), "settings.env", where)
+    for k in ("started", "finished"):
+        if doc.get(k) is not None and not isinstance(doc[k], str):
+            raise ValueError(f"{where}: {k} must be an ISO 8601 string, got {_kind(doc[k])}")
+    ms = doc.get("measurements")
+    if ms is None:
+        return
+    if not isinstance(ms, list):
+        raise ValueError(f"{where}: measurements must be a list, got {_kind(ms)}")
+    for i, p in enumerate(ms):
+        check_point(p, point_where(i) if point_where else f"{where}: measurement {i + 1}")
+
+
+def _warn_duplicates(points_at, where: str) -> None:
+    """A RuntimeWarning for each point whose (method, mode, requested_ns)
+    an earlier point has (two writers on one file, or a merge gone wrong)."""
+    first: dict = {}
+    for lineno, p in points_at:
+        key = (p["method"], p["mode"], p["requested_ns"])
+        if key in first:
+            warnings.warn(f"{where}:{lineno}: duplicate point {key[0]} {key[1]} "
+                          f"{key[2]} ns (first at line {first[key]})", RuntimeWarning,
+                          stacklevel=3)
+        else:
+            first[key] = lineno
+
+
+def read_bounded(path: PathLike, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of `path`, at most `limit` of them (ValueError beyond, and
+    at once for a file of NUL bytes such as /dev/zero)."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if _stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(_errno.EISDIR, "is a directory", path)
+        if _stat.S_ISREG(st.st_mode) and st.st_size > limit:
+            raise ValueError(f"{path}: {st.st_size} bytes, more than a result file may hold "
+                             f"({limit})")
+        chunks, total = [], 0
+        while True:
+            b = f.read(min(1 << 20, limit + 1 - total))
+            if not b:
+                break
+            if total == 0 and b"\0" in b[:65536]:
+                at = b.index(b"\0")
+                line = b[:at].count(b"\n") + 1
+                raise ValueError(f"{path}:{line}: binary data, not a "
+                                 f"result file (a NUL byte at offset {at})")
+            chunks.append(b)
+            total += len(b)
+            if total > limit:
+                raise ValueError(f"{path}: more than {limit} bytes, more than a result "
+                                 "file may hold")
+    return b"".join(chunks)
+
+
 def _check_schema(obj: Mapping, where: str) -> None:
     schema = obj.get("schema")
     if schema != SCHEMA:
@@ -225,7 +383,8 @@ def jsonl_footer(finished: str) -> str:
     return json.dumps({"type": "footer", "finished": finished})
 
 
-def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> dict[str, Any]:
+def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
+                torn_ok: bool = True) -> dict[str, Any]:
     """The JSON form (a dict) of the lines of the JSON Lines form.  A torn
     last line is dropped; ``finished`` comes from a footer line if there is
     one; point lines keep every key but ``type``."""
@@ -235,31 +394,39 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>") -> dict[str, Any]:
     objs = []
     for k, (lineno, line) in enumerate(numbered):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            if k == len(numbered) - 1 and k > 0:
+            obj = _json(line, f"{where}:{lineno}")
+        except _TooDeep:
+            raise
+        except ValueError:
+            if torn_ok and k == len(numbered) - 1 and k > 0:
                 break  # torn last line: the writer was stopped mid-line
-            raise ValueError(f"{where}:{lineno}: not valid JSON ({e.msg})") from None
+            raise
         if not isinstance(obj, dict):
-            raise ValueError(f"{where}:{lineno}: expected a JSON object")
+            raise ValueError(f"{where}:{lineno}: expected a JSON object, got {_kind(obj)}")
         objs.append((lineno, obj))
     lineno, header = objs[0]
     if header.get("type") != "header":
         raise ValueError(f"{where}:{lineno}: the first line must be the header")
     _check_schema(header, f"{where}:{lineno}")
-    points, finished = [], None
+    check_doc({k: header.get(k) for k in ("host", "settings", "started")},
+              f"{where}:{lineno}")
+    points, finished, at = [], None, []
     for lineno, obj in objs[1:]:
         kind = obj.get("type")
         if kind == "point":
             point = {k: v for k, v in obj.items() if k != "type"}
-            missing = [k for k in ("method", "mode", "requested_ns", "n", "stats")
-                       if k not in point]
-            if missing:
-                raise ValueError(f"{where}:{lineno}: bad point record (no "
-                                 + ", ".join(missing) + ")")
+            check_point(point, f"{where}:{lineno}")
             points.append(point)
+            at.append((lineno, point))
         elif kind == "footer":
             finished = obj.get("finished")
+            if finished is not None and not isinstance(finished, str):
+                raise ValueError(f"{where}:{lineno}: finished must be an ISO 8601 string, "
+                                 f"got {_kind(finished)}")
+        elif kind == "header":
+            warnings.warn(f"{where}:{lineno}: a second header (line {objs[0][0]} is the "
+                          "first): two writers on one file?", RuntimeWarning, stacklevel=2)
+    _warn_duplicates(at, where)
     return {"schema": SCHEMA, "host": header.get("host"), "started": header.get("started"),
             "finished": finished, "settings": header.get("settings"), "measurements": points}
 
@@ -344,21 +511,36 @@ def loads(text: str, where: str = "<string>") -> dict[str, Any]:
         raise ValueError(f"{where}: empty")
     if not stripped.startswith("{") and is_irtt_table(text):
         return irtt_doc(text, where)
+    first = text[: len(text) - len(stripped)].count("\n") + 1   # the line the JSON starts on
     try:
         obj = json.loads(stripped)
     except json.JSONDecodeError:
         obj = None  # more than one value (JSON Lines), or torn
+    except RecursionError:
+        raise ValueError(f"{where}:{first}: JSON nested too deeply") from None
     if isinstance(obj, dict) and obj.get("type") != "header":
-        _check_schema(obj, where)
+        _check_schema(obj, f"{where}:{first}")
+        check_doc(obj, f"{where}:{first}")
+        ms = obj.get("measurements") or []
+        _warn_duplicates([(f"{first} (measurement {i + 1})", p) for i, p in enumerate(ms)],
+                         where)
         return obj
-    return parse_jsonl(text.splitlines(), where)
+    if obj is not None and not isinstance(obj, dict):
+        raise ValueError(f"{where}:{first}: expected a JSON object, got {_kind(obj)}")
+    # a torn last line has no newline: a whole line that is not JSON is an error
+    return parse_jsonl(text.splitlines(), where, torn_ok=not text.endswith("\n"))
 
 
 def read(path: PathLike) -> dict[str, Any]:
     """The JSON form (a dict) of a file ``Sweep.save`` or the CLI wrote."""
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        return loads(f.read(), path)
+    data = read_bounded(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 text ({exc.reason})") from None
+    return loads(text, path)
 
 
 # ---------------------------------------------------------------------------
@@ -398,45 +580,97 @@ class ResultsFile:
 
     def open(self, resume: bool = False) -> None:
         """Open for appending.  With resume, read what is there (dropping a
-        torn last line); without, refuse to overwrite a non-empty file."""
+        torn last line); without, refuse to overwrite a non-empty file.
+
+        A regular file is held under an advisory lock (flock) until close,
+        taken before its contents are read: a second writer (another
+        ``sweep -o F`` or ``--resume``) fails at once with BlockingIOError
+        naming the file, instead of writing every point twice."""
         if self.path == "-":
             if resume:
                 raise ValueError("the standard output (-) cannot be resumed")
             self.regular = False
             self.fd = os.dup(1)
             return
-        data = b""
+        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0 and not resume:
+            raise FileExistsError(_errno.EEXIST, "already exists", self.path)
         regular = self.regular = os.path.isfile(self.path) or not os.path.exists(self.path)
-        if os.path.isfile(self.path) and os.path.getsize(self.path) > 0:
-            if not resume:
-                raise FileExistsError(_errno.EEXIST, "already exists", self.path)
-            with open(self.path, "rb") as f:
-                data = f.read()
-        self.size = self._whole_lines(data)
-        if self.size:
-            try:
-                text = data[: self.size].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{self.path}: not UTF-8 text ({exc.reason})") from None
-            self.existing = parse_jsonl(text.splitlines(), self.path)
-            self.keys = {self.key(p) for p in self.existing["measurements"]}
-        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if regular else 0)
-        self.fd = os.open(self.path, flags, 0o644)
-        if self.size < len(data):
-            os.ftruncate(self.fd, self.size)   # drop the torn tail
+        flags = os.O_CREAT | os.O_CLOEXEC | (os.O_RDWR | os.O_APPEND if regular else os.O_WRONLY)
+        fd = os.open(self.path, flags, 0o644)
+        try:
+            data = b""
+            if regular:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise BlockingIOError(_errno.EAGAIN, "another process is writing it (it "
+                                          "holds the file's lock); wait for it to finish or "
+                                          "use another file", self.path) from None
+                size = os.fstat(fd).st_size
+                if size and not resume:   # created by another writer meanwhile
+                    raise FileExistsError(_errno.EEXIST, "already exists", self.path)
+                if size > MAX_FILE_BYTES:
+                    raise ValueError(f"{self.path}: {size} bytes, more than a result file "
+                                     f"may hold ({MAX_FILE_BYTES})")
+                chunks, off = [], 0
+                while off < size:
+                    b = os.pread(fd, min(1 << 20, size - off), off)
+                    if not b:
+                        break
+                    chunks.append(b)
+                    off += len(b)
+                data = b"".join(chunks)
+            self.size = self._whole_lines(data)
+            if self.size == 0 and data and not self._torn_header(data):
+                try:
+                    whole = isinstance(json.loads(data), dict)
+                except (ValueError, RecursionError):
+                    whole = False
+                what = ("a JSON document (Sweep.save), not a JSON Lines results file" if whole
+                        else "not valid JSON Lines: no sleepacc header")
+                raise ValueError(f"{self.path}:1: {what}; it is left as it is")
+            if self.size:
+                if b"\0" in data[: self.size]:
+                    line = data[: data.index(b"\0")].count(b"\n") + 1
+                    raise ValueError(f"{self.path}:{line}: binary data, not a result file")
+                try:
+                    text = data[: self.size].decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{self.path}: not UTF-8 text ({exc.reason})") from None
+                self.existing = parse_jsonl(text.splitlines(), self.path, torn_ok=False)
+                self.keys = {self.key(p) for p in self.existing["measurements"]}
+            if self.size < len(data):
+                os.ftruncate(fd, self.size)   # drop the torn tail
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    @staticmethod
+    def _torn_header(data: bytes) -> bool:
+        """Is data (no whole line in it) what a header write cut short
+        leaves: one unterminated line, the start of a header?"""
+        head = b'{"schema": "sleepacc/1", "type": "header"'
+        return b"\n" not in data and (head.startswith(data) or data.startswith(head))
 
     @staticmethod
     def _whole_lines(data: bytes) -> int:
         """Length of data without a torn last line: bytes after the last
-        newline, and a last whole line that is not JSON (a write cut short
-        just before its newline) are torn."""
+        newline, and a last whole line that is not JSON and holds NUL bytes
+        (a power cut: blocks the data never reached) are torn.  Any other
+        line is the file's own, and the parser reports what is wrong."""
         end = data.rfind(b"\n") + 1
         start = data.rfind(b"\n", 0, max(0, end - 1)) + 1
         if end:
             try:
                 json.loads(data[start:end])
+            except RecursionError:
+                pass          # whole, merely too deep: the parser reports it
             except ValueError:
-                end = start
+                # torn by a power cut (NUL bytes where data never reached the
+                # disk); any other whole line is the file's, and reported
+                if b"\0" in data[start:end]:
+                    end = start
         return end
 
     def write_line(self, line: str) -> None:

@@ -142,7 +142,9 @@ static void test_chunks(void) {
       if (rc == 0) zeros++;
     } while (rc == 0 || rc == -EINTR);
     CHECKF(rc == 1, "%s: rc %d", names[n], rc);
-    CHECKF(zeros >= 4, "%s: only %d chunk returns for 60 ms in 10 ms chunks", names[n], zeros);
+    /* at least one chunk return (how many depends on preemption: a loaded
+     * machine can stretch one chunk call over several chunk lengths) */
+    CHECKF(zeros >= 1, "%s: no chunk return for 60 ms in 10 ms chunks", names[n]);
     CHECK(longest_ok);
     CHECK(S.last_wake_ns >= dl && S.count == 1);
     sleepacc_sleeper_close(&S);
@@ -468,6 +470,35 @@ static void test_fork_reopens(void) {
   }
 }
 
+/* Issue 16.5/16.6: a tick the caller could not take is offered again once,
+ * counted once; a re-entrant wait with its own sleeper takes the pending
+ * tick and the interrupted wait goes on to the next. */
+static void test_pacer_unwait_and_wait_with(void) {
+  static sleepacc_sleeper own;
+  int64_t d1 = 0, d2 = 0, d3 = 0;
+  int rc;
+  CHECK(sleepacc_pacer_open(&P, 2000000, "timerfd", SLEEPACC_MISSED_SKIP) == 0);
+  while ((rc = sleepacc_pacer_wait(&P, 0, &d1)) == 0 || rc == -EINTR) {
+  }
+  CHECK(rc == 1 && P.count == 1);
+  CHECK(sleepacc_pacer_unwait(&P, d1 + 1) == -EINVAL);
+  CHECK(sleepacc_pacer_unwait(&P, d1) == 0);
+  CHECK(sleepacc_pacer_unwait(&P, d1) == -EINVAL); /* once */
+  CHECK(sleepacc_pacer_wait(&P, 0, &d2) == 1 && d2 == d1 && P.count == 1);
+  /* the outer wait starts toward tick 2 (one chunk of 1 ns: still pending) */
+  CHECK(sleepacc_pacer_wait(&P, 1, &d2) == 0 && P.pending);
+  CHECK(sleepacc_sleeper_open(&own, "timerfd", 0.99, -1) == 0);
+  while ((rc = sleepacc_pacer_wait_with(&P, &own, 0, &d2)) == 0 || rc == -EINTR) {
+  }
+  CHECK(rc == 1 && d2 == d1 + 2000000 && P.count == 2 && !P.pending);
+  sleepacc_sleeper_close(&own);
+  while ((rc = sleepacc_pacer_wait(&P, 0, &d3)) == 0 || rc == -EINTR) {
+  }
+  CHECK(rc == 1 && d3 == d2 + 2000000 && P.count == 3);
+  CHECK(sleepacc_now_ns() >= d3);
+  sleepacc_pacer_close(&P);
+}
+
 int main(void) {
   TEST(test_strategy_names);
   TEST(test_bad_input);
@@ -483,5 +514,6 @@ int main(void) {
   TEST(test_rt_spin_bounded);
   TEST(test_slack_unchanged);
   TEST(test_fork_reopens);
+  TEST(test_pacer_unwait_and_wait_with);
   return check_summary();
 }

@@ -61,6 +61,9 @@ return {
     local ls = lines(path)
     T.eq(#ls, #rs + 2, "header, points, footer")
     T.check(ls[#ls]:find('^{"type":"footer"'), "footer")
+    T.raises_naming("output", sa.sweep, {methods = {"clock"}, durations = {0}, output = path})
+    T.eq(#lines(path), #ls, "a non-empty output is never overwritten")
+    os.remove(path)
     local seen = 0
     local ok, err = pcall(sa.sweep, {methods = {"nanosleep"}, durations = {1e-5, 2e-5, 3e-5}, budget = 0.01,
       output = path, progress = function(done)

@@ -218,7 +218,9 @@ def test_signal_storm_no_undersleep_no_lost_run(signal_storm, duration):
         # the storm really hit this measure (a test that cannot fail is a defect)
         assert signal_storm["alrm"] + signal_storm["usr1"] > \
             seen["alrm"] + seen["usr1"], method
-    assert signal_storm["usr1"] >= len(KERNEL) * 5
+    # both kinds arrived (each measure was hit, checked above; a count per
+    # method would be a rate, and the rate depends on the machine's load)
+    assert signal_storm["usr1"] > 0 and signal_storm["alrm"] > 0
 
 
 def test_signal_storm_precise_sleep_never_early(signal_storm):
