@@ -11,6 +11,7 @@ and saves it when given ``save="file.png"`` (or ".svg", or a list of paths).
                                 log scale, one panel per method family
     cost_pareto(sweep)          accuracy against CPU cost, Pareto front marked
     histogram(measurement)      the errors of one measurement
+    over_time(measurement)      each sample's error against its start time
     model_fit(model, data)      the fitted model drawn over the measurements
     history(points)             one quantity per machine across the years
     flent_overlay(flent, mon)   flent's latency and sleepacc monitor's timer
@@ -32,7 +33,8 @@ import numpy as np
 from ._units import format_ns
 from .records import flatten, stat_error
 
-__all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "model_fit",
+__all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
+           "model_fit",
            "history", "compare_hosts", "flent_overlay", "read_flent", "save_figure", "series",
            "method_family", "FAMILIES"]
 
@@ -577,6 +579,37 @@ def histogram(measurement, *, bins: Optional[int] = None, title: Optional[str] =
     if under:
         note += f" {under} undersleeps (error < 0)."
     _footnote(fig, note, lines=1)
+    return save_figure(fig, save)
+
+
+def over_time(measurement, *, title: Optional[str] = None, save=None):
+    """The error of each sample of one measurement against when its sleep
+    started (``Measurement.starts``: seconds since the run's measured part
+    began), log y: drifts, periodic disturbances (a tick, a timer of another
+    process) and bursts show up as patterns in time.  The median is a line.
+    Needs the samples and their start times (``keep_samples=True``)."""
+    starts = measurement.get("starts") if isinstance(measurement, dict) else \
+        getattr(measurement, "starts", None)
+    (row,) = series([measurement])
+    errs = row["errors"]
+    if errs is None or errs.size == 0 or starts is None or len(starts) != errs.size:
+        raise ValueError(f"{row['method']} at {format_ns(row['requested_ns'])} has no samples "
+                         "with start times: measure with keep_samples=True")
+    t = np.asarray(starts, dtype=np.float64) / 1e9
+    fig = _figure(9.0, 4.4)
+    ax = fig.add_subplot()
+    ax.scatter(t, np.maximum(errs, _FLOOR), s=4, color="tab:blue", alpha=0.6, linewidths=0)
+    if row["median"] is not None:
+        ax.axhline(max(row["median"], _FLOOR), color="0.2", lw=1)
+    ax.set_yscale("log")
+    _log_duration_axis(ax.yaxis)
+    what = "lateness" if row["mode"] == "periodic" else "error (actual − requested)"
+    ax.set_ylabel(what)
+    ax.set_xlabel("start of the sleep (s since the run began)")
+    med = "" if row["median"] is None else f", median {format_ns(row['median'], 3)} (line)"
+    ax.set_title(title or f"{row['method']}({format_ns(row['requested_ns'])}): {what} over time, "
+                          f"n={errs.size:,} samples (dots){med}", fontsize=10.5)
+    ax.grid(True, which="major", alpha=0.3)
     return save_figure(fig, save)
 
 

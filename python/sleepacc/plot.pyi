@@ -8,8 +8,9 @@ from matplotlib.figure import Figure
 from ._api import Measurement, Sweep
 from .model import Model
 
-__all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "model_fit", "history",
-           "compare_hosts", "save_figure", "series"]
+__all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
+           "model_fit", "history", "compare_hosts", "flent_overlay", "read_flent", "save_figure",
+           "series", "method_family", "FAMILIES"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: Where to save: nothing, one path, or several (the format from the suffix).
@@ -34,3 +35,15 @@ def compare_hosts(sweeps: Iterable[Sweep], labels: Optional[Sequence[str]] = ...
                   paths: Optional[Sequence[str]] = ..., method: Optional[str] = ...,
                   requested: Optional[float] = ..., stat: str = ..., title: Optional[str] = ...,
                   save: _Save = ...) -> Figure: ...
+def histogram(measurement: Union[Measurement, Mapping[str, Any]], *, bins: Optional[int] = ...,
+              title: Optional[str] = ..., save: _Save = ...) -> Figure: ...
+def over_time(measurement: Union[Measurement, Mapping[str, Any]], *,
+              title: Optional[str] = ..., save: _Save = ...) -> Figure: ...
+def read_flent(path: PathLike) -> dict[str, Any]: ...
+def flent_overlay(flent: Union[PathLike, Mapping[str, Any]],
+                  monitor: Union[PathLike, Iterable[Mapping[str, Any]]], *,
+                  title: Optional[str] = ..., save: _Save = ...) -> Figure: ...
+
+#: (key, label, meaning) of each method family, in drawing order.
+FAMILIES: tuple[tuple[str, str, str], ...]
+def method_family(name: str, registry: Optional[Mapping[str, Any]] = ...) -> str: ...

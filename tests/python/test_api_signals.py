@@ -93,6 +93,9 @@ def test_sigint_interrupts_a_sweep():
             sleepacc.sweep(["spin", "nanosleep"], [1e-3], budget=10, slack=2000)
         response_s = time.monotonic() - seen["sent"]
     finally:
+        # if the sweep ended before the SIGINT (another exception), the timer
+        # must not fire into join() and hide that exception
+        timer.cancel()
         timer.join()
     assert response_s < 0.5
     assert seen["slack_during"] == 2000

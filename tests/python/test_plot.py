@@ -250,3 +250,17 @@ def test_bad_methods_are_named():
         plot.error_vs_requested(recs, methods=["kqueue"])
     fig = plot.error_vs_requested(recs)             # records work too (no samples: min band)
     assert sum(len(_labelled(a)) for a in fig.axes) == 2
+
+
+def test_over_time():
+    m = sleepacc.measure("nanosleep", 1e-4, budget=0.05)
+    fig = plot.over_time(m)
+    ax = _draw(fig)
+    (dots,) = [c for c in ax.collections]
+    xy = dots.get_offsets()
+    assert len(xy) == m.n
+    starts = [s / 1e9 for s in m.starts]
+    assert list(xy[:, 0]) == pytest.approx(starts)          # x: each sample's start
+    assert xy[:, 0].min() >= 0 and f"n={m.n:,}" in ax.get_title()
+    with pytest.raises(ValueError, match="start times"):
+        plot.over_time(sleepacc.measure("nanosleep", 1e-4, budget=0.01, keep_samples=False))
