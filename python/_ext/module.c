@@ -513,29 +513,20 @@ done:
 }
 
 static PyObject *py_clock_info(PyObject *self, PyObject *args) {
-  int reads = 0;
+  int reads = 0, rc;
+  PyObject *d;
   (void)self;
-  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads)) return NULL;
-  PyObject *d = PyDict_New();
-  if (d == NULL) return NULL;
-  for (int id = 0; id < SLEEPACC_CLOCK_COUNT; id++) {
+  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads) || (d = PyDict_New()) == NULL) return NULL;
+  for (int id = 0; d && id < SLEEPACC_CLOCK_COUNT; id++) {
     sleepacc_clock_info info;
-    int rc;
+    PyObject *v = NULL;
     Py_BEGIN_ALLOW_THREADS
     rc = sleepacc_clock_info_get(id, reads, &info);
     Py_END_ALLOW_THREADS
-    if (rc < 0) {
-      Py_DECREF(d);
-      return sleepacc_py_raise(rc, "sleepacc_clock_info_get");
-    }
-    PyObject *v = Py_BuildValue("(LL)", (long long)info.resolution_ns,
-                                (long long)info.read_cost_ns);
-    if (v == NULL || PyDict_SetItemString(d, info.name ? info.name : "unknown", v) < 0) {
-      Py_XDECREF(v);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(v);
+    if (rc < 0) sleepacc_py_raise(rc, "sleepacc_clock_info_get");
+    else v = Py_BuildValue("(LL)", (long long)info.resolution_ns, (long long)info.read_cost_ns);
+    if (v == NULL || PyDict_SetItemString(d, info.name ? info.name : "unknown", v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
   }
   return d;
 }
