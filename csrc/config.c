@@ -55,7 +55,17 @@
   XX(RT_SPIN, "budget_ns", EINVAL,                                                             \
      "is required for a spinning method under policy fifo or rr (real-time spinning "          \
      "stalls a CPU)")                                                                          \
-  XX(UNAVAILABLE, "method", ENOSYS, "is not available on this system")
+  XX(UNAVAILABLE, "method", ENOSYS, "is not available on this system") \
+  XX(S_METHOD, "method", EINVAL,                                                               \
+     "is not 'auto', 'spin', 'hybrid', 'comp' or a registered method")                         \
+  XX(S_NOT_KERNEL, "method", EINVAL,                                                           \
+     "is not a kernel sleep: use 'auto', 'spin', 'hybrid', 'comp' or a kernel method")         \
+  XX(S_QUANTILE, "quantile", EINVAL, "must be in (0, 1)")                                      \
+  XX(S_MARGIN, "margin_ns", EINVAL, "must be 0..86400 s (one day)")                            \
+  XX(S_HANDOFF, "handoff_ns", EINVAL, "must be at most 0.001 s")                               \
+  XX(S_DMA, "dma_latency_us", EINVAL, "must be 0..2000000000 us (or left as it is)")           \
+  XX(S_PERIOD, "period_ns", EINVAL, "must be positive and at most 86400 s (one day)")         \
+  XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")
 
 enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
@@ -212,6 +222,42 @@ int sleepacc_config_check(const sleepacc_config *c, const char **bad_field) {
   return sleepacc_config_explain(c, bad_field, NULL);
 }
 
+void sleepacc_sleeper_config_default(sleepacc_sleeper_config *c) {
+  if (!c) return;
+  memset(c, 0, sizeof *c);
+  c->method = "auto";
+  c->quantile = 0.99;
+  c->margin_ns = -1;
+  c->dma_latency_us = -1;
+  c->missed = "skip";
+}
+
+/* The first rule a sleeper (pacer) configuration breaks, or SLEEPACC__R_OK. */
+static int sleepacc__sleeper_rule(const sleepacc_sleeper_config *c, int pacer) {
+  const sleepacc_method *k = NULL;
+  int st = c->method ? sleepacc_strategy_from_name(c->method, &k) : -EINVAL;
+  if (st == -ENOTSUP) return SLEEPACC__R_S_NOT_KERNEL;
+  if (st < 0) return SLEEPACC__R_S_METHOD;
+  if (k && !sleepacc_method_available(k)) return SLEEPACC__R_UNAVAILABLE;
+  if (!(c->quantile > 0.0 && c->quantile < 1.0)) return SLEEPACC__R_S_QUANTILE; /* NaN too */
+  if (c->margin_ns < -1 || c->margin_ns > SLEEPACC_MAX_DURATION_NS) return SLEEPACC__R_S_MARGIN;
+  if (c->handoff_ns < 0 || c->handoff_ns > SLEEPACC_MAX_HANDOFF_NS) return SLEEPACC__R_S_HANDOFF;
+  if (c->dma_latency_us < -1 || c->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
+    return SLEEPACC__R_S_DMA;
+  if (!pacer) return SLEEPACC__R_OK;
+  if (c->period_ns <= 0 || c->period_ns > SLEEPACC_MAX_DURATION_NS) return SLEEPACC__R_S_PERIOD;
+  if (sleepacc_missed_from_name(c->missed) < 0) return SLEEPACC__R_S_MISSED;
+  return SLEEPACC__R_OK;
+}
+
+int sleepacc_sleeper_config_explain(const sleepacc_sleeper_config *c, int pacer,
+                                    const char **field, const char **message) {
+  int id;
+  if (!c) return sleepacc__broken(SLEEPACC__R_S_METHOD, field, message);
+  id = sleepacc__sleeper_rule(c, pacer);
+  return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, field, message);
+}
+
 int64_t sleepacc_config_capacity(const sleepacc_config *c) {
   int64_t per, cap;
   if (!c || !c->keep_samples) return 0;
@@ -293,6 +339,17 @@ const sleepacc_field sleepacc_result_fields[] = {
     {"ctx_switches", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, 0},
     SLEEPACC__F(sleepacc_result, wall_ns, I64),
     SLEEPACC__SUB(sleepacc_result, env, sleepacc__env_fields),
+    SLEEPACC__END,
+};
+
+const sleepacc_field sleepacc_sleeper_config_fields[] = {
+    SLEEPACC__F(sleepacc_sleeper_config, method, STR),
+    SLEEPACC__F(sleepacc_sleeper_config, quantile, DBL),
+    SLEEPACC__F(sleepacc_sleeper_config, margin_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_config, handoff_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_config, dma_latency_us, I64),
+    SLEEPACC__F(sleepacc_sleeper_config, period_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_config, missed, STR),
     SLEEPACC__END,
 };
 

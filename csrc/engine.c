@@ -262,6 +262,11 @@ int sleepacc_run_stats(const sleepacc_run *r, int64_t *scratch, sleepacc_stats *
 
 int64_t sleepacc_run_count(const sleepacc_run *r) { return r ? r->done : 0; }
 
+void sleepacc_run_refusal(const sleepacc_run *r, const char **field, const char **why) {
+  if (field) *field = r ? r->saved.bad_field : NULL;
+  if (why) *why = r ? r->saved.why : NULL;
+}
+
 int sleepacc_run_set_starts(sleepacc_run *r, int64_t *starts) {
   if (!r || !r->samples || !starts || r->done > 0) return -EINVAL;
   r->starts = starts;

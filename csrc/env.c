@@ -279,19 +279,16 @@ int64_t sleepacc_current_slack(void) {
 }
 
 /* Validate env without changing anything: the environment rules of
- * config.c (one place), -EINVAL when one is broken. */
-int sleepacc_env_check(const sleepacc_env *env) {
-  return sleepacc__env_explain(env, NULL, NULL);
-}
-
-/* The same, naming the sleepacc_env field ("slack_ns", ...: the config
- * field without its "env." prefix). */
+ * config.c (one place; there named "env.<field>"), -EINVAL when one is
+ * broken.  *bad_field (when given) names the field ("slack_ns", ...). */
 int sleepacc_env_check_field(const sleepacc_env *env, const char **bad_field) {
-  const char *field = NULL;
-  int rc = sleepacc__env_explain(env, &field, NULL);
-  if (bad_field) *bad_field = field && strncmp(field, "env.", 4) == 0 ? field + 4 : field;
+  const char *f = NULL;
+  int rc = sleepacc__env_explain(env, &f, NULL);
+  if (bad_field) *bad_field = rc == 0 || !f ? NULL : f + sizeof "env." - 1;
   return rc;
 }
+
+int sleepacc_env_check(const sleepacc_env *env) { return sleepacc_env_check_field(env, NULL); }
 
 /* Undo what saved->applied says, clearing each bit as it is undone.
  * Safe to call twice (the second call finds nothing to do).  Returns the

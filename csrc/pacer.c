@@ -58,6 +58,25 @@ int sleepacc_pacer_open(sleepacc_pacer *p, int64_t period_ns, const char *method
   return 0;
 }
 
+/* Check, open (the sleeper as configured), hand-off, dma latency. */
+int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config *c,
+                               const char **field) {
+  int rc;
+  if (field) *field = NULL;
+  if ((rc = sleepacc_sleeper_config_explain(c, 1, field, NULL)) < 0) return rc;
+  if (field) *field = "method";
+  rc = sleepacc_pacer_open(p, c->period_ns, c->method, sleepacc_missed_from_name(c->missed));
+  if (rc < 0) return rc;
+  rc = sleepacc_sleeper_set_handoff(&p->sleeper, c->handoff_ns);
+  if (rc == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(&p->sleeper, (int)c->dma_latency_us);
+  }
+  if (rc < 0) sleepacc_pacer_close(p);
+  else if (field) *field = NULL;
+  return rc;
+}
+
 /* Deadline of tick k, or -EOVERFLOW. */
 static int sleepacc__tick(const sleepacc_pacer *p, int64_t k, int64_t *out) {
   int64_t off;

@@ -525,6 +525,10 @@ int64_t sleepacc_run_count(const sleepacc_run *r);
  * began; the start of its sleep).  Call after sleepacc_run_start, before
  * the first step.  -EINVAL when the run has no sample buffer. */
 int sleepacc_run_set_starts(sleepacc_run *r, int64_t *starts);
+/* After a failed sleepacc_run_start: the sleepacc_env field the
+ * environment step blamed ("policy", ...) and, when the core refused it up
+ * front (nothing was changed), why; NULLs otherwise. */
+void sleepacc_run_refusal(const sleepacc_run *r, const char **field, const char **why);
 /* The record of a finished run (scratch as for sleepacc_run_stats). */
 int sleepacc_run_result(const sleepacc_run *r, int64_t *scratch, sleepacc_result *out);
 /* Convenience: start, step until done (resuming on EINTR), finish. */
@@ -672,6 +676,32 @@ typedef struct sleepacc_sleeper_stats {
 extern const sleepacc_field sleepacc_sleeper_stats_fields[];
 /* Strategy name ("auto", ...), or NULL out of range. */
 const char *sleepacc_strategy_name(int strategy);
+
+/* A sleeper's (or pacer's) configuration, the one place its defaults and
+ * rules live (config.c), like sleepacc_config for a run. */
+typedef struct sleepacc_sleeper_config {
+  const char *method;      /* strategy or kernel method name ("auto") */
+  double quantile;         /* auto: the margin's lateness quantile, in (0,1) (0.99) */
+  int64_t margin_ns;       /* hybrid's margin, auto's initial one; -1 the default */
+  int64_t handoff_ns;      /* hand-off, 0..SLEEPACC_MAX_HANDOFF_NS (0: off) */
+  int64_t dma_latency_us;  /* hold /dev/cpu_dma_latency at this for the life, or -1 */
+  int64_t period_ns;       /* pacer: the period, (0, one day] */
+  const char *missed;      /* pacer: "skip", "burst" or "delay" ("skip") */
+} sleepacc_sleeper_config;
+extern const sleepacc_field sleepacc_sleeper_config_fields[];
+void sleepacc_sleeper_config_default(sleepacc_sleeper_config *c);
+/* Every rule of c (pacer != 0: also the period and missed policy): 0, or a
+ * negative errno with *field ("method", "quantile", "margin_ns",
+ * "handoff_ns", "dma_latency_us", "period_ns", "missed") and *message. */
+int sleepacc_sleeper_config_explain(const sleepacc_sleeper_config *c, int pacer,
+                                    const char **field, const char **message);
+/* Check c, open, set the hand-off, hold the dma latency; on failure nothing
+ * is left open and *field (if not NULL) names the field to blame. */
+int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                 const char **field);
+typedef struct sleepacc_pacer sleepacc_pacer;
+int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config *c,
+                               const char **field);
 
 /* Strategy by name: "auto", "spin", "hybrid", "comp", or any registered
  * kernel-family method name (then SLEEPACC_STRATEGY_KERNEL, *kernel set). */

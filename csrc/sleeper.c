@@ -581,6 +581,23 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
+/* Check, open, hand-off, dma latency (see sleepacc.h). */
+int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
+                                 const char **field) {
+  int rc;
+  if (field) *field = NULL;
+  if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
+  if (field) *field = "method";
+  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
+  if ((rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns)) == 0 && c->dma_latency_us >= 0) {
+    if (field) *field = "dma_latency_us";
+    rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
+  }
+  if (rc < 0) sleepacc_sleeper_close(s);
+  else if (field) *field = NULL;
+  return rc;
+}
+
 /* ------------------------------------------------------------ results */
 
 /* Counters and lateness statistics.  A NULL or closed sleeper gives zeros

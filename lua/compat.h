@@ -82,6 +82,17 @@ static inline void sleepacc__setmetatable(lua_State *L, const char *tname) {
 }
 #undef luaL_setmetatable
 #define luaL_setmetatable sleepacc__setmetatable
+static inline void *sleepacc__testudata(lua_State *L, int idx, const char *tname) {
+  void *p = lua_touserdata(L, idx);
+  int same;
+  if (!p || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, tname);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
+#undef luaL_testudata
+#define luaL_testudata sleepacc__testudata
 #endif
 
 /* The state's main thread (LUA_RIDX_MAINTHREAD since 5.2; on 5.1 the

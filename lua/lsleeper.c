@@ -1,193 +1,151 @@
 /*
- * lsleeper.c -- the precise sleep in the Lua module, over the core's
- * sleepacc_sleeper / sleepacc_pacer (csrc/sleeper.c, csrc/pacer.c):
+ * lsleeper.c -- the precise sleep: the core's sleeper and pacer as Lua
+ * handles with one lifecycle (open, check, stats, close):
  *
- *   sa.sleep(seconds [, method])        --> true | nil, "ENAME: msg", "ENAME"
- *   sa.sleep_stats([method])            --> stats of this state's sleeper
- *   p = sa.pacer(period [, {method=, missed=}])
- *   p:wait()                            --> deadline_ns | nil, err, ename
- *   p:stats()                           --> {count=, misses=, lateness={...},
- *                                            timer_misses=, timer_err_percent=,
- *                                            timer_err={mean=,min=,max=,stddev=}, ...}
- *   p:close()  (also __gc and __close)
+ *   sa.sleep(seconds [, method])          -> true | nil, err, ename
+ *   sa.sleep_stats([method])              -> stats of sa.sleep's sleeper, or nil
+ *   s = sa.sleeper([method [, {dma_latency=}]])   s:sleep(seconds)
+ *   p = sa.pacer(period [, {method=, missed=, dma_latency=}])
+ *   p:wait()                              -> the tick's deadline (ns, as sa.now_ns())
+ *   h:stats(), h:close() (also __gc, __close), tostring(h)
  *
- * sa.sleep keeps one sleeper per method and Lua state (in the registry), so
- * the margins `auto` learns carry over from call to call.  Every wait runs
- * in SLEEPACC_CHUNK_NS chunks with sleepacc_lua_checkpoint() between them,
- * so the interpreter's Ctrl-C ends even a 60 s sleep within one chunk.
- * Nothing here touches the thread's slack, policy or affinity.
+ * Stats come through the core's field tables (sleepacc_sleeper_stats_fields,
+ * sleepacc_pacer_stats_fields) plus the sleeper's learned margins.  sa.sleep
+ * keeps one sleeper per method and Lua state (in the registry), so what
+ * `auto` learns carries over.  Waits run in chunks with checkpoints, so
+ * Ctrl-C ends even a 60 s sleep within one chunk.  A dma_latency (us) is held
+ * on /dev/cpu_dma_latency for the handle's life.
  */
 #include "binding.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define PRECISE_PACER_MT "sleepacc.Pacer"
-#define PRECISE_SLEEPER_MT "sleepacc.Sleeper"
-#define PRECISE_CACHE_KEY "sleepacc.precise.sleepers"
+#define CACHE_KEY "sleepacc.sleepers"
 
-/* Core structs want 16-byte alignment; userdata promise less.  Each
- * userdata is allocated with slack and used from its aligned address. */
-static void *precise_align(void *p) {
-  const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  return (void *)(((uintptr_t)p + a - 1) & ~(a - 1));
+/* What differs between the two handle types. */
+typedef struct {
+  const char *mt;                  /* metatable name */
+  size_t size;                     /* the core object */
+  void (*close)(void *obj);
+  void (*stats)(const void *obj, void *out);
+  const sleepacc_field *fields;    /* of the stats struct */
+  sleepacc_sleeper *(*sleeper)(void *obj);
+} handle_kind;
+
+static void sleeper_close(void *o) { sleepacc_sleeper_close((sleepacc_sleeper *)o); }
+static void sleeper_stats(const void *o, void *out) {
+  sleepacc_sleeper_stats_get((const sleepacc_sleeper *)o, (sleepacc_sleeper_stats *)out);
 }
+static sleepacc_sleeper *sleeper_self(void *o) { return (sleepacc_sleeper *)o; }
+static void pacer_close(void *o) { sleepacc_pacer_close((sleepacc_pacer *)o); }
+static void pacer_stats(const void *o, void *out) {
+  sleepacc_pacer_stats_get((const sleepacc_pacer *)o, (sleepacc_pacer_stats *)out);
+}
+static sleepacc_sleeper *pacer_sleeper(void *o) { return sleepacc_pacer_sleeper((sleepacc_pacer *)o); }
 
-/* The userdata header: open flag, then the aligned core object. */
+static const handle_kind SLEEPER = {"sleepacc.Sleeper", sizeof(sleepacc_sleeper), sleeper_close,
+                                    sleeper_stats, sleepacc_sleeper_stats_fields, sleeper_self};
+static const handle_kind PACER = {"sleepacc.Pacer", sizeof(sleepacc_pacer), pacer_close,
+                                  pacer_stats, sleepacc_pacer_stats_fields, pacer_sleeper};
+
+/* The userdata: this header, then the core object at an aligned address. */
 typedef struct {
   int open;
-} precise_ud;
+} handle_hdr;
 
-static void *precise_newud(lua_State *L, size_t size, const char *mt) {
-  precise_ud *u = (precise_ud *)lua_newuserdatauv(L, sizeof(precise_ud) + size + SLEEPACC_LUA_ALIGN, 0);
-  u->open = 0;
-  luaL_setmetatable(L, mt);
-  return precise_align(u + 1);
+static void *handle_obj(handle_hdr *h) {
+  return (void *)(((uintptr_t)(h + 1) + SLEEPACC_LUA_ALIGN - 1) & ~(uintptr_t)(SLEEPACC_LUA_ALIGN - 1));
 }
 
-static precise_ud *precise_hdr(lua_State *L, int idx, const char *mt) {
-  return (precise_ud *)luaL_checkudata(L, idx, mt);
+static void *handle_new(lua_State *L, const handle_kind *k) {
+  handle_hdr *h = (handle_hdr *)lua_newuserdatauv(L, sizeof *h + k->size + SLEEPACC_LUA_ALIGN, 0);
+  h->open = 0;
+  luaL_setmetatable(L, k->mt);
+  return handle_obj(h);
 }
 
-/* Check a method name: a strategy or an available kernel method. */
-static const char *precise_method(lua_State *L, int idx, const char *fn) {
-  const sleepacc_method *k = NULL;
-  const char *name = sleepacc_lua_string(L, idx, fn, "method");
-  int rc = sleepacc_strategy_from_name(name, &k);
-  if (rc >= 0 && (!k || sleepacc_method_available(k))) return name;
-  {
-    char list[768];
-    size_t len = 0;
-    list[0] = '\0';
-    for (size_t i = 0; i < sleepacc_method_count() && len < sizeof list; i++) {
-      const sleepacc_method *m = sleepacc_method_at(i);
-      if (m->family != SLEEPACC_FAMILY_KERNEL || !sleepacc_method_available(m)) continue;
-      len += (size_t)snprintf(list + len, sizeof list - len, ", %s", m->name);
-    }
-    sleepacc_lua_argerror(L, fn, "method", "%s '%s'; expected auto, spin, hybrid, comp%s",
-                          rc == -ENOTSUP ? "not a kernel sleep:"
-                          : rc >= 0      ? "not available on this system:"
-                                         : "unknown method",
-                          name, list);
-  }
-  return NULL;
+/* The handle at idx; raises when it is closed and open is required. */
+static void *handle_check(lua_State *L, int idx, const handle_kind *k, int need_open) {
+  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, idx, k->mt);
+  if (need_open && !h->open) sleepacc_lua_error(L, k->mt, "closed");
+  return handle_obj(h);
 }
 
-/* t[key] = stats (a sleepacc_stats as a table, via the core's field table). */
-static void precise_push_stats(lua_State *L, const sleepacc_stats *st) {
-  lua_createtable(L, 0, 10);
-  for (const sleepacc_field *f = sleepacc_stats_fields; f->name; f++) {
-    const char *p = (const char *)st + f->offset;
-    if (f->is_double)
-      lua_pushnumber(L, (lua_Number) * (const double *)p);
-    else
-      lua_pushinteger(L, (lua_Integer) * (const int64_t *)p);
-    lua_setfield(L, -2, f->name);
-  }
+/* The methods every handle has; their upvalue is the kind. */
+#define KIND() ((const handle_kind *)lua_touserdata(L, lua_upvalueindex(1)))
+
+static int handle_close(lua_State *L) {
+  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, 1, KIND()->mt);
+  if (h->open) KIND()->close(handle_obj(h));
+  h->open = 0;
+  return 0;
 }
 
-static void precise_seti(lua_State *L, const char *k, int64_t v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, k);
-}
-
-static void precise_setn(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, (lua_Number)v);
-  lua_setfield(L, -2, k);
-}
-
-/* Push the stats table of a sleeper. */
-static void precise_push_sleeper_stats(lua_State *L, const sleepacc_sleeper *s) {
-  static const char *const strat[] = {"auto", "spin", "hybrid", "comp", "kernel"};
-  sleepacc_sleeper_stats st;
+static void push_stats(lua_State *L, const handle_kind *k, void *obj) {
+  union {
+    sleepacc_sleeper_stats s;
+    sleepacc_pacer_stats p;
+  } st;
   int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
-  int n;
-  sleepacc_sleeper_stats_get(s, &st);
-  lua_createtable(L, 0, 12);
-  precise_seti(L, "count", st.count);
-  precise_seti(L, "misses", st.misses);
-  precise_seti(L, "spin_ns", st.spin_ns);
-  precise_push_stats(L, &st.lateness);
-  lua_setfield(L, -2, "lateness");
-  lua_pushstring(L, (unsigned)s->strategy < 5u ? strat[s->strategy] : "unknown");
-  lua_setfield(L, -2, "strategy");
-  lua_pushstring(L, s->kernel ? s->kernel->name : "");
-  lua_setfield(L, -2, "kernel");
-  precise_setn(L, "quantile", s->quantile);
-  precise_seti(L, "clock_cost_ns", s->clock_cost_ns);
-  precise_seti(L, "preempted_spins", s->preempted_spins);
-  lua_pushboolean(L, s->contended);
-  lua_setfield(L, -2, "contended");
-  /* margins: array of {band_lo_ns=, margin_ns=} in band order */
-  n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS);
-  lua_createtable(L, n, 0);
+  int n = sleepacc_sleeper_margins(k->sleeper(obj), lo, m, SLEEPACC_SLEEPER_BANDS);
+  k->stats(obj, &st);
+  sleepacc_lua_push_fields(L, k->fields, &st);
+  lua_createtable(L, n, 0); /* margins: {band_lo_ns=, margin_ns=} in band order */
   for (int i = 0; i < n; i++) {
     lua_createtable(L, 0, 2);
-    precise_seti(L, "band_lo_ns", lo[i]);
-    precise_seti(L, "margin_ns", m[i]);
+    lua_pushinteger(L, (lua_Integer)lo[i]), lua_setfield(L, -2, "band_lo_ns");
+    lua_pushinteger(L, (lua_Integer)m[i]), lua_setfield(L, -2, "margin_ns");
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "margins");
 }
 
-/* ------------------------------------------------------------ sa.sleep */
-
-static int precise_sleeper_gc(lua_State *L) {
-  precise_ud *u = precise_hdr(L, 1, PRECISE_SLEEPER_MT);
-  if (u->open) sleepacc_sleeper_close((sleepacc_sleeper *)precise_align(u + 1));
-  u->open = 0;
-  return 0;
+static int handle_stats(lua_State *L) {
+  push_stats(L, KIND(), handle_check(L, 1, KIND(), 0));
+  return 1;
 }
 
-/* The cached sleeper of `method` for this state (opened on first use).
- * Returns it, or NULL with *err set. */
-static sleepacc_sleeper *precise_cached(lua_State *L, const char *method, int *err) {
-  sleepacc_sleeper *s;
-  precise_ud *u;
-  int rc;
-  *err = 0;
-  if (lua_getfield(L, LUA_REGISTRYINDEX, PRECISE_CACHE_KEY) != LUA_TTABLE) {
+static int handle_tostring(lua_State *L) {
+  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, 1, KIND()->mt);
+  lua_pushfstring(L, "%s(%s)", KIND()->mt, h->open ? "open" : "closed");
+  return 1;
+}
+
+/* A sleep method name (a strategy or an available kernel method). */
+static const char *sleep_method(lua_State *L, int idx) {
+  const sleepacc_method *k = NULL;
+  const char *name = sleepacc_lua_str(L, idx, "method");
+  int rc = sleepacc_strategy_from_name(name, &k);
+  if (rc >= 0 && (!k || sleepacc_method_available(k))) return name;
+  sleepacc_lua_error(L, "method", "%s \"%.60s\"; expected auto, spin, hybrid, comp or an available "
+                                  "kernel method of sa.methods()",
+                     rc == -ENOTSUP ? "not a kernel sleep:" : rc >= 0 ? "not available here:" : "unknown",
+                     name);
+  return NULL;
+}
+
+/* Open handle obj at the top of the stack: opened by open_rc's caller;
+ * then the dma_latency option of the options table at opts (0: none). */
+static int handle_opened(lua_State *L, const handle_kind *k, void *obj, int rc, int opts) {
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, k->mt);
+  ((handle_hdr *)lua_touserdata(L, -1))->open = 1;
+  if (opts && sleepacc_lua_field(L, opts, "dma_latency")) {
+    lua_Integer us = sleepacc_lua_int(L, -1, "dma_latency", 0);
     lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, PRECISE_CACHE_KEY);
+    rc = sleepacc_sleeper_hold_dma_latency(k->sleeper(obj), us > INT32_MAX ? -2 : (int)us);
+    if (rc == -EINVAL) sleepacc_lua_error(L, "dma_latency", "must be 0..%d us", SLEEPACC_MAX_DMA_LATENCY_US);
+    if (rc < 0) return sleepacc_lua_pusherror(L, rc, "dma_latency");
   }
-  if (lua_getfield(L, -1, method) == LUA_TUSERDATA) {
-    u = (precise_ud *)lua_touserdata(L, -1);
-    lua_pop(L, 2);
-    return (sleepacc_sleeper *)precise_align(u + 1);
-  }
-  lua_pop(L, 1);
-  s = (sleepacc_sleeper *)precise_newud(L, sizeof *s, PRECISE_SLEEPER_MT);
-  u = (precise_ud *)lua_touserdata(L, -1);
-  rc = sleepacc_sleeper_open(s, method, 0.99, -1);
-  if (rc < 0) {
-    lua_pop(L, 2);
-    *err = rc;
-    return NULL;
-  }
-  u->open = 1;
-  lua_setfield(L, -2, method);
-  lua_pop(L, 1);
-  return s;
+  return 1;
 }
 
-/* sa.sleep(seconds [, method]) */
-static int precise_sleep(lua_State *L) {
+/* Sleep s toward deadline in chunks (Ctrl-C checked between them). */
+static int sleep_until(lua_State *L, sleepacc_sleeper *s, int64_t deadline) {
   sleepacc_lua_guard g;
-  sleepacc_sleeper *s;
-  const char *method = "auto";
-  int64_t d, deadline;
-  int rc;
-  d = sleepacc_lua_seconds_ns(L, 1, "sleep", "seconds", 0);
-  if (!lua_isnoneornil(L, 2)) method = precise_method(L, 2, "sleep");
-  s = precise_cached(L, method, &rc);
-  if (!s) return sleepacc_lua_pusherror(L, rc, method);
-  deadline = sleepacc_now_ns() + d;
   sleepacc_lua_guard_init(&g, L, NULL, NULL);
   for (;;) {
-    rc = sleepacc_sleeper_until(s, deadline, SLEEPACC_CHUNK_NS);
+    int rc = sleepacc_sleeper_until(s, deadline, SLEEPACC_CHUNK_NS);
     if (rc == 1) break;
     if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "sleep");
     sleepacc_lua_checkpoint(&g); /* raises "interrupted!" on Ctrl-C */
@@ -196,65 +154,105 @@ static int precise_sleep(lua_State *L) {
   return 1;
 }
 
-/* sa.sleep_stats([method]) -> stats of the state's cached sleeper, or nil
- * when sa.sleep has not used that method yet. */
-static int precise_sleep_stats(lua_State *L) {
-  const char *method = lua_isnoneornil(L, 1) ? "auto" : precise_method(L, 1, "sleep_stats");
-  if (lua_getfield(L, LUA_REGISTRYINDEX, PRECISE_CACHE_KEY) != LUA_TTABLE ||
+/* A duration argument in ns, checked by the core's rule. */
+static int64_t duration_arg(lua_State *L, int idx, const char *name) {
+  const char *msg;
+  int64_t d = sleepacc_lua_ns(L, idx, name);
+  if (sleepacc_duration_check(d, &msg) != 0) sleepacc_lua_error(L, name, "%s", msg);
+  return d;
+}
+
+/* ------------------------------------------------------------ Sleeper */
+
+static int sleeper_new(lua_State *L) {
+  static const char *const known[] = {"dma_latency", NULL};
+  const char *method = lua_isnoneornil(L, 1) ? "auto" : sleep_method(L, 1);
+  sleepacc_sleeper *s;
+  if (!lua_isnoneornil(L, 2)) sleepacc_lua_checkoptions(L, 2, known);
+  s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
+  return handle_opened(L, &SLEEPER, s, sleepacc_sleeper_open(s, method, 0.99, -1),
+                       lua_isnoneornil(L, 2) ? 0 : 2);
+}
+
+static int sleeper_sleep(lua_State *L) {
+  sleepacc_sleeper *s = (sleepacc_sleeper *)handle_check(L, 1, &SLEEPER, 1);
+  int64_t d = duration_arg(L, 2, "seconds");
+  return sleep_until(L, s, sleepacc_now_ns() + d);
+}
+
+/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
+static int sleeper_until(lua_State *L) {
+  sleepacc_sleeper *s = (sleepacc_sleeper *)handle_check(L, 1, &SLEEPER, 1);
+  return sleep_until(L, s, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
+}
+
+/* sa.sleep's sleeper of method (opened on first use), or NULL after
+ * pushing an error. */
+static sleepacc_sleeper *cached(lua_State *L, const char *method) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+  }
+  if (lua_getfield(L, -1, method) != LUA_TUSERDATA) {
+    sleepacc_sleeper *s;
+    lua_pop(L, 1);
+    s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
+    if (handle_opened(L, &SLEEPER, s, sleepacc_sleeper_open(s, method, 0.99, -1), 0) != 1) return NULL;
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, method);
+  }
+  return (sleepacc_sleeper *)handle_check(L, -1, &SLEEPER, 1);
+}
+
+static int sleep_once(lua_State *L) {
+  int64_t d = duration_arg(L, 1, "seconds");
+  sleepacc_sleeper *s = cached(L, lua_isnoneornil(L, 2) ? "auto" : sleep_method(L, 2));
+  return s ? sleep_until(L, s, sleepacc_now_ns() + d) : 3;
+}
+
+static int sleep_stats(lua_State *L) {
+  const char *method = lua_isnoneornil(L, 1) ? "auto" : sleep_method(L, 1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE ||
       lua_getfield(L, -1, method) != LUA_TUSERDATA) {
     lua_pushnil(L);
     return 1;
   }
-  precise_push_sleeper_stats(L, (sleepacc_sleeper *)precise_align((precise_ud *)lua_touserdata(L, -1) + 1));
+  push_stats(L, &SLEEPER, handle_check(L, -1, &SLEEPER, 0));
   return 1;
 }
 
-/* ------------------------------------------------------------ sa.pacer */
+/* ------------------------------------------------------------ Pacer */
 
-static sleepacc_pacer *precise_checkpacer(lua_State *L, int idx, const char *fn) {
-  precise_ud *u = precise_hdr(L, idx, PRECISE_PACER_MT);
-  if (!u->open) luaL_error(L, "bad argument 'pacer' to '%s' (pacer is closed)", fn);
-  return (sleepacc_pacer *)precise_align(u + 1);
-}
-
-/* sa.pacer(period [, {method=, missed=}]) */
-static int precise_pacer_new(lua_State *L) {
-  static const char *const known[] = {"method", "missed", NULL};
+static int pacer_new(lua_State *L) {
+  static const char *const known[] = {"method", "missed", "dma_latency", NULL};
   const char *method = "auto";
-  int policy = SLEEPACC_MISSED_SKIP, rc;
-  int64_t period = sleepacc_lua_seconds_ns(L, 1, "pacer", "period", SLEEPACC_LUA_NONZERO);
+  int missed = SLEEPACC_MISSED_SKIP, opts = lua_isnoneornil(L, 2) ? 0 : 2;
+  int64_t period = duration_arg(L, 1, "period");
   sleepacc_pacer *p;
-  if (!lua_isnoneornil(L, 2)) {
-    sleepacc_lua_checkoptions(L, 2, "pacer", "options", known);
-    if (sleepacc_lua_field(L, 2, "method")) {
-      method = precise_method(L, -1, "pacer");
-      lua_pop(L, 1); /* the string stays alive in the options table */
-    }
+  if (opts) {
+    sleepacc_lua_checkoptions(L, 2, known);
+    if (sleepacc_lua_field(L, 2, "method")) method = sleep_method(L, -1), lua_pop(L, 1);
     if (sleepacc_lua_field(L, 2, "missed")) {
-      const char *m = sleepacc_lua_string(L, -1, "pacer", "missed");
-      policy = sleepacc_missed_from_name(m);
-      if (policy < 0)
-        sleepacc_lua_argerror(L, "pacer", "missed", "expected skip, burst or delay, got '%s'", m);
+      missed = sleepacc_missed_from_name(sleepacc_lua_str(L, -1, "missed"));
+      if (missed < 0)
+        sleepacc_lua_error(L, "missed", "expected skip, burst or delay, got \"%.40s\"", lua_tostring(L, -1));
       lua_pop(L, 1);
     }
   }
-  if (period <= 0) sleepacc_lua_argerror(L, "pacer", "period", "must be > 0 seconds");
-  p = (sleepacc_pacer *)precise_newud(L, sizeof *p, PRECISE_PACER_MT);
-  rc = sleepacc_pacer_open(p, period, method, policy);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "pacer");
-  ((precise_ud *)lua_touserdata(L, -1))->open = 1;
-  return 1;
+  if (period <= 0) sleepacc_lua_error(L, "period", "must be > 0 seconds");
+  p = (sleepacc_pacer *)handle_new(L, &PACER);
+  return handle_opened(L, &PACER, p, sleepacc_pacer_open(p, period, method, missed), opts);
 }
 
-/* p:wait() -> the tick's deadline (CLOCK_MONOTONIC ns, as sa.now_ns()) */
-static int precise_pacer_wait(lua_State *L) {
-  sleepacc_pacer *p = precise_checkpacer(L, 1, "wait");
+static int pacer_wait(lua_State *L) {
+  sleepacc_pacer *p = (sleepacc_pacer *)handle_check(L, 1, &PACER, 1);
   sleepacc_lua_guard g;
   int64_t dl = 0;
-  int rc;
   sleepacc_lua_guard_init(&g, L, NULL, NULL);
   for (;;) {
-    rc = sleepacc_pacer_wait(p, SLEEPACC_CHUNK_NS, &dl);
+    int rc = sleepacc_pacer_wait(p, SLEEPACC_CHUNK_NS, &dl);
     if (rc == 1) break;
     if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "wait");
     sleepacc_lua_checkpoint(&g);
@@ -263,85 +261,36 @@ static int precise_pacer_wait(lua_State *L) {
   return 1;
 }
 
-/* p:stats() */
-static int precise_pacer_stats(lua_State *L) {
-  precise_ud *u = precise_hdr(L, 1, PRECISE_PACER_MT);
-  sleepacc_pacer *p = (sleepacc_pacer *)precise_align(u + 1);
-  sleepacc_pacer_stats st;
-  const char *missed = sleepacc_missed_name(p->missed_policy);
-  sleepacc_pacer_stats_get(p, &st);
-  lua_createtable(L, 0, 12);
-  precise_seti(L, "count", st.count);
-  precise_seti(L, "misses", st.misses);
-  precise_push_stats(L, &st.lateness);
-  lua_setfield(L, -2, "lateness");
-  precise_seti(L, "timer_misses", st.timer_misses);
-  precise_setn(L, "timer_err_percent", st.timer_err_percent);
-  lua_createtable(L, 0, 4);
-  precise_setn(L, "mean", st.timer_err_mean);
-  precise_setn(L, "min", st.timer_err_min);
-  precise_setn(L, "max", st.timer_err_max);
-  precise_setn(L, "stddev", st.timer_err_stddev);
-  lua_setfield(L, -2, "timer_err");
-  precise_seti(L, "period_ns", p->period_ns);
-  precise_seti(L, "start_ns", p->start_ns);
-  precise_seti(L, "last_deadline_ns", p->last_deadline_ns);
-  lua_pushstring(L, missed ? missed : "");
-  lua_setfield(L, -2, "missed");
-  precise_push_sleeper_stats(L, &p->sleeper);
-  lua_setfield(L, -2, "sleeper");
-  return 1;
+/* ------------------------------------------------------------ open */
+
+static const luaL_Reg handle_meta[] = {{"__gc", handle_close}, {"__close", handle_close},
+                                       {"__tostring", handle_tostring}, {NULL, NULL}};
+static const luaL_Reg handle_methods[] = {{"stats", handle_stats}, {"close", handle_close}, {NULL, NULL}};
+
+/* The metatable of kind k, with __index = {stats, close} + its own methods. */
+static void handle_type(lua_State *L, const handle_kind *k, const luaL_Reg *own) {
+  luaL_newmetatable(L, k->mt);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)k);
+  luaL_setfuncs(L, handle_meta, 1);
+  lua_newtable(L);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)k);
+  luaL_setfuncs(L, handle_methods, 1);
+  luaL_setfuncs(L, own, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
 }
 
-/* p:close(), __gc, __close: release the kernel wait.  Safe twice. */
-static int precise_pacer_close(lua_State *L) {
-  precise_ud *u = precise_hdr(L, 1, PRECISE_PACER_MT);
-  if (u->open) sleepacc_pacer_close((sleepacc_pacer *)precise_align(u + 1));
-  u->open = 0;
-  return 0;
-}
+static const luaL_Reg sleeper_own[] = {{"sleep", sleeper_sleep}, {"sleep_until", sleeper_until},
+                                       {NULL, NULL}};
+static const luaL_Reg pacer_own[] = {{"wait", pacer_wait}, {NULL, NULL}};
 
-static int precise_pacer_tostring(lua_State *L) {
-  precise_ud *u = precise_hdr(L, 1, PRECISE_PACER_MT);
-  sleepacc_pacer *p = (sleepacc_pacer *)precise_align(u + 1);
-  const char *missed = sleepacc_missed_name(p->missed_policy);
-  char buf[128];
-  snprintf(buf, sizeof buf, "sleepacc.Pacer(period_ns=%lld, missed=%s, count=%lld%s)",
-           (long long)p->period_ns, missed ? missed : "?", (long long)p->count,
-           u->open ? "" : ", closed");
-  lua_pushstring(L, buf);
-  return 1;
-}
-
-static const luaL_Reg precise_pacer_methods[] = {
-    {"wait", precise_pacer_wait},
-    {"stats", precise_pacer_stats},
-    {"close", precise_pacer_close},
-    {NULL, NULL}};
-
-static const luaL_Reg precise_funcs[] = {
-    {"sleep", precise_sleep},
-    {"sleep_stats", precise_sleep_stats},
-    {"pacer", precise_pacer_new},
-    {NULL, NULL}};
+static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", sleep_stats},
+                                         {"sleeper", sleeper_new}, {"pacer", pacer_new},
+                                         {NULL, NULL}};
 
 int sleepacc_lua_open_precise(lua_State *L) {
-  if (luaL_newmetatable(L, PRECISE_PACER_MT)) {
-    luaL_newlib(L, precise_pacer_methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, precise_pacer_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, precise_pacer_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, precise_pacer_tostring);
-    lua_setfield(L, -2, "__tostring");
-  }
-  lua_pop(L, 1);
-  if (luaL_newmetatable(L, PRECISE_SLEEPER_MT)) {
-    lua_pushcfunction(L, precise_sleeper_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
+  handle_type(L, &SLEEPER, sleeper_own);
+  handle_type(L, &PACER, pacer_own);
   luaL_setfuncs(L, precise_funcs, 0);
   return 0;
 }

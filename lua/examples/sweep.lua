@@ -2,13 +2,15 @@
 -- table for every sleep method available on this machine.
 --
 --   LUA_CPATH="build/lua/?.so;;" lua5.4 lua/examples/sweep.lua [budget_s] [method ...]
+--   SLEEPACC_OUT=router.jsonl ... also writes the results (sleepacc/1 JSON
+--   Lines: `sleepacc report|compare|plot|doctor --from` read it)
 --
 -- budget_s is the time budget per (method, duration) point (default 0.1 s);
--- the durations are irtt's ladder, 0 ns to 500 ms.  There is no warm-up
--- (the budget counts it), so a point longer than the budget still gets the
--- one sleep that was in progress when the budget ran out.  Progress goes to stderr,
--- the tables (rendered by the C core, the same bytes as C and Python) to
--- stdout.
+-- the durations are the core's ladder (irtt sleep's, 1 ns to 500 ms); floor
+-- methods are measured at 0 only.  There is no warm-up, and n is given (a
+-- large one, so the budget stops each point): a point longer than the budget
+-- then gets one sleep.  Progress goes to stderr, the tables (rendered by the
+-- C core, the same bytes as C and Python) to stdout.
 local sa = require "sleepacc"
 
 local budget = tonumber(arg[1]) or 0.1
@@ -28,8 +30,10 @@ print(string.format("sleepacc %s (Lua) on %s, kernel %s, clocksource %s, HZ %s, 
 local family = {}
 for _, m in ipairs(sa.methods()) do family[m.name] = m.family end
 
+local all = {}
 for _, name in ipairs(methods) do
-  local results, msg = sa.sweep{methods = {name}, budget = budget, warmup = 0,
+  local results, msg = sa.sweep{methods = {name}, budget = budget, warmup = 0, n = 1000000,
+    keep_samples = false,
     progress = function(done, total, method, d)
       io.stderr:write(string.format("\r%-20s %2d/%d %-10s", method, done, total, tostring(d)))
       io.stderr:flush()
@@ -39,7 +43,10 @@ for _, name in ipairs(methods) do
   print(string.format("== %s (%s)", name, family[name] or "?"))
   if results then
     io.write(sa.table(results, "irtt"))
+    for _, r in ipairs(results) do all[#all + 1] = r end
   else
     print("  failed: " .. msg)
   end
 end
+local out = os.getenv("SLEEPACC_OUT")
+if out then assert(sa.save(all, out)) print("\nresults: " .. out) end

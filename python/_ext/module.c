@@ -278,6 +278,14 @@ static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
   return PyLong_FromLongLong(ns);
 }
 
+static PyObject *py_name_check(PyObject *self, PyObject *args) {
+  PyObject *obj;
+  const char *arg = "name";
+  (void)self;
+  if (!PyArg_ParseTuple(args, "O|s:name_check", &obj, &arg)) return NULL;
+  return sleepacc_py_name(obj, arg) ? Py_NewRef(obj) : NULL;
+}
+
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
 static int config_from(PyObject *m, sleepacc_config *cfg) {
   sleepacc_config_default(cfg);
@@ -368,12 +376,12 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   if (rc < 0) sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
-    if (run->saved.bad_field != NULL && run->saved.why != NULL) /* refused up front */
+    sleepacc_run_refusal(run, &field, &msg);
+    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
       PyErr_SetObject(PyExc_PermissionError,
-                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s",
-                                    run->saved.bad_field, run->saved.why)));
+                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg)));
     else
-      sleepacc_py_raise(rc, run->saved.bad_field ? run->saved.bad_field : "sleepacc_run_start");
+      sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
     goto done;
   }
   failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
@@ -626,6 +634,8 @@ static PyMethodDef core_methods[] = {
    "policy_from_name(name) -> int: policy value, or -EINVAL when unknown."},
   {"mode_from_name", py_mode_from_name, METH_O,
    "mode_from_name(name) -> int: mode value, or -EINVAL when unknown."},
+  {"name_check", py_name_check, METH_VARARGS,
+   "name_check(name, arg='name') -> name: TypeError unless a str, ValueError for a NUL byte."},
   {"config_default", py_config_default, METH_NOARGS,
    "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
   {"config_check", py_config_check, METH_O, config_check_doc},

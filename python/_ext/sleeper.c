@@ -12,11 +12,14 @@
  */
 #include "binding.h"
 
+#include <string.h>
+
 typedef struct {
   PyObject_HEAD
   int open;          /* 1 between a successful __init__ and close() */
   int busy;          /* 1 while a thread sleeps on it */
-  uint64_t busy_gen; /* sleepacc_fork_generation() when busy was set */
+  uint64_t busy_gen; /* sleepacc_fork_generation() when busy was set: a mark set
+                        before a fork() belongs to a thread the child lacks */
   int is_pacer;      /* which member of u */
   PyObject *method;  /* the method name (str) */
   union {
@@ -40,9 +43,7 @@ static void precise_shut(PreciseObject *o) {
   o->open = 0;
 }
 
-/* Not sleeping in another thread: 0, or -1 with RuntimeError.  A mark set
- * before a fork() belongs to a thread the child does not have, so the child
- * may use (and close) the object. */
+/* Not sleeping in another thread: 0, or -1 with RuntimeError. */
 static int precise_idle(PreciseObject *o) {
   if (!o->busy || o->busy_gen != sleepacc_fork_generation()) return 0;
   PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", precise_what(o));
@@ -61,139 +62,90 @@ static int precise_claim(PreciseObject *o) {
   return 0;
 }
 
-/* The method name: a strategy or an available kernel method. */
-static const char *precise_method_arg(PyObject *obj) {
-  const sleepacc_method *k = NULL;
-  const char *name = obj ? sleepacc_py_name(obj, "method") : "auto";
+/* Python argument of a sleeper config field, and the object given for it. */
+static const char *const precise_args[][2] = {
+  {"method", "method"}, {"quantile", "quantile"}, {"margin_ns", "margin"},
+  {"handoff_ns", "handoff"}, {"dma_latency_us", "dma_latency"}, {"period_ns", "period"},
+  {"missed", "missed"}};
+#define PRECISE_NARGS (sizeof precise_args / sizeof precise_args[0])
+
+/* Fill c from the arguments (objs[i] for precise_args[i], NULL: not given):
+ * conversions only (str, float, seconds, int); every rule is the core's
+ * (sleepacc_sleeper_config_explain), reported as "<argument>: <message>". */
+static int precise_config(PyObject *const objs[PRECISE_NARGS], int pacer,
+                          sleepacc_sleeper_config *c) {
+  const char *field = NULL, *msg = NULL;
+  PyObject *q = objs[1], *d = objs[4];
+  sleepacc_sleeper_config_default(c);
+  if ((objs[0] && !(c->method = sleepacc_py_name(objs[0], "method"))) ||
+      (objs[6] && !(c->missed = sleepacc_py_name(objs[6], "missed"))))
+    return -1;
+  if (q && (PyBool_Check(q) || !(PyFloat_Check(q) || PyLong_Check(q)))) {
+    PyErr_Format(PyExc_TypeError, "quantile: must be a float in (0, 1), got %s", Py_TYPE(q)->tp_name);
+    return -1;
+  }
+  if (q && (c->quantile = PyFloat_AsDouble(q)) == -1.0 && PyErr_Occurred()) return -1;
+  if ((objs[2] && objs[2] != Py_None && sleepacc_py_seconds_ns(objs[2], "margin", &c->margin_ns) < 0) ||
+      (objs[3] && objs[3] != Py_None && sleepacc_py_seconds_ns(objs[3], "handoff", &c->handoff_ns) < 0) ||
+      (objs[5] && sleepacc_py_seconds_ns(objs[5], "period", &c->period_ns) < 0))
+    return -1;
+  if (d && d != Py_None) {
+    int overflow = 0;
+    if (PyBool_Check(d) || !PyLong_Check(d)) {
+      PyErr_Format(PyExc_TypeError, "dma_latency: must be an int (us) or None, got %s",
+                   Py_TYPE(d)->tp_name);
+      return -1;
+    }
+    c->dma_latency_us = PyLong_AsLongLongAndOverflow(d, &overflow);
+    if (overflow || c->dma_latency_us < 0) c->dma_latency_us = overflow < 0 ? -2 : INT64_MAX;
+  }
+  if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) == 0) return 0;
+  for (size_t i = 0; i < PRECISE_NARGS; i++)
+    if (strcmp(field, precise_args[i][0]) == 0)
+      PyErr_Format(PyExc_ValueError, "%s: %s, got %R", precise_args[i][1], msg,
+                   objs[i] ? objs[i] : Py_None);
+  return -1;
+}
+
+/* Open the core object from the arguments; 0 or -1 with an exception. */
+static int precise_open(PreciseObject *self, PyObject *const objs[PRECISE_NARGS], int pacer) {
+  sleepacc_sleeper_config c;
+  const char *field = NULL;
+  PyObject *name;
   int rc;
-  if (name == NULL) return NULL;
-  rc = sleepacc_strategy_from_name(name, &k);
-  if (rc >= 0 && (!k || sleepacc_method_available(k))) return name;
-  PyErr_Format(PyExc_ValueError, "method: %s %R; use 'auto', 'spin', 'hybrid', 'comp' or an "
-               "available kernel method (sleepacc.methods())",
-               rc == -ENOTSUP ? "is not a kernel sleep:" : rc >= 0 ? "is not available here:"
-                                                             : "unknown method", obj);
-  return NULL;
-}
-
-/* The dma_latency argument (int us, None leaves it) -> -1 or the value. */
-static int precise_dma_arg(PyObject *obj, int *out) {
-  long long v;
-  *out = -1;
-  if (obj == Py_None) return 0;
-  if (PyBool_Check(obj) || !PyLong_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "dma_latency: must be an int (us) or None, got %s",
-                 Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  v = PyLong_AsLongLong(obj);
-  if (v == -1 && PyErr_Occurred()) return -1;
-  if (v < 0 || v > SLEEPACC_MAX_DMA_LATENCY_US) {
-    PyErr_Format(PyExc_ValueError, "dma_latency: must be 0..%d us, got %R",
-                 SLEEPACC_MAX_DMA_LATENCY_US, obj);
-    return -1;
-  }
-  *out = (int)v;
-  return 0;
-}
-
-/* After the core object opened (rc): hand-off and dma latency, or close it
- * and raise.  0 or -1. */
-static int precise_finish_open(PreciseObject *o, int rc, PyObject *name, int64_t handoff,
-                               int dma) {
-  const char *what = precise_what(o);
-  o->open = rc == 0;
-  if (rc == 0 && (rc = sleepacc_sleeper_set_handoff(precise_sleeper(o), handoff)) == 0 &&
-      dma >= 0 && (rc = sleepacc_sleeper_hold_dma_latency(precise_sleeper(o), dma)) < 0)
-    what = "dma_latency (/dev/cpu_dma_latency)";
+  if (precise_idle(self) < 0 || precise_config(objs, pacer, &c) < 0) return -1;
+  if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
+  precise_shut(self);
+  self->is_pacer = pacer;
+  rc = pacer ? sleepacc_pacer_open_config(&self->u.p, &c, &field)
+             : sleepacc_sleeper_open_config(&self->u.s, &c, &field);
+  self->open = rc == 0;
   if (rc < 0) {
-    precise_shut(o);
-    sleepacc_py_raise(rc, what);
+    Py_DECREF(name);
+    sleepacc_py_raise(rc, field && strcmp(field, "dma_latency_us") == 0
+                              ? "dma_latency (/dev/cpu_dma_latency)" : precise_what(self));
     return -1;
   }
-  Py_XSETREF(o->method, Py_NewRef(name));
+  Py_XSETREF(self->method, name);
   return 0;
-}
-
-/* handoff (seconds, None = 0; at most 1 ms) and dma_latency; 0 or -1. */
-static int precise_common_args(PyObject *hobj, PyObject *dobj, int64_t *handoff, int *dma) {
-  *handoff = 0;
-  if (hobj != Py_None && sleepacc_py_seconds_ns(hobj, "handoff", handoff) < 0) return -1;
-  if (*handoff > SLEEPACC_MAX_HANDOFF_NS) {
-    PyErr_Format(PyExc_ValueError, "handoff: must be at most 0.001 s, got %R", hobj);
-    return -1;
-  }
-  return precise_dma_arg(dobj, dma);
 }
 
 static int Sleeper_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"method", "quantile", "margin", "handoff", "dma_latency", NULL};
-  PyObject *method = NULL, *qobj = NULL, *mobj = Py_None, *hobj = Py_None, *dobj = Py_None;
-  double q = 0.99;
-  int64_t margin = -1, handoff;
-  const char *name;
-  int dma;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &method, &qobj, &mobj,
-                                   &hobj, &dobj) ||
-      precise_idle(self) < 0 || (name = precise_method_arg(method)) == NULL)
+  PyObject *o[PRECISE_NARGS] = {NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Sleeper", kwlist, &o[0], &o[1], &o[2],
+                                   &o[3], &o[4]))
     return -1;
-  if (qobj) {
-    if (PyBool_Check(qobj) || !(PyFloat_Check(qobj) || PyLong_Check(qobj))) {
-      PyErr_Format(PyExc_TypeError, "quantile: must be a float in (0, 1), got %s",
-                   Py_TYPE(qobj)->tp_name);
-      return -1;
-    }
-    q = PyFloat_AsDouble(qobj);
-    if (!(q > 0.0 && q < 1.0)) {
-      PyErr_Format(PyExc_ValueError, "quantile: must be in (0, 1), got %R", qobj);
-      return -1;
-    }
-  }
-  if ((mobj != Py_None && sleepacc_py_seconds_ns(mobj, "margin", &margin) < 0) ||
-      precise_common_args(hobj, dobj, &handoff, &dma) < 0)
-    return -1;
-  PyObject *pyname = PyUnicode_FromString(name);
-  if (pyname == NULL) return -1;
-  precise_shut(self);
-  self->is_pacer = 0;
-  int rc = precise_finish_open(self, sleepacc_sleeper_open(&self->u.s, name, q, margin), pyname,
-                               handoff, dma);
-  Py_DECREF(pyname);
-  return rc;
+  return precise_open(self, o, 0);
 }
 
 static int Pacer_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"period", "method", "missed", "handoff", "dma_latency", NULL};
-  PyObject *pobj, *method = NULL, *missed = NULL, *hobj = Py_None, *dobj = Py_None;
-  const char *name;
-  int policy = SLEEPACC_MISSED_SKIP, dma;
-  int64_t period, handoff;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &pobj, &method, &missed,
-                                   &hobj, &dobj) ||
-      precise_idle(self) < 0 || sleepacc_py_seconds_ns(pobj, "period", &period) < 0)
+  PyObject *o[PRECISE_NARGS] = {NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:Pacer", kwlist, &o[5], &o[0], &o[6],
+                                   &o[3], &o[4]))
     return -1;
-  if (period <= 0) {
-    PyErr_Format(PyExc_ValueError, "period: must be positive, got %R", pobj);
-    return -1;
-  }
-  if ((name = precise_method_arg(method)) == NULL) return -1;
-  if (missed) {
-    const char *m = sleepacc_py_name(missed, "missed");
-    if (m == NULL) return -1;
-    if ((policy = sleepacc_missed_from_name(m)) < 0) {
-      PyErr_Format(PyExc_ValueError, "missed: must be 'skip', 'burst' or 'delay', got %R", missed);
-      return -1;
-    }
-  }
-  if (precise_common_args(hobj, dobj, &handoff, &dma) < 0) return -1;
-  PyObject *pyname = PyUnicode_FromString(name);
-  if (pyname == NULL) return -1;
-  precise_shut(self);
-  self->is_pacer = 1;
-  int rc = precise_finish_open(self, sleepacc_pacer_open(&self->u.p, period, name, policy),
-                               pyname, handoff, dma);
-  Py_DECREF(pyname);
-  return rc;
+  return precise_open(self, o, 1);
 }
 
 static void Precise_dealloc(PreciseObject *self) {

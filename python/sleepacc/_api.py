@@ -35,15 +35,10 @@ __all__ = [
     "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
-# irtt sleep's 11 rows (ns), as the core defines the ladder
-# (_core.default_durations_ns); the one place the ladder is read above it.
-_LADDER_NS = getattr(_core, "default_durations_ns", (
-    1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 200_000_000,
-    500_000_000))
 #: The default duration ladder of :func:`sweep` (seconds): irtt sleep's 11
-#: rows, 1 ns to 500 ms, as the core defines it.  Floor methods (family
-#: "baseline") are measured at 0 only, whatever the ladder.
-DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _LADDER_NS)
+#: rows, 1 ns to 500 ms, as the core defines it (_core.default_durations_ns).
+#: Floor methods (family "baseline") are measured at 0 only, whatever the ladder.
+DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
 #: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
 #: the core's SLEEPACC_MAX_SAMPLES.
 MAX_SAMPLES = _core.MAX_SAMPLES
@@ -85,7 +80,10 @@ class Stats(Mapping):
     __slots__ = ("_values",)
 
     def __init__(self, values: Mapping[str, Any]):
-        self._values = {name: values[name] for name in _core.stats_fields}
+        # a record from an older writer may lack fields the core added since
+        # (p1, p10, p25, p75): those read None; n is required
+        values["n"]
+        self._values = {name: values.get(name) for name in _core.stats_fields}
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -221,8 +219,9 @@ class Measurement:
     def to_frame(self, host: Optional[Mapping[str, Any]] = None):
         """The tidy per-sample frame (pandas): one row per sample with
         method, mode, requested_ns, ``sample`` (its index), ``start_ns``
-        (when the sample's sleep started, ns since the run's start; missing
-        when the core did not record start times), ``value_ns`` (the
+        (when the sample's sleep started, ns since the run's measured part
+        began: ``Measurement.starts``; missing when the core did not record
+        start times), ``value_ns`` (the
         sample: actual duration, or lateness in periodic mode), ``error_ns``
         (by the one error rule) and the experiment variables of
         :func:`sleepacc.records.context` (`host`: the sweep's host facts).
@@ -248,10 +247,8 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
-        # a record written before the core added a statistic (p1 .. p75) lacks it: None
-        stats = {f: d["stats"].get(f) for f in _core.stats_fields}
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=stats, missed=d.get("missed", 0),
+                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
                    cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
                    cpu_percent=d.get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
@@ -447,7 +444,7 @@ def _str_arg(value: Any, name: str) -> str:
 def _find_method(name: Any) -> Method:
     """The registry row named `name` (whether it is available is the core's
     rule, checked with the rest)."""
-    name = _str_arg(name, "method")
+    name = _core.name_check(name, "method")   # the core's name rule (no NUL byte)
     rows = methods()
     for row in rows:
         if row.name == name:
@@ -566,8 +563,9 @@ def _run(plan: _Plan) -> Measurement:
         raw = _core.measure(plan.config)
     except PermissionError as e:
         if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
-            raise PermissionError(e.errno, f"{e.strerror} (asked: policy={plan.given['policy']!r}"
-                                           f", priority {plan.given['priority']})") from None
+            raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
+                                           f"{plan.given['policy']!r}, priority "
+                                           f"{plan.config['env']['priority']})") from None
         raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
     except MemoryError as e:
         if plan.given["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
@@ -764,10 +762,14 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     skipped = {(str(m), int(d)) for m, d in skip}
     todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
     mode = _mode_arg(mode)
-    plans = [_plan(p.method, p.duration_ns / 1e9, budget=budget, mode=mode, **environment)
-             for p in todo]
-    return _sweep_loop(todo, plans, progress, per_point,
-                       dict(budget=budget, mode=mode, **environment))
+    # A sweep's budget is per point and its ladder may pass it (500 ms rows
+    # under budget=0.2): each point still takes one sample, so n is given
+    # (the core refuses one sample over the budget only when n is not).
+    kw = dict(budget=budget, mode=mode, **environment)
+    if budget is not None and "n" not in environment:
+        kw["n"] = _core.MAX_SAMPLES
+    plans = [_plan(p.method, p.duration_ns / 1e9, **kw) for p in todo]
+    return _sweep_loop(todo, plans, progress, per_point, kw)
 
 
 def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measurement]:

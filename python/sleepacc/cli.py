@@ -1516,7 +1516,8 @@ def build_parser():
     s.add_argument("--report", type=_seconds, default=1.0, metavar="D",
                    help="one line per this much time (default 1s)")
     s.add_argument("--duration", type=_seconds, default=None, metavar="D",
-                   help="stop after this long (default: until Ctrl-C)")
+                   help="stop after this long (default: until Ctrl-C or SIGTERM; either prints "
+                        "the summary and exits 0)")
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.add_argument("-o", "--output", metavar="FILE",

@@ -42,9 +42,10 @@ How the fit works (all in ns):
 * each point (one method, one requested duration) carries its own
   uncertainty: the standard error of its median, ``1.25 * spread / sqrt(n)``
   with the spread from the core's statistics (IQR / 1.349, else p90, else
-  std), in quadrature with a floor: the clock resolution, 1 µs, and 2 % of
-  the oversleep (the run-to-run drift of a median).  Published means
-  without a spread get a 5 % floor.  The max(5 %, 5 µs) tolerance is only a
+  std), in quadrature with a floor: 1 µs and 2 % of the oversleep (the
+  run-to-run drift of a median).  Published means without a spread get
+  3 µs, 5 % of the oversleep and 0.1 % of the duration (their rounded digits
+  and the measuring clock's rate).  The max(5 %, 5 µs) tolerance is only a
   reporting metric (:meth:`MethodParams.within_tolerance`).
 * the discrete structure (unit, rounding, tick, extra ticks, zero shortcut)
   and the shape parameters (knees, half-lengths) are searched exhaustively on
@@ -258,7 +259,7 @@ def _point_sigma(r: dict, y: float, req: float) -> Tuple[float, bool]:
     if not isinstance(n, (int, float)) or n <= 0:
         n = r.get("samples") if isinstance(r.get("samples"), (int, float)) else None
     if spread is None or not n:
-        return math.hypot(_FLOOR_PUBLISHED_NS, _FLOOR_REL_PUBLISHED * over), False
+        return math.hypot(_FLOOR_PUBLISHED_NS, _FLOOR_REL_PUBLISHED * over, 0.001 * y), False
     se = 1.2533 * spread / math.sqrt(max(float(n), 1.0))
     floor = max(_FLOOR_NS, _FLOOR_REL * over)
     return math.hypot(se, floor), True

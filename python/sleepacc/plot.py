@@ -75,13 +75,13 @@ def _duration_formatter():
 
 def _log_duration_axis(axis, sparse: bool = False):
     """Duration labels (ns/µs/ms) on a log axis; 1-2-5 steps when the data
-    span less than two decades, so a narrow range still gets labels.
+    span less than three decades, so a narrow range still gets labels.
     sparse: ticks at every decade but labels only at 1 ns, 1 µs, 1 ms, 1 s
     (a narrow panel spanning nine decades)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     axis.axes.autoscale_view()
     lo, hi = sorted(axis.get_view_interval())
-    narrow = lo > 0 and math.isfinite(lo) and math.isfinite(hi) and hi / lo < 100
+    narrow = lo > 0 and math.isfinite(lo) and math.isfinite(hi) and hi / lo < 1000
     subs = (1.0, 2.0, 5.0) if narrow else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=15))
     if sparse and not narrow:
@@ -154,6 +154,8 @@ def _panels(count: int, width: float = 4.3, height: float = 3.3, sharey: bool = 
     axes; unused cells removed.  Returns (fig, [axes])."""
     cols = 1 if count == 1 else 2 if count in (2, 4) else 3
     rows = -(-count // cols)
+    if count == 1:   # one panel: the usual single-figure size
+        width, height = 8.0, 4.4
     fig = _figure(width * cols, height * rows + 0.9)
     grid = fig.subplots(rows, cols, sharex=True, sharey=sharey, squeeze=False)
     axes = [a for row in grid for a in row]
@@ -177,6 +179,13 @@ def _footnote(fig, text: str, lines: int = 2) -> None:
     return height
 
 
+def _legend_room(groups) -> float:
+    """How far above the data (a factor on a log axis) the shared y axis
+    must reach so that the tallest panel legend sits above the data."""
+    rows = max(len(ns) if len(ns) <= 4 else -(-len(ns) // 2) for _k, ns in groups)
+    return 10 ** (0.5 + 0.33 * rows)
+
+
 def _finish_panel(ax, family: str, entries: int, loc: str, one_column: int = 4) -> None:
     """A family panel's title, grid and legend (two columns past `one_column`)."""
     ax.set_title(_FAMILY_LABEL[family], fontsize=9.5)
@@ -189,7 +198,6 @@ def _sup_labels(fig, axes, xlabel: str, ylabel: str, note: str) -> None:
     """The shared axis labels of a panel figure and its footnote: x labels
     under the bottom panels, y labels left of the first column."""
     _footnote(fig, note)
-    cols = {round(ax.get_position().x0, 3) for ax in axes}
     for ax in axes:
         ss = ax.get_subplotspec()
         if ss is None:
@@ -200,7 +208,6 @@ def _sup_labels(fig, axes, xlabel: str, ylabel: str, note: str) -> None:
             ax.set_xlabel(xlabel, fontsize=8.5)
         if ss.is_first_col():
             ax.set_ylabel(ylabel, fontsize=8.5)
-    del cols
 
 
 _MARKERS = "osD^v<>ph*X"
@@ -396,7 +403,7 @@ def error_vs_requested(data, methods=None, *, title: Optional[str] = None, save=
     _log_duration_axis(ax0.xaxis, sparse=len(axes) > 1)
     _log_duration_axis(ax0.yaxis)
     top = max([r["p99"] or r["median"] for r in rows if r["method"] in names] or [1.0])
-    ax0.set_ylim(top=max(top, _FLOOR) * 300)   # room for the legends above the data
+    ax0.set_ylim(top=max(top, _FLOOR) * _legend_room(groups))
     center = "median" if centers <= {"median"} else "/".join(sorted(centers))
     lo = "p1" if lo_stats <= {"p1"} else "min" if lo_stats <= {"min"} else "p1 (or min)"
     fig.suptitle(title or f"Sleep error by method family: {center} line, {lo}–p99 band",
@@ -547,11 +554,13 @@ def histogram(measurement, *, bins: Optional[int] = None, title: Optional[str] =
     if n >= _FEW and row["p99"] is not None:
         marks.append(("p99", row["p99"], "--"))
     marks.append(("max", row["max"], ":"))
-    for label, v, ls in marks:
+    for i, (label, v, ls) in enumerate(marks):
         if v is None:
             continue
         ax.axvline(v, color="0.15", linestyle=ls, lw=1)
-        ax.annotate(f"{label} {format_ns(v, 3)}", (v, 1.0), xycoords=("data", "axes fraction"),
+        # staggered down the axes: marks close together keep readable labels
+        ax.annotate(f"{label} {format_ns(v, 3)}", (v, 1.0 - 0.3 * i),
+                    xycoords=("data", "axes fraction"),
                     xytext=(3, -3), textcoords="offset points", ha="left", va="top",
                     fontsize=7.5, rotation=90,
                     bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none", alpha=0.8))
@@ -634,7 +643,7 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
         if thin:
             few.append((name, n))
     thin_names = {n for n, _ in few}
-    fig = _figure(8.5, 5.6)
+    fig = _figure(10.0, 5.6)
     ax = fig.add_subplot()
     seen = set()
     for c, e, name in pts:
@@ -657,7 +666,8 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
     ax.set_ylabel(f"{quantile} error (actual − requested)")
     ax.set_title(title or f"Accuracy against CPU cost, {format_ns(target)} sleeps")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper right", framealpha=0.85)
+    # outside the axes: a legend inside hides the points in its corner
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
     n_of = {r["method"]: r.get("n") for r in rows}
     _place_labels(fig, ax, [(name, c, e) for c, e, name in pts])
     notes = []
@@ -705,7 +715,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
     grid = np.unique(np.concatenate([np.geomspace(max(min(lo_all), 1.0), max(lo_all) * 1.2,
                                                   600), np.asarray(lo_all)]))
     groups = [(k, ns) for k, ns in _by_family(names) if k != "floor"] or _by_family(names)
-    fig, axes = _panels(len(groups))
+    fig, axes = _panels(len(groups), width=5.6)   # the fit legends are long
     whole_units = []
     for ax, (fam, fnames) in zip(axes, groups):
         colors = _panel_colors(fnames)
@@ -741,7 +751,7 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
     top = max(max(np.asarray(model.params[n].measured_ns, dtype=float)
                   - np.asarray(model.params[n].requested_ns, dtype=float), default=1.0)
               for n in names)
-    ax0.set_ylim(top=max(top, _FLOOR) * 300)   # room for the legends above the data
+    ax0.set_ylim(top=max(top, _FLOOR) * _legend_room(groups))
     fig.suptitle(title or ("Model (lines) over measured medians (dots)"
                            + (f": {model.label}" if getattr(model, "label", "") else "")),
                  fontsize=11)

@@ -139,6 +139,11 @@ def _mean_ns(r: dict) -> float:
 
 
 def _loops(r: dict) -> int:
+    if "_stats" in r and r.get("n") is None and r.get("total_ns") is None:
+        # a point read from irtt's table: its loop count is unknown, not 1
+        raise ValueError(f"{r['method']} at {format_go(int(r['requested_ns']))}: the loop count "
+                         "is unknown (irtt's table holds means only); use the irtt, testsleep, "
+                         "csv or json style")
     for k in ("n", "samples"):
         v = r.get(k)
         if isinstance(v, (int, float)) and v > 0:
@@ -329,7 +334,8 @@ def _markdown(rows: List[dict]) -> str:
         cpu = r.get("cpu_percent")
         med = r.get("median_ns", r.get("actual_ns"))
         cells = [str(r["method"]), str(r.get("mode") or "relative"),
-                 format_go(int(r["requested_ns"])), str(_loops(r)),
+                 format_go(int(r["requested_ns"])),
+                 "?" if "_stats" in r and r.get("n") is None else str(_loops(r)),
                  format_go(int(round(med))) if med is not None else "-",
                  format_go(int(round(r["p99_ns"]))) if r.get("p99_ns") is not None else "-",
                  format_go(int(round(r["max_ns"]))) if r.get("max_ns") is not None else "-",

@@ -215,6 +215,63 @@ static void test_result(void) {
   CHECK(sleepacc_run_result(&run, NULL, &r) == 0 && r.env.margin_ns == -1 && r.n == 8);
 }
 
+/* The sleeper's and pacer's configuration: defaults, each rule naming its
+ * field, open_config refusing the same and opening a good one. */
+static void test_sleeper_config(void) {
+  sleepacc_sleeper_config good, c;
+  sleepacc_sleeper s;
+  sleepacc_pacer p;
+  const char *f = NULL, *m = NULL;
+  sleepacc_sleeper_config_default(&good);
+  CHECK(strcmp(good.method, "auto") == 0 && good.quantile == 0.99 && good.margin_ns == -1 &&
+        good.handoff_ns == 0 && good.dma_latency_us == -1 && strcmp(good.missed, "skip") == 0);
+  CHECK(sleepacc_sleeper_config_explain(&good, 0, &f, &m) == 0);
+  CHECK(sleepacc_sleeper_config_explain(&good, 1, &f, &m) == -EINVAL && strcmp(f, "period_ns") == 0);
+#define SBAD(expr, pacer, name)                                                            \
+  do {                                                                                     \
+    c = good;                                                                              \
+    c.period_ns = 1000000;                                                                 \
+    expr;                                                                                  \
+    f = m = NULL;                                                                          \
+    CHECKF(sleepacc_sleeper_config_explain(&c, pacer, &f, &m) < 0 && f &&                   \
+               strcmp(f, name) == 0 && m && *m, "%s -> %s", #expr, f ? f : "NULL");          \
+    f = NULL;                                                                              \
+    CHECK((pacer ? sleepacc_pacer_open_config(&p, &c, &f)                                  \
+                 : sleepacc_sleeper_open_config(&s, &c, &f)) < 0 && f && strcmp(f, name) == 0); \
+  } while (0)
+  SBAD(c.method = "nope", 0, "method");
+  SBAD(c.method = "clock", 0, "method");
+  SBAD(c.method = NULL, 1, "method");
+  SBAD(c.quantile = 1.0, 0, "quantile");
+  SBAD(c.quantile = 0.0 / 0.0, 0, "quantile");
+  SBAD(c.margin_ns = -2, 0, "margin_ns");
+  SBAD(c.handoff_ns = SLEEPACC_MAX_HANDOFF_NS + 1, 0, "handoff_ns");
+  SBAD(c.dma_latency_us = -2, 0, "dma_latency_us");
+  SBAD(c.period_ns = 0, 1, "period_ns");
+  SBAD(c.period_ns = SLEEPACC_MAX_DURATION_NS + 1, 1, "period_ns");
+  SBAD(c.missed = "later", 1, "missed");
+#undef SBAD
+  c = good;
+  c.method = "hybrid";
+  CHECK(sleepacc_sleeper_open_config(&s, &c, &f) == 0 && f == NULL);
+  {
+    sleepacc_sleeper_stats st;
+    sleepacc_sleeper_stats_get(&s, &st);
+    CHECK(st.margin_ns == SLEEPACC_DEFAULT_MARGIN_NS && strcmp(st.strategy, "hybrid") == 0);
+  }
+  sleepacc_sleeper_close(&s);
+  c = good;
+  c.period_ns = 1000000;
+  c.missed = "burst";
+  CHECK(sleepacc_pacer_open_config(&p, &c, &f) == 0 && f == NULL);
+  {
+    sleepacc_pacer_stats st;
+    sleepacc_pacer_stats_get(&p, &st);
+    CHECK(st.period_ns == 1000000 && strcmp(st.missed, "burst") == 0);
+  }
+  sleepacc_pacer_close(&p);
+}
+
 int main(void) {
   TEST(test_defaults);
   TEST(test_each_bad_field);
@@ -223,5 +280,6 @@ int main(void) {
   TEST(test_names_and_durations);
   TEST(test_tables);
   TEST(test_result);
+  TEST(test_sleeper_config);
   return check_summary();
 }

@@ -74,15 +74,18 @@ function T.ordered(st, what)
   T.check(st.std >= 0, "%s: std < 0", what)
 end
 
--- Call f(...) and expect it to raise a message naming argument `name`.
+-- Call f(...) and expect it to raise "<name>: <message>" (the module's
+-- error for a bad argument).
 function T.raises_naming(name, f, ...)
   local ok, err = pcall(f, ...)
   T.check(not ok, "expected an error naming '%s', got a result", name)
   err = tostring(err)
-  T.check(err:find("bad argument '" .. name .. "'", 1, true),
-    "error does not name '%s': %s", name, err)
+  T.check(err:sub(1, #name + 2) == name .. ": ", "error does not name '%s': %s", name, err)
   return err
 end
+
+-- The option an error names ("<name>: ..."), or nil.
+function T.named(err) return tostring(err):match("^([%w_%[%]%.]+): ") end
 
 -- Available methods, by name.
 function T.available()

@@ -159,7 +159,7 @@ return {
       T.eq(calls[i][2], 4, "progress total")
       T.eq(calls[i][3], w[1], "progress method")
       T.eq(calls[i][4], w[2], "progress duration")
-      T.eq(#rs[i].samples, 0, "sweep streams by default")
+      T.eq(#rs[i].samples, rs[i].n, "a sweep keeps samples by default, as measure (and Python)")
     end
     local pr = assert(sa.sweep{methods = {"clock_nanosleep_abs"}, durations = {0, 1e-4}, budget = 0.01,
                                 mode = "periodic"})
@@ -167,15 +167,22 @@ return {
     T.eq(pr[1].mode, "periodic", "mode")
   end},
 
-  {"sweep() defaults: every available method, the irtt ladder", function()
-    -- check the defaults through progress, stopping at the first call
+  {"sweep() defaults: every available method, the core's ladder, floors at 0 only", function()
+    -- the plan, through progress, stopping at the first call
     local total, first
-    local ok, err = pcall(sa.sweep, {budget = 0.001, progress = function(done, t, m, d)
+    local ok, err = pcall(sa.sweep, {budget = 0.6, progress = function(done, t, m, d)
       total, first = t, {m, d}
       error("stop here")
     end})
     T.check(not ok and tostring(err):find("stop here", 1, true), "progress error propagates: %s", tostring(err))
-    T.eq(total, #T.available() * 12, "total = methods x 12-step ladder")
-    T.eq(first[2], 0, "the ladder starts at 0")
+    local floors, others = 0, 0
+    for _, m in ipairs(T.available()) do
+      if m.family == "baseline" then floors = floors + 1 else others = others + 1 end
+    end
+    T.eq(total, others * 11 + floors, "total = methods x 11-step ladder + floors once")
+    T.eq(first[2], 1e-9, "the ladder starts at 1 ns")
+    local fl = assert(sa.sweep{methods = {"clock"}, durations = {1e-3, 1e-2}, budget = 0.01})
+    T.check(#fl == 1 and fl[1].requested_ns == 0, "a floor is measured at 0 only")
+    T.raises_naming("methods[1]", sa.sweep, {methods = {"clock"}, durations = {1e-3}, mode = "periodic"})
   end},
 }

@@ -154,6 +154,54 @@ test("a closed pacer refuses to wait", function()
   T.check(tostring(p):find("closed", 1, true), "tostring: %s", tostring(p))
 end)
 
+test("sa.sleeper: its own sleeper, the same lifecycle as a pacer", function()
+  local s = assert(sa.sleeper("hybrid"))
+  T.check(tostring(s):find("open", 1, true), "tostring: %s", tostring(s))
+  for _, d in ipairs{0, 1e-5, 5e-4} do
+    local t0 = sa.now_ns()
+    T.eq(s:sleep(d), true, "sleep")
+    T.check(sa.now_ns() - t0 >= math.floor(d * 1e9 + 0.5), "woke early at %s s", d)
+  end
+  local dl = sa.now_ns() + 200000
+  T.eq(s:sleep_until(dl), true, "sleep_until")
+  T.check(sa.now_ns() >= dl, "sleep_until woke early")
+  local st = s:stats()
+  T.eq(st.count, 4, "count")
+  T.eq(st.strategy, "hybrid", "strategy")
+  T.check(T.isint(st.margin_ns) and st.margin_ns > 0, "margin_ns %s", tostring(st.margin_ns))
+  T.eq(type(st.contended), "boolean", "contended")
+  T.ordered(st.lateness, "sleeper lateness")
+  s:close()
+  s:close()
+  T.check(tostring(s):find("closed", 1, true), "closed: %s", tostring(s))
+  T.raises_naming("sleepacc.Sleeper", s.sleep, s, 0.001)
+  T.eq(s:stats().count, 4, "stats of a closed handle stay readable")
+  local p = assert(sa.pacer(0.001))
+  local ps = p:stats()
+  T.eq(ps.period_ns, 1000000, "pacer period_ns")
+  T.eq(ps.missed, "skip", "pacer missed")
+  T.eq(type(ps.sleeper), "table", "the pacer's sleeper stats")
+  p:close()
+end)
+
+test("dma_latency on a sleeper and a pacer: held, or an error naming it", function()
+  for _, make in ipairs{function() return sa.sleeper("auto", {dma_latency = 0}) end,
+                        function() return sa.pacer(0.001, {dma_latency = 0}) end} do
+    local h, msg = make()
+    if h then
+      local st = h:stats()
+      local held = st.dma_latency_us or (st.sleeper and st.sleeper.dma_latency_us)
+      T.eq(held, 0, "dma_latency_us held")
+      h:close()
+    else
+      T.check(tostring(msg):find("dma_latency", 1, true), "error does not name dma_latency: %s", tostring(msg))
+    end
+  end
+  T.raises_naming("dma_latency", sa.sleeper, "auto", {dma_latency = -1})
+  T.raises_naming("dma_latency", sa.pacer, 0.001, {dma_latency = "0"})
+  T.raises_naming("bogus", sa.sleeper, "auto", {bogus = 1})
+end)
+
 test("bad input raises naming the argument", function()
   local nan = 0 / 0
   local cases = {

@@ -99,7 +99,7 @@ return {
       table.sort(changed)
       what = what .. " changed: " .. table.concat(changed, ",")
       if not ok then
-        local field = tostring(r):match("bad argument '([%w_%[%]%.]+)' to 'measure'")
+        local field = T.named(r)
         T.check(field, "%s: undocumented error: %s", what, tostring(r))
         -- it names a field that was changed to a bad value (or removed), or
         -- the period of a periodic run that was given 0, or n when

@@ -19,7 +19,8 @@ end
 
 return {
   {"save: header, one point per result, footer", function()
-    local rs = assert(sa.sweep{methods = {"nanosleep", "clock"}, durations = {0, 1e-5}, budget = 0.01})
+    local rs = assert(sa.sweep{methods = {"nanosleep", "clock"}, durations = {0, 1e-5}, budget = 0.01,
+                               keep_samples = false})
     rs[#rs + 1] = assert(sa.measure{method = "spin", duration = 1e-6, n = 4})
     local path = tmpname()
     T.eq(sa.save(rs, path), true, "save")
@@ -46,10 +47,37 @@ return {
     T.eq(#lines(path), 3, "lines")
     os.remove(path)
     T.raises_naming("results", sa.save, 42, path)
-    T.raises_naming("results[2]", sa.save, {{method = "x"}, 7}, path)
+    T.raises_naming("results[1]", sa.save, {{method = "x"}}, path)
+    T.raises_naming("results[2]", sa.save, {assert(sa.measure{method = "clock", duration = 0, n = 1}), 7}, path)
     T.raises_naming("path", sa.save, {}, 42)
-    T.raises_naming("results", sa.save, {{method = "x", f = print}}, path)
     local r, msg, name = sa.save({}, "/nonexistent-dir/x.jsonl")
     T.check(r == nil and name == "ENOENT" and msg:find("^ENOENT: "), "unwritable: %s %s", tostring(msg), tostring(name))
+  end},
+
+  {"sweep{output=}: each point on disk as it finishes; an interrupted sweep keeps them", function()
+    local path = tmpname()
+    local rs = assert(sa.sweep{methods = {"nanosleep", "clock"}, durations = {1e-5, 1e-4}, budget = 0.01,
+                               output = path})
+    local ls = lines(path)
+    T.eq(#ls, #rs + 2, "header, points, footer")
+    T.check(ls[#ls]:find('^{"type":"footer"'), "footer")
+    T.raises_naming("output", sa.sweep, {methods = {"clock"}, durations = {0}, output = path})
+    T.eq(#lines(path), #ls, "a non-empty output is never overwritten")
+    os.remove(path)
+    local seen = 0
+    local ok, err = pcall(sa.sweep, {methods = {"nanosleep"}, durations = {1e-5, 2e-5, 3e-5}, budget = 0.01,
+      output = path, progress = function(done)
+        seen = done
+        if done == 2 then error("stop after two") end
+      end})
+    T.check(not ok and tostring(err):find("stop after two", 1, true), "progress error: %s", tostring(err))
+    collectgarbage() -- the writer's __gc closes the file
+    ls = lines(path)
+    os.remove(path)
+    T.eq(#ls, 3, "header and the two finished points, no footer")
+    T.check(ls[3]:find('"requested_ns":20000', 1, true), "second point: %s", ls[3]:sub(1, 80))
+    T.raises_naming("output", sa.sweep, {methods = {"clock"}, durations = {0}, output = 5})
+    local r, msg, name = sa.sweep{methods = {"clock"}, durations = {0}, output = "/nonexistent-dir/x.jsonl"}
+    T.check(r == nil and name == "ENOENT", "unwritable output: %s", tostring(msg))
   end},
 }

@@ -27,6 +27,7 @@ for _, c in ipairs{{"nanosleep", 1e-4}, {"spin", 1e-5}, {"hybrid", 2e-4}} do
   rs[#rs + 1] = assert(sa.measure{method = c[1], duration = c[2], n = 20})
 end
 rs[#rs + 1] = assert(sa.measure{method = "nanosleep", duration = 1e-3, n = 5, mode = "periodic"})
+rs[#rs + 1] = assert(sa.measure{method = "clock", duration = 0, n = 50, keep_samples = false})
 assert(sa.save(rs, path))
 print(#rs)
 """
@@ -88,8 +89,9 @@ def test_lua_points_load_with_python_keys_and_types(saved):
         assert lua["n"] == 20 and len(lua["samples"]) == 20
         assert all(isinstance(s, int) for s in lua["samples"])
         assert lua["stats"]["min"] == min(lua["samples"])
-    streamed = lua_points[("spin", "relative", 0)]
-    assert streamed["samples"] is None  # a sweep streams, as in Python
+    swept = lua_points[("spin", "relative", 0)]
+    assert len(swept["samples"]) == swept["n"]  # a sweep keeps samples, as in Python
+    assert lua_points[("clock", "relative", 0)]["samples"] is None  # streamed: null
     periodic = lua_points[("nanosleep", "periodic", 1000000)]
     assert periodic["stats"]["min"] >= 0  # lateness
 
@@ -106,12 +108,26 @@ def test_report_and_compare_take_the_lua_file(saved):
     assert "nanosleep" in cmp.stdout
 
 
+def test_an_interrupted_sweep_output_loads(module_built, tmp_path):
+    """sweep{output=} puts each point on disk as it finishes: a sweep stopped
+    after two points leaves a file without a footer that loads with them."""
+    path = tmp_path / "partial.jsonl"
+    run_lua(r"""
+local sa = require "sleepacc"
+print(pcall(sa.sweep, {methods = {"nanosleep"}, durations = {1e-5, 2e-5, 3e-5}, budget = 0.01,
+  output = arg[1], progress = function(done) if done == 2 then error("stop") end end}))
+""", str(path))
+    sw = sleepacc.load(path)
+    assert [m.requested_ns for m in sw.measurements] == [10000, 20000]
+    assert sw.finished is None  # no footer: the file says it was interrupted
+
+
 def test_save_refuses_bad_input(module_built, tmp_path):
     out = run_lua(r"""
 local sa = require "sleepacc"
 local function named(f, ...)
   local ok, e = pcall(f, ...)
-  return (not ok) and tostring(e):match("bad argument '([^']+)'") or ("no error: " .. tostring(e))
+  return (not ok) and tostring(e):match("^([^:]+): ") or ("no error: " .. tostring(e))
 end
 print(named(sa.save, 42, arg[1]))
 print(named(sa.save, {42}, arg[1]))
@@ -119,7 +135,7 @@ print(named(sa.save, {}, 7))
 print(named(sa.save, {{method = "x", f = print}}, arg[1]))
 print(select(3, sa.save({}, arg[2])))
 """, str(tmp_path / "x.jsonl"), str(tmp_path / "no" / "such" / "dir.jsonl"))
-    assert out.split() == ["results", "results[1]", "path", "results", "ENOENT"]
+    assert out.split() == ["results", "results[1]", "path", "results[1]", "ENOENT"]
     assert not list(tmp_path.iterdir())  # nothing left behind
 
 
@@ -134,3 +150,61 @@ print(type(r), name, msg)
     rtype, name, msg = out.strip().split("\t", 2)
     assert rtype == "nil" and name in ("EACCES", "EPERM"), out
     assert "dma_latency" in msg, msg
+
+
+PARITY = r"""
+local sa = require "sleepacc"
+local function walk(prefix, t, out)
+  for k, v in pairs(t) do
+    local key = prefix .. tostring(k)
+    if type(v) == "table" and k ~= "margins" then walk(key .. ".", v, out)
+    elseif k ~= "margins" then
+      local ty = type(v)
+      if ty == "number" then ty = math.type(v) == "integer" and "int" or "float" end
+      if ty == "boolean" then ty = "bool" elseif ty == "string" then ty = "str" end
+      out[#out + 1] = key .. "=" .. ty
+    end
+  end
+  return out
+end
+local function show(name, t)
+  local out = walk("", t, {})
+  table.sort(out)
+  print(name .. " " .. table.concat(out, " "))
+end
+show("defaults", sa.defaults())
+local s = assert(sa.sleeper("hybrid"))
+for _ = 1, 3 do s:sleep(1e-4) end
+show("sleeper", s:stats())
+local p = assert(sa.pacer(0.001))
+for _ = 1, 3 do p:wait() end
+show("pacer", p:stats())
+"""
+
+
+def flat_types(d, prefix=""):
+    out = []
+    for k, v in d.items():
+        if k == "margins" or v is None:
+            continue
+        if isinstance(v, dict):
+            out += flat_types(v, f"{prefix}{k}.")
+        else:
+            ty = "bool" if isinstance(v, bool) else type(v).__name__
+            out.append(f"{prefix}{k}={ty}")
+    return sorted(out)
+
+
+def test_defaults_and_sleeper_pacer_stats_match_python(module_built):
+    from sleepacc import _core
+    lua = dict(line.split(" ", 1) for line in run_lua(PARITY).strip().splitlines())
+    py_defaults = flat_types(_core.config_default())
+    assert lua["defaults"].split() == py_defaults
+    s = sleepacc.Sleeper("hybrid")
+    for _ in range(3):
+        s.sleep(1e-4)
+    assert lua["sleeper"].split() == flat_types(s.stats)
+    p = sleepacc.Pacer(0.001)
+    for _ in range(3):
+        p.wait()
+    assert lua["pacer"].split() == flat_types(p.stats)

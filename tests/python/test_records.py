@@ -11,7 +11,7 @@ import pathlib
 import pytest
 
 import sleepacc
-from sleepacc import _api, cli, doctor, records
+from sleepacc import _api, cli, doctor, records, report
 
 PKG = pathlib.Path(sleepacc.__file__).resolve().parent
 
@@ -332,6 +332,10 @@ def test_irtt_table_text_is_read_by_load(tmp_path):
         s.table("wide")
     assert cli.main(["report", str(path), "--format", "csv"]) == 0
     assert cli.main(["report", str(path)]) == 0      # default: irtt's layout (means only)
+    assert cli.main(["report", str(path), "--format", "markdown"]) == 0   # n shown as "?"
+    # MIDAS and xmame print loop counts: refused, not invented
+    with pytest.raises(ValueError, match="loop count is unknown"):
+        report.format(s, "midas")
 
 
 def test_irtt_several_method_blocks_and_go_durations():

@@ -1,0 +1,139 @@
+"""The core owns what a run is (issue 12): its defaults, its rules (errors
+read "<argument>: <the core's message>"), its record, the sleeper's and
+pacer's statistics; names with a NUL byte are refused the same way
+everywhere (issue 16.11); the ladder and the lower quantiles come from the
+core."""
+import inspect
+
+import numpy as np
+import pytest
+
+import sleepacc
+from sleepacc import _core
+from conftest import thread_state
+
+
+def test_defaults_come_from_the_core():
+    d = _core.config_default()
+    assert d["budget_ns"] == 1_000_000_000 and d["warmup"] == 2 and d["margin_ns"] == 125_000
+    assert d["mode"] == 0 and d["keep_samples"] == 1 and d["method"] is None
+    assert d["env"] == {"slack_ns": -1, "policy": -1, "priority": 0, "cpu": -1,
+                        "lock_memory": 0, "dma_latency_us": -1}
+    sig = inspect.signature(sleepacc.measure).parameters
+    assert sig["budget"].default == d["budget_ns"] / 1e9
+    assert sig["warmup"].default == d["warmup"]
+    assert sleepacc.MAX_SAMPLES == _core.MAX_SAMPLES == 4_000_000
+
+
+def test_one_hybrid_margin():
+    """Python measure, Lua measure and Sleeper("hybrid") once used 100, 200
+    and 125 us; the core's one default is 125 us for all."""
+    m = sleepacc.measure("hybrid", 1e-3, n=3)
+    assert m.env["margin_ns"] == 125_000
+    with sleepacc.Sleeper("hybrid") as s:
+        assert s.stats["margin_ns"] == 125_000
+    assert sleepacc._api.DEFAULT_MARGIN == 125e-6
+
+
+def test_default_ladder_is_the_cores():
+    assert _core.default_durations_ns == (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000,
+                                          10_000_000, 100_000_000, 200_000_000, 500_000_000)
+    assert sleepacc.DEFAULT_DURATIONS == tuple(d / 1e9 for d in _core.default_durations_ns)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: sleepacc.measure("nanosleep\0x", 1e-3, n=1),
+    lambda: sleepacc.sweep(["nanosleep\0"], [1e-3], budget=0.01),
+    lambda: sleepacc.Sleeper("auto\0"),
+    lambda: sleepacc.Sleeper("nanosleep\0spin"),
+    lambda: sleepacc.Pacer(1e-3, "auto\0"),
+    lambda: sleepacc.Pacer(1e-3, missed="skip\0"),
+    lambda: sleepacc.sleep(1e-4, "nanosleep\0"),
+], ids=["measure", "sweep", "Sleeper", "Sleeper-kernel", "Pacer", "Pacer-missed", "sleep"])
+def test_names_with_a_nul_byte_are_refused_everywhere(call):
+    before = thread_state()
+    with pytest.raises(ValueError, match=r"^(method|missed): must not contain a NUL byte, got "):
+        call()
+    assert thread_state() == before
+
+
+@pytest.mark.parametrize("kw, arg", [
+    (dict(duration=2.0), "duration"),                 # one sample over the 1 s budget
+    (dict(mode="periodic", duration=0), "duration"),
+    (dict(budget=None), "n"),
+    (dict(slack=2 * 10**9), "slack"),
+    (dict(priority=3), "priority"),
+    (dict(cpu=4095), "cpu"),
+    (dict(dma_latency=2**31 - 1), "dma_latency"),
+    (dict(budget=None, n=5 * 10**6), "n"),            # kept buffer over MAX_SAMPLES
+    (dict(method="spin", policy="fifo", budget=None, n=3), "budget"),
+])
+def test_core_rules_name_the_python_argument(kw, arg):
+    kw = dict(dict(method="nanosleep", duration=1e-4), **kw)
+    with pytest.raises(ValueError, match=rf"^{arg}: "):
+        sleepacc.measure(kw.pop("method"), kw.pop("duration"), **kw)
+
+
+def test_core_check_names_core_fields():
+    assert _core.config_check({"method": "nanosleep", "duration_ns": 1000}) is None
+    field, message, errname = _core.config_check({"method": "nanosleep",
+                                                  "duration_ns": 2 * 10**9})
+    assert (field, errname) == ("duration_ns", "EINVAL") and "budget" in message
+    assert _core.config_check({"method": None})[0] == "method"
+    assert _core.config_check({"method": "nanosleep", "env": {"cpu": 4095}})[0] == "env.cpu"
+
+
+def test_lower_quantiles_and_ordering():
+    m = sleepacc.measure("nanosleep", 1e-4, n=200)
+    s = m.stats
+    assert s.min <= s.p1 <= s.p10 <= s.p25 <= s.median <= s.p75 <= s.p90 <= s.p99 <= s.max
+    v = np.sort(np.asarray(m.samples))
+    for q, name in ((0.01, "p1"), (0.10, "p10"), (0.25, "p25"), (0.75, "p75")):
+        assert s[name] == v[int(np.ceil(q * len(v))) - 1]   # nearest rank, exact
+    st = m.stream_stats   # the histogram's, within its precision
+    assert abs(st.p25 - s.p25) <= 0.011 * abs(s.p25) + 1
+
+
+@pytest.mark.parametrize("mode", ["relative", "periodic"])
+def test_starts_are_each_samples_start(mode):
+    m = sleepacc.measure("nanosleep", 1e-3, n=20, mode=mode)
+    starts = np.asarray(m.starts)
+    assert isinstance(m.starts, sleepacc.Samples) and len(starts) == m.n == 20
+    assert starts[0] >= 0 and np.all(np.diff(starts) > 0)
+    if mode == "relative":   # the next sleep starts after this one ended
+        assert np.all(np.diff(starts) >= np.asarray(m.samples)[:-1])
+    assert starts[-1] <= m.wall_ns
+    assert "starts" not in m.to_dict()
+
+
+def test_streaming_has_no_starts():
+    m = sleepacc.measure("nanosleep", 1e-4, n=10, keep_samples=False)
+    assert m.samples is None and m.starts is None
+
+
+def test_record_keys_follow_the_core_table():
+    d = sleepacc.measure("nanosleep", 1e-4, n=3).to_dict()
+    assert list(d)[:-1] == list(_core.result_fields)   # + "samples"
+    assert list(d["stats"]) == list(_core.stats_fields)
+
+
+SLEEPER_KEYS = {"count", "misses", "spin_ns", "lateness", "strategy", "kernel", "quantile",
+                "margin_ns", "handoff_ns", "clock_cost_ns", "comp_ratio", "kernel_waits",
+                "rt_fallbacks", "preempted_spins", "contended", "last_wake_ns",
+                "dma_latency_us", "margins"}
+
+
+def test_sleeper_and_pacer_stats_by_the_core_tables():
+    with sleepacc.Sleeper("auto", handoff=0) as s:
+        s.sleep(1e-3)
+        st = s.stats
+        assert set(st) == SLEEPER_KEYS and st["strategy"] == "auto" and st["count"] == 1
+        assert st["kernel"] and isinstance(st["contended"], bool) and st["dma_latency_us"] is None
+        assert s.last_wake_ns == st["last_wake_ns"] > 0
+    with sleepacc.Pacer(1e-3, handoff=0) as p:
+        p.wait()
+        st = p.stats
+        assert st["period_ns"] == p.period_ns == 1_000_000 and st["missed"] == p.missed == "skip"
+        assert set(st["timer_err"]) == {"mean", "min", "max", "stddev"}
+        assert set(st["sleeper"]) == SLEEPER_KEYS
+        assert st["last_deadline_ns"] == p.last_deadline_ns > p.start_ns == st["start_ns"]
