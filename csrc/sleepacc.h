@@ -545,6 +545,8 @@ typedef struct sleepacc_row {
   sleepacc_stats stats;    /* relative: actual durations; periodic: lateness */
   double cpu_percent;      /* thread CPU time / wall time * 100, or < 0 unknown */
 } sleepacc_row;
+/* The row of a run's record (its mode by name back to sleepacc_mode). */
+void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row);
 
 /* Render into buf (NUL-terminated, cap bytes).  Returns the length written,
  * or -ENOSPC when cap is too small (then *needed, if not NULL, gets the size
@@ -839,6 +841,81 @@ void sleepacc_pacer_close(sleepacc_pacer *p);
  * sleepacc_sleeper_hold_dma_latency (NULL for a NULL p). */
 sleepacc_sleeper *sleepacc_pacer_sleeper(sleepacc_pacer *p);
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
+
+/* -------------------------------------------------------------------------
+ * Sweeps and results files (csrc/sweep.c, csrc/json.c).
+ * ---------------------------------------------------------------------- */
+typedef struct sleepacc_point {
+  const sleepacc_method *method;
+  int64_t duration_ns;
+} sleepacc_point;
+/* The points of a sweep, in order: each of the nm methods (NULL: every
+ * available one) over the nd durations (NULL: the default ladder), each
+ * duration once; a floor method (family baseline) at 0 only; periodic mode
+ * skips 0 and leaves floors out.  Up to cap points go to out; returns how
+ * many there are (more than cap: call again with room), or -EINVAL with
+ * *bad (the index of the method blamed, or (size_t)-1 when nothing is left)
+ * and *message (to follow the method's name) when periodic mode meets an
+ * explicit floor or leaves nothing to measure. */
+int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const int64_t *durations,
+                        size_t nd, int mode, sleepacc_point *out, size_t cap, size_t *bad,
+                        const char **message);
+
+/* Lines of a sleepacc/1 JSON Lines file (docs/schema.md), each ending in a
+ * newline, rendered into buf by the buffer contract of sleepacc_table_irtt.
+ * The header holds the count facts (an unknown one is null), hostname and
+ * os, settings {version, writer, <writer>: writer_version} and the start
+ * time; a point, the record (sleepacc_result_fields) and its n samples
+ * (null when n is 0); the footer, the finish time.  when_ns: CLOCK_REALTIME
+ * ns, or -1 for now. */
+int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
+                         const char *writer_version, int64_t when_ns, char *buf, size_t cap,
+                         size_t *needed);
+int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size_t n, char *buf,
+                        size_t cap, size_t *needed);
+int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
+
+/* The options of a run as a binding takes them (csrc/options.c), in
+ * measure()'s order (method and duration first, then the options every
+ * run shares, n to dma_latency): the public name, how its value converts, the config
+ * field it fills (by name and offset) and the least integer allowed.
+ *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
+ *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
+ *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
+ *   NAME: a string; NUMBER: a double. */
+typedef enum sleepacc_option_kind {
+  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
+  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
+  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
+} sleepacc_option_kind;
+typedef struct sleepacc_option {
+  const char *name;  /* "duration", "slack", ... */
+  int kind;          /* sleepacc_option_kind */
+  const char *field; /* "duration_ns", "env.slack_ns", ... */
+  size_t offset;     /* in sleepacc_config */
+  int64_t lo;        /* INT64/INT: the least value */
+} sleepacc_option;
+#define SLEEPACC_OPTION_COUNT 14
+extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
+/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
+extern const sleepacc_option sleepacc_sleeper_options[];
+/* The option that fills a field of either list ("env.dma_latency_us" ->
+ * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
+const char *sleepacc_option_of_field(const char *field);
+/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
+ * negative): 0, or -EDOM for NaN/inf. */
+int sleepacc_seconds_to_ns(double s, int64_t *ns);
+
+/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
+ * family and honours_slack by name, the probe's answer. */
+typedef struct sleepacc_method_info {
+  const char *name, *family, *description;
+  int64_t granularity_ns;
+  const char *honours_slack; /* "yes", "no", "unknown" */
+  int absolute, available;
+} sleepacc_method_info;
+extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
  * table.c -- text rendered by the core, so C, Python and Lua print the
  * same bytes: Go-style durations, the `irtt sleep` table and a wide table.
  *
- * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide.
+ * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide,
+ * sleepacc_row_from_result.
  *
  * Buffer contract (all three functions): the result is NUL-terminated in
  * buf (cap bytes) and its length (without the NUL) is returned.  When cap
@@ -436,4 +437,13 @@ int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t ca
     w_str(&w, "\n");
   }
   return w_finish(&w, needed);
+}
+
+void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row)
+{
+  row->method = res->method;
+  row->requested_ns = res->requested_ns;
+  row->mode = sleepacc_mode_from_name(res->mode);
+  row->stats = res->stats;
+  row->cpu_percent = res->cpu_percent;
 }

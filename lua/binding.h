@@ -5,13 +5,14 @@
  * Conventions, stated once:
  *   - Bad arguments raise "<field>: <message>" (the option's name:
  *     "duration", "methods[2]", ...).  The rules are the core's
- *     (sleepacc_config_explain names the field); the binding only converts.
+ *     (sleepacc_config_explain names the field, sleepacc_option_of_field
+ *     its option); the binding only converts, by the core's option list.
  *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
  *   - Times in are seconds (Lua numbers), except slack (integer ns) and
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
  *   - Ctrl-C: the interpreters' SIGINT handler sets a hook that raises at
  *     the next hook event; a C loop makes none, so long loops run the core
- *     in chunks and call sleepacc_lua_checkpoint() between them, which runs
+ *     in chunks (sleepacc_lua_chunks) with a checkpoint between them, which runs
  *     the cleanup (environment restored) before the hook's error travels on.
  */
 #ifndef SLEEPACC_LUA_BINDING_H
@@ -42,10 +43,6 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The Lua name of a core field: "env." and a "_ns"/"_us" suffix dropped
- * ("env.dma_latency_us" -> "dma_latency"), into buf; NULL for NULL. */
-const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n);
-
 /* The options table at idx: a table whose keys are all in known (NULL-
  * terminated); a misspelt key is an error naming it. */
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known);
@@ -69,19 +66,21 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
 const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
                                            const int64_t **samples, size_t *n);
 
-/* Ctrl-C between core chunks (see above). */
-typedef struct sleepacc_lua_guard {
-  lua_State *L, *main;       /* the running thread; the state's main thread */
-  lua_Hook main_hook;        /* main thread's hook at entry */
-  int main_mask;             /* main thread's hook mask at entry */
-  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
-  void *ud;
-} sleepacc_lua_guard;
-void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                             void *ud);
-void sleepacc_lua_checkpoint(sleepacc_lua_guard *g);
-/* Step a started run to completion with checkpoints (EINTR resumes).
- * 0 when complete, else the failed step's errno (r still open). */
+/* The records of the results argument at idx (one record, or an array of
+ * them; the table keeps them alive): an array of *n, in a userdata pushed
+ * on the stack.  A bad entry raises "results[i]: ...". */
+typedef struct {
+  const sleepacc_result *res;
+  const int64_t *samples;
+  size_t n;
+} sleepacc_lua_rec;
+sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n);
+
+/* Ctrl-C between core chunks (see above): call step(arg) until it returns
+ * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
+ * (may be NULL) and raises.  0 when done, else the failed step's errno. */
+int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
+/* A started run stepped to completion so (r still open on an error). */
 int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 
 /* Core structs are aligned(16), more than userdata promise: push a
@@ -89,15 +88,15 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 
-/* sleepacc/1 JSON Lines (lua/lsave.c): open path and write the header,
- * pushing a writer userdata (closed by __gc); NULL with *err on failure.
- * Then a point line per record (sync: flushed and fsync'd), and close
- * (footer, sync, fclose) the writer at idx.  Each returns 0 or -errno. */
-#include <stdio.h>
-FILE *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
-int sleepacc_lua_writer_point(FILE *f, const sleepacc_result *res, const int64_t *data, size_t len,
-                              int sync);
-int sleepacc_lua_writer_close(lua_State *L, int idx);
+/* sleepacc/1 JSON Lines (lua/lsave.c; the lines are the core's, csrc/json.c):
+ * open path and write the header, pushing a writer userdata (closed by
+ * __gc); NULL with *err on failure.  Then a point line per record (sync:
+ * flushed and fsync'd), and close (footer, sync, fclose).  0 or -errno. */
+typedef struct sleepacc_lua_writer sleepacc_lua_writer;
+sleepacc_lua_writer *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
+int sleepacc_lua_writer_point(sleepacc_lua_writer *w, const sleepacc_result *res, const int64_t *data,
+                              size_t len, int sync);
+int sleepacc_lua_writer_close(sleepacc_lua_writer *w);
 
 /* Module parts: add their functions to the table on top of the stack. */
 int sleepacc_lua_open_precise(lua_State *L); /* lua/lsleeper.c */

@@ -29,17 +29,6 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
   return 3;
 }
 
-const char *sleepacc_lua_name(const char *core_field, char *buf, size_t n) {
-  size_t len;
-  if (!core_field) return NULL;
-  if (strncmp(core_field, "env.", 4) == 0) core_field += 4;
-  len = strlen(core_field);
-  if (len > 3 && (!strcmp(core_field + len - 3, "_ns") || !strcmp(core_field + len - 3, "_us")))
-    len -= 3;
-  snprintf(buf, n, "%.*s", (int)len, core_field);
-  return buf;
-}
-
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known) {
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -71,7 +60,7 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
 }
 
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
-  double s;
+  int64_t ns;
   if (lua_type(L, idx) != LUA_TNUMBER)
     sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
   if (lua_isinteger(L, idx)) { /* exact; out of int64 ns range saturates */
@@ -80,11 +69,9 @@ int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
     if (i < INT64_MIN / 1000000000LL) return INT64_MIN;
     return (int64_t)i * 1000000000LL;
   }
-  s = (double)lua_tonumber(L, idx);
-  if (isnan(s)) sleepacc_lua_error(L, name, "must be a number of seconds, got nan");
-  if (s * 1e9 >= 9.2e18) return INT64_MAX; /* the core then names the range */
-  if (s * 1e9 <= -9.2e18) return INT64_MIN;
-  return (int64_t)llround(s * 1e9);
+  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0) /* the core's rounding */
+    sleepacc_lua_error(L, name, "must be finite, got %s", lua_tostring(L, idx));
+  return ns;
 }
 
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo) {
@@ -189,8 +176,17 @@ static int sleepacc__nop(lua_State *L) {
   return 0;
 }
 
-void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                             void *ud) {
+/* Ctrl-C between chunks: the hooks at entry, to see one set meanwhile. */
+typedef struct {
+  lua_State *L, *main;       /* the running thread; the state's main thread */
+  lua_Hook main_hook;        /* main thread's hook at entry */
+  int main_mask;             /* main thread's hook mask at entry */
+  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
+  void *ud;
+} sleepacc_lua_guard;
+
+static void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
+                                    void *ud) {
   luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   g->L = L;
   g->cleanup = cleanup;
@@ -200,7 +196,7 @@ void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup
   g->main_mask = g->main ? lua_gethookmask(g->main) : 0;
 }
 
-void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
+static void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
   lua_State *L = g->L;
   /* a hook on this thread fires on the no-op's call; its error is caught
    * so the cleanup runs before it travels on */
@@ -219,17 +215,22 @@ void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
   }
 }
 
+int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
+  sleepacc_lua_guard g;
+  sleepacc_lua_guard_init(&g, L, cleanup, arg);
+  for (;;) {
+    int rc = step(arg);
+    if (rc == 1) return 0;
+    if (rc < 0 && rc != -EINTR) return rc;
+    sleepacc_lua_checkpoint(&g); /* raises (after the cleanup) on Ctrl-C */
+  }
+}
+
+static int sleepacc__step_cb(void *ud) { return sleepacc_run_step((sleepacc_run *)ud); }
 static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }
 
 int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, sleepacc__finish_cb, r);
-  for (;;) {
-    int rc = sleepacc_run_step(r);
-    if (rc == 1) return 0;
-    if (rc < 0 && rc != -EINTR) return rc;
-    sleepacc_lua_checkpoint(&g); /* raises (after finishing r) on Ctrl-C */
-  }
+  return sleepacc_lua_chunks(L, sleepacc__step_cb, r, sleepacc__finish_cb);
 }
 
 void *sleepacc_lua_newaligned(lua_State *L, size_t size) {

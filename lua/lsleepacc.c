@@ -1,7 +1,7 @@
 /*
  * lsleepacc.c -- the Lua module `sleepacc` (Lua 5.1, 5.3, 5.4, LuaJIT): a
- * thin converter over the core.  Options are converted by one table
- * (sleepacc__opts) into the core's sleepacc_config, checked by the core
+ * thin converter over the core.  Options are converted by the core's
+ * option list (sleepacc_options) into its sleepacc_config, checked by the core
  * (sleepacc_config_explain names the bad field), and results come back
  * through the core's field tables (sleepacc_result_fields), so the record
  * is the sleepacc/1 point of docs/schema.md, key for key Python's.
@@ -44,6 +44,27 @@ const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what
   if (!s || !s->res.method) sleepacc_lua_error(L, what, "record of measure or sweep expected");
   if (samples) *samples = s->data, *n = s->len;
   return &s->res;
+}
+
+sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
+  sleepacc_lua_rec *recs;
+  int single;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE)
+    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
+  single = lua_getfield(L, idx, "method") != LUA_TNIL;
+  lua_pop(L, 1);
+  *n = single ? 1 : (size_t)lua_rawlen(L, idx);
+  recs = (sleepacc_lua_rec *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
+  for (size_t i = 0; i < *n; i++) {
+    char what[32];
+    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
+    if (single) lua_pushvalue(L, idx);
+    else lua_rawgeti(L, idx, (int)(i + 1));
+    recs[i].res = sleepacc_lua_record(L, lua_gettop(L), what, &recs[i].samples, &recs[i].n);
+    lua_pop(L, 1);
+  }
+  return recs;
 }
 
 static int samples_totable(lua_State *L) {
@@ -93,30 +114,12 @@ static int samples_gc(lua_State *L) {
 
 /* ------------------------------------------------------------ options */
 
-/* How a Lua option becomes a config field (the core's units: ns, us). */
-enum { K_SECONDS, K_BUDGET, K_INT64, K_INT, K_BOOL, K_MODE, K_POLICY };
-static const struct {
-  const char *name; /* the option */
-  int kind;
-  size_t off;       /* in sleepacc_config */
-} sleepacc__opts[] = {
-    {"n", K_INT64, offsetof(sleepacc_config, n)},
-    {"budget", K_BUDGET, offsetof(sleepacc_config, budget_ns)},
-    {"mode", K_MODE, offsetof(sleepacc_config, mode)},
-    {"warmup", K_INT64, offsetof(sleepacc_config, warmup)},
-    {"keep_samples", K_BOOL, offsetof(sleepacc_config, keep_samples)},
-    {"margin", K_SECONDS, offsetof(sleepacc_config, margin_ns)},
-    {"slack", K_INT64, offsetof(sleepacc_config, env.slack_ns)},
-    {"policy", K_POLICY, offsetof(sleepacc_config, env.policy)},
-    {"priority", K_INT, offsetof(sleepacc_config, env.priority)},
-    {"cpu", K_INT, offsetof(sleepacc_config, env.cpu)},
-    {"lock_memory", K_BOOL, offsetof(sleepacc_config, env.lock_memory)},
-    {"dma_latency", K_INT, offsetof(sleepacc_config, env.dma_latency_us)},
-};
-#define NOPTS (sizeof sleepacc__opts / sizeof sleepacc__opts[0])
+/* The options every run shares: the core's list after method, duration. */
+#define OPTS (sleepacc_options + 2)
+#define NOPTS (SLEEPACC_OPTION_COUNT - 2)
 
 /* The option names of measure (method, duration) or sweep (methods,
- * durations, progress) followed by the shared ones. */
+ * durations, progress, output) followed by the shared ones. */
 static void sleepacc__known(const char **known, const char *a, const char *b, const char *c,
                             const char *d) {
   size_t k = 0;
@@ -124,24 +127,24 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
   known[k++] = b;
   if (c) known[k++] = c;
   if (d) known[k++] = d;
-  for (size_t i = 0; i < NOPTS; i++) known[k++] = sleepacc__opts[i].name;
+  for (const sleepacc_option *o = OPTS; o->name; o++) known[k++] = o->name;
   known[k] = NULL;
 }
 
 /* The core's defaults (a sweep's budget: 0.5 s per point, as in Python),
- * then the shared options of the table at t.  Integers are >= 0 (n >= 1);
- * every other rule is the core's. */
+ * then the shared options of the table at t, converted by their kind in
+ * the core's option list; every rule is the core's. */
 static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
   sleepacc_config_default(c);
   c->budget_ns = budget_ns;
-  for (size_t i = 0; i < NOPTS; i++) {
-    const char *name = sleepacc__opts[i].name;
-    char *p = (char *)c + sleepacc__opts[i].off;
+  for (const sleepacc_option *o = OPTS; o->name; o++) {
+    const char *name = o->name;
+    char *p = (char *)c + o->offset;
     lua_Integer v;
     int x;
     if (!sleepacc_lua_field(L, t, name)) continue;
-    switch (sleepacc__opts[i].kind) {
-    case K_BUDGET: /* budget=false: only n stops the run */
+    switch (o->kind) {
+    case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
       if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
         *(int64_t *)(void *)p = 0;
         break;
@@ -149,21 +152,21 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
       if ((*(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name)) <= 0) /* 0 is the core's "none" */
         sleepacc_lua_error(L, name, "must be > 0 seconds (false: no budget, only n stops)");
       break;
-    case K_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name); break;
-    case K_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, name, !strcmp(name, "n")); break;
-    case K_INT:
-      v = sleepacc_lua_int(L, -1, name, 0);
+    case SLEEPACC_OPT_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name); break;
+    case SLEEPACC_OPT_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, name, o->lo); break;
+    case SLEEPACC_OPT_INT:
+      v = sleepacc_lua_int(L, -1, name, o->lo);
       *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
       break;
-    case K_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
-    case K_MODE:
-    case K_POLICY:
-      x = (sleepacc__opts[i].kind == K_MODE ? sleepacc_mode_from_name
-                                            : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
+    case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
+    case SLEEPACC_OPT_MODE:
+    case SLEEPACC_OPT_POLICY:
+      x = (o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_from_name
+                                        : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
       if (x < 0)
         sleepacc_lua_error(L, name, "unknown %s \"%.40s\"; known: %s", name, lua_tostring(L, -1),
-                           sleepacc__opts[i].kind == K_MODE ? "relative, periodic"
-                                                            : "other, batch, idle, fifo, rr");
+                           o->kind == SLEEPACC_OPT_MODE ? "relative, periodic"
+                                                        : "other, batch, idle, fifo, rr");
       *(int *)(void *)p = x;
       break;
     }
@@ -180,10 +183,9 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
  * name the option blamed for those (sweep: "methods[2]", "durations[3]"). */
 static void sleepacc__check(lua_State *L, const sleepacc_config *c, const char *method,
                             const char *duration) {
-  const char *field, *msg;
-  char name[48];
+  const char *field, *msg, *name;
   if (sleepacc_config_explain(c, &field, &msg) == 0) return;
-  sleepacc_lua_name(field, name, sizeof name);
+  name = sleepacc_option_of_field(field);
   sleepacc_lua_error(L, !strcmp(name, "method") ? method : !strcmp(name, "duration") ? duration : name,
                      "%s", msg);
 }
@@ -256,71 +258,74 @@ static int sleepacc__measure(lua_State *L) {
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
 
-/* sa.sweep{...}: each method over the durations (default: every available
- * method over the core's ladder), the rules of Python's sweep_points: a
- * floor method (family baseline) is measured at 0 only, periodic mode
- * skips 0 (and leaves floors out; naming one is an error). */
+/* The option a sweep's bad field blames: "<what>s[i]", the first of the
+ * len values at a (size bytes each) equal to v, else "<what>". */
+static const char *sleepacc__blame(char *buf, size_t n, const char *what, const void *a, size_t len,
+                                   size_t size, const void *v) {
+  size_t i = 0;
+  while (i < len && memcmp((const char *)a + i * size, v, size)) i++;
+  if (i < len) snprintf(buf, n, "%ss[%zu]", what, i + 1);
+  else snprintf(buf, n, "%s", what);
+  return buf;
+}
+
+/* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
+ * each method over the durations, by default every available method over
+ * the core's ladder; floors at 0 only; periodic mode skips 0), each run and
+ * its record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 5], *output = NULL;
+  const char *known[NOPTS + 5], *output = NULL, *msg = NULL;
+  const sleepacc_method **ms = NULL;
+  int64_t *ds = NULL;
+  sleepacc_point *pts;
   sleepacc_config c;
-  size_t nm, nd, total = 0, done = 0;
-  int has_methods, has_durs, out, err;
-  char name[48];
-  FILE *f = NULL;
+  size_t nm = 0, nd = 0, bad = 0;
+  int total, out, err;
+  char name[48], mname[32], dname[32];
+  sleepacc_lua_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
   sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS / 2);
-  has_methods = sleepacc_lua_field(L, 1, "methods"); /* 2 */
-  if (!has_methods) {
-    lua_newtable(L);
-    for (size_t i = 0, k = 0; i < sleepacc_method_count(); i++)
-      if (sleepacc_method_available(sleepacc_method_at(i)))
-        lua_pushstring(L, sleepacc_method_at(i)->name), lua_rawseti(L, 2, (int)++k);
-  }
-  has_durs = sleepacc_lua_field(L, 1, "durations"); /* 3 */
-  if (!has_durs) {
-    lua_newtable(L);
-    for (int i = 0; i < SLEEPACC_DEFAULT_DURATION_COUNT; i++)
-      lua_pushnumber(L, (lua_Number)sleepacc_default_durations_ns[i] / 1e9), lua_rawseti(L, 3, i + 1);
-  }
+  if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
+  else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
+    sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
+  if (!sleepacc_lua_field(L, 1, "durations")) lua_pushnil(L); /* 3 */
+  else if (lua_type(L, 3) != LUA_TTABLE || !(nd = (size_t)lua_rawlen(L, 3)))
+    sleepacc_lua_error(L, "durations", "non-empty array of seconds expected");
   if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 4 */
   else if (lua_type(L, 4) != LUA_TFUNCTION)
     sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 4));
-  if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
-    sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
-  if (lua_type(L, 3) != LUA_TTABLE || !(nd = (size_t)lua_rawlen(L, 3)))
-    sleepacc_lua_error(L, "durations", "non-empty array of seconds expected");
-  lua_newtable(L); /* 5: the plan, {method, duration_ns} pairs, all checked first */
-  for (size_t i = 1; i <= nm; i++) {
-    char mname[32];
-    snprintf(mname, sizeof mname, "methods[%zu]", i);
-    lua_rawgeti(L, 2, (int)i);
-    c.method = sleepacc_lua_method(L, -1, mname);
-    lua_pop(L, 1);
-    for (size_t j = 1; j <= nd; j++) {
-      char dname[32];
-      snprintf(dname, sizeof dname, "durations[%zu]", j);
-      lua_rawgeti(L, 3, (int)j);
-      c.duration_ns = c.method->family == SLEEPACC_FAMILY_BASELINE ? 0 : sleepacc_lua_ns(L, -1, dname);
-      lua_pop(L, 1);
-      if (c.mode == SLEEPACC_MODE_PERIODIC && c.duration_ns == 0) {
-        if (c.method->family == SLEEPACC_FAMILY_BASELINE && has_methods)
-          sleepacc_lua_error(L, mname, "%s is a floor (measured at 0 only): periodic mode cannot "
-                                       "measure it", c.method->name);
-        continue;
-      }
-      sleepacc__check(L, &c, mname, dname);
-      lua_pushlightuserdata(L, (void *)(uintptr_t)c.method);
-      lua_rawseti(L, 5, (int)++total);
-      lua_pushnumber(L, (lua_Number)c.duration_ns);
-      lua_rawseti(L, 5, (int)++total);
-      if (c.method->family == SLEEPACC_FAMILY_BASELINE) break;
-    }
+  if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
+  else lua_pushnil(L); /* 5 */
+  for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) {
+    snprintf(mname, sizeof mname, "methods[%zu]", i + 1);
+    lua_rawgeti(L, 2, (int)i + 1);
+    ms[i] = sleepacc_lua_method(L, -1, mname);
   }
-  total /= 2;
-  if (!total) sleepacc_lua_error(L, "durations", "nothing to measure: periodic mode needs a duration above 0");
+  if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
+  else lua_pushnil(L); /* 6 */
+  for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
+    snprintf(dname, sizeof dname, "durations[%zu]", j + 1);
+    lua_rawgeti(L, 3, (int)j + 1);
+    if (sleepacc_duration_check(ds[j] = sleepacc_lua_ns(L, -1, dname), &msg) != 0)
+      sleepacc_lua_error(L, dname, "%s", msg);
+  }
+  if ((total = sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, NULL, 0, &bad, &msg)) < 0) {
+    if (total != -EINVAL || !msg) return sleepacc_lua_pusherror(L, total, "sweep");
+    if (bad == (size_t)-1) sleepacc_lua_error(L, "durations", "%s", msg);
+    snprintf(mname, sizeof mname, "methods[%zu]", bad + 1);
+    sleepacc_lua_error(L, mname, "'%s' %s", ms[bad]->name, msg);
+  }
+  pts = (sleepacc_point *)lua_newuserdatauv(L, (size_t)total * sizeof *pts, 0); /* 7: the plan */
+  sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, pts, (size_t)total, NULL, NULL);
+  for (int i = 0; i < total; i++) { /* every point checked before anything runs */
+    c.method = pts[i].method, c.duration_ns = pts[i].duration_ns;
+    if (sleepacc_config_check(&c, NULL) != 0)
+      sleepacc__check(L, &c, sleepacc__blame(mname, sizeof mname, "method", ms, nm, sizeof *ms, &c.method),
+                      sleepacc__blame(dname, sizeof dname, "duration", ds, nd, sizeof *ds, &c.duration_ns));
+  }
   if (sleepacc_lua_field(L, 1, "output")) {
     struct stat st;
     output = sleepacc_lua_str(L, -1, "output");
@@ -329,17 +334,13 @@ static int sleepacc__sweep(lua_State *L) {
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
   }
-  lua_createtable(L, (int)total, 0); /* 6: results */
+  lua_createtable(L, total, 0); /* 8: results */
   out = lua_gettop(L);
-  if (output && !(f = sleepacc_lua_writer_open(L, output, &err))) /* 7: the writer */
+  if (output && !(w = sleepacc_lua_writer_open(L, output, &err))) /* 9: the writer */
     return sleepacc_lua_pusherror(L, err, output);
-  for (done = 1; done <= total; done++) {
+  for (int done = 1; done <= total; done++) {
     int rc;
-    lua_rawgeti(L, 5, (int)(2 * done - 1));
-    c.method = (const sleepacc_method *)lua_touserdata(L, -1);
-    lua_rawgeti(L, 5, (int)(2 * done));
-    c.duration_ns = (int64_t)lua_tonumber(L, -1);
-    lua_pop(L, 2);
+    c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
     if ((rc = sleepacc__run_one(L, &c)) < 0) {
       char ctx[160];
       const char *why = sleepacc__asked(&c, name, sizeof name);
@@ -347,14 +348,14 @@ static int sleepacc__sweep(lua_State *L) {
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);
     }
-    if (f) { /* on disk before the next point starts */
+    if (w) { /* on disk before the next point starts */
       const int64_t *data;
       size_t len;
       const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
-      if ((err = sleepacc_lua_writer_point(f, res, data, len, 1)) < 0)
+      if ((err = sleepacc_lua_writer_point(w, res, data, len, 1)) < 0)
         return sleepacc_lua_pusherror(L, err, output);
     }
-    lua_rawseti(L, out, (int)done);
+    lua_rawseti(L, out, done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
       lua_pushvalue(L, 4);
       lua_pushinteger(L, (lua_Integer)done);
@@ -364,7 +365,7 @@ static int sleepacc__sweep(lua_State *L) {
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
-  if (f && (err = sleepacc_lua_writer_close(L, out + 1)) < 0) return sleepacc_lua_pusherror(L, err, output);
+  if (w && (err = sleepacc_lua_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
   lua_settop(L, out);
   return 1;
 }
@@ -373,36 +374,19 @@ static int sleepacc__sweep(lua_State *L) {
 
 static int sleepacc__table(lua_State *L) {
   int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
+  sleepacc_lua_rec *recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
-  int rc, single;
+  int rc;
   char *p;
   if (!lua_isnoneornil(L, 2) && strcmp(sleepacc_lua_str(L, 2, "style"), "irtt")) {
     if (strcmp(lua_tostring(L, 2), "wide"))
       sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", lua_tostring(L, 2));
     render = sleepacc_table_wide;
   }
-  if (lua_type(L, 1) != LUA_TTABLE)
-    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, 1));
-  lua_settop(L, 1);
-  single = lua_getfield(L, 1, "method") != LUA_TNIL; /* one record, or an array */
-  lua_pop(L, 1);
-  n = single ? 1 : (size_t)lua_rawlen(L, 1);
+  recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
-  for (size_t i = 0; i < n; i++) {
-    char what[32];
-    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
-    const sleepacc_result *res;
-    if (single) lua_pushvalue(L, 1);
-    else lua_rawgeti(L, 1, (int)(i + 1));
-    res = sleepacc_lua_record(L, lua_gettop(L), what, NULL, NULL);
-    lua_pop(L, 1);
-    rows[i].method = res->method;
-    rows[i].requested_ns = res->requested_ns;
-    rows[i].mode = sleepacc_mode_from_name(res->mode);
-    rows[i].stats = res->stats;
-    rows[i].cpu_percent = res->cpu_percent;
-  }
+  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(recs[i].res, &rows[i]);
   rc = render(rows, n, NULL, 0, &needed);
   if (rc >= 0) needed = (size_t)rc + 1;
   p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
@@ -416,15 +400,9 @@ static int sleepacc__table(lua_State *L) {
 static int sleepacc__methods(lua_State *L) {
   lua_newtable(L);
   for (size_t i = 0; i < sleepacc_method_count(); i++) {
-    const sleepacc_method *m = sleepacc_method_at(i);
-    lua_newtable(L);
-    lua_pushstring(L, m->name), lua_setfield(L, -2, "name");
-    lua_pushstring(L, sleepacc_family_name(m->family)), lua_setfield(L, -2, "family");
-    lua_pushstring(L, m->description), lua_setfield(L, -2, "description");
-    lua_pushinteger(L, (lua_Integer)m->granularity_ns), lua_setfield(L, -2, "granularity_ns");
-    lua_pushstring(L, sleepacc_tristate_name(m->honours_slack)), lua_setfield(L, -2, "honours_slack");
-    lua_pushboolean(L, m->absolute), lua_setfield(L, -2, "absolute");
-    lua_pushboolean(L, sleepacc_method_available(m)), lua_setfield(L, -2, "available");
+    sleepacc_method_info info;
+    sleepacc_method_info_get(sleepacc_method_at(i), &info);
+    sleepacc_lua_push_fields(L, sleepacc_method_info_fields, &info);
     lua_rawseti(L, -2, (int)(i + 1));
   }
   return 1;

@@ -112,44 +112,54 @@ static int handle_tostring(lua_State *L) {
   return 1;
 }
 
-/* A sleep method name (a strategy or an available kernel method). */
-static const char *sleep_method(lua_State *L, int idx) {
-  const sleepacc_method *k = NULL;
-  const char *name = sleepacc_lua_str(L, idx, "method");
-  int rc = sleepacc_strategy_from_name(name, &k);
-  if (rc >= 0 && (!k || sleepacc_method_available(k))) return name;
-  sleepacc_lua_error(L, "method", "%s \"%.60s\"; expected auto, spin, hybrid, comp or an available "
-                                  "kernel method of sa.methods()",
-                     rc == -ENOTSUP ? "not a kernel sleep:" : rc >= 0 ? "not available here:" : "unknown",
-                     name);
-  return NULL;
+/* The core's sleeper config from the method at midx (0 or none: "auto")
+ * and the options table at opts (0: none): dma_latency, and for a pacer
+ * (period: its period in ns; NULL for a sleeper) method and missed.
+ * Every rule is the core's: a bad field raises "<option>: <rule>"
+ * (sleepacc_option_of_field names it). */
+static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts,
+                           const int64_t *period) {
+  const char *field, *msg;
+  int pacer = period != NULL;
+  sleepacc_sleeper_config_default(c);
+  if (period) c->period_ns = *period;
+  if (midx && !lua_isnoneornil(L, midx)) c->method = sleepacc_lua_str(L, midx, "method");
+  if (opts && pacer && sleepacc_lua_field(L, opts, "method")) /* the table keeps the strings */
+    c->method = sleepacc_lua_str(L, -1, "method"), lua_pop(L, 1);
+  if (opts && pacer && sleepacc_lua_field(L, opts, "missed"))
+    c->missed = sleepacc_lua_str(L, -1, "missed"), lua_pop(L, 1);
+  if (opts && sleepacc_lua_field(L, opts, "dma_latency"))
+    c->dma_latency_us = (int64_t)sleepacc_lua_int(L, -1, "dma_latency", 0), lua_pop(L, 1);
+  if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) != 0)
+    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
 }
 
-/* Open handle obj at the top of the stack: opened by open_rc's caller;
- * then the dma_latency option of the options table at opts (0: none). */
-static int handle_opened(lua_State *L, const handle_kind *k, void *obj, int rc, int opts) {
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, k->mt);
+/* The handle at the top of the stack after its open_config returned rc
+ * (field: the config field blamed): it, or nil, "ENAME: msg (option)". */
+static int handle_opened(lua_State *L, const handle_kind *k, int rc, const char *field) {
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, field ? sleepacc_option_of_field(field) : k->mt);
   ((handle_hdr *)lua_touserdata(L, -1))->open = 1;
-  if (opts && sleepacc_lua_field(L, opts, "dma_latency")) {
-    lua_Integer us = sleepacc_lua_int(L, -1, "dma_latency", 0);
-    lua_pop(L, 1);
-    rc = sleepacc_sleeper_hold_dma_latency(k->sleeper(obj), us > INT32_MAX ? -2 : (int)us);
-    if (rc == -EINVAL) sleepacc_lua_error(L, "dma_latency", "must be 0..%d us", SLEEPACC_MAX_DMA_LATENCY_US);
-    if (rc < 0) return sleepacc_lua_pusherror(L, rc, "dma_latency");
-  }
   return 1;
+}
+
+/* One chunk of a wait: the pacer's next tick, or the sleeper toward dl. */
+typedef struct {
+  sleepacc_sleeper *s;
+  sleepacc_pacer *p;
+  int64_t dl;
+} wait_arg;
+
+static int wait_step(void *ud) {
+  wait_arg *w = (wait_arg *)ud;
+  return w->p ? sleepacc_pacer_wait(w->p, SLEEPACC_CHUNK_NS, &w->dl)
+              : sleepacc_sleeper_until(w->s, w->dl, SLEEPACC_CHUNK_NS);
 }
 
 /* Sleep s toward deadline in chunks (Ctrl-C checked between them). */
 static int sleep_until(lua_State *L, sleepacc_sleeper *s, int64_t deadline) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, NULL, NULL);
-  for (;;) {
-    int rc = sleepacc_sleeper_until(s, deadline, SLEEPACC_CHUNK_NS);
-    if (rc == 1) break;
-    if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "sleep");
-    sleepacc_lua_checkpoint(&g); /* raises "interrupted!" on Ctrl-C */
-  }
+  wait_arg w = {s, NULL, deadline};
+  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL); /* raises "interrupted!" on Ctrl-C */
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "sleep");
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -166,12 +176,13 @@ static int64_t duration_arg(lua_State *L, int idx, const char *name) {
 
 static int sleeper_new(lua_State *L) {
   static const char *const known[] = {"dma_latency", NULL};
-  const char *method = lua_isnoneornil(L, 1) ? "auto" : sleep_method(L, 1);
+  sleepacc_sleeper_config c;
+  const char *field = NULL;
   sleepacc_sleeper *s;
   if (!lua_isnoneornil(L, 2)) sleepacc_lua_checkoptions(L, 2, known);
+  sleeper_config(L, &c, 1, lua_isnoneornil(L, 2) ? 0 : 2, NULL);
   s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
-  return handle_opened(L, &SLEEPER, s, sleepacc_sleeper_open(s, method, 0.99, -1),
-                       lua_isnoneornil(L, 2) ? 0 : 2);
+  return handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, &c, &field), field);
 }
 
 static int sleeper_sleep(lua_State *L) {
@@ -186,36 +197,41 @@ static int sleeper_until(lua_State *L) {
   return sleep_until(L, s, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
 }
 
-/* sa.sleep's sleeper of method (opened on first use), or NULL after
- * pushing an error. */
-static sleepacc_sleeper *cached(lua_State *L, const char *method) {
+/* sa.sleep's sleeper of the checked config c (opened on first use, kept
+ * by method), or NULL after pushing an error. */
+static sleepacc_sleeper *cached(lua_State *L, const sleepacc_sleeper_config *c) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   }
-  if (lua_getfield(L, -1, method) != LUA_TUSERDATA) {
+  if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
+    const char *field = NULL;
     sleepacc_sleeper *s;
     lua_pop(L, 1);
     s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
-    if (handle_opened(L, &SLEEPER, s, sleepacc_sleeper_open(s, method, 0.99, -1), 0) != 1) return NULL;
+    if (handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, c, &field), field) != 1) return NULL;
     lua_pushvalue(L, -1);
-    lua_setfield(L, -3, method);
+    lua_setfield(L, -3, c->method);
   }
   return (sleepacc_sleeper *)handle_check(L, -1, &SLEEPER, 1);
 }
 
 static int sleep_once(lua_State *L) {
   int64_t d = duration_arg(L, 1, "seconds");
-  sleepacc_sleeper *s = cached(L, lua_isnoneornil(L, 2) ? "auto" : sleep_method(L, 2));
+  sleepacc_sleeper_config c;
+  sleepacc_sleeper *s;
+  sleeper_config(L, &c, 2, 0, NULL);
+  s = cached(L, &c);
   return s ? sleep_until(L, s, sleepacc_now_ns() + d) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
-  const char *method = lua_isnoneornil(L, 1) ? "auto" : sleep_method(L, 1);
+  sleepacc_sleeper_config c;
+  sleeper_config(L, &c, 1, 0, NULL);
   if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE ||
-      lua_getfield(L, -1, method) != LUA_TUSERDATA) {
+      lua_getfield(L, -1, c.method) != LUA_TUSERDATA) {
     lua_pushnil(L);
     return 1;
   }
@@ -227,37 +243,22 @@ static int sleep_stats(lua_State *L) {
 
 static int pacer_new(lua_State *L) {
   static const char *const known[] = {"method", "missed", "dma_latency", NULL};
-  const char *method = "auto";
-  int missed = SLEEPACC_MISSED_SKIP, opts = lua_isnoneornil(L, 2) ? 0 : 2;
-  int64_t period = duration_arg(L, 1, "period");
+  int opts = lua_isnoneornil(L, 2) ? 0 : 2;
+  sleepacc_sleeper_config c;
+  const char *field = NULL;
+  int64_t period = sleepacc_lua_ns(L, 1, "period");
   sleepacc_pacer *p;
-  if (opts) {
-    sleepacc_lua_checkoptions(L, 2, known);
-    if (sleepacc_lua_field(L, 2, "method")) method = sleep_method(L, -1), lua_pop(L, 1);
-    if (sleepacc_lua_field(L, 2, "missed")) {
-      missed = sleepacc_missed_from_name(sleepacc_lua_str(L, -1, "missed"));
-      if (missed < 0)
-        sleepacc_lua_error(L, "missed", "expected skip, burst or delay, got \"%.40s\"", lua_tostring(L, -1));
-      lua_pop(L, 1);
-    }
-  }
-  if (period <= 0) sleepacc_lua_error(L, "period", "must be > 0 seconds");
+  if (opts) sleepacc_lua_checkoptions(L, 2, known);
+  sleeper_config(L, &c, 0, opts, &period);
   p = (sleepacc_pacer *)handle_new(L, &PACER);
-  return handle_opened(L, &PACER, p, sleepacc_pacer_open(p, period, method, missed), opts);
+  return handle_opened(L, &PACER, sleepacc_pacer_open_config(p, &c, &field), field);
 }
 
 static int pacer_wait(lua_State *L) {
-  sleepacc_pacer *p = (sleepacc_pacer *)handle_check(L, 1, &PACER, 1);
-  sleepacc_lua_guard g;
-  int64_t dl = 0;
-  sleepacc_lua_guard_init(&g, L, NULL, NULL);
-  for (;;) {
-    int rc = sleepacc_pacer_wait(p, SLEEPACC_CHUNK_NS, &dl);
-    if (rc == 1) break;
-    if (rc < 0 && rc != -EINTR) return sleepacc_lua_pusherror(L, rc, "wait");
-    sleepacc_lua_checkpoint(&g);
-  }
-  lua_pushinteger(L, (lua_Integer)dl);
+  wait_arg w = {NULL, (sleepacc_pacer *)handle_check(L, 1, &PACER, 1), 0};
+  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL);
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "wait");
+  lua_pushinteger(L, (lua_Integer)w.dl);
   return 1;
 }
 

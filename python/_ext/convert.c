@@ -46,13 +46,10 @@ int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
       PyErr_Clear();
       return py_not_seconds(obj, name);
     }
-    if (!isfinite(s)) {
+    if (sleepacc_seconds_to_ns(s, &ns) < 0) { /* the core's rounding and saturation */
       PyErr_Format(PyExc_ValueError, "%s: must be finite, got %R", name, obj);
       return -1;
     }
-    s *= 1e9; /* beyond int64 saturates; any negative stays negative */
-    ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
-    if (s < 0 && ns >= 0) ns = -1;
   }
   if (sleepacc_duration_check(ns, &msg) < 0) {
     PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, msg, obj);

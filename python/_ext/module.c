@@ -190,14 +190,11 @@ static PyObject *py_methods(PyObject *self, PyObject *unused) {
   PyObject *list = PyList_New(0);
   if (list == NULL) return NULL;
   for (size_t i = 0; i < count; i++) {
-    const sleepacc_method *m = sleepacc_method_at(i);
-    if (m == NULL) continue;
-    PyObject *row = Py_BuildValue("(sssLsNN)", m->name, sleepacc_family_name(m->family),
-                                  m->description ? m->description : "",
-                                  (long long)m->granularity_ns,
-                                  sleepacc_tristate_name(m->honours_slack),
-                                  PyBool_FromLong(m->absolute),
-                                  PyBool_FromLong(sleepacc_method_available(m)));
+    sleepacc_method_info m;
+    if (sleepacc_method_info_get(sleepacc_method_at(i), &m) < 0) continue;
+    PyObject *row = Py_BuildValue("(sssLsNN)", m.name, m.family, m.description,
+                                  (long long)m.granularity_ns, m.honours_slack,
+                                  PyBool_FromLong(m.absolute), PyBool_FromLong(m.available));
     if (row == NULL || PyList_Append(list, row) < 0) {
       Py_XDECREF(row);
       Py_DECREF(list);
@@ -284,6 +281,65 @@ static PyObject *py_name_check(PyObject *self, PyObject *args) {
   (void)self;
   if (!PyArg_ParseTuple(args, "O|s:name_check", &obj, &arg)) return NULL;
   return sleepacc_py_name(obj, arg) ? Py_NewRef(obj) : NULL;
+}
+
+PyDoc_STRVAR(sweep_plan_doc,
+"sweep_plan(names, ladder_ns, mode) -> list of (name, duration_ns)\n\n"
+"sleepacc_sweep_plan(): the points of a sweep (names, ladder_ns: None for\n"
+"every available method / the default ladder); ValueError for its rules.");
+
+static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
+  PyObject *names, *ladder, *out = NULL;
+  const sleepacc_method **ms = NULL;
+  int64_t *ds = NULL;
+  sleepacc_point *pts = NULL;
+  Py_ssize_t nm = 0, nd = 0;
+  size_t bad = 0;
+  const char *msg = NULL;
+  int mode, n = -1;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "OOi:sweep_plan", &names, &ladder, &mode)) return NULL;
+  if ((names != Py_None && (nm = PySequence_Size(names)) < 0) ||
+      (ladder != Py_None && (nd = PySequence_Size(ladder)) < 0))
+    return NULL;
+  ms = PyMem_Calloc((size_t)nm + 1, sizeof *ms), ds = PyMem_Calloc((size_t)nd + 1, sizeof *ds);
+  for (Py_ssize_t i = 0; ms && i < nm; i++) {
+    PyObject *o = PySequence_GetItem(names, i);
+    const char *name = o ? PyUnicode_AsUTF8(o) : NULL;
+    if (name && !(ms[i] = sleepacc_method_find(name))) PyErr_Format(PyExc_ValueError, "unknown method %R", o);
+    Py_XDECREF(o);
+    if (!ms[i]) goto done;
+  }
+  for (Py_ssize_t j = 0; ds && j < nd; j++) {
+    PyObject *o = PySequence_GetItem(ladder, j);
+    ds[j] = o ? (int64_t)PyLong_AsLongLong(o) : -1;
+    Py_XDECREF(o);
+    if (PyErr_Occurred()) goto done;
+  }
+  if (!ms || !ds) goto done;
+  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder == Py_None ? NULL : ds,
+                          (size_t)nd, mode, NULL, 0, &bad, &msg);
+  if (n == -EINVAL && msg && bad != (size_t)-1) PyErr_Format(PyExc_ValueError, "method '%s' %s", ms[bad]->name, msg);
+  else if (n < 0) PyErr_SetString(PyExc_ValueError, msg ? msg : sleepacc_strerror(n));
+  else if ((pts = PyMem_Calloc((size_t)n + 1, sizeof *pts)) && (out = PyList_New(n))) {
+    sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder == Py_None ? NULL : ds, (size_t)nd,
+                        mode, pts, (size_t)n, NULL, NULL);
+    for (int i = 0; out && i < n; i++) {
+      PyObject *t = Py_BuildValue("(sL)", pts[i].method->name, (long long)pts[i].duration_ns);
+      if (t) PyList_SET_ITEM(out, i, t);
+      else Py_CLEAR(out);
+    }
+  }
+done:
+  if ((!ms || !ds || (n >= 0 && !pts)) && !PyErr_Occurred()) PyErr_NoMemory();
+  PyMem_Free(ms), PyMem_Free(ds), PyMem_Free(pts);
+  return out;
+}
+
+static PyObject *py_option_of_field(PyObject *self, PyObject *arg) {
+  const char *field = PyUnicode_AsUTF8(arg);
+  (void)self;
+  return field ? PyUnicode_FromString(sleepacc_option_of_field(field)) : NULL;
 }
 
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
@@ -639,6 +695,9 @@ static PyMethodDef core_methods[] = {
   {"config_default", py_config_default, METH_NOARGS,
    "config_default() -> dict: sleepacc_config_default() by sleepacc_config_fields."},
   {"config_check", py_config_check, METH_O, config_check_doc},
+  {"sweep_plan", py_sweep_plan, METH_VARARGS, sweep_plan_doc},
+  {"option_of_field", py_option_of_field, METH_O,
+   "option_of_field(field) -> str: the option that fills a core config field (sleepacc_options)."},
   {"measure", py_measure, METH_O, measure_doc},
   {"stats", py_stats, METH_VARARGS, stats_doc},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS, table_doc},

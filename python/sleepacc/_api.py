@@ -477,12 +477,6 @@ def _budget_arg(budget: Any) -> int:
 
 #: Core config field -> the Python argument it comes from (error messages
 #: read "<argument>: <the core's message>").
-_ARG_OF_FIELD = {"method": "method", "mode": "mode", "duration_ns": "duration", "n": "n",
-                 "budget_ns": "budget", "warmup": "warmup", "margin_ns": "margin",
-                 "chunk_ns": "chunk", "keep_samples": "keep_samples", "env.slack_ns": "slack",
-                 "env.policy": "policy", "env.priority": "priority", "env.cpu": "cpu",
-                 "env.lock_memory": "lock_memory", "env.dma_latency_us": "dma_latency"}
-
 #: The core's defaults of a run (sleepacc_config_default), the one place they
 #: are written; measure()'s signature shows them.
 _DEFAULTS = _core.config_default()
@@ -534,7 +528,7 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
     bad = _core.config_check(cfg)
     if bad is not None:
         field, message, _errname = bad
-        arg = _ARG_OF_FIELD.get(field, field)
+        arg = _core.option_of_field(field)
         if field == "method":   # not available here
             message += "; available methods: " + ", ".join(
                 r.name for r in methods() if r.available)
@@ -705,30 +699,16 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     """The points a sweep measures, in order: each method over the
     durations (seconds; None: DEFAULT_DURATIONS), each duration once.
 
-    The rules of a sweep live here once: a floor method (registry family
-    "baseline": it ignores the request) is measured at duration 0 only;
+    The rules of a sweep live once, in the core (sleepacc_sweep_plan): a
+    floor method (registry family "baseline": it ignores the request) is
+    measured at duration 0 only;
     periodic mode skips a duration of 0 (a period must be > 0), so a floor
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
-    mode = _mode_arg(mode)
-    explicit = methods is not None
-    names = _sweep_names(methods)
-    ladder = list(dict.fromkeys(_core.seconds_ns(d) for d in _sweep_durations(durations)))
-    family = {row.name: row.family for row in _registry()}
-    points = []
-    for name in names:
-        if family[name] == "baseline":
-            if mode == "periodic":
-                if explicit:
-                    raise ValueError(f"method {name!r} is a floor (family 'baseline', measured "
-                                     "at duration 0 only): periodic mode cannot measure it")
-                continue
-            points.append(SweepPoint(name, 0))
-            continue
-        points.extend(SweepPoint(name, d) for d in ladder if not (mode == "periodic" and d == 0))
-    if not points:
-        raise ValueError("nothing to measure: periodic mode needs a duration above 0")
-    return points
+    code = _mode_code(mode)
+    names = None if methods is None else _sweep_names(methods)
+    ladder = [_core.seconds_ns(d) for d in _sweep_durations(durations)]
+    return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, code)]
 
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,

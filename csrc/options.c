@@ -1,0 +1,92 @@
+/*
+ * options.c -- the options a binding takes for a run, the one list of them:
+ * each option's public name (measure(duration=...), sa.measure{slack=...}),
+ * its kind (how a value is converted) and the sleepacc_config field it
+ * fills, so every binding converts by one loop and names a bad core field
+ * (sleepacc_config_explain's "env.dma_latency_us") by its option
+ * ("dma_latency"); and the seconds -> ns conversion both bindings share.
+ *
+ * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
+ * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table).
+ */
+#include "sleepacc_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#define OPT(name, kind, field, lo) {name, SLEEPACC_OPT_##kind, #field, offsetof(sleepacc_config, field), lo}
+
+const sleepacc_option sleepacc_options[] = {
+    OPT("method", METHOD, method, 0),
+    OPT("duration", SECONDS, duration_ns, 0),
+    OPT("n", INT64, n, 1),
+    OPT("budget", BUDGET, budget_ns, 0),
+    OPT("mode", MODE, mode, 0),
+    OPT("warmup", INT64, warmup, 0),
+    OPT("keep_samples", BOOL, keep_samples, 0),
+    OPT("margin", SECONDS, margin_ns, 0),
+    OPT("slack", INT64, env.slack_ns, 0),
+    OPT("policy", POLICY, env.policy, 0),
+    OPT("priority", INT, env.priority, 0),
+    OPT("cpu", INT, env.cpu, 0),
+    OPT("lock_memory", BOOL, env.lock_memory, 0),
+    OPT("dma_latency", INT, env.dma_latency_us, 0),
+    {NULL, 0, NULL, 0, 0},
+};
+
+_Static_assert(sizeof sleepacc_options / sizeof sleepacc_options[0] == SLEEPACC_OPTION_COUNT + 1,
+               "SLEEPACC_OPTION_COUNT counts the rows");
+
+#define SOPT(name, kind, field, lo) \
+  {name, SLEEPACC_OPT_##kind, #field, offsetof(sleepacc_sleeper_config, field), lo}
+
+const sleepacc_option sleepacc_sleeper_options[] = {
+    SOPT("method", NAME, method, 0),
+    SOPT("quantile", NUMBER, quantile, 0),
+    SOPT("margin", SECONDS, margin_ns, 0),
+    SOPT("handoff", SECONDS, handoff_ns, 0),
+    SOPT("dma_latency", INT64, dma_latency_us, 0),
+    SOPT("period", SECONDS, period_ns, 0),
+    SOPT("missed", NAME, missed, 0),
+    {NULL, 0, NULL, 0, 0},
+};
+
+const char *sleepacc_option_of_field(const char *field) {
+  if (!field) return NULL;
+  for (const sleepacc_option *o = sleepacc_options; o->name; o++)
+    if (!strcmp(o->field, field)) return o->name;
+  for (const sleepacc_option *o = sleepacc_sleeper_options; o->name; o++)
+    if (!strcmp(o->field, field)) return o->name;
+  return field;
+}
+
+int sleepacc_seconds_to_ns(double s, int64_t *ns) {
+  if (!ns) return -EINVAL;
+  if (!isfinite(s)) return -EDOM;
+  s *= 1e9; /* beyond int64 saturates; any negative stays negative */
+  *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
+  if (s < 0 && *ns >= 0) *ns = -1;
+  return 0;
+}
+
+#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \
+                  SLEEPACC_FIELD_##t, NULL, 0}
+const sleepacc_field sleepacc_method_info_fields[] = {
+    MF(name, STRING),           MF(family, STRING), MF(description, STRING),
+    MF(granularity_ns, INT64),  MF(honours_slack, STRING), MF(absolute, BOOL),
+    MF(available, BOOL),        {NULL, 0, 0, 0, NULL, 0},
+};
+
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out) {
+  if (!m || !out) return -EINVAL;
+  out->name = m->name;
+  out->family = sleepacc_family_name(m->family);
+  out->description = m->description ? m->description : "";
+  out->granularity_ns = m->granularity_ns;
+  out->honours_slack = sleepacc_tristate_name(m->honours_slack);
+  out->absolute = m->absolute;
+  out->available = sleepacc_method_available(m);
+  return 0;
+}

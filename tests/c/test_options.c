@@ -1,0 +1,94 @@
+/* test_options.c -- the core's option list (csrc/options.c): every row
+ * fills a real config field of its kind, a core field maps back to its
+ * option, and the seconds -> ns conversion rounds and saturates. */
+#include "check.h"
+#include "sleepacc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+static void test_rows(void) {
+  const sleepacc_option *o = sleepacc_options;
+  size_t n = 0;
+  CHECK(!strcmp(o[0].name, "method") && o[0].offset == offsetof(sleepacc_config, method));
+  CHECK(!strcmp(o[1].name, "duration") && o[1].offset == offsetof(sleepacc_config, duration_ns));
+  for (; o->name; o++, n++) {
+    CHECKF(o->offset < sizeof(sleepacc_config), "%s", o->name);
+    CHECKF(!strcmp(sleepacc_option_of_field(o->field), o->name), "%s", o->name);
+  }
+  CHECK(n == SLEEPACC_OPTION_COUNT);
+}
+
+static void test_bad_fields_name_options(void) {
+  sleepacc_config c;
+  const char *field = NULL;
+  sleepacc_config_default(&c);
+  c.method = sleepacc_method_find("nanosleep");
+  c.duration_ns = 1000;
+  c.env.dma_latency_us = SLEEPACC_MAX_DMA_LATENCY_US + 1;
+  CHECK(sleepacc_config_check(&c, &field) < 0 && field);
+  CHECKF(field && !strcmp(sleepacc_option_of_field(field), "dma_latency"), "%s", field);
+  c.env.dma_latency_us = -1;
+  c.duration_ns = -5;
+  CHECK(sleepacc_config_check(&c, &field) < 0 && field && !strcmp(sleepacc_option_of_field(field), "duration"));
+  CHECK(!strcmp(sleepacc_option_of_field("no_such_field"), "no_such_field"));
+  CHECK(sleepacc_option_of_field(NULL) == NULL);
+}
+
+static void test_sleeper_fields_name_options(void) {
+  sleepacc_sleeper_config c;
+  const char *field = NULL, *msg = NULL;
+  for (const sleepacc_option *o = sleepacc_sleeper_options; o->name; o++) {
+    CHECKF(o->offset < sizeof c, "%s", o->name);
+    CHECKF(!strcmp(sleepacc_option_of_field(o->field), o->name), "%s", o->name);
+  }
+  sleepacc_sleeper_config_default(&c);
+  CHECK(sleepacc_sleeper_config_explain(&c, 1, &field, &msg) < 0 && field); /* a pacer needs a period */
+  CHECKF(field && !strcmp(sleepacc_option_of_field(field), "period"), "%s", field);
+  c.period_ns = 1000000;
+  c.missed = "late";
+  CHECK(sleepacc_sleeper_config_explain(&c, 1, &field, &msg) < 0 && field && !strcmp(sleepacc_option_of_field(field), "missed"));
+  c.missed = "skip";
+  c.dma_latency_us = -5;
+  CHECK(sleepacc_sleeper_config_explain(&c, 0, &field, &msg) < 0 && field &&
+        !strcmp(sleepacc_option_of_field(field), "dma_latency"));
+}
+
+static void test_method_info(void) {
+  sleepacc_method_info info;
+  const sleepacc_field *f = sleepacc_method_info_fields;
+  const char *want[] = {"name", "family", "description", "granularity_ns", "honours_slack",
+                        "absolute", "available", NULL};
+  for (int i = 0; want[i]; i++) CHECKF(f[i].name && !strcmp(f[i].name, want[i]), "%d", i);
+  CHECK(sleepacc_method_info_get(sleepacc_method_find("select"), &info) == 0);
+  CHECK(!strcmp(info.name, "select") && !strcmp(info.family, "kernel") && info.granularity_ns == 1000);
+  CHECK(!strcmp(info.honours_slack, "yes") || !strcmp(info.honours_slack, "no") ||
+        !strcmp(info.honours_slack, "unknown"));
+  CHECK(sleepacc_method_info_get(sleepacc_method_find("clock"), &info) == 0 &&
+        !strcmp(info.family, "baseline") && info.available == 1);
+  CHECK(sleepacc_method_info_get(NULL, &info) == -EINVAL);
+}
+
+static void test_seconds_to_ns(void) {
+  int64_t ns = 7;
+  CHECK(sleepacc_seconds_to_ns(1e-3, &ns) == 0 && ns == 1000000);
+  CHECK(sleepacc_seconds_to_ns(1.0000000004, &ns) == 0 && ns == 1000000000);
+  CHECK(sleepacc_seconds_to_ns(2.5e-9, &ns) == 0 && ns == 3); /* nearest, halves away from 0 */
+  CHECK(sleepacc_seconds_to_ns(-1e-12, &ns) == 0 && ns == -1); /* a negative stays negative */
+  CHECK(sleepacc_seconds_to_ns(1e300, &ns) == 0 && ns == INT64_MAX);
+  CHECK(sleepacc_seconds_to_ns(-1e300, &ns) == 0 && ns == -1);
+  CHECK(sleepacc_seconds_to_ns(NAN, &ns) == -EDOM);
+  CHECK(sleepacc_seconds_to_ns(INFINITY, &ns) == -EDOM);
+  CHECK(sleepacc_seconds_to_ns(1.0, NULL) == -EINVAL);
+}
+
+int main(void) {
+  TEST(test_rows);
+  TEST(test_bad_fields_name_options);
+  TEST(test_sleeper_fields_name_options);
+  TEST(test_method_info);
+  TEST(test_seconds_to_ns);
+  return check_summary();
+}
