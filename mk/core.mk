@@ -107,7 +107,8 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libsleepacc.a
 examples: $(EXAMPLE_BIN)
 
 test-c: $(CTEST_BIN) $(if $(filter 1,$(CTEST_INSTALL)),test-install)
-	@set -e; for t in $(CTEST_BIN); do echo "== $$t"; $$t; done
+	@fail=""; for t in $(CTEST_BIN); do echo "== $$t"; $$t || fail="$$fail $$t"; done; \
+	if [ -n "$$fail" ]; then echo "test-c: FAILED:$$fail" >&2; exit 1; fi
 
 # The C tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize-c:
