@@ -900,23 +900,9 @@ def _save_plot(fig, path, dpi):
             return
         # a temporary file beside it, then a rename: a full disk or a
         # Ctrl-C never leaves a partial figure under the name asked for
-        import tempfile
-        ext = os.path.splitext(path)[1]
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=f".tmp{ext}",
-                                   dir=os.path.dirname(os.path.abspath(path)))
-        try:
-            with os.fdopen(fd, "wb") as f:
-                fig.savefig(f, dpi=dpi, format=ext.lstrip(".").lower())
-            umask = os.umask(0o22)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)   # as open() would have made it
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        from sleepacc import records
+        fmt = os.path.splitext(path)[1].lstrip(".").lower()
+        records.write_atomic(path, lambda f: fig.savefig(f, dpi=dpi, format=fmt), binary=True)
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"sleepacc: wrote {path}", file=sys.stderr)

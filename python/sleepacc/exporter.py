@@ -608,23 +608,8 @@ def render(registry) -> str:
 def atomic_write(path: str, text: str) -> None:
     """Write text to path atomically: a temporary file in the same directory,
     flushed to the disk, then renamed over path (readers see old or new)."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from . import records
+    records.write_atomic(path, lambda f: f.write(text), fsync=True)
 
 
 # ---------------------------------------------------------------------------

@@ -72,6 +72,36 @@ COUNT_FIELDS = ("n", "undersleeps")
 # The one error rule and the one flattener
 # ---------------------------------------------------------------------------
 
+
+def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) -> None:
+    """Write a file whole or not at all: ``fill(f)`` writes a temporary file
+    beside ``path`` (text, or bytes with ``binary``), which then replaces
+    ``path`` by a rename, so a reader, a full disk or a Ctrl-C never sees a
+    partial file under that name.  The file gets the permissions open()
+    would have given it (0o666 less the umask); ``fsync`` flushes it to the
+    disk before the rename."""
+    import tempfile
+    path = os.fspath(path)
+    base = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+            fill(f)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        umask = os.umask(0o22)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
 def error_ns(mode: Optional[str], requested_ns: Union[int, float], value):
     """The error of a statistic `value` (ns) of a point: ``value -
     requested_ns`` in relative mode (the value is an actual duration), the
