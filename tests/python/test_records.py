@@ -14,6 +14,9 @@ import sleepacc
 from sleepacc import _api, cli, doctor, records, report
 
 PKG = pathlib.Path(sleepacc.__file__).resolve().parent
+# the repository (docs, test data): from this file, not from the package,
+# which the sanitizer run imports from a copy under build/
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def floors():
@@ -286,7 +289,7 @@ def test_times_of_day_are_the_schemas():
     s = sleepacc.sweep(["nanosleep"], [1e-5], budget=0.005)
     for t in (s.started, s.finished):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", t), t
-    assert "2026-12-01T06:21:38.017Z" in (PKG.parents[1] / "docs" / "schema.md").read_text()
+    assert "2026-12-01T06:21:38.017Z" in (ROOT / "docs" / "schema.md").read_text()
 
 
 def test_sweep_to_stdout(capfd):
@@ -304,7 +307,7 @@ def test_sweep_to_stdout(capfd):
 
 # --------------------------------------------------------------- irtt's table text
 
-IRTT_SEED = (PKG.parents[1] / "tests" / "data" / "seeds").glob("004_*.txt")
+IRTT_SEED = (ROOT / "tests" / "data" / "seeds").glob("004_*.txt")
 
 
 def _irtt_rows(text):
