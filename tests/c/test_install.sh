@@ -17,7 +17,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sleepacc-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "test_install: FAIL: $*" >&2; exit 1; }
 run() { echo "\$ $*"; "$@"; }
-command -v pkg-config >/dev/null 2>&1 || { echo "test_install: skipped: pkg-config is missing (apt-get install pkg-config)"; exit 0; }
+command -v pkg-config >/dev/null 2>&1 || { echo "test_install: skipped: pkg-config is missing (Debian package pkg-config; make deps installs it)"; exit 0; }
 ver=$(sed -n 's/^#define SLEEPACC_VERSION "\(.*\)"/\1/p' "$root/csrc/sleepacc.h")
 [ -n "$ver" ] || fail "no SLEEPACC_VERSION"
 examples=$(ls "$root"/examples/*.c)

@@ -15,7 +15,7 @@ import sleepacc
 from conftest import LUA_MODULE as MODULE, ROOT, child_env
 
 LUA = shutil.which("lua5.4")
-pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (apt-get install lua5.4)")
+pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (Debian package lua5.4; make deps installs it)")
 
 CALLS = [("nanosleep", 1e-4), ("spin", 1e-5), ("hybrid", 2e-4)]
 

@@ -16,7 +16,7 @@ from sleepacc import _core
 from conftest import LUA_MODULE, ROOT, child_env
 
 LUA = shutil.which("lua5.4")
-pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (apt-get install lua5.4)")
+pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (Debian package lua5.4; make deps installs it)")
 
 MEASURES = [("hybrid", 2e-4), ("spin", 1e-5), ("nanosleep", 1e-4)]
 
