@@ -60,3 +60,17 @@ def unchanged_thread():
     before = thread_state()
     yield before
     assert thread_state() == before
+
+
+def read_child_report(r, pid):
+    """Read a forked child's report from pipe fd r to its end, close r and
+    reap the child: (the bytes, the wait status)."""
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return b"".join(chunks), status

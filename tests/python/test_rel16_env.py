@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import sleepacc
 
-from conftest import LUA_MODULE, ROOT, child_env
+from conftest import read_child_report, LUA_MODULE, ROOT, child_env
 
 NOBODY = 65534
 SCHED_DEADLINE = 6
@@ -129,15 +129,8 @@ def in_child(setup, call, drop=None):
         finally:
             os._exit(code)
     os.close(w)
-    chunks = []
-    while True:
-        b = os.read(r, 1 << 16)
-        if not b:
-            break
-        chunks.append(b)
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    out = json.loads(b"".join(chunks) or b"{}")
+    raw, status = read_child_report(r, pid)
+    out = json.loads(raw or b"{}")
     if "setup_refused" in out:
         pytest.skip(f"the kernel refused the caller state: {out['setup_refused']}")
     assert "child_error" not in out, out

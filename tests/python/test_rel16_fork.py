@@ -20,6 +20,8 @@ import time
 
 import pytest
 
+from conftest import read_child_report
+
 import sleepacc
 
 METHODS = ["timerfd", "timer_signal", "epoll_wait", "cond_timedwait", "auto", "hybrid"]
@@ -53,15 +55,8 @@ def fork_both(work):
             os._exit(0)
     os.close(w)
     mine = work()
-    chunks = []
-    while True:
-        b = os.read(r, 4096)
-        if not b:
-            break
-        chunks.append(b)
-    os.close(r)
-    os.waitpid(pid, 0)
-    return mine, json.loads(b"".join(chunks) or b'"no report"')
+    raw, _ = read_child_report(r, pid)
+    return mine, json.loads(raw or b'"no report"')
 
 
 @pytest.mark.parametrize("method", METHODS)

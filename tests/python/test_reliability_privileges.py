@@ -33,6 +33,8 @@ import time
 
 import pytest
 
+from conftest import read_child_report
+
 import sleepacc
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -78,15 +80,8 @@ def as_nobody(fn, rtprio=0):
         finally:
             os._exit(code)
     os.close(w)
-    chunks = []
-    while True:
-        b = os.read(r, 65536)
-        if not b:
-            break
-        chunks.append(b)
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    out = json.loads(b"".join(chunks) or b"{}")
+    raw, status = read_child_report(r, pid)
+    out = json.loads(raw or b"{}")
     if "rlimit_error" in out:
         pytest.skip(f"cannot set RLIMIT_RTPRIO={rtprio} here (root without "
                     f"CAP_SYS_RESOURCE, hard limit {resource.getrlimit(resource.RLIMIT_RTPRIO)[1]}):"
