@@ -74,3 +74,32 @@ def read_child_report(r, pid):
     os.close(r)
     _, status = os.waitpid(pid, 0)
     return b"".join(chunks), status
+
+
+# Lua for the parity tests: `sa` loaded, and show(name, t [, values]) prints
+# one line "<name> key=type key=type ..." (nested keys dotted, integers
+# "int", floats "float", "=value" appended when values is true; samples
+# "buffer"; sleeper margins left out), sorted.
+LUA_WALK = r"""
+local sa = require "sleepacc"
+local function walk(prefix, t, out, values)
+  for k, v in pairs(t) do
+    local key = prefix .. tostring(k)
+    if k == "samples" then
+      out[#out + 1] = key .. "=buffer"
+    elseif type(v) == "table" and k ~= "margins" then walk(key .. ".", v, out, values)
+    elseif k ~= "margins" then
+      local ty = type(v)
+      if ty == "number" then ty = math.type(v) == "integer" and "int" or "float" end
+      if ty == "boolean" then ty = "bool" elseif ty == "string" then ty = "str" end
+      out[#out + 1] = key .. "=" .. ty .. (values and ("=" .. tostring(v)) or "")
+    end
+  end
+  return out
+end
+local function show(name, t, values)
+  local out = walk("", t, {}, values)
+  table.sort(out)
+  print(name .. " " .. table.concat(out, " "))
+end
+"""

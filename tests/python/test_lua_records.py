@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import sleepacc
-from conftest import LUA_MODULE as MODULE, ROOT, child_env
+from conftest import LUA_MODULE as MODULE, LUA_WALK, ROOT, child_env
 
 LUA = shutil.which("lua5.4")
 pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (Debian package lua5.4; make deps installs it)")
@@ -152,26 +152,7 @@ print(type(r), name, msg)
     assert "dma_latency" in msg, msg
 
 
-PARITY = r"""
-local sa = require "sleepacc"
-local function walk(prefix, t, out)
-  for k, v in pairs(t) do
-    local key = prefix .. tostring(k)
-    if type(v) == "table" and k ~= "margins" then walk(key .. ".", v, out)
-    elseif k ~= "margins" then
-      local ty = type(v)
-      if ty == "number" then ty = math.type(v) == "integer" and "int" or "float" end
-      if ty == "boolean" then ty = "bool" elseif ty == "string" then ty = "str" end
-      out[#out + 1] = key .. "=" .. ty
-    end
-  end
-  return out
-end
-local function show(name, t)
-  local out = walk("", t, {})
-  table.sort(out)
-  print(name .. " " .. table.concat(out, " "))
-end
+PARITY = LUA_WALK + r"""
 show("defaults", sa.defaults())
 local s = assert(sa.sleeper("hybrid"))
 for _ = 1, 3 do s:sleep(1e-4) end

@@ -13,7 +13,7 @@ import pytest
 
 import sleepacc
 from sleepacc import _core
-from conftest import LUA_MODULE, ROOT, child_env
+from conftest import LUA_MODULE, LUA_WALK, ROOT, child_env
 
 LUA = shutil.which("lua5.4")
 pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (Debian package lua5.4; make deps installs it)")
@@ -22,28 +22,7 @@ MEASURES = [("hybrid", 2e-4), ("spin", 1e-5), ("nanosleep", 1e-4)]
 
 # Prints one line per object: "<name> key=type key=type ..." (nested keys
 # dotted; integers "int", floats "float"; defaults also "=value").
-SCRIPT = r"""
-local sa = require "sleepacc"
-local function walk(prefix, t, out, values)
-  for k, v in pairs(t) do
-    local key = prefix .. tostring(k)
-    if k == "samples" then
-      out[#out + 1] = key .. "=buffer"
-    elseif type(v) == "table" and k ~= "margins" then walk(key .. ".", v, out, values)
-    elseif k ~= "margins" then
-      local ty = type(v)
-      if ty == "number" then ty = math.type(v) == "integer" and "int" or "float" end
-      if ty == "boolean" then ty = "bool" elseif ty == "string" then ty = "str" end
-      out[#out + 1] = key .. "=" .. ty .. (values and ("=" .. tostring(v)) or "")
-    end
-  end
-  return out
-end
-local function show(name, t, values)
-  local out = walk("", t, {}, values)
-  table.sort(out)
-  print(name .. " " .. table.concat(out, " "))
-end
+SCRIPT = LUA_WALK + r"""
 if not (sa.defaults and sa.sleeper) then print("MISSING"); return end
 show("defaults", sa.defaults(), true)
 for _, c in ipairs{{"hybrid", 2e-4}, {"spin", 1e-5}, {"nanosleep", 1e-4}} do
