@@ -88,15 +88,10 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 
-/* sleepacc/1 JSON Lines (lua/lsave.c; the lines are the core's, csrc/json.c):
- * open path and write the header, pushing a writer userdata (closed by
- * __gc); NULL with *err on failure.  Then a point line per record (sync:
- * flushed and fsync'd), and close (footer, sync, fclose).  0 or -errno. */
-typedef struct sleepacc_lua_writer sleepacc_lua_writer;
-sleepacc_lua_writer *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
-int sleepacc_lua_writer_point(sleepacc_lua_writer *w, const sleepacc_result *res, const int64_t *data,
-                              size_t len, int sync);
-int sleepacc_lua_writer_close(sleepacc_lua_writer *w);
+/* The core's results file writer (csrc/json.c) opened on path with flags
+ * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts
+ * it; *err: sleepacc_writer_open's 0 or -errno (lua/lsave.c). */
+sleepacc_writer *sleepacc_lua_writer(lua_State *L, const char *path, int flags, int *err);
 
 /* Module parts: add their functions to the table on top of the stack. */
 int sleepacc_lua_open_precise(lua_State *L); /* lua/lsleeper.c */

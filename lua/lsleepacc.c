@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define SAMPLES_MT "sleepacc.Samples"
 
@@ -258,31 +257,33 @@ static int sleepacc__measure(lua_State *L) {
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
 
-/* The option a sweep's bad field blames: "<what>s[i]", the first of the
- * len values at a (size bytes each) equal to v, else "<what>". */
-static const char *sleepacc__blame(char *buf, size_t n, const char *what, const void *a, size_t len,
-                                   size_t size, const void *v) {
-  size_t i = 0;
-  while (i < len && memcmp((const char *)a + i * size, v, size)) i++;
-  if (i < len) snprintf(buf, n, "%ss[%zu]", what, i + 1);
-  else snprintf(buf, n, "%s", what);
-  return buf;
+/* Raise the core's fault of a sweep: "methods[2]: ...", "durations: ...",
+ * "<option>: ..." (an errno no rule explains is returned as nil, err). */
+static int sleepacc__sweep_fault(lua_State *L, int rc, const sleepacc_sweep_fault *f) {
+  char name[48];
+  if (!f->message) return sleepacc_lua_pusherror(L, rc, "sweep");
+  if (f->index == (size_t)-1) snprintf(name, sizeof name, "%s", sleepacc_option_of_field(f->field));
+  else snprintf(name, sizeof name, "%s[%zu]", f->field, f->index + 1);
+  if (f->subject) return sleepacc_lua_error(L, name, "'%s' %s", f->subject->name, f->message);
+  return sleepacc_lua_error(L, name, "%s", f->message);
 }
 
 /* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
  * each method over the durations, by default every available method over
- * the core's ladder; floors at 0 only; periodic mode skips 0), each run and
- * its record kept (and, with output=, written to disk as it finishes). */
+ * the core's ladder; floors at 0 only; periodic mode skips 0), all checked
+ * by the core before anything runs (sleepacc_sweep_check), each run and its
+ * record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 5], *output = NULL, *msg = NULL;
+  const char *known[NOPTS + 5], *output = NULL;
   const sleepacc_method **ms = NULL;
   int64_t *ds = NULL;
   sleepacc_point *pts;
+  sleepacc_sweep_fault fault;
   sleepacc_config c;
-  size_t nm = 0, nd = 0, bad = 0;
-  int total, out, err;
-  char name[48], mname[32], dname[32];
-  sleepacc_lua_writer *w = NULL;
+  size_t nm = 0, nd = 0;
+  int total, out, err = 0;
+  char name[48];
+  sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
@@ -300,44 +301,33 @@ static int sleepacc__sweep(lua_State *L) {
   if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
   else lua_pushnil(L); /* 5 */
   for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) {
-    snprintf(mname, sizeof mname, "methods[%zu]", i + 1);
+    snprintf(name, sizeof name, "methods[%zu]", i + 1);
     lua_rawgeti(L, 2, (int)i + 1);
-    ms[i] = sleepacc_lua_method(L, -1, mname);
+    ms[i] = sleepacc_lua_method(L, -1, name);
   }
   if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
   else lua_pushnil(L); /* 6 */
   for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
-    snprintf(dname, sizeof dname, "durations[%zu]", j + 1);
+    snprintf(name, sizeof name, "durations[%zu]", j + 1);
     lua_rawgeti(L, 3, (int)j + 1);
-    if (sleepacc_duration_check(ds[j] = sleepacc_lua_ns(L, -1, dname), &msg) != 0)
-      sleepacc_lua_error(L, dname, "%s", msg);
+    ds[j] = sleepacc_lua_ns(L, -1, name);
   }
-  if ((total = sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, NULL, 0, &bad, &msg)) < 0) {
-    if (total != -EINVAL || !msg) return sleepacc_lua_pusherror(L, total, "sweep");
-    if (bad == (size_t)-1) sleepacc_lua_error(L, "durations", "%s", msg);
-    snprintf(mname, sizeof mname, "methods[%zu]", bad + 1);
-    sleepacc_lua_error(L, mname, "'%s' %s", ms[bad]->name, msg);
-  }
+  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, NULL, 0, &fault)) < 0)
+    return sleepacc__sweep_fault(L, total, &fault);
   pts = (sleepacc_point *)lua_newuserdatauv(L, (size_t)total * sizeof *pts, 0); /* 7: the plan */
-  sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, pts, (size_t)total, NULL, NULL);
-  for (int i = 0; i < total; i++) { /* every point checked before anything runs */
-    c.method = pts[i].method, c.duration_ns = pts[i].duration_ns;
-    if (sleepacc_config_check(&c, NULL) != 0)
-      sleepacc__check(L, &c, sleepacc__blame(mname, sizeof mname, "method", ms, nm, sizeof *ms, &c.method),
-                      sleepacc__blame(dname, sizeof dname, "duration", ds, nd, sizeof *ds, &c.duration_ns));
-  }
+  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, pts, (size_t)total, &fault)) < 0)
+    return sleepacc__sweep_fault(L, total, &fault);
   if (sleepacc_lua_field(L, 1, "output")) {
-    struct stat st;
     output = sleepacc_lua_str(L, -1, "output");
-    lua_pop(L, 1);
-    if (stat(output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) /* as the CLI's -o */
+    lua_pop(L, 1); /* the options table keeps it */
+    w = sleepacc_lua_writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err); /* 8 */
+    if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
+    if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
-  lua_createtable(L, total, 0); /* 8: results */
+  lua_createtable(L, total, 0); /* results */
   out = lua_gettop(L);
-  if (output && !(w = sleepacc_lua_writer_open(L, output, &err))) /* 9: the writer */
-    return sleepacc_lua_pusherror(L, err, output);
   for (int done = 1; done <= total; done++) {
     int rc;
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
@@ -352,8 +342,7 @@ static int sleepacc__sweep(lua_State *L) {
       const int64_t *data;
       size_t len;
       const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
-      if ((err = sleepacc_lua_writer_point(w, res, data, len, 1)) < 0)
-        return sleepacc_lua_pusherror(L, err, output);
+      if ((err = sleepacc_writer_point(w, res, data, len)) < 0) return sleepacc_lua_pusherror(L, err, output);
     }
     lua_rawseti(L, out, done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
@@ -365,7 +354,7 @@ static int sleepacc__sweep(lua_State *L) {
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
-  if (w && (err = sleepacc_lua_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
+  if (w && (err = sleepacc_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
   lua_settop(L, out);
   return 1;
 }
