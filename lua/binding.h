@@ -43,7 +43,7 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The options table at idx: a table whose keys are all in known (NULL-
+/* The options table at idx (> 0): a table whose keys are all in known (NULL-
  * terminated); a misspelt key is an error naming it. */
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
@@ -66,7 +66,7 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
 const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
                                            const int64_t **samples, size_t *n);
 
-/* The records of the results argument at idx (one record, or an array of
+/* The records of the results argument at idx (> 0; one record, or an array of
  * them; the table keeps them alive): an array of *n, in a userdata pushed
  * on the stack.  A bad entry raises "results[i]: ...". */
 typedef struct {

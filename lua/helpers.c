@@ -30,7 +30,6 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
 }
 
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known) {
-  idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, idx));
   lua_pushnil(L);
@@ -61,10 +60,10 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
 
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
   int64_t ns;
+  lua_Integer i;
   if (lua_type(L, idx) != LUA_TNUMBER)
     sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
-  if (lua_isinteger(L, idx)) { /* exact; out of int64 ns range saturates */
-    lua_Integer i = lua_tointegerx(L, idx, NULL);
+  if (sleepacc_lua_tointeger(L, idx, &i)) { /* exact; out of int64 ns range saturates */
     if (i > INT64_MAX / 1000000000LL) return INT64_MAX;
     if (i < INT64_MIN / 1000000000LL) return INT64_MIN;
     return (int64_t)i * 1000000000LL;
@@ -75,9 +74,8 @@ int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
 }
 
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo) {
-  int ok = 0;
-  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &ok) : 0;
-  if (!ok)
+  lua_Integer v;
+  if (!sleepacc_lua_tointeger(L, idx, &v))
     sleepacc_lua_error(L, name, "integer expected, got %s",
                        lua_type(L, idx) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, idx));
   if (v < lo) sleepacc_lua_error(L, name, "must be >= %lld, got %lld", (long long)lo, (long long)v);
@@ -202,7 +200,7 @@ static void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
    * so the cleanup runs before it travels on */
   if (lua_gethook(L) != NULL) {
     lua_pushcfunction(L, sleepacc__nop);
-    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    if (lua_pcall(L, 0, 0, 0) != 0) {
       if (g->cleanup) g->cleanup(g->ud);
       lua_error(L);
     }

@@ -37,9 +37,11 @@ const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what
                                            const int64_t **samples, size_t *n) {
   samples_ud *s;
   if (lua_type(L, t) != LUA_TTABLE) sleepacc_lua_error(L, what, "record of measure or sweep expected");
-  lua_getfield(L, t, "samples");
-  s = (samples_ud *)luaL_testudata(L, -1, SAMPLES_MT);
-  lua_pop(L, 1); /* the record keeps it alive */
+  lua_getfield(L, t, "samples"); /* a userdata whose metatable is SAMPLES_MT */
+  luaL_getmetatable(L, SAMPLES_MT);
+  if (!lua_getmetatable(L, -2)) lua_pushnil(L);
+  s = lua_rawequal(L, -1, -2) ? (samples_ud *)lua_touserdata(L, -3) : NULL;
+  lua_pop(L, 3); /* the record keeps it alive */
   if (!s || !s->res.method) sleepacc_lua_error(L, what, "record of measure or sweep expected");
   if (samples) *samples = s->data, *n = s->len;
   return &s->res;
@@ -48,7 +50,6 @@ const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what
 sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
   sleepacc_lua_rec *recs;
   int single;
-  idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
   single = lua_getfield(L, idx, "method") != LUA_TNIL;
@@ -79,9 +80,8 @@ static int samples_totable(lua_State *L) {
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
   samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
-  int ok = 0;
-  lua_Integer i = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok) : 0;
-  if (ok && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
+  lua_Integer i;
+  if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
     lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
   else if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "totable") == 0)
     lua_pushcfunction(L, samples_totable);
@@ -463,7 +463,8 @@ SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   sleepacc_lua_remember_main(L);
   if (luaL_newmetatable(L, SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
   lua_pop(L, 1);
-  luaL_newlib(L, sleepacc__funcs);
+  lua_newtable(L);
+  luaL_setfuncs(L, sleepacc__funcs, 0);
   lua_pushliteral(L, SLEEPACC_VERSION);
   lua_setfield(L, -2, "_VERSION");
   sleepacc_lua_open_precise(L);
