@@ -974,6 +974,18 @@ const char *sleepacc_option_of_field(const char *field);
 /* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
  * negative): 0, or -EDOM for NaN/inf. */
 int sleepacc_seconds_to_ns(double s, int64_t *ns);
+/* --- Option rules a binding applies while converting (options.c). --- */
+/* The defaults that depend on another option, applied once the options
+ * given are set (given: bit i set when sleepacc_options[i] was given): a
+ * fifo or rr policy without a priority runs at priority 1, the API's default
+ * real-time priority. */
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
+/* A MODE or POLICY option's value by name (sleepacc_mode_from_name,
+ * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind.
+ * choices: the names it knows, for that error ("relative, periodic"), or
+ * NULL for another kind. */
+int sleepacc_option_choice(const sleepacc_option *o, const char *name);
+const char *sleepacc_option_choices(const sleepacc_option *o);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

@@ -134,6 +134,7 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
  * then the shared options of the table at t, converted by their kind in
  * the core's option list; every rule is the core's. */
 static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
+  uint32_t given = 0;
   sleepacc_config_default(c);
   c->budget_ns = budget_ns;
   for (const sleepacc_option *o = OPTS; o->name; o++) {
@@ -142,6 +143,7 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
     lua_Integer v;
     int x;
     if (!sleepacc_lua_field(L, t, name)) continue;
+    given |= 1u << (o - sleepacc_options);
     switch (o->kind) {
     case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
       if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
@@ -160,21 +162,15 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
     case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
     case SLEEPACC_OPT_MODE:
     case SLEEPACC_OPT_POLICY:
-      x = (o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_from_name
-                                        : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
-      if (x < 0)
+      if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, name))) < 0)
         sleepacc_lua_error(L, name, "unknown %s \"%.40s\"; known: %s", name, lua_tostring(L, -1),
-                           o->kind == SLEEPACC_OPT_MODE ? "relative, periodic"
-                                                        : "other, batch, idle, fifo, rr");
+                           sleepacc_option_choices(o));
       *(int *)(void *)p = x;
       break;
     }
     lua_pop(L, 1);
   }
-  /* fifo/rr without a priority: 1 (as in Python) */
-  if ((c->env.policy == SLEEPACC_POLICY_FIFO || c->env.policy == SLEEPACC_POLICY_RR) &&
-      lua_getfield(L, t, "priority") == LUA_TNIL)
-    c->env.priority = 1;
+  sleepacc_options_complete(c, given); /* fifo/rr without a priority: 1 (as in Python) */
   lua_settop(L, t);
 }
 
