@@ -174,22 +174,11 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
   lua_settop(L, t);
 }
 
-/* The core's check; a bad field raises "<option>: <rule>".  method/duration
- * name the option blamed for those (sweep: "methods[2]", "durations[3]"). */
-static void sleepacc__check(lua_State *L, const sleepacc_config *c, const char *method,
-                            const char *duration) {
-  const char *field, *msg, *name;
-  if (sleepacc_config_explain(c, &field, &msg) == 0) return;
-  name = sleepacc_option_of_field(field);
-  sleepacc_lua_error(L, !strcmp(name, "method") ? method : !strcmp(name, "duration") ? duration : name,
-                     "%s", msg);
-}
-
 /* ------------------------------------------------------------ one run */
 
 /* Run the checked config c; push its record and return 0, or return the
- * negative errno of an OS failure with nothing pushed (*why: the option the
- * environment refused, if any).  Ctrl-C finishes the run, then raises. */
+ * negative errno of an OS failure with nothing pushed.  Ctrl-C finishes the
+ * run, then raises. */
 static int sleepacc__run_one(lua_State *L, const sleepacc_config *c) {
   sleepacc_run *r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
   samples_ud *s = (samples_ud *)lua_newuserdatauv(L, sizeof *s, 0);
@@ -235,7 +224,7 @@ static const char *sleepacc__asked(const sleepacc_config *c, char *buf, size_t n
 }
 
 static int sleepacc__measure(lua_State *L) {
-  const char *known[NOPTS + 5];
+  const char *known[NOPTS + 5], *field, *msg;
   sleepacc_config c;
   char asked[48];
   int rc;
@@ -248,7 +237,8 @@ static int sleepacc__measure(lua_State *L) {
   lua_getfield(L, 1, "duration");
   c.duration_ns = sleepacc_lua_ns(L, -1, "duration");
   lua_settop(L, 1);
-  sleepacc__check(L, &c, "method", "duration");
+  if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
+    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
   rc = sleepacc__run_one(L, &c);
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
