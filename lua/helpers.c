@@ -6,7 +6,6 @@
  */
 #include "binding.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,15 +59,11 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
 
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
   int64_t ns;
-  lua_Integer i;
   if (lua_type(L, idx) != LUA_TNUMBER)
     sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
-  if (sleepacc_lua_tointeger(L, idx, &i)) { /* exact; out of int64 ns range saturates */
-    if (i > INT64_MAX / 1000000000LL) return INT64_MAX;
-    if (i < INT64_MIN / 1000000000LL) return INT64_MIN;
-    return (int64_t)i * 1000000000LL;
-  }
-  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0) /* the core's rounding */
+  /* the core's rounding and saturation, for integers too: every seconds
+   * value the core accepts (at most one day) is exact as a double */
+  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0)
     sleepacc_lua_error(L, name, "must be finite, got %s", lua_tostring(L, idx));
   return ns;
 }
