@@ -85,7 +85,8 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
   fault(f, 0, NULL, (size_t)-1, NULL, NULL);
   if (!base) return -EINVAL;
   for (size_t j = 0; durations && j < nd; j++)
-    if ((rc = sleepacc_duration_check(durations[j], &msg)) != 0) return fault(f, rc, "durations", j, NULL, msg);
+    if ((rc = sleepacc_duration_check(durations[j], &msg)) != 0)
+      return fault(f, rc, "durations", j, NULL, msg);
   total = sleepacc_sweep_plan(methods, nm, durations, nd, base->mode, out, cap, &bad, &msg);
   if (total == -EINVAL && msg && bad != (size_t)-1) return fault(f, total, "methods", bad, methods[bad], msg);
   if (total == -EINVAL && msg) return fault(f, total, "durations", (size_t)-1, NULL, msg);

@@ -61,20 +61,17 @@ const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *na
  * rows become sub-tables; a null value is an absent key). */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
 
-/* The core's record behind a record table (at t, named what in errors),
- * kept in its samples userdata; *samples and *n: its kept samples (may be NULL). */
-const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
-                                           const int64_t **samples, size_t *n);
-
-/* The records of the results argument at idx (> 0; one record, or an array of
- * them; the table keeps them alive): an array of *n, in a userdata pushed
- * on the stack.  A bad entry raises "results[i]: ...". */
+/* A run's kept samples and its core record: the userdata behind a record
+ * table's `samples` (lua/lsleepacc.c; sa.table and sa.save read it). */
 typedef struct {
-  const sleepacc_result *res;
-  const int64_t *samples;
-  size_t n;
-} sleepacc_lua_rec;
-sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n);
+  int64_t *data;       /* malloc'd (NULL when streaming) */
+  size_t len;          /* samples recorded */
+  sleepacc_result res; /* the record (valid once the run finished) */
+} sleepacc_lua_samples;
+/* The records of the results argument at idx (> 0; one record, or an array
+ * of them; the table keeps them alive): an array of *n, in a userdata
+ * pushed on the stack.  A bad entry raises "results[i]: ...". */
+const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n);
 
 /* Ctrl-C between core chunks (see above): call step(arg) until it returns
  * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)

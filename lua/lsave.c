@@ -28,12 +28,12 @@ sleepacc_writer *sleepacc_lua_writer(lua_State *L, const char *path, int flags, 
 static int save_lua(lua_State *L) {
   const char *path = sleepacc_lua_str(L, 2, "path");
   size_t n;
-  sleepacc_lua_rec *recs = sleepacc_lua_records(L, 1, &n); /* all checked first */
+  const sleepacc_lua_samples **recs = sleepacc_lua_records(L, 1, &n); /* all checked first */
   int err;
   sleepacc_writer *w = sleepacc_lua_writer(L, path, SLEEPACC_WRITE_ATOMIC, &err);
   if (err == -ENAMETOOLONG) sleepacc_lua_error(L, "path", "too long");
   for (size_t i = 0; i < n && !err; i++) /* one sync, at the end */
-    err = sleepacc_writer_point(w, recs[i].res, recs[i].samples, recs[i].n);
+    err = sleepacc_writer_point(w, &recs[i]->res, recs[i]->data, recs[i]->len);
   if (!err) err = sleepacc_writer_close(w);
   if (err) {
     sleepacc_writer_abort(w);

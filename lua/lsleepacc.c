@@ -25,50 +25,41 @@
 
 /* ------------------------------------------------------------ Samples */
 
-/* A userdata owning the int64 buffer the core writes into, and the run's
- * record as the core gave it (sa.table and sa.save read records from it). */
-typedef struct {
-  int64_t *data;       /* malloc'd (NULL when streaming) */
-  size_t len;          /* samples recorded */
-  sleepacc_result res; /* the record (valid once the run finished) */
-} samples_ud;
-
-const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
-                                           const int64_t **samples, size_t *n) {
-  samples_ud *s;
+/* The samples behind the record table at t (named what in errors). */
+static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const char *what) {
+  const sleepacc_lua_samples *s;
   if (lua_type(L, t) != LUA_TTABLE) sleepacc_lua_error(L, what, "record of measure or sweep expected");
   lua_getfield(L, t, "samples"); /* a userdata whose metatable is SAMPLES_MT */
   luaL_getmetatable(L, SAMPLES_MT);
   if (!lua_getmetatable(L, -2)) lua_pushnil(L);
-  s = lua_rawequal(L, -1, -2) ? (samples_ud *)lua_touserdata(L, -3) : NULL;
+  s = lua_rawequal(L, -1, -2) ? (const sleepacc_lua_samples *)lua_touserdata(L, -3) : NULL;
   lua_pop(L, 3); /* the record keeps it alive */
   if (!s || !s->res.method) sleepacc_lua_error(L, what, "record of measure or sweep expected");
-  if (samples) *samples = s->data, *n = s->len;
-  return &s->res;
+  return s;
 }
 
-sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
-  sleepacc_lua_rec *recs;
+const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
+  const sleepacc_lua_samples **recs;
   int single;
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
   single = lua_getfield(L, idx, "method") != LUA_TNIL;
   lua_pop(L, 1);
   *n = single ? 1 : (size_t)lua_rawlen(L, idx);
-  recs = (sleepacc_lua_rec *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
+  recs = (const sleepacc_lua_samples **)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
   for (size_t i = 0; i < *n; i++) {
     char what[32];
     snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
     if (single) lua_pushvalue(L, idx);
     else lua_rawgeti(L, idx, (int)(i + 1));
-    recs[i].res = sleepacc_lua_record(L, lua_gettop(L), what, &recs[i].samples, &recs[i].n);
+    recs[i] = sleepacc__record(L, lua_gettop(L), what);
     lua_pop(L, 1);
   }
   return recs;
 }
 
 static int samples_totable(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
   lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
   for (size_t i = 0; i < s->len; i++) {
     lua_pushinteger(L, (lua_Integer)s->data[i]);
@@ -79,7 +70,7 @@ static int samples_totable(lua_State *L) {
 
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
   lua_Integer i;
   if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
     lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
@@ -91,20 +82,20 @@ static int samples_index(lua_State *L) {
 }
 
 static int samples_len(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)((samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
+  lua_pushinteger(L, (lua_Integer)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
   return 1;
 }
 
 static int samples_tostring(lua_State *L) {
   char buf[64];
   snprintf(buf, sizeof buf, "sleepacc.Samples(%zu ns values)",
-           ((samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
+           ((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
   lua_pushstring(L, buf);
   return 1;
 }
 
 static int samples_gc(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
   free(s->data);
   s->data = NULL;
   s->len = 0;
@@ -176,12 +167,12 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
 
 /* ------------------------------------------------------------ one run */
 
-/* Run the checked config c; push its record and return 0, or return the
- * negative errno of an OS failure with nothing pushed.  Ctrl-C finishes the
- * run, then raises. */
-static int sleepacc__run_one(lua_State *L, const sleepacc_config *c) {
+/* Run the checked config c; push its record and return 0 (*got: its
+ * samples), or return the negative errno of an OS failure with nothing
+ * pushed.  Ctrl-C finishes the run, then raises. */
+static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleepacc_lua_samples **got) {
   sleepacc_run *r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
-  samples_ud *s = (samples_ud *)lua_newuserdatauv(L, sizeof *s, 0);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)lua_newuserdatauv(L, sizeof *s, 0);
   int64_t cap = sleepacc_config_capacity(c), *scratch = NULL;
   int rc, frc;
   memset(s, 0, sizeof *s);
@@ -212,6 +203,7 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c) {
   lua_setfield(L, -2, "samples");
   lua_replace(L, -3); /* the record replaces the run */
   lua_pop(L, 1);
+  *got = s;
   return 0;
 }
 
@@ -225,6 +217,7 @@ static const char *sleepacc__asked(const sleepacc_config *c, char *buf, size_t n
 
 static int sleepacc__measure(lua_State *L) {
   const char *known[NOPTS + 5], *field, *msg;
+  const sleepacc_lua_samples *s;
   sleepacc_config c;
   char asked[48];
   int rc;
@@ -239,7 +232,7 @@ static int sleepacc__measure(lua_State *L) {
   lua_settop(L, 1);
   if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
-  rc = sleepacc__run_one(L, &c);
+  rc = sleepacc__run_one(L, &c, &s);
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
 
@@ -315,21 +308,18 @@ static int sleepacc__sweep(lua_State *L) {
   lua_createtable(L, total, 0); /* results */
   out = lua_gettop(L);
   for (int done = 1; done <= total; done++) {
+    const sleepacc_lua_samples *s;
     int rc;
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
-    if ((rc = sleepacc__run_one(L, &c)) < 0) {
+    if ((rc = sleepacc__run_one(L, &c, &s)) < 0) {
       char ctx[160];
       const char *why = sleepacc__asked(&c, name, sizeof name);
       snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", why ? why : "", why ? ", " : "",
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);
     }
-    if (w) { /* on disk before the next point starts */
-      const int64_t *data;
-      size_t len;
-      const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
-      if ((err = sleepacc_writer_point(w, res, data, len)) < 0) return sleepacc_lua_pusherror(L, err, output);
-    }
+    if (w && (err = sleepacc_writer_point(w, &s->res, s->data, s->len)) < 0) /* on disk, then the next */
+      return sleepacc_lua_pusherror(L, err, output);
     lua_rawseti(L, out, done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
       lua_pushvalue(L, 4);
@@ -349,7 +339,7 @@ static int sleepacc__sweep(lua_State *L) {
 
 static int sleepacc__table(lua_State *L) {
   int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
-  sleepacc_lua_rec *recs;
+  const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
   int rc;
@@ -361,7 +351,7 @@ static int sleepacc__table(lua_State *L) {
   }
   recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
-  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(recs[i].res, &rows[i]);
+  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
   rc = render(rows, n, NULL, 0, &needed);
   if (rc >= 0) needed = (size_t)rc + 1;
   p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
