@@ -3,7 +3,7 @@
  * same bytes: Go-style durations, the `irtt sleep` table and a wide table.
  *
  * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide,
- * sleepacc_row_from_result, sleepacc_table_style (the styles by name).
+ * sleepacc_row_from_result.
  *
  * Buffer contract (all three functions): the result is NUL-terminated in
  * buf (cap bytes) and its length (without the NUL) is returned.  When cap
@@ -446,10 +446,4 @@ void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row)
   row->mode = sleepacc_mode_from_name(res->mode);
   row->stats = res->stats;
   row->cpu_percent = res->cpu_percent;
-}
-
-sleepacc_table_fn sleepacc_table_style(const char *name) {
-  if (name && !strcmp(name, "irtt")) return sleepacc_table_irtt;
-  if (name && !strcmp(name, "wide")) return sleepacc_table_wide;
-  return NULL;
 }

@@ -338,15 +338,17 @@ static int sleepacc__sweep(lua_State *L) {
 /* ------------------------------------------------------------ sa.table */
 
 static int sleepacc__table(lua_State *L) {
-  const char *style = lua_isnoneornil(L, 2) ? "irtt" : sleepacc_lua_str(L, 2, "style");
-  sleepacc_table_fn render = sleepacc_table_style(style);
+  int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
   const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
   int rc;
   char *p;
-  if (!render)
-    sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: %s", style, SLEEPACC_TABLE_STYLES);
+  if (!lua_isnoneornil(L, 2) && strcmp(sleepacc_lua_str(L, 2, "style"), "irtt")) {
+    if (strcmp(lua_tostring(L, 2), "wide"))
+      sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", lua_tostring(L, 2));
+    render = sleepacc_table_wide;
+  }
   recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
   for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);

@@ -349,16 +349,6 @@ static void test_irtt_several_methods(void)
   CHECK(n > 0 && strncmp(buf, "Testing sleep accuracy...\n", 26) == 0);
 }
 
-/* The styles by name: the renderers, and NULL for anything else. */
-static void test_table_style(void)
-{
-  CHECK(sleepacc_table_style("irtt") == sleepacc_table_irtt);
-  CHECK(sleepacc_table_style("wide") == sleepacc_table_wide);
-  CHECK(sleepacc_table_style("Wide") == NULL && sleepacc_table_style("") == NULL);
-  CHECK(sleepacc_table_style(NULL) == NULL);
-  CHECK(strstr(SLEEPACC_TABLE_STYLES, "irtt") && strstr(SLEEPACC_TABLE_STYLES, "wide"));
-}
-
 int main(void)
 {
   TEST(test_format_duration_cases);
@@ -370,6 +360,5 @@ int main(void)
   TEST(test_irtt_enospc);
   TEST(test_irtt_several_methods);
   TEST(test_bad_args);
-  TEST(test_table_style);
   return check_summary();
 }
