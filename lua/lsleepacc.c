@@ -86,11 +86,9 @@ static int samples_len(lua_State *L) {
   return 1;
 }
 
-static int samples_tostring(lua_State *L) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "sleepacc.Samples(%zu ns values)",
-           ((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
-  lua_pushstring(L, buf);
+static int samples_tostring(lua_State *L) { /* len <= SLEEPACC_MAX_SAMPLES: an int */
+  lua_pushfstring(L, "sleepacc.Samples(%d ns values)",
+                  (int)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
   return 1;
 }
 
