@@ -169,53 +169,29 @@ static int sleepacc__nop(lua_State *L) {
   return 0;
 }
 
-/* Ctrl-C between chunks: the hooks at entry, to see one set meanwhile. */
-typedef struct {
-  lua_State *L, *main;       /* the running thread; the state's main thread */
-  lua_Hook main_hook;        /* main thread's hook at entry */
-  int main_mask;             /* main thread's hook mask at entry */
-  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
-  void *ud;
-} sleepacc_lua_guard;
-
-static void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                                    void *ud) {
-  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
-  g->L = L;
-  g->cleanup = cleanup;
-  g->ud = ud;
-  g->main = sleepacc_lua_mainthread(L);
-  g->main_hook = g->main ? lua_gethook(g->main) : NULL;
-  g->main_mask = g->main ? lua_gethookmask(g->main) : 0;
-}
-
-static void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
-  lua_State *L = g->L;
-  /* a hook on this thread fires on the no-op's call; its error is caught
-   * so the cleanup runs before it travels on */
-  if (lua_gethook(L) != NULL) {
-    lua_pushcfunction(L, sleepacc__nop);
-    if (lua_pcall(L, 0, 0, 0) != 0) {
-      if (g->cleanup) g->cleanup(g->ud);
-      lua_error(L);
-    }
-  }
-  /* in a coroutine: a hook set on the main thread meanwhile is Ctrl-C */
-  if (g->main && g->main != L &&
-      (lua_gethook(g->main) != g->main_hook || lua_gethookmask(g->main) != g->main_mask)) {
-    if (g->cleanup) g->cleanup(g->ud);
-    luaL_error(L, "interrupted!");
-  }
-}
-
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, cleanup, arg);
+  lua_State *main = sleepacc_lua_mainthread(L);
+  lua_Hook main_hook = main ? lua_gethook(main) : NULL; /* at entry, to see one set meanwhile */
+  int main_mask = main ? lua_gethookmask(main) : 0;
+  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   for (;;) {
     int rc = step(arg);
     if (rc == 1) return 0;
     if (rc < 0 && rc != -EINTR) return rc;
-    sleepacc_lua_checkpoint(&g); /* raises (after the cleanup) on Ctrl-C */
+    /* the checkpoint: a hook on this thread fires on the no-op's call; its
+     * error is caught so the cleanup runs before it travels on */
+    if (lua_gethook(L) != NULL) {
+      lua_pushcfunction(L, sleepacc__nop);
+      if (lua_pcall(L, 0, 0, 0) != 0) {
+        if (cleanup) cleanup(arg);
+        lua_error(L);
+      }
+    }
+    /* in a coroutine: a hook set on the main thread meanwhile is Ctrl-C */
+    if (main && main != L && (lua_gethook(main) != main_hook || lua_gethookmask(main) != main_mask)) {
+      if (cleanup) cleanup(arg);
+      luaL_error(L, "interrupted!");
+    }
   }
 }
 
