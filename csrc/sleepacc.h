@@ -877,6 +877,9 @@ int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed)
 
 /* --- Checked sweeps and results files: what a binding's sweep checks before
  * it runs, and the file it writes (sweep.c, json.c). --- */
+/* A sweep's budget per point when none is given (0.5 s), the one place
+ * both bindings' sweep default is written. */
+#define SLEEPACC_SWEEP_BUDGET_NS (SLEEPACC_DEFAULT_BUDGET_NS / 2)
 /* A sweep checked as a whole before anything runs (csrc/sweep.c): every
  * duration (sleepacc_duration_check), the plan (sleepacc_sweep_plan in
  * base->mode) and, when out has room for the plan, every point's run

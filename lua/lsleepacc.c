@@ -119,7 +119,7 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
   known[k] = NULL;
 }
 
-/* The core's defaults (a sweep's budget: 0.5 s per point, as in Python),
+/* The core's defaults (a sweep's budget: SLEEPACC_SWEEP_BUDGET_NS per point),
  * then the shared options of the table at t, converted by their kind in
  * the core's option list; every rule is the core's. */
 static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
@@ -265,7 +265,7 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS / 2);
+  sleepacc__parse(L, 1, &c, SLEEPACC_SWEEP_BUDGET_NS);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
   else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
     sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
