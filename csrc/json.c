@@ -26,18 +26,19 @@
 
 /* A bounded writer: without a file (fd < 0) it keeps counting past the end
  * of its buffer; with one it writes the buffer out whenever the next piece
- * would not fit (err: the first write error). */
+ * would not fit (err: the first write error; written: bytes written). */
 typedef struct {
   char *buf;
   size_t cap, len;
   int fd, err;
+  int64_t written;
 } jw;
 
 /* Write the buffered bytes to the file (EINTR and short writes resumed). */
 static void jw_flush(jw *w) {
   for (size_t off = 0; off < w->len && !w->err;) {
     ssize_t k = write(w->fd, w->buf + off, w->len - off);
-    if (k >= 0) off += (size_t)k;
+    if (k >= 0) off += (size_t)k, w->written += k;
     else if (errno != EINTR) w->err = -errno;
   }
   w->len = 0;
@@ -183,7 +184,7 @@ static void jw_footer(jw *w, int64_t when_ns) {
 int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
                          const char *writer_version, int64_t when_ns, char *buf, size_t cap,
                          size_t *needed) {
-  jw w = {buf, cap, 0, -1, 0};
+  jw w = {buf, cap, 0, -1, 0, 0};
   if ((!facts && count) || !writer || !writer_version || (!buf && cap)) return -EINVAL;
   jw_header(&w, facts, count, writer, writer_version, when_ns);
   return jw_done(&w, needed);
@@ -191,14 +192,14 @@ int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *w
 
 int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size_t n, char *buf,
                         size_t cap, size_t *needed) {
-  jw w = {buf, cap, 0, -1, 0};
+  jw w = {buf, cap, 0, -1, 0, 0};
   if (!res || (!samples && n) || (!buf && cap)) return -EINVAL;
   jw_point(&w, res, samples, n);
   return jw_done(&w, needed);
 }
 
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed) {
-  jw w = {buf, cap, 0, -1, 0};
+  jw w = {buf, cap, 0, -1, 0, 0};
   if (!buf && cap) return -EINVAL;
   jw_footer(&w, when_ns);
   return jw_done(&w, needed);
@@ -208,15 +209,20 @@ int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed)
 
 /* The writer's buffer as a jw over its file. */
 static jw jw_of(sleepacc_writer *w) {
-  jw j = {w->buf, sizeof w->buf, w->len, w->fd, w->err};
+  jw j = {w->buf, sizeof w->buf, w->len, w->fd, w->err, w->written};
   return j;
 }
 
-/* Back from a jw: flush (and fsync) when asked; the first error stays. */
+/* Back from a jw that rendered whole lines: flush (and fsync) when asked;
+ * the first error stays, and cuts the file back to its last whole line. */
 static int jw_end(sleepacc_writer *w, jw *j, int flush, int sync) {
+  int was = w->err;
   if (flush) jw_flush(j);
   if (sync && !j->err && fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS) j->err = -errno;
-  w->len = j->len, w->err = j->err;
+  w->len = j->len, w->err = j->err, w->written = j->written;
+  if (!w->err && flush) w->whole = w->written; /* every line so far is on disk */
+  if (w->err && !was && !w->tmp[0] && ftruncate(w->fd, (off_t)w->whole) == 0) /* not a pipe */
+    w->written = w->whole, w->len = 0;
   return w->err;
 }
 
@@ -227,7 +233,8 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   struct stat st;
   jw j;
   if (!w) return -EINVAL;
-  w->fd = -1, w->flags = flags, w->err = 0, w->len = 0, w->tmp[0] = w->path[0] = '\0';
+  w->fd = -1, w->flags = flags, w->err = 0, w->len = 0, w->written = w->whole = 0;
+  w->tmp[0] = w->path[0] = '\0';
   if (!path || !writer || !writer_version || (flags & ~(SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_ATOMIC |
                                                          SLEEPACC_WRITE_KEEP)))
     return -EINVAL;

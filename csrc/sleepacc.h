@@ -925,7 +925,9 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  * close (and the rename).  abort: close without a footer (the lines so far
  * stay, as after an interruption; an ATOMIC file is removed); safe after
  * close, after a failed open and twice.  0 or -errno; a write error is kept
- * and returned by every later call. */
+ * and returned by every later call, and cuts the file back to the end of
+ * its last line flushed whole (so what is on disk always parses; with SYNC
+ * that is the last point written). */
 #define SLEEPACC_WRITE_SYNC 1
 #define SLEEPACC_WRITE_ATOMIC 2
 #define SLEEPACC_WRITE_KEEP 4
@@ -935,6 +937,8 @@ typedef struct sleepacc_writer {
   int flags;              /* SLEEPACC_WRITE_* */
   int err;                /* the first write error, 0 none */
   size_t len;             /* bytes in buf not yet written */
+  int64_t written;        /* bytes written to the file */
+  int64_t whole;          /* of them, up to the end of the last line flushed whole */
   char path[4096];        /* ATOMIC: the final name */
   char tmp[4096 + 32];    /* ATOMIC: the file written ("" none) */
   sleepacc_fact facts[SLEEPACC_MAX_FACTS]; /* the header's host facts */

@@ -1,14 +1,17 @@
 /* test_writer.c -- the results file writer (csrc/json.c): the same bytes as
  * the line renderers, a point larger than the writer's buffer, the KEEP rule
  * (a non-empty file is refused and left as it is), ATOMIC (whole or absent),
- * SYNC + abort (the lines so far stay, no footer) and the error paths. */
+ * SYNC + abort (the lines so far stay, no footer), a failed write cutting
+ * the file back to its last whole line, and the error paths. */
 #include "check.h"
 #include "sleepacc.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +156,39 @@ static void test_sync_abort(void) {
   unlink(at("s.jsonl"));
 }
 
+/* A write refused past RLIMIT_FSIZE (EFBIG) mid-point: the file is cut
+ * back to the point before, and the error stays. */
+static void test_write_error_cuts_back(void) {
+  enum { N = 5000 }; /* a point of ~ 60 KB */
+  static int64_t s[N];
+  sleepacc_result r = result(N), small = result(0);
+  struct rlimit old, lim;
+  struct stat st;
+  off_t before;
+  size_t len = 0;
+  char *got;
+  for (int i = 0; i < N; i++) s[i] = 1000000000LL + i;
+  CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  signal(SIGXFSZ, SIG_IGN);
+  CHECK(sleepacc_writer_open(&w, at("f.jsonl"), SLEEPACC_WRITE_SYNC, "c", "t") == 0);
+  CHECK(sleepacc_writer_point(&w, &small, NULL, 0) == 0);
+  CHECK(stat(at("f.jsonl"), &st) == 0);
+  before = st.st_size;
+  lim = old;
+  lim.rlim_cur = (rlim_t)before + 20000; /* room for a third of the big point */
+  CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  CHECK(sleepacc_writer_point(&w, &r, s, N) == -EFBIG);
+  CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+  CHECK(stat(at("f.jsonl"), &st) == 0 && st.st_size == before); /* cut back */
+  CHECK(sleepacc_writer_point(&w, &small, NULL, 0) == -EFBIG);  /* the error stays */
+  CHECK(sleepacc_writer_close(&w) == -EFBIG);
+  got = slurp(at("f.jsonl"), &len);
+  CHECK(got && lines(got) == 2 && len == (size_t)before && got[len - 1] == '\n');
+  free(got);
+  signal(SIGXFSZ, SIG_DFL);
+  unlink(at("f.jsonl"));
+}
+
 static void test_errors(void) {
   static char longp[PATH_MAX + 8];
   sleepacc_result r = result(0);
@@ -180,6 +216,7 @@ int main(void) {
   TEST(test_keep);
   TEST(test_atomic);
   TEST(test_sync_abort);
+  TEST(test_write_error_cuts_back);
   TEST(test_errors);
   rmdir(dir);
   return check_summary();
