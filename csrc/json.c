@@ -231,6 +231,7 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   const char *file = path;
   size_t count = 0;
   struct stat st;
+  int keep;
   jw j;
   if (!w) return -EINVAL;
   w->fd = -1, w->flags = flags, w->err = 0, w->len = 0, w->written = w->whole = 0;
@@ -238,16 +239,19 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   if (!path || !writer || !writer_version || (flags & ~(SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_ATOMIC |
                                                          SLEEPACC_WRITE_KEEP)))
     return -EINVAL;
-  if (flags & SLEEPACC_WRITE_ATOMIC) {
+  if (flags & SLEEPACC_WRITE_ATOMIC) { /* KEEP: path itself, now (the rename replaces what is there) */
+    if ((flags & SLEEPACC_WRITE_KEEP) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+      return -EEXIST;
     if ((size_t)snprintf(w->path, sizeof w->path, "%s", path) >= sizeof w->path ||
         (size_t)snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof w->tmp)
       return w->tmp[0] = '\0', -ENAMETOOLONG;
     file = w->tmp;
   }
   if ((w->err = sleepacc_host_facts(w->facts, SLEEPACC_MAX_FACTS, &count)) < 0) return w->err;
-  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (flags & SLEEPACC_WRITE_KEEP ? 0 : O_TRUNC), 0666);
+  keep = (flags & SLEEPACC_WRITE_KEEP) && file == path; /* checked on the open file: no race */
+  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0666);
   if (w->fd < 0) return w->tmp[0] = '\0', -errno;
-  if ((flags & SLEEPACC_WRITE_KEEP) && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (keep && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     close(w->fd), w->fd = -1; /* the file is left as it was */
     return -EEXIST;
   }

@@ -917,7 +917,8 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  *                          by close: the file is whole or absent;
  *   SLEEPACC_WRITE_KEEP    a regular file that is not empty is left as it is
  *                          and refused with -EEXIST (results are never
- *                          overwritten; the CLI's -o rule).
+ *                          overwritten; the CLI's -o rule); with ATOMIC,
+ *                          path as it is at open.
  * An fsync the file does not support (a pipe, /dev/null) is not an error.
  * -ENAMETOOLONG when the temporary name does not fit PATH_MAX; other errors
  * are open's or write's.  After a failed open nothing is left open.

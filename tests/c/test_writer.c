@@ -134,6 +134,11 @@ static void test_atomic(void) {
   sleepacc_writer_abort(&w);
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", at("y.jsonl"), (long)getpid());
   CHECK(!exists(tmp) && !exists(at("y.jsonl"))); /* aborted: nothing */
+  /* ATOMIC + KEEP: the path is checked at open */
+  CHECK(sleepacc_writer_open(&w, at("x.jsonl"), SLEEPACC_WRITE_ATOMIC | SLEEPACC_WRITE_KEEP, "c", "t") ==
+        -EEXIST);
+  CHECK((got = slurp(at("x.jsonl"), &len)) && lines(got) == 3); /* untouched */
+  free(got);
   unlink(at("x.jsonl"));
 }
 
