@@ -7,11 +7,11 @@
  * ("dma_latency"); and the seconds -> ns conversion both bindings share.
  *
  * The rules of the options themselves live here too: the names a MODE or
- * POLICY option knows, and the defaults that depend on another option.
+ * POLICY option knows, and the defaults that depend on another option
+ * (sleepacc_option_choice, sleepacc_option_choices, sleepacc_options_complete).
  *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
- * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table),
- * sleepacc_options_complete, sleepacc_option_choice(s).
+ * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table).
  */
 #include "sleepacc_int.h"
 

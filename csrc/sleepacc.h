@@ -875,8 +875,51 @@ int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size
                         size_t cap, size_t *needed);
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
 
-/* --- Checked sweeps and results files: what a binding's sweep checks before
- * it runs, and the file it writes (sweep.c, json.c). --- */
+/* The options of a run as a binding takes them (csrc/options.c), in
+ * measure()'s order (method and duration first, then the options every
+ * run shares, n to dma_latency): the public name, how its value converts, the config
+ * field it fills (by name and offset) and the least integer allowed.
+ *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
+ *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
+ *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
+ *   NAME: a string; NUMBER: a double. */
+typedef enum sleepacc_option_kind {
+  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
+  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
+  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
+} sleepacc_option_kind;
+typedef struct sleepacc_option {
+  const char *name;  /* "duration", "slack", ... */
+  int kind;          /* sleepacc_option_kind */
+  const char *field; /* "duration_ns", "env.slack_ns", ... */
+  size_t offset;     /* in sleepacc_config */
+  int64_t lo;        /* INT64/INT: the least value */
+} sleepacc_option;
+#define SLEEPACC_OPTION_COUNT 14
+extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
+/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
+extern const sleepacc_option sleepacc_sleeper_options[];
+/* The option that fills a field of either list ("env.dma_latency_us" ->
+ * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
+const char *sleepacc_option_of_field(const char *field);
+/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
+ * negative): 0, or -EDOM for NaN/inf. */
+int sleepacc_seconds_to_ns(double s, int64_t *ns);
+
+/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
+ * family and honours_slack by name, the probe's answer. */
+typedef struct sleepacc_method_info {
+  const char *name, *family, *description;
+  int64_t granularity_ns;
+  const char *honours_slack; /* "yes", "no", "unknown" */
+  int absolute, available;
+} sleepacc_method_info;
+extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
+
+/* --- What a binding's sweep checks before it runs, the file it writes and
+ * the rules of its options (sweep.c, json.c, options.c): one block for
+ * these additions. --- */
 /* A sweep's budget per point when none is given (0.5 s), the one place
  * both bindings' sweep default is written. */
 #define SLEEPACC_SWEEP_BUDGET_NS (SLEEPACC_DEFAULT_BUDGET_NS / 2)
@@ -952,38 +995,8 @@ int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const 
 int sleepacc_writer_close(sleepacc_writer *w);
 void sleepacc_writer_abort(sleepacc_writer *w);
 
-/* The options of a run as a binding takes them (csrc/options.c), in
- * measure()'s order (method and duration first, then the options every
- * run shares, n to dma_latency): the public name, how its value converts, the config
- * field it fills (by name and offset) and the least integer allowed.
- *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
- *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
- *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
- *   NAME: a string; NUMBER: a double. */
-typedef enum sleepacc_option_kind {
-  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
-  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
-  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
-} sleepacc_option_kind;
-typedef struct sleepacc_option {
-  const char *name;  /* "duration", "slack", ... */
-  int kind;          /* sleepacc_option_kind */
-  const char *field; /* "duration_ns", "env.slack_ns", ... */
-  size_t offset;     /* in sleepacc_config */
-  int64_t lo;        /* INT64/INT: the least value */
-} sleepacc_option;
-#define SLEEPACC_OPTION_COUNT 14
-extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
-/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
-extern const sleepacc_option sleepacc_sleeper_options[];
-/* The option that fills a field of either list ("env.dma_latency_us" ->
- * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
-const char *sleepacc_option_of_field(const char *field);
-/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
- * negative): 0, or -EDOM for NaN/inf. */
-int sleepacc_seconds_to_ns(double s, int64_t *ns);
-/* --- Option rules a binding applies while converting (options.c). --- */
-/* The defaults that depend on another option, applied once the options
+/* Option rules a binding applies while converting (options.c): the
+ * defaults that depend on another option, applied once the options
  * given are set (given: bit i set when sleepacc_options[i] was given): a
  * fifo or rr policy without a priority runs at priority 1, the API's default
  * real-time priority. */
@@ -994,17 +1007,6 @@ void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
  * NULL for another kind. */
 int sleepacc_option_choice(const sleepacc_option *o, const char *name);
 const char *sleepacc_option_choices(const sleepacc_option *o);
-
-/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
- * family and honours_slack by name, the probe's answer. */
-typedef struct sleepacc_method_info {
-  const char *name, *family, *description;
-  int64_t granularity_ns;
-  const char *honours_slack; /* "yes", "no", "unknown" */
-  int absolute, available;
-} sleepacc_method_info;
-extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
-int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
 
 #ifdef __cplusplus
 }
