@@ -962,7 +962,7 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  *                          and refused with -EEXIST (results are never
  *                          overwritten; the CLI's -o rule); with ATOMIC,
  *                          path as it is at open.
- * An fsync the file does not support (a pipe, /dev/null) is not an error.
+ * An fsync the file does not support (a pipe, a FIFO: EINVAL) is not an error.
  * -ENAMETOOLONG when the temporary name does not fit PATH_MAX; other errors
  * are open's or write's.  After a failed open nothing is left open.
  * point: a point line (sleepacc_json_point).  close: the footer, fsync,

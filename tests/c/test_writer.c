@@ -112,9 +112,21 @@ static void test_keep(void) {
   got = slurp(at("k2.jsonl"), &len);
   CHECK(got && lines(got) == 2);
   free(got);
-  /* a special file: written, its fsync's EINVAL is not an error */
-  CHECK(sleepacc_writer_open(&w, "/dev/null", SLEEPACC_WRITE_KEEP | SLEEPACC_WRITE_SYNC, "c", "t") == 0);
-  CHECK(sleepacc_writer_point(&w, &r, NULL, 0) == 0 && sleepacc_writer_close(&w) == 0);
+  /* a pipe: written (KEEP does not apply), its fsync's EINVAL is not an error */
+  {
+    int fds[2];
+    char path[64], got2[16384];
+    ssize_t k;
+    CHECK(pipe(fds) == 0);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fds[1]);
+    CHECK(sleepacc_writer_open(&w, path, SLEEPACC_WRITE_KEEP | SLEEPACC_WRITE_SYNC, "c", "t") == 0);
+    CHECK(sleepacc_writer_point(&w, &r, NULL, 0) == 0 && sleepacc_writer_close(&w) == 0);
+    close(fds[1]);
+    k = read(fds[0], got2, sizeof got2 - 1);
+    got2[k > 0 ? k : 0] = '\0';
+    CHECK(k > 0 && lines(got2) == 3 && strstr(got2, "\"type\":\"footer\""));
+    close(fds[0]);
+  }
   unlink(at("k.jsonl")), unlink(at("k2.jsonl"));
 }
 
