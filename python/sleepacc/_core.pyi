@@ -2,7 +2,7 @@
 
 Functions take and return core units (int ns) and plain Python objects;
 the sleepacc package adds names and validation on top."""
-from typing import Any, Iterable, Mapping, Optional, Sequence, SupportsFloat, SupportsIndex, Union
+from typing import Any, Mapping, Optional, Sequence, SupportsFloat, SupportsIndex, Union
 
 VERSION: str
 MAX_DURATION_NS: int
@@ -14,13 +14,6 @@ result_fields: tuple[str, ...]
 policy_names: tuple[str, ...]   # index = the core's value
 mode_names: tuple[str, ...]     # index = the core's value
 default_durations_ns: tuple[int, ...]
-
-class Samples:
-    """Read-only int64 ns samples written by the core; buffer protocol (format 'q')."""
-    def __init__(self, values: Union[Iterable[int], Any] = ...) -> None: ...
-    def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> int: ...
-    def __buffer__(self, flags: int) -> memoryview: ...
 
 _MethodRow = tuple[str, str, str, int, str, bool, bool]
 
