@@ -561,6 +561,22 @@ int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t ca
  * "309.477µs", "1.011542ms", "0s").  Returns length or -ENOSPC. */
 int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 
+/* Table rows by field table, renderers by style name (py12: issue 12).
+ * SLEEPACC_FIELD_MODE, a field type beside sleepacc_field_type's: an int
+ * sleepacc_mode shown by its name (sleepacc_mode_name / _from_name).
+ * SLEEPACC_FIELD_REQUIRED, a row flag: a binding filling the struct from
+ * an object refuses one without the key (KeyError / an error naming it). */
+#define SLEEPACC_FIELD_MODE 8
+#define SLEEPACC_FIELD_REQUIRED 2
+/* sleepacc_row as a field table (every key required): method, requested_ns,
+ * mode (by name), stats (nested sleepacc_stats_fields), cpu_percent. */
+extern const sleepacc_field sleepacc_row_fields[];
+typedef int (*sleepacc_table_fn)(const sleepacc_row *rows, size_t n, char *buf, size_t cap,
+                                 size_t *needed);
+/* The renderer of a style: "irtt" sleepacc_table_irtt, "wide"
+ * sleepacc_table_wide; NULL for another name (or NULL). */
+sleepacc_table_fn sleepacc_table_style(const char *style);
+
 /* -------------------------------------------------------------------------
  * Host facts: a key/value list, so bindings convert it generically.
  * ---------------------------------------------------------------------- */

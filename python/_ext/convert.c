@@ -90,6 +90,10 @@ static PyObject *py_field_value(const sleepacc_field *f, const char *p, int *omi
     if (*(const sleepacc_method *const *)p)
       return PyUnicode_FromString((*(const sleepacc_method *const *)p)->name);
     break;
+  case SLEEPACC_FIELD_MODE:
+    if (sleepacc_mode_name(*(const int *)p))
+      return PyUnicode_FromString(sleepacc_mode_name(*(const int *)p));
+    break;
   case SLEEPACC_FIELD_OPT_INT64:
     if (*(const int64_t *)p >= 0) return PyLong_FromLongLong(*(const int64_t *)p);
     break;
@@ -124,8 +128,8 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
     char *p = (char *)base + f->offset;
     PyObject *v = PyMapping_GetItemString(m, f->name);
     int ok = 1;
-    if (v == NULL) { /* absent: keep the value */
-      if (!PyErr_ExceptionMatches(PyExc_KeyError)) return -1;
+    if (v == NULL) { /* absent: keep the value (a required key: the KeyError) */
+      if (!PyErr_ExceptionMatches(PyExc_KeyError) || (f->flags & SLEEPACC_FIELD_REQUIRED)) return -1;
       PyErr_Clear();
       continue;
     }
@@ -137,6 +141,11 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
       ok = v == Py_None || row != NULL;
       if (name && !row) PyErr_Format(PyExc_ValueError, "%s: unknown method %R", f->name, v);
       if (ok) *(const sleepacc_method **)p = row;
+    } else if (f->type == SLEEPACC_FIELD_MODE) {
+      const char *name = sleepacc_py_name(v, f->name);
+      int mode = name ? sleepacc_mode_from_name(name) : -1;
+      if (name && mode < 0) PyErr_Format(PyExc_ValueError, "%s: unknown mode %R", f->name, v);
+      if ((ok = mode >= 0)) *(int *)p = mode;
     } else if (f->type == SLEEPACC_FIELD_STRING) { /* borrowed: the dict m holds v */
       const char *name = NULL;
       if (!PyDict_Check(m)) PyErr_Format(PyExc_TypeError, "%s: a str needs a dict", f->name);

@@ -258,35 +258,6 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
-/* The core's table renderers by style name. */
-typedef int (*table_fn)(const sleepacc_row *, size_t, char *, size_t, size_t *);
-static const struct { const char *style; table_fn render; } table_styles[] = {
-  {"irtt", sleepacc_table_irtt},
-  {"wide", sleepacc_table_wide},
-};
-
-/* rows[i] of table(): every key is required (KeyError); the mode by name,
- * cpu_percent None as unknown (-1).  Its values go into keep.  0 or -1. */
-static int table_row(PyObject *row, Py_ssize_t i, sleepacc_row *r, PyObject *keep) {
-  static const char *const keys[] = {"method", "requested_ns", "mode", "stats", "cpu_percent"};
-  PyObject *v[5];
-  const char *mode = NULL;
-  int k, ok = 1;
-  for (k = 0; k < 5 && ok; k++)
-    ok = (v[k] = PyMapping_GetItemString(row, keys[k])) != NULL && PyList_Append(keep, v[k]) == 0;
-  for (int j = 0; j < k; j++) Py_XDECREF(v[j]); /* keep holds them */
-  ok = ok && (r->method = PyUnicode_AsUTF8(v[0])) != NULL;
-  ok = ok && !((r->requested_ns = PyLong_AsLongLong(v[1])) == -1 && PyErr_Occurred());
-  ok = ok && (mode = PyUnicode_AsUTF8(v[2])) != NULL;
-  if (ok && (r->mode = sleepacc_mode_from_name(mode)) < 0) {
-    PyErr_Format(PyExc_ValueError, "rows[%zd]: unknown mode '%s'", i, mode);
-    ok = 0;
-  }
-  ok = ok && sleepacc_py_to_fields(sleepacc_stats_fields, v[3], &r->stats) == 0;
-  if (ok) r->cpu_percent = v[4] == Py_None ? -1.0 : PyFloat_AsDouble(v[4]);
-  return ok && !(r->cpu_percent == -1.0 && PyErr_Occurred()) ? 0 : -1;
-}
-
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
@@ -294,26 +265,25 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:table", kwlist, &rows_obj, &style))
     return NULL;
-  table_fn render = NULL;
-  for (size_t i = 0; i < sizeof table_styles / sizeof table_styles[0]; i++)
-    if (strcmp(style, table_styles[i].style) == 0) render = table_styles[i].render;
+  sleepacc_table_fn render = sleepacc_table_style(style);
   if (render == NULL)
     return PyErr_Format(PyExc_ValueError, "style must be 'irtt' or 'wide', got '%s'", style);
   PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
   if (seq == NULL) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject *keep = PyList_New(0); /* holds the rows' values (their strings) */
   sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
   char *buf = NULL;
   PyObject *result = NULL;
   size_t needed = 0;
   int len;
-  if (keep == NULL || rows == NULL) {
-    if (rows == NULL) PyErr_NoMemory();
+  if (rows == NULL) {
+    PyErr_NoMemory();
     goto done;
   }
+  /* the rows' strings are borrowed from the row dicts, which seq holds */
   for (Py_ssize_t i = 0; i < n; i++)
-    if (table_row(PySequence_Fast_GET_ITEM(seq, i), i, &rows[i], keep) < 0) goto done;
+    if (sleepacc_py_to_fields(sleepacc_row_fields, PySequence_Fast_GET_ITEM(seq, i), &rows[i]) < 0)
+      goto done;
   /* the size first, then the table */
   len = render(rows, (size_t)n, NULL, 0, &needed);
   if (len == -ENOSPC && (buf = PyMem_Malloc(needed)) == NULL) {
@@ -326,7 +296,6 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
 done:
   PyMem_Free(buf);
   PyMem_Free(rows);
-  Py_XDECREF(keep);
   Py_DECREF(seq);
   return result;
 }
