@@ -601,6 +601,28 @@ typedef struct sleepacc_fact {
  * UNKNOWN, never an error.  Reads only /proc, /sys and uname(). */
 int sleepacc_host_facts(sleepacc_fact *facts, size_t cap, size_t *count);
 
+/* Clock and host facts by field table (py12: issue 12), so a binding
+ * converts them with its one field loop.  All the clocks at once: */
+typedef struct sleepacc_clocks {
+  sleepacc_clock_info clock[SLEEPACC_CLOCK_COUNT]; /* by sleepacc_clock_id */
+} sleepacc_clocks;
+/* {resolution_ns, read_cost_ns}, each null when unknown (-1). */
+extern const sleepacc_field sleepacc_clock_info_fields[];
+/* One nested row per clock, by its name: {"monotonic": {...}, ...}. */
+extern const sleepacc_field sleepacc_clocks_fields[];
+/* sleepacc_clock_info_get(id, reads, ...) for every id into out->clock[id]:
+ * 0 or its first error. */
+int sleepacc_clocks_get(int reads, sleepacc_clocks *out);
+/* Host facts: SLEEPACC_FIELD_TEXT, a field type beside sleepacc_field_type's
+ * (an inline NUL-terminated char array, a fact's s), and SLEEPACC_FIELD_NULL
+ * (always null).  sleepacc_fact_fields() writes a field table of facts[0..count)
+ * into rows (room for count + 1; the last row ends it): each fact by its key,
+ * INT as INT64, REAL as DOUBLE, STR as TEXT, UNKNOWN as NULL, the offsets
+ * relative to facts.  Convert it with the facts as the base. */
+#define SLEEPACC_FIELD_TEXT 9
+#define SLEEPACC_FIELD_NULL 10
+void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_field *rows);
+
 /* -------------------------------------------------------------------------
  * Precise sleep: a sleeper that learns this host, and a pacer.
  * (Struct internals belong to csrc/sleeper.c; bindings use only the

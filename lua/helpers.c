@@ -139,6 +139,7 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
       if (!*(const sleepacc_method *const *)(const void *)p) continue;
       lua_pushstring(L, (*(const sleepacc_method *const *)(const void *)p)->name);
       break;
+    case SLEEPACC_FIELD_TEXT: lua_pushstring(L, p); break;
     case SLEEPACC_FIELD_MODE:
       if (!sleepacc_mode_name(*(const int *)(const void *)p)) continue;
       lua_pushstring(L, sleepacc_mode_name(*(const int *)(const void *)p));

@@ -90,6 +90,8 @@ static PyObject *py_field_value(const sleepacc_field *f, const char *p, int *omi
     if (*(const sleepacc_method *const *)p)
       return PyUnicode_FromString((*(const sleepacc_method *const *)p)->name);
     break;
+  case SLEEPACC_FIELD_TEXT: return PyUnicode_DecodeUTF8(p, (Py_ssize_t)strlen(p), "replace");
+  case SLEEPACC_FIELD_NULL: break;
   case SLEEPACC_FIELD_MODE:
     if (sleepacc_mode_name(*(const int *)p))
       return PyUnicode_FromString(sleepacc_mode_name(*(const int *)p));

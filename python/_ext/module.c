@@ -311,52 +311,36 @@ static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
-  (void)self; (void)unused;
   sleepacc_fact *facts = PyMem_Calloc(SLEEPACC_MAX_FACTS, sizeof *facts);
-  if (facts == NULL) return PyErr_NoMemory();
+  sleepacc_field rows[SLEEPACC_MAX_FACTS + 1];
   size_t count = 0;
+  PyObject *d = NULL;
   int rc;
+  (void)self; (void)unused;
+  if (facts == NULL) return PyErr_NoMemory();
   Py_BEGIN_ALLOW_THREADS
   rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
   Py_END_ALLOW_THREADS
-  PyObject *d = NULL;
   if (rc < 0) {
     sleepacc_py_raise(rc, "sleepacc_host_facts");
-    goto done;
+  } else {
+    sleepacc_fact_fields(facts, count, rows);
+    d = sleepacc_py_from_fields(rows, facts);
   }
-  d = PyDict_New();
-  for (size_t i = 0; d && i < count && i < SLEEPACC_MAX_FACTS; i++) {
-    const sleepacc_fact *f = &facts[i];
-    PyObject *v = f->type == SLEEPACC_FACT_INT    ? PyLong_FromLongLong(f->i)
-                  : f->type == SLEEPACC_FACT_REAL ? PyFloat_FromDouble(f->d)
-                  : f->type == SLEEPACC_FACT_STR
-                      ? PyUnicode_DecodeUTF8(f->s, (Py_ssize_t)strnlen(f->s, sizeof f->s), "replace")
-                      : Py_NewRef(Py_None);
-    if (v == NULL || PyDict_SetItemString(d, f->key, v) < 0) Py_CLEAR(d);
-    Py_XDECREF(v);
-  }
-done:
   PyMem_Free(facts);
   return d;
 }
 
 static PyObject *py_clock_info(PyObject *self, PyObject *args) {
+  sleepacc_clocks clocks;
   int reads = 0, rc;
-  PyObject *d;
   (void)self;
-  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads) || (d = PyDict_New()) == NULL) return NULL;
-  for (int id = 0; d && id < SLEEPACC_CLOCK_COUNT; id++) {
-    sleepacc_clock_info info;
-    PyObject *v = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    rc = sleepacc_clock_info_get(id, reads, &info);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) sleepacc_py_raise(rc, "sleepacc_clock_info_get");
-    else v = Py_BuildValue("(LL)", (long long)info.resolution_ns, (long long)info.read_cost_ns);
-    if (v == NULL || PyDict_SetItemString(d, info.name ? info.name : "unknown", v) < 0) Py_CLEAR(d);
-    Py_XDECREF(v);
-  }
-  return d;
+  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads)) return NULL;
+  Py_BEGIN_ALLOW_THREADS
+  rc = sleepacc_clocks_get(reads, &clocks);
+  Py_END_ALLOW_THREADS
+  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_clocks_get");
+  return sleepacc_py_from_fields(sleepacc_clocks_fields, &clocks);
 }
 
 static PyMethodDef core_methods[] = {
@@ -375,7 +359,8 @@ static PyMethodDef core_methods[] = {
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},
   {"host_facts", py_host_facts, METH_NOARGS, "host_facts() -> dict of sleepacc_host_facts()"},
-  {"clock_info", py_clock_info, METH_VARARGS, "clock_info(reads=0) -> {clock: (res_ns, cost_ns)}"},
+  {"clock_info", py_clock_info, METH_VARARGS,
+   "clock_info(reads=0) -> {clock: {resolution_ns, read_cost_ns}} (None: unknown)"},
   {NULL, NULL, 0, NULL},
 };
 

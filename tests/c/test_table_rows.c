@@ -22,7 +22,8 @@ static void test_row_fields(void) {
   }
   CHECK(n == 5);
   CHECK(row_field("mode")->type == SLEEPACC_FIELD_MODE);
-  CHECK(row_field("stats")->type == SLEEPACC_FIELD_NESTED && row_field("stats")->sub == sleepacc_stats_fields);
+  CHECK(row_field("stats")->type == SLEEPACC_FIELD_NESTED);
+  CHECK(row_field("stats")->sub == sleepacc_stats_fields);
   CHECK(row_field("cpu_percent")->type == SLEEPACC_FIELD_DOUBLE && row_field("cpu_percent")->is_double);
   /* the offsets address the struct's members: fill by table, read by name */
   memset(&row, 0, sizeof row);
