@@ -19,17 +19,17 @@
 
 #include <string.h>
 
+/* methods(): the registry's rows, each a dict of sleepacc_method_info_fields. */
 static PyObject *py_methods(PyObject *self, PyObject *unused) {
-  PyObject *list = PyList_New(0);
+  PyObject *list = PyList_New((Py_ssize_t)sleepacc_method_count());
   (void)self; (void)unused;
   for (size_t i = 0; list && i < sleepacc_method_count(); i++) {
     sleepacc_method_info m;
-    if (sleepacc_method_info_get(sleepacc_method_at(i), &m) < 0) continue;
-    PyObject *row = Py_BuildValue("(sssLsNN)", m.name, m.family, m.description,
-                                  (long long)m.granularity_ns, m.honours_slack,
-                                  PyBool_FromLong(m.absolute), PyBool_FromLong(m.available));
-    if (row == NULL || PyList_Append(list, row) < 0) Py_CLEAR(list);
-    Py_XDECREF(row);
+    int rc = sleepacc_method_info_get(sleepacc_method_at(i), &m);
+    PyObject *row = rc < 0 ? sleepacc_py_raise(rc, "sleepacc_method_info_get")
+                           : sleepacc_py_from_fields(sleepacc_method_info_fields, &m);
+    if (row) PyList_SET_ITEM(list, (Py_ssize_t)i, row);
+    else Py_CLEAR(list);
   }
   return list;
 }
@@ -344,7 +344,7 @@ static PyObject *py_clock_info(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef core_methods[] = {
-  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (tuples)"},
+  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (dicts)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
   {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},

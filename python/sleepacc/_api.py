@@ -64,7 +64,7 @@ class Method(NamedTuple):
 
 def methods() -> list[Method]:
     """Every method the core registers, available or not, in registry order."""
-    return [Method(*row) for row in _core.methods()]
+    return [Method(**row) for row in _core.methods()]
 
 
 _registry = methods  # sweep() has a parameter named `methods`

@@ -15,9 +15,7 @@ policy_names: tuple[str, ...]   # index = the core's value
 mode_names: tuple[str, ...]     # index = the core's value
 default_durations_ns: tuple[int, ...]
 
-_MethodRow = tuple[str, str, str, int, str, bool, bool]
-
-def methods() -> list[_MethodRow]: ...
+def methods() -> list[dict[str, Any]]: ...   # sleepacc_method_info_fields
 def seconds_ns(value: Union[SupportsFloat, SupportsIndex], name: str = ...) -> int: ...
 def name_check(name: str, arg: str = ...) -> str: ...
 # A config is a mapping of sleepacc_config_fields (config_default()'s keys,
