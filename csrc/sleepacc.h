@@ -943,6 +943,11 @@ const char *sleepacc_option_of_field(const char *field);
 /* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
  * negative): 0, or -EDOM for NaN/inf. */
 int sleepacc_seconds_to_ns(double s, int64_t *ns);
+/* Whole seconds -> ns (py12: issue 12), exact, saturating as
+ * sleepacc_seconds_to_ns does (INT64_MAX, or -1 for a negative): s, or, when
+ * the caller's integer did not fit int64 itself, overflow its sign (1 or
+ * -1; 0 when it fit, as PyLong_AsLongLongAndOverflow reports it). */
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

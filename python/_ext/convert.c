@@ -35,10 +35,7 @@ int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
     int overflow = 0;
     long long s = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (s == -1 && PyErr_Occurred()) return -1;
-    if (overflow || s > INT64_MAX / 1000000000LL || s < INT64_MIN / 1000000000LL)
-      ns = (overflow ? overflow < 0 : s < 0) ? -1 : INT64_MAX;
-    else
-      ns = (int64_t)s * 1000000000LL;
+    ns = sleepacc_whole_seconds_to_ns((int64_t)s, overflow);
   } else {
     double s = PyFloat_AsDouble(obj);
     if (s == -1.0 && PyErr_Occurred()) {
