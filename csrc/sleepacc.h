@@ -265,6 +265,48 @@ void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out);
 int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
                            int64_t *scratch, sleepacc_stats *out);
 
+/* Field kinds and values (py12: issue 12, csrc/fields.c).  More field
+ * types, beside sleepacc_field_type's: */
+#define SLEEPACC_FIELD_MODE 8  /* int sleepacc_mode, by its name (sleepacc_mode_name) */
+#define SLEEPACC_FIELD_TEXT 9  /* an inline NUL-terminated char array (a fact's s) */
+#define SLEEPACC_FIELD_NULL 10 /* always null (an unknown fact) */
+/* Row flag: a binding filling the struct from an object refuses one that
+ * lacks the key (KeyError / an error naming it). */
+#define SLEEPACC_FIELD_REQUIRED 2
+/* A field's value in the few kinds a binding has: the core reads and sets
+ * every field type, so a binding's converter has one case per kind, none
+ * per type (a new type needs no binding edit). */
+typedef enum sleepacc_value_kind {
+  SLEEPACC_VALUE_NULL = 0, /* None / nil (OMIT_NULL: the key is left out) */
+  SLEEPACC_VALUE_INT,      /* .i */
+  SLEEPACC_VALUE_REAL,     /* .d */
+  SLEEPACC_VALUE_BOOL,     /* .i, 0 or 1 */
+  SLEEPACC_VALUE_TEXT,     /* .s, NUL-terminated (host facts may hold bytes that are not UTF-8) */
+  SLEEPACC_VALUE_NESTED    /* the rows .sub of the sub-object at .base */
+} sleepacc_value_kind;
+typedef struct sleepacc_value {
+  int kind;                  /* sleepacc_value_kind */
+  int64_t i;                 /* INT, BOOL */
+  double d;                  /* REAL */
+  const char *s;             /* TEXT */
+  const sleepacc_field *sub; /* NESTED: its rows */
+  const void *base;          /* NESTED: its struct */
+} sleepacc_value;
+/* Row f of the struct at base as a value: INT64, INT and OPT_INT64 (a
+ * negative is NULL) as INT, DOUBLE as REAL, BOOL as BOOL, STRING and TEXT as
+ * TEXT (a NULL string is NULL), METHOD and MODE by name, NESTED as NESTED,
+ * NULL and an unknown type as NULL. */
+void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_value *out);
+/* Set row f of the struct at base from v: INT (or BOOL) into INT64,
+ * OPT_INT64, INT and BOOL (-ERANGE beyond int) and DOUBLE; REAL into DOUBLE;
+ * TEXT into STRING (the pointer itself: returns 1, the caller keeps the text
+ * alive), METHOD and MODE by name (-ENOENT unknown); NULL into STRING and
+ * METHOD.  -EINVAL for a kind the row cannot take (NESTED: set its rows).
+ * *message (if not NULL) gets the failure's words ("unknown method", "out
+ * of range", "cannot be set from"), to follow the row's name. */
+int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,
+                       const char **message);
+
 /* -------------------------------------------------------------------------
  * Environment control: apply before a run, restore after, on every path.
  * ---------------------------------------------------------------------- */
@@ -562,13 +604,7 @@ int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t ca
 int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 
 /* Table rows by field table, renderers by style name (py12: issue 12).
- * SLEEPACC_FIELD_MODE, a field type beside sleepacc_field_type's: an int
- * sleepacc_mode shown by its name (sleepacc_mode_name / _from_name).
- * SLEEPACC_FIELD_REQUIRED, a row flag: a binding filling the struct from
- * an object refuses one without the key (KeyError / an error naming it). */
-#define SLEEPACC_FIELD_MODE 8
-#define SLEEPACC_FIELD_REQUIRED 2
-/* sleepacc_row as a field table (every key required): method, requested_ns,
+ * sleepacc_row as a field table (every key required): method, requested_ns,
  * mode (by name), stats (nested sleepacc_stats_fields), cpu_percent. */
 extern const sleepacc_field sleepacc_row_fields[];
 typedef int (*sleepacc_table_fn)(const sleepacc_row *rows, size_t n, char *buf, size_t cap,
@@ -613,14 +649,10 @@ extern const sleepacc_field sleepacc_clocks_fields[];
 /* sleepacc_clock_info_get(id, reads, ...) for every id into out->clock[id]:
  * 0 or its first error. */
 int sleepacc_clocks_get(int reads, sleepacc_clocks *out);
-/* Host facts: SLEEPACC_FIELD_TEXT, a field type beside sleepacc_field_type's
- * (an inline NUL-terminated char array, a fact's s), and SLEEPACC_FIELD_NULL
- * (always null).  sleepacc_fact_fields() writes a field table of facts[0..count)
+/* Host facts: sleepacc_fact_fields() writes a field table of facts[0..count)
  * into rows (room for count + 1; the last row ends it): each fact by its key,
  * INT as INT64, REAL as DOUBLE, STR as TEXT, UNKNOWN as NULL, the offsets
  * relative to facts.  Convert it with the facts as the base. */
-#define SLEEPACC_FIELD_TEXT 9
-#define SLEEPACC_FIELD_NULL 10
 void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_field *rows);
 
 /* -------------------------------------------------------------------------
