@@ -945,6 +945,83 @@ int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size
                         size_t cap, size_t *needed);
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
 
+/* --- Checked sweeps and results files: what a binding's sweep checks before
+ * it runs, and the file it writes (sweep.c, json.c). --- */
+/* A sweep's budget per point when none is given (0.5 s), the one place
+ * both bindings' sweep default is written. */
+#define SLEEPACC_SWEEP_BUDGET_NS (SLEEPACC_DEFAULT_BUDGET_NS / 2)
+/* A sweep checked as a whole before anything runs (csrc/sweep.c): every
+ * duration (sleepacc_duration_check), the plan (sleepacc_sweep_plan in
+ * base->mode) and, when out has room for the plan, every point's run
+ * (sleepacc_config_explain of base with the point's method and duration).
+ * Returns the number of points (more than cap: call again with room, then
+ * the points are checked too), or a negative errno with *fault (if not
+ * NULL) naming what broke which rule:
+ *   field "methods" or "durations" and index: that entry of the list given
+ *     (index (size_t)-1: the list as a whole); a point's "method" or
+ *     "duration_ns" is blamed on the first entry equal to it;
+ *   otherwise a sleepacc_config field of base ("budget_ns", "env.priority",
+ *     and "method"/"duration_ns" of a default list), index (size_t)-1;
+ *   subject: the method whose name the message follows (a floor in
+ *     periodic mode), else NULL; message: the rule's text, NULL for an
+ *     errno no rule explains (-E2BIG). */
+typedef struct sleepacc_sweep_fault {
+  const char *field;               /* "methods", "durations" or a config field */
+  size_t index;                    /* the entry blamed, (size_t)-1 none */
+  const sleepacc_method *subject;  /* the message follows this method's name, or NULL */
+  const char *message;             /* the rule, or NULL */
+} sleepacc_sweep_fault;
+int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *const *methods, size_t nm,
+                         const int64_t *durations, size_t nd, sleepacc_point *out, size_t cap,
+                         sleepacc_sweep_fault *fault);
+
+/* Results files (csrc/json.c): a sleepacc/1 file written through the
+ * writer's own buffer (no allocation, whatever the number of samples).
+ * Caller-owned and large (host facts for the header, a 64 KiB buffer).
+ * open: the file at path (created 0666 less the umask, else truncated),
+ * then the header (writer, writer_version as for sleepacc_json_header), on
+ * disk (flushed and fsync'd) when it returns.  Flags:
+ *   SLEEPACC_WRITE_SYNC    each point flushed and fsync'd before it returns
+ *                          (a killed run keeps the points written);
+ *   SLEEPACC_WRITE_ATOMIC  written to "<path>.tmp<pid>" and renamed to path
+ *                          by close: the file is whole or absent;
+ *   SLEEPACC_WRITE_KEEP    a regular file that is not empty is left as it is
+ *                          and refused with -EEXIST (results are never
+ *                          overwritten; the CLI's -o rule); with ATOMIC,
+ *                          path as it is at open.
+ * An fsync the file does not support (a pipe, /dev/null) is not an error.
+ * -ENAMETOOLONG when the temporary name does not fit PATH_MAX; other errors
+ * are open's or write's.  After a failed open nothing is left open.
+ * point: a point line (sleepacc_json_point).  close: the footer, fsync,
+ * close (and the rename).  abort: close without a footer (the lines so far
+ * stay, as after an interruption; an ATOMIC file is removed); safe after
+ * close, after a failed open and twice.  0 or -errno; a write error is kept
+ * and returned by every later call, and cuts the file back to the end of
+ * its last line flushed whole (so what is on disk always parses; with SYNC
+ * that is the last point written). */
+#define SLEEPACC_WRITE_SYNC 1
+#define SLEEPACC_WRITE_ATOMIC 2
+#define SLEEPACC_WRITE_KEEP 4
+typedef struct sleepacc_writer {
+  /* private */
+  int fd;                 /* the open file, -1 when closed */
+  int flags;              /* SLEEPACC_WRITE_* */
+  int err;                /* the first write error, 0 none */
+  size_t len;             /* bytes in buf not yet written */
+  int64_t written;        /* bytes written to the file */
+  int64_t whole;          /* of them, up to the end of the last line flushed whole */
+  char path[4096];        /* ATOMIC: the final name */
+  char tmp[4096 + 32];    /* ATOMIC: the file written ("" none) */
+  sleepacc_fact facts[SLEEPACC_MAX_FACTS]; /* the header's host facts */
+  char buf[65536];        /* lines are written through it */
+} sleepacc_writer;
+int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
+                         const char *writer_version);
+int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const int64_t *samples,
+                          size_t n);
+int sleepacc_writer_close(sleepacc_writer *w);
+void sleepacc_writer_abort(sleepacc_writer *w);
+
 /* The options of a run as a binding takes them (csrc/options.c), in
  * measure()'s order (method and duration first, then the options every
  * run shares, n to dma_latency): the public name, how its value converts, the config
@@ -980,6 +1057,18 @@ int sleepacc_seconds_to_ns(double s, int64_t *ns);
  * the caller's integer did not fit int64 itself, overflow its sign (1 or
  * -1; 0 when it fit, as PyLong_AsLongLongAndOverflow reports it). */
 int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
+/* --- Option rules a binding applies while converting (options.c). --- */
+/* The defaults that depend on another option, applied once the options
+ * given are set (given: bit i set when sleepacc_options[i] was given): a
+ * fifo or rr policy without a priority runs at priority 1, the API's default
+ * real-time priority. */
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
+/* A MODE or POLICY option's value by name (sleepacc_mode_from_name,
+ * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind.
+ * choices: the names it knows, for that error ("relative, periodic"), or
+ * NULL for another kind. */
+int sleepacc_option_choice(const sleepacc_option *o, const char *name);
+const char *sleepacc_option_choices(const sleepacc_option *o);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */
