@@ -353,6 +353,13 @@ const sleepacc_field sleepacc_sleeper_config_fields[] = {
     SLEEPACC__END,
 };
 
+/* margins: the pairs' two columns (SLEEPACC_FIELD_PAIRS, Lua's names). */
+static const sleepacc_field sleepacc__margin_fields[] = {
+    SLEEPACC__AS(sleepacc_pair, "band_lo_ns", key, I64),
+    SLEEPACC__AS(sleepacc_pair, "margin_ns", value, I64),
+    SLEEPACC__END,
+};
+
 const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, count, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, misses, I64),
@@ -371,6 +378,8 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, contended, BOOL),
     SLEEPACC__F(sleepacc_sleeper_stats, last_wake_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, dma_latency_us, OPT),
+    {"margins", offsetof(sleepacc_sleeper_stats, margins), 0, SLEEPACC_FIELD_PAIRS,
+     sleepacc__margin_fields, 0},
     SLEEPACC__END,
 };
 

@@ -74,6 +74,18 @@ const char *sleepacc_py_name(PyObject *obj, const char *arg) {
   return s;
 }
 
+/* A sleepacc_pairs as a dict {key: value}, in order. */
+static PyObject *py_pairs(const sleepacc_pairs *pairs) {
+  PyObject *d = PyDict_New();
+  for (int64_t i = 0; d && i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
+    PyObject *k = PyLong_FromLongLong(pairs->at[i].key), *v = PyLong_FromLongLong(pairs->at[i].value);
+    if (!k || !v || PyDict_SetItem(d, k, v) < 0) Py_CLEAR(d);
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
 /* One value of row f at p as a new object (NULL: an exception, or with
  * *omit set, nothing to add). */
 static PyObject *py_field_value(const sleepacc_field *f, const char *p, int *omit) {
@@ -83,6 +95,7 @@ static PyObject *py_field_value(const sleepacc_field *f, const char *p, int *omi
   case SLEEPACC_FIELD_BOOL: return PyBool_FromLong(*(const int *)p);
   case SLEEPACC_FIELD_INT: return PyLong_FromLong(*(const int *)p);
   case SLEEPACC_FIELD_NESTED: return sleepacc_py_from_fields(f->sub, p);
+  case SLEEPACC_FIELD_PAIRS: return py_pairs((const sleepacc_pairs *)(const void *)p);
   case SLEEPACC_FIELD_STRING:
     if (*(const char *const *)p) return PyUnicode_FromString(*(const char *const *)p);
     break;
