@@ -911,6 +911,10 @@ typedef union sleepacc_precise_stats {
   sleepacc_pacer_stats pacer;     /* SLEEPACC_PRECISE_PACER: sleepacc_pacer_stats_fields */
 } sleepacc_precise_stats;
 
+/* A sleeper's absolute deadline (sleep_until): 0, or -EINVAL with *message
+ * when it is negative or more than one day ahead (config.c's rules). */
+int sleepacc_deadline_check(int64_t deadline_ns, const char **message);
+
 /* poll: the tick handed to this call's wait was taken by a re-entrant
  * wait; the caller's wait goes on to the next tick. */
 #define SLEEPACC_PRECISE_TAKEN 3

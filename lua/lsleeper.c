@@ -42,11 +42,9 @@ static sleepacc_precise *handle_new(lua_State *L, int kind) {
   return h;
 }
 
-/* The handle of kind at idx; raises when it is closed and open is required. */
-static sleepacc_precise *handle_check(lua_State *L, int idx, int kind, int need_open) {
-  sleepacc_precise *h = handle_obj(luaL_checkudata(L, idx, MT[kind]));
-  if (need_open && !sleepacc_precise_is_open(h)) sleepacc_lua_error(L, MT[kind], "closed");
-  return h;
+/* The handle of kind at idx (open or closed). */
+static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
+  return handle_obj(luaL_checkudata(L, idx, MT[kind]));
 }
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
@@ -55,7 +53,7 @@ static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_main
 #define KIND() ((int)lua_tointeger(L, lua_upvalueindex(1)))
 
 static int handle_close(lua_State *L) {
-  int rc = sleepacc_precise_close(handle_check(L, 1, KIND(), 0));
+  int rc = sleepacc_precise_close(handle_check(L, 1, KIND()));
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, MT[KIND()]) : 0;
 }
 
@@ -68,10 +66,10 @@ static int push_stats(lua_State *L, const sleepacc_precise *h) {
   return 1;
 }
 
-static int handle_stats(lua_State *L) { return push_stats(L, handle_check(L, 1, KIND(), 0)); }
+static int handle_stats(lua_State *L) { return push_stats(L, handle_check(L, 1, KIND())); }
 
 static int handle_tostring(lua_State *L) {
-  sleepacc_precise *h = handle_check(L, 1, KIND(), 0);
+  sleepacc_precise *h = handle_check(L, 1, KIND());
   lua_pushfstring(L, "%s(%s)", MT[KIND()], sleepacc_precise_is_open(h) ? "open" : "closed");
   return 1;
 }
@@ -109,9 +107,11 @@ static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c)
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
 /* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
- * into *deadline) on h, run in chunks (Ctrl-C checked between them): 0, or
- * nil, err, ename pushed (3; `what` names the call). */
-static int handle_run(lua_State *L, sleepacc_precise *h, int64_t *deadline, const char *what) {
+ * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
+ * checked between them): 0, or nil, err, ename pushed (3; `what` names the
+ * call).  A closed handle raises "<type>: closed". */
+static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const char *what) {
+  sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
   sleepacc_sleeper *own = NULL;
   int rc;
@@ -121,14 +121,15 @@ static int handle_run(lua_State *L, sleepacc_precise *h, int64_t *deadline, cons
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
     sleepacc_precise_end(&c, rc < 0);
   }
+  if (rc == -EBADF) sleepacc_lua_error(L, MT[kind], "closed");
   if (rc < 0) return sleepacc_lua_pusherror(L, rc, what);
   *deadline = c.deadline_ns;
   return 0;
 }
 
-/* Sleep h toward deadline: true, or nil, err, ename. */
-static int sleep_until(lua_State *L, sleepacc_precise *h, int64_t deadline) {
-  if (handle_run(L, h, &deadline, "sleep") != 0) return 3;
+/* Sleep the sleeper at idx toward deadline: true, or nil, err, ename. */
+static int sleep_until(lua_State *L, int idx, int64_t deadline) {
+  if (handle_run(L, idx, SLEEPACC_PRECISE_SLEEPER, &deadline, "sleep") != 0) return 3;
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -152,20 +153,21 @@ static int sleeper_new(lua_State *L) {
 }
 
 static int sleeper_sleep(lua_State *L) {
-  sleepacc_precise *h = handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER, 1);
-  int64_t d = duration_arg(L, 2, "seconds");
-  return sleep_until(L, h, sleepacc_now_ns() + d);
+  int64_t d;
+  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
+  d = duration_arg(L, 2, "seconds");
+  return sleep_until(L, 1, sleepacc_now_ns() + d);
 }
 
 /* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
 static int sleeper_until(lua_State *L) {
-  sleepacc_precise *h = handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER, 1);
-  return sleep_until(L, h, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
+  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
+  return sleep_until(L, 1, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
 }
 
-/* sa.sleep's sleeper of the checked config c (opened on first use, kept
- * by method), or NULL after pushing an error. */
-static sleepacc_precise *cached(lua_State *L, const sleepacc_sleeper_config *c) {
+/* Push sa.sleep's sleeper of the checked config c (opened on first use,
+ * kept by method) and return 1, or return 0 after pushing an error. */
+static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
@@ -174,20 +176,18 @@ static sleepacc_precise *cached(lua_State *L, const sleepacc_sleeper_config *c) 
   }
   if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
     lua_pop(L, 1);
-    if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return NULL;
+    if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, c->method);
   }
-  return handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER, 1);
+  return 1;
 }
 
 static int sleep_once(lua_State *L) {
   int64_t d = duration_arg(L, 1, "seconds");
   sleepacc_sleeper_config c;
-  sleepacc_precise *h;
   sleeper_config(L, &c, 2, 0, NULL);
-  h = cached(L, &c);
-  return h ? sleep_until(L, h, sleepacc_now_ns() + d) : 3;
+  return cached(L, &c) ? sleep_until(L, lua_gettop(L), sleepacc_now_ns() + d) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
@@ -198,7 +198,7 @@ static int sleep_stats(lua_State *L) {
     lua_pushnil(L);
     return 1;
   }
-  return push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER, 0));
+  return push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER));
 }
 
 /* ------------------------------------------------------------ Pacer */
@@ -215,7 +215,7 @@ static int pacer_new(lua_State *L) {
 
 static int pacer_wait(lua_State *L) {
   int64_t dl = 0;
-  if (handle_run(L, handle_check(L, 1, SLEEPACC_PRECISE_PACER, 1), &dl, "wait") != 0) return 3;
+  if (handle_run(L, 1, SLEEPACC_PRECISE_PACER, &dl, "wait") != 0) return 3;
   lua_pushinteger(L, (lua_Integer)dl);
   return 1;
 }

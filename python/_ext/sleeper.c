@@ -1,16 +1,12 @@
 /*
- * sleeper.c -- sleepacc._core.Sleeper and sleepacc._core.Pacer over the
- * core's precise handle (sleepacc_precise, csrc/precise.c).
- *
- * Both types are one object layout around the handle, which owns the
- * lifecycle: open (the dma latency held for the object's life), the claim
- * (one sleeping thread at a time, by PyThread_get_thread_ident(): a second
- * gets RuntimeError instead of a data race), re-entry from a signal handler
- * (a sleeper of its own, allocated here), the tick tokens and close
- * (close(), __exit__ or dealloc; twice is fine).  This file converts
- * arguments, runs the core's step in chunks with the GIL released and
- * PyErr_CheckSignals() between them, and maps errors; statistics come by
- * the field table the core names.
+ * sleeper.c -- sleepacc._core.Sleeper and sleepacc._core.Pacer: one object
+ * layout around the core's precise handle (sleepacc_precise, csrc/precise.c),
+ * which owns their lifecycle (open, the one-thread claim, re-entry, the tick
+ * tokens, close, stats).  Here: the arguments converted, the claim's
+ * identity (PyThread_get_thread_ident()), a re-entered call's own sleeper
+ * allocated, the core's step run in chunks with the GIL released and
+ * PyErr_CheckSignals() between them, the stats by the table the core names,
+ * and errors mapped (-EBUSY RuntimeError, -EBADF "closed" ValueError).
  */
 #include "binding.h"
 
@@ -28,6 +24,11 @@ typedef struct {
 static PyTypeObject Pacer_Type;
 
 static int is_pacer(PreciseObject *o) { return PyObject_TypeCheck(o, &Pacer_Type); }
+
+/* The call named in errors. */
+static const char *precise_what(PreciseObject *o) {
+  return is_pacer(o) ? "Pacer.wait" : "Sleeper.sleep";
+}
 
 static uint64_t precise_me(void) { return (uint64_t)PyThread_get_thread_ident(); }
 
@@ -94,30 +95,7 @@ static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* The sleep toward *deadline (Sleeper) or the wait for the next tick with
- * token tok (Pacer), up to the hand-off: 1 handed off, 0 done, -1 with an
- * exception.  A re-entered call (a signal handler on the thread that holds
- * the object) runs with a sleeper of its own, allocated here. */
-static int precise_run(PreciseObject *o, int64_t *deadline, long long tok) {
-  const char *what = is_pacer(o) ? "Pacer.wait" : "Sleeper.sleep";
-  sleepacc_sleeper *own = NULL;
-  sleepacc_precise_call c;
-  int rc, near;
-  if (sleepacc_precise_reentered(&o->h, precise_me()))
-    own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
-  if ((rc = sleepacc_precise_begin(&c, &o->h, precise_me(), *deadline, tok, own)) < 0) {
-    PyMem_Free(own);
-    precise_raise(o, rc, what);
-    return -1;
-  }
-  rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, what);
-  near = sleepacc_precise_end(&c, rc < 0);
-  PyMem_Free(own);
-  *deadline = c.deadline_ns;
-  return rc < 0 ? -1 : near;
-}
-
-/* `monotonic_ns` as a deadline: an int, at most one day ahead. */
+/* `monotonic_ns` as a deadline: an int, by the core's deadline rule. */
 static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   long long dl;
   int overflow = 0;
@@ -129,31 +107,40 @@ static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   }
   dl = PyLong_AsLongLongAndOverflow(arg, &overflow);
   if (dl == -1 && PyErr_Occurred()) return -1;
-  if (overflow || dl < 0) {
-    PyErr_Format(PyExc_ValueError, "monotonic_ns: must be a CLOCK_MONOTONIC time in ns, got %R", arg);
-    return -1;
-  }
-  if (sleepacc_duration_check(dl - sleepacc_now_ns(), &msg) < 0 && dl > sleepacc_now_ns()) {
-    PyErr_Format(PyExc_ValueError, "monotonic_ns: must be at most one day ahead, got %R", arg);
+  if (sleepacc_deadline_check(overflow ? (overflow < 0 ? -1 : INT64_MAX) : dl, &msg) < 0) {
+    PyErr_Format(PyExc_ValueError, "monotonic_ns: %s, got %R", msg, arg);
     return -1;
   }
   *out = (int64_t)dl;
   return 0;
 }
 
-/* _begin(x): the sleep (Sleeper, x = monotonic_ns) or the next tick
- * (Pacer, x = the wait() token) up to the hand-off: (deadline, near);
- * near: finish it with _poll(). */
+/* _begin(x): the sleep toward x = monotonic_ns (Sleeper) or the wait for
+ * the next tick of the wait() with token x (Pacer), up to the hand-off:
+ * (deadline, near); near: finish it with _poll().  A call re-entered from
+ * a signal handler on the thread that holds the object runs to the end
+ * with a sleeper of its own, allocated here. */
 static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
-  int pacer = is_pacer(self);
+  int pacer = is_pacer(self), rc, near = 0;
+  sleepacc_sleeper *own = NULL;
+  sleepacc_precise_call c;
   PyObject *x = NULL;
   int64_t dl = 0;
   long long tok = 0;
-  int rc;
   if (!PyArg_ParseTuple(args, pacer ? "|L:_begin" : "O:_begin", pacer ? (void *)&tok : (void *)&x) ||
-      (x && precise_deadline_arg(x, &dl) < 0) || (rc = precise_run(self, &dl, tok)) < 0)
+      (x && precise_deadline_arg(x, &dl) < 0))
     return NULL;
-  return Py_BuildValue("(LO)", (long long)dl, rc == 1 ? Py_True : Py_False);
+  if (sleepacc_precise_reentered(&self->h, precise_me()))
+    own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
+  if ((rc = sleepacc_precise_begin(&c, &self->h, precise_me(), dl, tok, own)) == 0) {
+    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, precise_what(self)); /* -1: raised */
+    near = sleepacc_precise_end(&c, rc < 0);
+  } else {
+    precise_raise(self, rc, precise_what(self));
+  }
+  PyMem_Free(own);
+  if (rc < 0) return NULL;
+  return Py_BuildValue("(LO)", (long long)c.deadline_ns, near ? Py_True : Py_False);
 }
 
 /* _poll(x): one clock read of a handed-off sleep (x = its deadline) or tick
@@ -166,7 +153,7 @@ static PyObject *Precise_poll(PreciseObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "|L:_poll", &x)) return NULL;
   rc = sleepacc_precise_poll(&self->h, precise_me(), pacer ? 0 : x, pacer ? x : 0);
   if (rc == SLEEPACC_PRECISE_TAKEN) Py_RETURN_NONE;
-  if (rc < 0) return precise_raise(self, rc, pacer ? "Pacer.wait" : "Sleeper.sleep");
+  if (rc < 0) return precise_raise(self, rc, precise_what(self));
   return PyBool_FromLong(rc == 1);
 }
 
