@@ -7,9 +7,11 @@
  * identity; a claim from before a fork() is void in the child, whose only
  * thread is not the one that made it), the re-entered call's own sleeper,
  * and the pacer's tick tokens: which caller's wait got the last tick (so
- * an exception that kept it from that caller offers it again) and whose
- * tick is in its hand-off (so a re-entrant wait that took it is told
- * apart from a real error).  Allocates nothing: the handle, the call and a
+ * an exception that kept it from that caller offers it again).  A poll of
+ * a handed-off wait that finds no tick pending was robbed of it by another
+ * wait in between (a signal handler's, which may have been handed off
+ * itself): SLEEPACC_PRECISE_TAKEN, so that caller goes on to the next tick.
+ * Allocates nothing: the handle, the call and a
  * re-entered call's own sleeper are the caller's memory.
  */
 #include "sleepacc_int.h"
@@ -46,7 +48,7 @@ int sleepacc_precise_open(sleepacc_precise *h, int kind, const sleepacc_sleeper_
   if (sleepacc_precise_close(h) < 0) return -EBUSY;
   h->kind = kind;
   h->busy = 0;
-  h->delivered_tok = h->handed_tok = 0;
+  h->delivered_tok = 0;
   rc = kind == SLEEPACC_PRECISE_PACER ? sleepacc_pacer_open_config(&h->u.p, c, field)
                                       : sleepacc_sleeper_open_config(&h->u.s, c, field);
   h->open = rc == 0;
@@ -110,9 +112,7 @@ int sleepacc_precise_end(sleepacc_precise_call *c, int failed) {
   if (h->kind == SLEEPACC_PRECISE_PACER) {
     if (failed && c->delivered) {
       sleepacc_pacer_unwait(&h->u.p, c->deadline_ns);
-    } else if (near) {
-      h->handed_tok = c->token;
-    } else if (!failed) {
+    } else if (!failed && !near) {
       h->delivered_tok = c->token;
       h->delivered_dl = c->deadline_ns;
     }
@@ -130,8 +130,8 @@ int sleepacc_precise_poll(sleepacc_precise *h, uint64_t thread, int64_t deadline
   rc = pacer ? sleepacc_pacer_poll(&h->u.p, &dl) : sleepacc_sleeper_poll(&h->u.s, deadline_ns);
   h->busy = 0;
   if (rc == -EINTR) return 0;
-  /* no tick pending: a re-entrant wait took the one handed to this call */
-  if (rc == -EINVAL && pacer && token != 0 && h->handed_tok == token) return SLEEPACC_PRECISE_TAKEN;
+  /* no tick pending: another wait took the one handed to this call */
+  if (rc == -EINVAL && pacer && token != 0) return SLEEPACC_PRECISE_TAKEN;
   if (rc == 1 && pacer) {
     h->delivered_tok = token;
     h->delivered_dl = dl;

@@ -886,7 +886,6 @@ typedef struct sleepacc_precise {
   uint64_t busy_thread;    /* the identity holding it (re-entry: the same one) */
   int64_t delivered_tok;   /* token of the call that got the last tick, 0 none */
   int64_t delivered_dl;    /* that tick's deadline */
-  int64_t handed_tok;      /* token of the call whose tick is in its hand-off */
   union {
     sleepacc_sleeper s;
     sleepacc_pacer p;
@@ -915,8 +914,8 @@ typedef union sleepacc_precise_stats {
  * when it is negative or more than one day ahead (config.c's rules). */
 int sleepacc_deadline_check(int64_t deadline_ns, const char **message);
 
-/* poll: the tick handed to this call's wait was taken by a re-entrant
- * wait; the caller's wait goes on to the next tick. */
+/* poll: no tick is pending for this handed-off wait: another wait in
+ * between (a signal handler's) took it; the caller goes on to the next. */
 #define SLEEPACC_PRECISE_TAKEN 3
 
 /* Open h (zeroed memory, or a handle opened before: closed first) as kind
