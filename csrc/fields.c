@@ -48,7 +48,8 @@ void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_valu
     out->s = sleepacc_mode_name(*(const int *)(const void *)p);
     break;
   case SLEEPACC_FIELD_NESTED:
-    out->kind = SLEEPACC_VALUE_NESTED;
+  case SLEEPACC_FIELD_PAIRS:
+    out->kind = f->type == SLEEPACC_FIELD_NESTED ? SLEEPACC_VALUE_NESTED : SLEEPACC_VALUE_PAIRS;
     out->sub = f->sub;
     out->base = p;
     break;

@@ -71,6 +71,18 @@ const char *sleepacc_py_name(PyObject *obj, const char *arg) {
   return s;
 }
 
+/* A sleepacc_pairs as a dict {key: value}, in order. */
+static PyObject *py_pairs(const sleepacc_pairs *pairs) {
+  PyObject *d = PyDict_New();
+  for (int64_t i = 0; d && i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
+    PyObject *k = PyLong_FromLongLong(pairs->at[i].key), *v = PyLong_FromLongLong(pairs->at[i].value);
+    if (!k || !v || PyDict_SetItem(d, k, v) < 0) Py_CLEAR(d);
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
 /* Row f of the struct at base as a new object, by the core's reading of it
  * (NULL: an exception, or with *omit set, nothing to add). */
 static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit) {
@@ -83,6 +95,7 @@ static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *
   case SLEEPACC_VALUE_BOOL: return PyBool_FromLong((long)v.i);
   case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
   case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
+  case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
   default: return *omit ? NULL : Py_NewRef(Py_None);
   }
 }
