@@ -59,6 +59,12 @@ How the fit works (all in ns):
   afterwards).  Structures are ranked by chi-square + ln(n) per parameter
   (BIC) + priors (the registry's unit, the host's high-resolution timers,
   the OS).  Cost: O(n) per candidate, a bounded number of candidates.
+* the set-up ``s`` is tried last, on the best fits of the leading tickless
+  structures: where some requests are shorter than it and enough are longer
+  to fit the rest with a degree of freedom to spare; it is kept only where
+  leaving it out worsens the fit beyond the 95 % threshold.  With one
+  request shorter than ``s`` it rests on that request alone: a duration left
+  out cannot be predicted with it.
 * every linear parameter gets a 95 % interval from a wild bootstrap of the
   points (200 replicates; the residual inflates a point's noise where the
   fit misses it); shape parameters get profile intervals.  A term is
