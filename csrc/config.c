@@ -65,7 +65,9 @@
   XX(S_HANDOFF, "handoff_ns", EINVAL, "must be at most 0.001 s")                               \
   XX(S_DMA, "dma_latency_us", EINVAL, "must be 0..2000000000 us (or left as it is)")           \
   XX(S_PERIOD, "period_ns", EINVAL, "must be positive and at most 86400 s (one day)")         \
-  XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")
+  XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")                        \
+  XX(S_DEADLINE_NEG, "deadline_ns", EINVAL, "must be a CLOCK_MONOTONIC time in ns")           \
+  XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")
 
 enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
@@ -100,6 +102,13 @@ static int sleepacc__duration_rule(int64_t ns, int neg, int day) {
 
 int sleepacc_duration_check(int64_t ns, const char **message) {
   int id = sleepacc__duration_rule(ns, SLEEPACC__R_DURATION_NEG, SLEEPACC__R_DURATION_DAY);
+  return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, NULL, message);
+}
+
+int sleepacc_deadline_check(int64_t deadline_ns, const char **message) {
+  int id = deadline_ns < 0 ? SLEEPACC__R_S_DEADLINE_NEG
+           : deadline_ns - sleepacc_now_ns() > SLEEPACC_MAX_DURATION_NS ? SLEEPACC__R_S_DEADLINE_DAY
+                                                                       : SLEEPACC__R_OK;
   return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, NULL, message);
 }
 
@@ -353,6 +362,13 @@ const sleepacc_field sleepacc_sleeper_config_fields[] = {
     SLEEPACC__END,
 };
 
+/* margins: the pairs' two columns (SLEEPACC_FIELD_PAIRS, Lua's names). */
+static const sleepacc_field sleepacc__margin_fields[] = {
+    SLEEPACC__AS(sleepacc_pair, "band_lo_ns", key, I64),
+    SLEEPACC__AS(sleepacc_pair, "margin_ns", value, I64),
+    SLEEPACC__END,
+};
+
 const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, count, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, misses, I64),
@@ -371,6 +387,8 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, contended, BOOL),
     SLEEPACC__F(sleepacc_sleeper_stats, last_wake_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, dma_latency_us, OPT),
+    {"margins", offsetof(sleepacc_sleeper_stats, margins), 0, SLEEPACC_FIELD_PAIRS,
+     sleepacc__margin_fields, 0},
     SLEEPACC__END,
 };
 

@@ -7,11 +7,11 @@
  * ("dma_latency"); and the seconds -> ns conversion both bindings share.
  *
  * The rules of the options themselves live here too: the names a MODE or
- * POLICY option knows, and the defaults that depend on another option
- * (sleepacc_option_choice, sleepacc_option_choices, sleepacc_options_complete).
+ * POLICY option knows, and the defaults that depend on another option.
  *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
- * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table).
+ * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
+ * its field table), sleepacc_options_complete, sleepacc_option_choice(s).
  */
 #include "sleepacc_int.h"
 
@@ -73,6 +73,12 @@ int sleepacc_seconds_to_ns(double s, int64_t *ns) {
   *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
   if (s < 0 && *ns >= 0) *ns = -1;
   return 0;
+}
+
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow) {
+  if (overflow > 0 || (!overflow && s > INT64_MAX / 1000000000LL)) return INT64_MAX;
+  if (overflow < 0 || (!overflow && s < INT64_MIN / 1000000000LL)) return -1;
+  return s * 1000000000LL;
 }
 
 #define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \

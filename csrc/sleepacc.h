@@ -236,7 +236,8 @@ typedef enum sleepacc_field_type {
                                 relative to this row's offset */
   SLEEPACC_FIELD_OPT_INT64 = 5, /* int64_t; a negative value is null */
   SLEEPACC_FIELD_INT = 6,       /* int */
-  SLEEPACC_FIELD_METHOD = 7     /* const sleepacc_method *, by its name; NULL is null */
+  SLEEPACC_FIELD_METHOD = 7,    /* const sleepacc_method *, by its name; NULL is null */
+  SLEEPACC_FIELD_PAIRS = 11     /* sleepacc_pairs (below) */
 } sleepacc_field_type;
 /* Row flag: a null value leaves the key out (instead of None / nil). */
 #define SLEEPACC_FIELD_OMIT_NULL 1
@@ -251,6 +252,19 @@ typedef struct sleepacc_field {
 } sleepacc_field;
 extern const sleepacc_field sleepacc_stats_fields[];
 
+/* The PAIRS field kind (handle12): an ordered map of int64 keys to int64
+ * values, e.g. auto's learned margin by duration band.  Python converts it
+ * to a dict {key: value}; Lua to an array, in order, of one table per pair
+ * by the row's .sub (two INT64 rows over sleepacc_pair naming key and value). */
+#define SLEEPACC_PAIRS_MAX 40
+typedef struct sleepacc_pair {
+  int64_t key, value;
+} sleepacc_pair;
+typedef struct sleepacc_pairs {
+  int64_t n;                            /* pairs used, 0..SLEEPACC_PAIRS_MAX */
+  sleepacc_pair at[SLEEPACC_PAIRS_MAX]; /* the pairs, in order */
+} sleepacc_pairs;
+
 void sleepacc_hist_init(sleepacc_hist *h, int64_t threshold);
 void sleepacc_hist_add(sleepacc_hist *h, int64_t value);
 /* Value at quantile q in [0,1] (nearest-rank), within the stated precision. */
@@ -264,6 +278,50 @@ void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out);
  * Percentiles are exact nearest-rank order statistics. -EINVAL on NULLs. */
 int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
                            int64_t *scratch, sleepacc_stats *out);
+
+/* Field kinds and values (py12: issue 12, csrc/fields.c).  More field
+ * types, beside sleepacc_field_type's: */
+#define SLEEPACC_FIELD_MODE 8  /* int sleepacc_mode, by its name (sleepacc_mode_name) */
+#define SLEEPACC_FIELD_TEXT 9  /* an inline NUL-terminated char array (a fact's s) */
+#define SLEEPACC_FIELD_NULL 10 /* always null (an unknown fact) */
+/* Row flag: a binding filling the struct from an object refuses one that
+ * lacks the key (KeyError / an error naming it). */
+#define SLEEPACC_FIELD_REQUIRED 2
+/* A field's value in the few kinds a binding has: the core reads and sets
+ * every field type, so a binding's converter has one case per kind, none
+ * per type (a new type needs no binding edit). */
+typedef enum sleepacc_value_kind {
+  SLEEPACC_VALUE_NULL = 0, /* None / nil (OMIT_NULL: the key is left out) */
+  SLEEPACC_VALUE_INT,      /* .i */
+  SLEEPACC_VALUE_REAL,     /* .d */
+  SLEEPACC_VALUE_BOOL,     /* .i, 0 or 1 */
+  SLEEPACC_VALUE_TEXT,     /* .s, NUL-terminated (host facts may hold bytes that are not UTF-8) */
+  SLEEPACC_VALUE_NESTED,   /* the rows .sub of the sub-object at .base */
+  SLEEPACC_VALUE_PAIRS     /* the sleepacc_pairs at .base (.sub: a pair's two rows) */
+} sleepacc_value_kind;
+typedef struct sleepacc_value {
+  int kind;                  /* sleepacc_value_kind */
+  int64_t i;                 /* INT, BOOL */
+  double d;                  /* REAL */
+  const char *s;             /* TEXT */
+  const sleepacc_field *sub; /* NESTED: its rows */
+  const void *base;          /* NESTED: its struct */
+} sleepacc_value;
+/* Row f of the struct at base as a value: INT64, INT and OPT_INT64 (a
+ * negative is NULL) as INT, DOUBLE as REAL, BOOL as BOOL, STRING and TEXT as
+ * TEXT (a NULL string is NULL), METHOD and MODE by name, NESTED as NESTED,
+ * PAIRS as PAIRS,
+ * NULL and an unknown type as NULL. */
+void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_value *out);
+/* Set row f of the struct at base from v: INT (or BOOL) into INT64,
+ * OPT_INT64, INT and BOOL (-ERANGE beyond int) and DOUBLE; REAL into DOUBLE;
+ * TEXT into STRING (the pointer itself: returns 1, the caller keeps the text
+ * alive), METHOD and MODE by name (-ENOENT unknown); NULL into STRING and
+ * METHOD.  -EINVAL for a kind the row cannot take (NESTED: set its rows).
+ * *message (if not NULL) gets the failure's words ("unknown method", "out
+ * of range", "cannot be set from"), to follow the row's name. */
+int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,
+                       const char **message);
 
 /* -------------------------------------------------------------------------
  * Environment control: apply before a run, restore after, on every path.
@@ -561,6 +619,16 @@ int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t ca
  * "309.477µs", "1.011542ms", "0s").  Returns length or -ENOSPC. */
 int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 
+/* Table rows by field table, renderers by style name (py12: issue 12).
+ * sleepacc_row as a field table (every key required): method, requested_ns,
+ * mode (by name), stats (nested sleepacc_stats_fields), cpu_percent. */
+extern const sleepacc_field sleepacc_row_fields[];
+typedef int (*sleepacc_table_fn)(const sleepacc_row *rows, size_t n, char *buf, size_t cap,
+                                 size_t *needed);
+/* The renderer of a style: "irtt" sleepacc_table_irtt, "wide"
+ * sleepacc_table_wide; NULL for another name (or NULL). */
+sleepacc_table_fn sleepacc_table_style(const char *style);
+
 /* -------------------------------------------------------------------------
  * Host facts: a key/value list, so bindings convert it generically.
  * ---------------------------------------------------------------------- */
@@ -584,6 +652,24 @@ typedef struct sleepacc_fact {
 /* Fill up to cap facts; *count gets how many.  A missing file makes a fact
  * UNKNOWN, never an error.  Reads only /proc, /sys and uname(). */
 int sleepacc_host_facts(sleepacc_fact *facts, size_t cap, size_t *count);
+
+/* Clock and host facts by field table (py12: issue 12), so a binding
+ * converts them with its one field loop.  All the clocks at once: */
+typedef struct sleepacc_clocks {
+  sleepacc_clock_info clock[SLEEPACC_CLOCK_COUNT]; /* by sleepacc_clock_id */
+} sleepacc_clocks;
+/* {resolution_ns, read_cost_ns}, each null when unknown (-1). */
+extern const sleepacc_field sleepacc_clock_info_fields[];
+/* One nested row per clock, by its name: {"monotonic": {...}, ...}. */
+extern const sleepacc_field sleepacc_clocks_fields[];
+/* sleepacc_clock_info_get(id, reads, ...) for every id into out->clock[id]:
+ * 0 or its first error. */
+int sleepacc_clocks_get(int reads, sleepacc_clocks *out);
+/* Host facts: sleepacc_fact_fields() writes a field table of facts[0..count)
+ * into rows (room for count + 1; the last row ends it): each fact by its key,
+ * INT as INT64, REAL as DOUBLE, STR as TEXT, UNKNOWN as NULL, the offsets
+ * relative to facts.  Convert it with the facts as the base. */
+void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_field *rows);
 
 /* -------------------------------------------------------------------------
  * Precise sleep: a sleeper that learns this host, and a pacer.
@@ -674,6 +760,7 @@ typedef struct sleepacc_sleeper_stats {
   int contended;              /* auto: the margin is capped (CPU contended) */
   int64_t last_wake_ns;       /* when the last completed sleep returned (0 none) */
   int64_t dma_latency_us;     /* /dev/cpu_dma_latency value held, -1 none */
+  sleepacc_pairs margins;     /* auto: {band lower bound ns: margin ns} (sleepacc_sleeper_margins) */
 } sleepacc_sleeper_stats;
 extern const sleepacc_field sleepacc_sleeper_stats_fields[];
 /* Strategy name ("auto", ...), or NULL out of range. */
@@ -842,6 +929,117 @@ void sleepacc_pacer_close(sleepacc_pacer *p);
 sleepacc_sleeper *sleepacc_pacer_sleeper(sleepacc_pacer *p);
 void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out);
 
+/* The precise handle (handle12, csrc/precise.c): a sleeper or a pacer with
+ * the one lifecycle both bindings share, embedded in their objects.
+ *   open   from a sleepacc_sleeper_config (the dma latency held until close);
+ *   calls  one sleeping thread at a time: a call claims the handle for the
+ *          caller's thread identity (any uint64_t the binding picks: its
+ *          thread id, its Lua state); another identity gets -EBUSY.  A claim
+ *          made before fork() is void in the child.  A call re-entered on
+ *          the claiming identity (a signal handler) gets a sleeper of its own
+ *          (caller-provided memory, opened like the handle's, no hand-off)
+ *          and runs to the end; for a pacer it takes the pending tick.
+ *   ticks  a pacer call carries the caller's token (0: none): a tick an
+ *          exception kept from its caller is offered again (unwait).
+ *   close  twice is fine; stats by one call that also names its field table.
+ * The claim is not atomic: calls on one handle are serialized by the caller
+ * (the GIL, a Lua state).  Every field is private. */
+typedef enum sleepacc_precise_kind {
+  SLEEPACC_PRECISE_SLEEPER = 0, /* a sleepacc_sleeper: sleeps toward deadlines */
+  SLEEPACC_PRECISE_PACER = 1    /* a sleepacc_pacer: waits for its ticks */
+} sleepacc_precise_kind;
+
+typedef struct sleepacc_precise {
+  /* private */
+  int kind;                /* sleepacc_precise_kind */
+  int open;                /* 1 between a successful open and close */
+  int busy;                /* 1 while a call holds the claim */
+  uint64_t busy_gen;       /* sleepacc_fork_generation() at the claim */
+  uint64_t busy_thread;    /* the identity holding it (re-entry: the same one) */
+  int64_t delivered_tok;   /* token of the call that got the last tick, 0 none */
+  int64_t delivered_dl;    /* that tick's deadline */
+  union {
+    sleepacc_sleeper s;
+    sleepacc_pacer p;
+  } u;                     /* the core object of `kind` */
+} sleepacc_precise;
+
+/* One sleep or wait on a handle, from begin to end (caller's memory, e.g.
+ * the stack). */
+typedef struct sleepacc_precise_call {
+  int64_t deadline_ns;     /* the sleep's deadline; a pacer's: its tick's, once known */
+  /* private */
+  sleepacc_precise *h;     /* NULL once ended */
+  sleepacc_sleeper *own;   /* a re-entered call's own sleeper, else NULL */
+  int64_t token;           /* the caller's token of a pacer wait */
+  int delivered;           /* pacer: the core delivered the tick */
+  int last;                /* the last step's result */
+} sleepacc_precise_call;
+
+/* The statistics of either kind, described by the table stats_get names. */
+typedef union sleepacc_precise_stats {
+  sleepacc_sleeper_stats sleeper; /* SLEEPACC_PRECISE_SLEEPER: sleepacc_sleeper_stats_fields */
+  sleepacc_pacer_stats pacer;     /* SLEEPACC_PRECISE_PACER: sleepacc_pacer_stats_fields */
+} sleepacc_precise_stats;
+
+/* A sleeper's absolute deadline (sleep_until): 0, or -EINVAL with *message
+ * when it is negative or more than one day ahead (config.c's rules). */
+int sleepacc_deadline_check(int64_t deadline_ns, const char **message);
+
+/* poll: no tick is pending for this handed-off wait: another wait in
+ * between (a signal handler's) took it; the caller goes on to the next. */
+#define SLEEPACC_PRECISE_TAKEN 3
+
+/* Open h (zeroed memory, or a handle opened before: closed first) as kind
+ * from c (the sleeper or pacer open_config: checked, hand-off, dma latency).
+ * 0; -EBUSY while a call holds it; else the open_config errors with *field
+ * (if not NULL) naming the config field to blame (h is left closed). */
+int sleepacc_precise_open(sleepacc_precise *h, int kind, const sleepacc_sleeper_config *c,
+                          const char **field);
+/* 1 when open, else 0. */
+int sleepacc_precise_is_open(const sleepacc_precise *h);
+/* Release what open acquired: 0 (twice is fine), or -EBUSY while a call
+ * holds it (nothing done). */
+int sleepacc_precise_close(sleepacc_precise *h);
+/* 1 when a call of identity `thread` holds h (a call now would be
+ * re-entered: give sleepacc_precise_begin memory for its own sleeper). */
+int sleepacc_precise_reentered(const sleepacc_precise *h, uint64_t thread);
+/* Begin a call of `thread` on h: a sleep toward deadline_ns (sleeper) or a
+ * wait for the next tick with the caller's token (pacer; deadline_ns
+ * ignored).  own: memory for a sleeper, used (opened, then closed by end)
+ * only when the call is re-entered.  0, then step it (sleepacc_precise_step)
+ * and end it; -EBADF closed, -EBUSY held by another identity, -ENOMEM
+ * re-entered with no own, the errors of sleepacc_sleeper_open_like.  After
+ * a failure c needs no end (end is a no-op). */
+int sleepacc_precise_begin(sleepacc_precise_call *c, sleepacc_precise *h, uint64_t thread,
+                           int64_t deadline_ns, int64_t token, sleepacc_sleeper *own);
+/* One chunk (SLEEPACC_CHUNK_NS) of the call (a sleepacc_precise_call *, the
+ * shape of a binding's chunked runner): 1 done (a pacer's tick in
+ * c->deadline_ns), 0 or -EINTR call again, SLEEPACC_NEAR handed off (then
+ * end and finish with sleepacc_precise_poll), or -errno. */
+int sleepacc_precise_step(void *call);
+/* End the call: failed != 0 when its caller gives it up (an exception,
+ * Ctrl-C, a step's error); a pacer tick it delivered is then offered again.
+ * Releases the claim (or closes the own sleeper).  1 when the call was
+ * handed off, else 0.  Twice is fine. */
+int sleepacc_precise_end(sleepacc_precise_call *c, int failed);
+/* One clock read of a handed-off call: 1 done (a pacer's tick delivered to
+ * the call with `token`), 0 not yet, SLEEPACC_PRECISE_TAKEN (pacer: see
+ * above), 1 at once for a re-entered call (its own sleep ran to the end);
+ * deadline_ns: a sleeper's deadline (ignored for a pacer).  -EBADF, -EBUSY
+ * as begin, or the core's poll errors. */
+int sleepacc_precise_poll(sleepacc_precise *h, uint64_t thread, int64_t deadline_ns,
+                          int64_t token);
+/* The caller's wait with `token` could not return the tick the core gave
+ * it (an exception landed after): the next wait returns it.  0, or -EINVAL
+ * when there is none to offer (not a pacer, another token, closed, held). */
+int sleepacc_precise_unwait(sleepacc_precise *h, int64_t token);
+/* Statistics of h (open or closed) into *out, *fields (if not NULL) the
+ * table describing *out for h's kind.  0, or -EBUSY while a call of
+ * another identity holds h (it is changing them). */
+int sleepacc_precise_stats_get(const sleepacc_precise *h, uint64_t thread,
+                               sleepacc_precise_stats *out, const sleepacc_field **fields);
+
 /* -------------------------------------------------------------------------
  * Sweeps and results files (csrc/sweep.c, csrc/json.c).
  * ---------------------------------------------------------------------- */
@@ -875,51 +1073,8 @@ int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size
                         size_t cap, size_t *needed);
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
 
-/* The options of a run as a binding takes them (csrc/options.c), in
- * measure()'s order (method and duration first, then the options every
- * run shares, n to dma_latency): the public name, how its value converts, the config
- * field it fills (by name and offset) and the least integer allowed.
- *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
- *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
- *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
- *   NAME: a string; NUMBER: a double. */
-typedef enum sleepacc_option_kind {
-  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
-  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
-  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
-} sleepacc_option_kind;
-typedef struct sleepacc_option {
-  const char *name;  /* "duration", "slack", ... */
-  int kind;          /* sleepacc_option_kind */
-  const char *field; /* "duration_ns", "env.slack_ns", ... */
-  size_t offset;     /* in sleepacc_config */
-  int64_t lo;        /* INT64/INT: the least value */
-} sleepacc_option;
-#define SLEEPACC_OPTION_COUNT 14
-extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
-/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
-extern const sleepacc_option sleepacc_sleeper_options[];
-/* The option that fills a field of either list ("env.dma_latency_us" ->
- * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
-const char *sleepacc_option_of_field(const char *field);
-/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
- * negative): 0, or -EDOM for NaN/inf. */
-int sleepacc_seconds_to_ns(double s, int64_t *ns);
-
-/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
- * family and honours_slack by name, the probe's answer. */
-typedef struct sleepacc_method_info {
-  const char *name, *family, *description;
-  int64_t granularity_ns;
-  const char *honours_slack; /* "yes", "no", "unknown" */
-  int absolute, available;
-} sleepacc_method_info;
-extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
-int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
-
-/* --- What a binding's sweep checks before it runs, the file it writes and
- * the rules of its options (sweep.c, json.c, options.c): one block for
- * these additions. --- */
+/* --- Checked sweeps and results files: what a binding's sweep checks before
+ * it runs, and the file it writes (sweep.c, json.c). --- */
 /* A sweep's budget per point when none is given (0.5 s), the one place
  * both bindings' sweep default is written. */
 #define SLEEPACC_SWEEP_BUDGET_NS (SLEEPACC_DEFAULT_BUDGET_NS / 2)
@@ -995,8 +1150,43 @@ int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const 
 int sleepacc_writer_close(sleepacc_writer *w);
 void sleepacc_writer_abort(sleepacc_writer *w);
 
-/* Option rules a binding applies while converting (options.c): the
- * defaults that depend on another option, applied once the options
+/* The options of a run as a binding takes them (csrc/options.c), in
+ * measure()'s order (method and duration first, then the options every
+ * run shares, n to dma_latency): the public name, how its value converts, the config
+ * field it fills (by name and offset) and the least integer allowed.
+ *   METHOD: a method name; SECONDS: seconds -> int64 ns; BUDGET: seconds
+ *   > 0 -> int64 ns, or none (0: only n stops); INT64/INT: an integer >= lo;
+ *   BOOL: int 0/1; MODE/POLICY: a name (sleepacc_mode/policy_from_name);
+ *   NAME: a string; NUMBER: a double. */
+typedef enum sleepacc_option_kind {
+  SLEEPACC_OPT_METHOD, SLEEPACC_OPT_SECONDS, SLEEPACC_OPT_BUDGET, SLEEPACC_OPT_INT64,
+  SLEEPACC_OPT_INT, SLEEPACC_OPT_BOOL, SLEEPACC_OPT_MODE, SLEEPACC_OPT_POLICY,
+  SLEEPACC_OPT_NAME, SLEEPACC_OPT_NUMBER
+} sleepacc_option_kind;
+typedef struct sleepacc_option {
+  const char *name;  /* "duration", "slack", ... */
+  int kind;          /* sleepacc_option_kind */
+  const char *field; /* "duration_ns", "env.slack_ns", ... */
+  size_t offset;     /* in sleepacc_config */
+  int64_t lo;        /* INT64/INT: the least value */
+} sleepacc_option;
+#define SLEEPACC_OPTION_COUNT 14
+extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
+/* The same for a sleeper or pacer (sleepacc_sleeper_config). */
+extern const sleepacc_option sleepacc_sleeper_options[];
+/* The option that fills a field of either list ("env.dma_latency_us" ->
+ * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
+const char *sleepacc_option_of_field(const char *field);
+/* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
+ * negative): 0, or -EDOM for NaN/inf. */
+int sleepacc_seconds_to_ns(double s, int64_t *ns);
+/* Whole seconds -> ns (py12: issue 12), exact, saturating as
+ * sleepacc_seconds_to_ns does (INT64_MAX, or -1 for a negative): s, or, when
+ * the caller's integer did not fit int64 itself, overflow its sign (1 or
+ * -1; 0 when it fit, as PyLong_AsLongLongAndOverflow reports it). */
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
+/* --- Option rules a binding applies while converting (options.c). --- */
+/* The defaults that depend on another option, applied once the options
  * given are set (given: bit i set when sleepacc_options[i] was given): a
  * fifo or rr policy without a priority runs at priority 1, the API's default
  * real-time priority. */
@@ -1007,6 +1197,17 @@ void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
  * NULL for another kind. */
 int sleepacc_option_choice(const sleepacc_option *o, const char *name);
 const char *sleepacc_option_choices(const sleepacc_option *o);
+
+/* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
+ * family and honours_slack by name, the probe's answer. */
+typedef struct sleepacc_method_info {
+  const char *name, *family, *description;
+  int64_t granularity_ns;
+  const char *honours_slack; /* "yes", "no", "unknown" */
+  int absolute, available;
+} sleepacc_method_info;
+extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
+int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
 
 #ifdef __cplusplus
 }

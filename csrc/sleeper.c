@@ -624,8 +624,9 @@ int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_con
 
 /* ------------------------------------------------------------ results */
 
-/* Counters and lateness statistics.  A NULL or closed sleeper gives zeros
- * (the statistics of a closed sleeper are kept until it is reopened). */
+/* Counters, lateness statistics and auto's learned margins.  A NULL or
+ * closed sleeper gives zeros (the statistics of a closed sleeper are kept
+ * until it is reopened). */
 void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stats *out) {
   if (!out) return;
   memset(out, 0, sizeof *out);
@@ -647,7 +648,17 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->contended = s->contended != 0;
   out->last_wake_ns = s->last_wake_ns;
   out->dma_latency_us = s->magic == SLEEPACC__SLEEPER_MAGIC ? s->dma_latency_us : -1;
+  {
+    int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
+    out->margins.n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS);
+    for (int64_t i = 0; i < out->margins.n; i++) {
+      out->margins.at[i].key = lo[i];
+      out->margins.at[i].value = m[i];
+    }
+  }
 }
+
+_Static_assert(SLEEPACC_SLEEPER_BANDS <= SLEEPACC_PAIRS_MAX, "margins: one pair per band");
 
 /* Strategy name by value (index = sleepacc_strategy). */
 const char *sleepacc_strategy_name(int strategy) {

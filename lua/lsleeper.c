@@ -1,6 +1,7 @@
 /*
- * lsleeper.c -- the precise sleep: the core's sleeper and pacer as Lua
- * handles with one lifecycle (open, check, stats, close):
+ * lsleeper.c -- the precise sleep: the core's precise handle
+ * (sleepacc_precise, csrc/precise.c: a sleeper or a pacer with its one
+ * lifecycle) as Lua handles:
  *
  *   sa.sleep(seconds [, method])          -> true | nil, err, ename
  *   sa.sleep_stats([method])              -> stats of sa.sleep's sleeper, or nil
@@ -9,106 +10,67 @@
  *   p:wait()                              -> the tick's deadline (ns, as sa.now_ns())
  *   h:stats(), h:close() (also __gc, __close), tostring(h)
  *
- * Stats come through the core's field tables (sleepacc_sleeper_stats_fields,
- * sleepacc_pacer_stats_fields) plus the sleeper's learned margins.  sa.sleep
- * keeps one sleeper per method and Lua state (in the registry), so what
- * `auto` learns carries over.  Waits run in chunks with checkpoints, so
- * Ctrl-C ends even a 60 s sleep within one chunk.  A dma_latency (us) is held
- * on /dev/cpu_dma_latency for the handle's life.
+ * Stats come through the field table the core names for the handle's kind
+ * (sleepacc_sleeper_stats_fields with the learned margins, or
+ * sleepacc_pacer_stats_fields).  sa.sleep keeps one sleeper per method and
+ * Lua state (in the registry), so what `auto` learns carries over.  Waits
+ * run the core's step in chunks with checkpoints, so Ctrl-C ends even a 60 s
+ * sleep within one chunk.  A dma_latency (us) is held on /dev/cpu_dma_latency
+ * for the handle's life.  The claim's identity is the Lua state (its main
+ * thread): a call re-entered from a hook gets a sleeper of its own.
  */
 #include "binding.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define CACHE_KEY "sleepacc.sleepers"
 
-/* What differs between the two handle types. */
-typedef struct {
-  const char *mt;                  /* metatable name */
-  size_t size;                     /* the core object */
-  void (*close)(void *obj);
-  void (*stats)(const void *obj, void *out);
-  const sleepacc_field *fields;    /* of the stats struct */
-  sleepacc_sleeper *(*sleeper)(void *obj);
-} handle_kind;
+/* Metatable names by sleepacc_precise_kind. */
+static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
-static void sleeper_close(void *o) { sleepacc_sleeper_close((sleepacc_sleeper *)o); }
-static void sleeper_stats(const void *o, void *out) {
-  sleepacc_sleeper_stats_get((const sleepacc_sleeper *)o, (sleepacc_sleeper_stats *)out);
-}
-static sleepacc_sleeper *sleeper_self(void *o) { return (sleepacc_sleeper *)o; }
-static void pacer_close(void *o) { sleepacc_pacer_close((sleepacc_pacer *)o); }
-static void pacer_stats(const void *o, void *out) {
-  sleepacc_pacer_stats_get((const sleepacc_pacer *)o, (sleepacc_pacer_stats *)out);
-}
-static sleepacc_sleeper *pacer_sleeper(void *o) { return sleepacc_pacer_sleeper((sleepacc_pacer *)o); }
-
-static const handle_kind SLEEPER = {"sleepacc.Sleeper", sizeof(sleepacc_sleeper), sleeper_close,
-                                    sleeper_stats, sleepacc_sleeper_stats_fields, sleeper_self};
-static const handle_kind PACER = {"sleepacc.Pacer", sizeof(sleepacc_pacer), pacer_close,
-                                  pacer_stats, sleepacc_pacer_stats_fields, pacer_sleeper};
-
-/* The userdata: this header, then the core object at an aligned address. */
-typedef struct {
-  int open;
-} handle_hdr;
-
-static void *handle_obj(handle_hdr *h) {
-  return (void *)(((uintptr_t)(h + 1) + SLEEPACC_LUA_ALIGN - 1) & ~(uintptr_t)(SLEEPACC_LUA_ALIGN - 1));
+/* The userdata holds the handle at an aligned address. */
+static sleepacc_precise *handle_obj(void *ud) {
+  const uintptr_t a = SLEEPACC_LUA_ALIGN;
+  return (sleepacc_precise *)(((uintptr_t)ud + a - 1) & ~(a - 1));
 }
 
-static void *handle_new(lua_State *L, const handle_kind *k) {
-  handle_hdr *h = (handle_hdr *)lua_newuserdatauv(L, sizeof *h + k->size + SLEEPACC_LUA_ALIGN, 0);
-  h->open = 0;
-  luaL_setmetatable(L, k->mt);
-  return handle_obj(h);
+/* A new closed handle of kind on the stack. */
+static sleepacc_precise *handle_new(lua_State *L, int kind) {
+  sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
+  memset(h, 0, sizeof *h);
+  luaL_setmetatable(L, MT[kind]);
+  return h;
 }
 
-/* The handle at idx; raises when it is closed and open is required. */
-static void *handle_check(lua_State *L, int idx, const handle_kind *k, int need_open) {
-  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, idx, k->mt);
-  if (need_open && !h->open) sleepacc_lua_error(L, k->mt, "closed");
-  return handle_obj(h);
+/* The handle of kind at idx (open or closed). */
+static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
+  return handle_obj(luaL_checkudata(L, idx, MT[kind]));
 }
+
+static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
 
 /* The methods every handle has; their upvalue is the kind. */
-#define KIND() ((const handle_kind *)lua_touserdata(L, lua_upvalueindex(1)))
+#define KIND() ((int)lua_tointeger(L, lua_upvalueindex(1)))
 
 static int handle_close(lua_State *L) {
-  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, 1, KIND()->mt);
-  if (h->open) KIND()->close(handle_obj(h));
-  h->open = 0;
-  return 0;
+  int rc = sleepacc_precise_close(handle_check(L, 1, KIND()));
+  return rc < 0 ? sleepacc_lua_pusherror(L, rc, MT[KIND()]) : 0;
 }
 
-static void push_stats(lua_State *L, const handle_kind *k, void *obj) {
-  union {
-    sleepacc_sleeper_stats s;
-    sleepacc_pacer_stats p;
-  } st;
-  int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
-  int n = sleepacc_sleeper_margins(k->sleeper(obj), lo, m, SLEEPACC_SLEEPER_BANDS);
-  k->stats(obj, &st);
-  sleepacc_lua_push_fields(L, k->fields, &st);
-  lua_createtable(L, n, 0); /* margins: {band_lo_ns=, margin_ns=} in band order */
-  for (int i = 0; i < n; i++) {
-    lua_createtable(L, 0, 2);
-    lua_pushinteger(L, (lua_Integer)lo[i]), lua_setfield(L, -2, "band_lo_ns");
-    lua_pushinteger(L, (lua_Integer)m[i]), lua_setfield(L, -2, "margin_ns");
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "margins");
-}
-
-static int handle_stats(lua_State *L) {
-  push_stats(L, KIND(), handle_check(L, 1, KIND(), 0));
+static int push_stats(lua_State *L, const sleepacc_precise *h) {
+  sleepacc_precise_stats st;
+  const sleepacc_field *fields;
+  int rc = sleepacc_precise_stats_get(h, me(L), &st, &fields);
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "stats");
+  sleepacc_lua_push_fields(L, fields, &st);
   return 1;
 }
 
+static int handle_stats(lua_State *L) { return push_stats(L, handle_check(L, 1, KIND())); }
+
 static int handle_tostring(lua_State *L) {
-  handle_hdr *h = (handle_hdr *)luaL_checkudata(L, 1, KIND()->mt);
-  lua_pushfstring(L, "%s(%s)", KIND()->mt, h->open ? "open" : "closed");
+  sleepacc_precise *h = handle_check(L, 1, KIND());
+  lua_pushfstring(L, "%s(%s)", MT[KIND()], sleepacc_precise_is_open(h) ? "open" : "closed");
   return 1;
 }
 
@@ -134,32 +96,40 @@ static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, i
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
 }
 
-/* The handle at the top of the stack after its open_config returned rc
- * (field: the config field blamed): it, or nil, "ENAME: msg (option)". */
-static int handle_opened(lua_State *L, const handle_kind *k, int rc, const char *field) {
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, field ? sleepacc_option_of_field(field) : k->mt);
-  ((handle_hdr *)lua_touserdata(L, -1))->open = 1;
-  return 1;
+/* A new handle of kind opened from c, on the stack (1), or nil,
+ * "ENAME: msg (option)" (3). */
+static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c) {
+  const char *field = NULL;
+  int rc = sleepacc_precise_open(handle_new(L, kind), kind, c, &field);
+  return rc < 0 ? sleepacc_lua_pusherror(L, rc, field ? sleepacc_option_of_field(field) : MT[kind]) : 1;
 }
 
-/* One chunk of a wait: the pacer's next tick, or the sleeper toward dl. */
-typedef struct {
-  sleepacc_sleeper *s;
-  sleepacc_pacer *p;
-  int64_t dl;
-} wait_arg;
+static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
-static int wait_step(void *ud) {
-  wait_arg *w = (wait_arg *)ud;
-  return w->p ? sleepacc_pacer_wait(w->p, SLEEPACC_CHUNK_NS, &w->dl)
-              : sleepacc_sleeper_until(w->s, w->dl, SLEEPACC_CHUNK_NS);
+/* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
+ * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
+ * checked between them): 0, or nil, err, ename pushed (3; `what` names the
+ * call).  A closed handle raises "<type>: closed". */
+static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const char *what) {
+  sleepacc_precise *h = handle_check(L, idx, kind);
+  sleepacc_precise_call c;
+  sleepacc_sleeper *own = NULL;
+  int rc;
+  if (sleepacc_precise_reentered(h, me(L))) /* from a hook: a sleeper of its own */
+    own = (sleepacc_sleeper *)sleepacc_lua_newaligned(L, sizeof *own);
+  if ((rc = sleepacc_precise_begin(&c, h, me(L), *deadline, 0, own)) == 0) {
+    rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
+    sleepacc_precise_end(&c, rc < 0);
+  }
+  if (rc == -EBADF) sleepacc_lua_error(L, MT[kind], "closed");
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, what);
+  *deadline = c.deadline_ns;
+  return 0;
 }
 
-/* Sleep s toward deadline in chunks (Ctrl-C checked between them). */
-static int sleep_until(lua_State *L, sleepacc_sleeper *s, int64_t deadline) {
-  wait_arg w = {s, NULL, deadline};
-  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL); /* raises "interrupted!" on Ctrl-C */
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "sleep");
+/* Sleep the sleeper at idx toward deadline: true, or nil, err, ename. */
+static int sleep_until(lua_State *L, int idx, int64_t deadline) {
+  if (handle_run(L, idx, SLEEPACC_PRECISE_SLEEPER, &deadline, "sleep") != 0) return 3;
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -177,29 +147,27 @@ static int64_t duration_arg(lua_State *L, int idx, const char *name) {
 static int sleeper_new(lua_State *L) {
   static const char *const known[] = {"dma_latency", NULL};
   sleepacc_sleeper_config c;
-  const char *field = NULL;
-  sleepacc_sleeper *s;
   if (!lua_isnoneornil(L, 2)) sleepacc_lua_checkoptions(L, 2, known);
   sleeper_config(L, &c, 1, lua_isnoneornil(L, 2) ? 0 : 2, NULL);
-  s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
-  return handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, &c, &field), field);
+  return handle_open(L, SLEEPACC_PRECISE_SLEEPER, &c);
 }
 
 static int sleeper_sleep(lua_State *L) {
-  sleepacc_sleeper *s = (sleepacc_sleeper *)handle_check(L, 1, &SLEEPER, 1);
-  int64_t d = duration_arg(L, 2, "seconds");
-  return sleep_until(L, s, sleepacc_now_ns() + d);
+  int64_t d;
+  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
+  d = duration_arg(L, 2, "seconds");
+  return sleep_until(L, 1, sleepacc_now_ns() + d);
 }
 
 /* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
 static int sleeper_until(lua_State *L) {
-  sleepacc_sleeper *s = (sleepacc_sleeper *)handle_check(L, 1, &SLEEPER, 1);
-  return sleep_until(L, s, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
+  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
+  return sleep_until(L, 1, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
 }
 
-/* sa.sleep's sleeper of the checked config c (opened on first use, kept
- * by method), or NULL after pushing an error. */
-static sleepacc_sleeper *cached(lua_State *L, const sleepacc_sleeper_config *c) {
+/* Push sa.sleep's sleeper of the checked config c (opened on first use,
+ * kept by method) and return 1, or return 0 after pushing an error. */
+static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
@@ -207,24 +175,19 @@ static sleepacc_sleeper *cached(lua_State *L, const sleepacc_sleeper_config *c) 
     lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   }
   if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
-    const char *field = NULL;
-    sleepacc_sleeper *s;
     lua_pop(L, 1);
-    s = (sleepacc_sleeper *)handle_new(L, &SLEEPER);
-    if (handle_opened(L, &SLEEPER, sleepacc_sleeper_open_config(s, c, &field), field) != 1) return NULL;
+    if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, c->method);
   }
-  return (sleepacc_sleeper *)handle_check(L, -1, &SLEEPER, 1);
+  return 1;
 }
 
 static int sleep_once(lua_State *L) {
   int64_t d = duration_arg(L, 1, "seconds");
   sleepacc_sleeper_config c;
-  sleepacc_sleeper *s;
   sleeper_config(L, &c, 2, 0, NULL);
-  s = cached(L, &c);
-  return s ? sleep_until(L, s, sleepacc_now_ns() + d) : 3;
+  return cached(L, &c) ? sleep_until(L, lua_gettop(L), sleepacc_now_ns() + d) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
@@ -235,8 +198,7 @@ static int sleep_stats(lua_State *L) {
     lua_pushnil(L);
     return 1;
   }
-  push_stats(L, &SLEEPER, handle_check(L, -1, &SLEEPER, 0));
-  return 1;
+  return push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER));
 }
 
 /* ------------------------------------------------------------ Pacer */
@@ -245,20 +207,16 @@ static int pacer_new(lua_State *L) {
   static const char *const known[] = {"method", "missed", "dma_latency", NULL};
   int opts = lua_isnoneornil(L, 2) ? 0 : 2;
   sleepacc_sleeper_config c;
-  const char *field = NULL;
   int64_t period = sleepacc_lua_ns(L, 1, "period");
-  sleepacc_pacer *p;
   if (opts) sleepacc_lua_checkoptions(L, 2, known);
   sleeper_config(L, &c, 0, opts, &period);
-  p = (sleepacc_pacer *)handle_new(L, &PACER);
-  return handle_opened(L, &PACER, sleepacc_pacer_open_config(p, &c, &field), field);
+  return handle_open(L, SLEEPACC_PRECISE_PACER, &c);
 }
 
 static int pacer_wait(lua_State *L) {
-  wait_arg w = {NULL, (sleepacc_pacer *)handle_check(L, 1, &PACER, 1), 0};
-  int rc = sleepacc_lua_chunks(L, wait_step, &w, NULL);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "wait");
-  lua_pushinteger(L, (lua_Integer)w.dl);
+  int64_t dl = 0;
+  if (handle_run(L, 1, SLEEPACC_PRECISE_PACER, &dl, "wait") != 0) return 3;
+  lua_pushinteger(L, (lua_Integer)dl);
   return 1;
 }
 
@@ -268,13 +226,13 @@ static const luaL_Reg handle_meta[] = {{"__gc", handle_close}, {"__close", handl
                                        {"__tostring", handle_tostring}, {NULL, NULL}};
 static const luaL_Reg handle_methods[] = {{"stats", handle_stats}, {"close", handle_close}, {NULL, NULL}};
 
-/* The metatable of kind k, with __index = {stats, close} + its own methods. */
-static void handle_type(lua_State *L, const handle_kind *k, const luaL_Reg *own) {
-  luaL_newmetatable(L, k->mt);
-  lua_pushlightuserdata(L, (void *)(uintptr_t)k);
+/* The metatable of kind, with __index = {stats, close} + its own methods. */
+static void handle_type(lua_State *L, int kind, const luaL_Reg *own) {
+  luaL_newmetatable(L, MT[kind]);
+  lua_pushinteger(L, kind);
   luaL_setfuncs(L, handle_meta, 1);
   lua_newtable(L);
-  lua_pushlightuserdata(L, (void *)(uintptr_t)k);
+  lua_pushinteger(L, kind);
   luaL_setfuncs(L, handle_methods, 1);
   luaL_setfuncs(L, own, 0);
   lua_setfield(L, -2, "__index");
@@ -290,8 +248,8 @@ static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", 
                                          {NULL, NULL}};
 
 int sleepacc_lua_open_precise(lua_State *L) {
-  handle_type(L, &SLEEPER, sleeper_own);
-  handle_type(L, &PACER, pacer_own);
+  handle_type(L, SLEEPACC_PRECISE_SLEEPER, sleeper_own);
+  handle_type(L, SLEEPACC_PRECISE_PACER, pacer_own);
   luaL_setfuncs(L, precise_funcs, 0);
   return 0;
 }

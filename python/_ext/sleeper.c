@@ -1,17 +1,12 @@
 /*
- * sleeper.c -- sleepacc._core.Sleeper and sleepacc._core.Pacer over the
- * core's sleepacc_sleeper / sleepacc_pacer.
- *
- * Both types share one object layout and one lifecycle: open (init, with
- * the dma latency held for the object's life), claim (one sleeping thread
- * at a time: a second gets RuntimeError instead of a data race), close
- * (close(), __exit__ or dealloc; twice is fine).  A call re-entered from a
- * signal handler on the thread that holds the object gets a sleeper of its
- * own (issue 16.5), and a tick an exception kept from its caller is offered
- * again by the core (sleepacc_pacer_unwait, 16.6).  Sleeps run in chunks with
- * the GIL released and PyErr_CheckSignals() between them; statistics come
- * from the core's stats structs by their field tables.  No private field
- * of the core structs is read here.
+ * sleeper.c -- sleepacc._core.Sleeper and sleepacc._core.Pacer: one object
+ * layout around the core's precise handle (sleepacc_precise, csrc/precise.c),
+ * which owns their lifecycle (open, the one-thread claim, re-entry, the tick
+ * tokens, close, stats).  Here: the arguments converted, the claim's
+ * identity (PyThread_get_thread_ident()), a re-entered call's own sleeper
+ * allocated, the core's step run in chunks with the GIL released and
+ * PyErr_CheckSignals() between them, the stats by the table the core names,
+ * and errors mapped (-EBUSY RuntimeError, -EBADF "closed" ValueError).
  */
 #include "binding.h"
 
@@ -22,63 +17,28 @@
 
 typedef struct {
   PyObject_HEAD
-  int open;          /* 1 between a successful __init__ and close() */
-  int busy;          /* 1 while a thread sleeps on it */
-  uint64_t busy_gen; /* sleepacc_fork_generation() when busy was set: a mark set
-                        before a fork() belongs to a thread the child lacks */
-  unsigned long busy_thread; /* the thread that set busy (re-entry: the same one) */
-  long long delivered_tok;  /* token of the Python wait() that got the last tick, 0: none */
-  int64_t delivered_dl;     /* that tick's deadline */
-  long long handed_tok;     /* token of the Python wait() whose tick is in its hand-off */
-  int is_pacer;      /* which member of u */
-  PyObject *method;  /* the method name (str) */
-  union {
-    sleepacc_sleeper s;
-    sleepacc_pacer p;
-  } u;               /* the core object (embedded: nothing allocated behind Python) */
+  PyObject *method;   /* the method name (str) */
+  sleepacc_precise h; /* the core's handle (embedded: nothing allocated behind Python) */
 } PreciseObject;
 
-static const char *precise_what(PreciseObject *o) { return o->is_pacer ? "Pacer" : "Sleeper"; }
-
-static sleepacc_sleeper *precise_sleeper(PreciseObject *o) {
-  return o->is_pacer ? sleepacc_pacer_sleeper(&o->u.p) : &o->u.s;
-}
-
-/* ----------------------------------------------------------- lifecycle */
-
-static void precise_shut(PreciseObject *o) {
-  if (!o->open) return;
-  if (o->is_pacer) sleepacc_pacer_close(&o->u.p);
-  else sleepacc_sleeper_close(&o->u.s);
-  o->open = 0;
-}
-
-/* Not sleeping in another thread: 0, or -1 with RuntimeError. */
-static int precise_idle(PreciseObject *o) {
-  if (!o->busy || o->busy_gen != sleepacc_fork_generation()) return 0;
-  PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", precise_what(o));
-  return -1;
-}
-
-/* Open and idle: claim it (0); 1 when this very thread holds it (a signal
- * handler called it while it sleeps: the caller uses a sleeper of its own);
- * or -1 with an exception. */
-static int precise_claim(PreciseObject *o) {
-  if (!o->open) {
-    PyErr_Format(PyExc_ValueError, "%s is closed", precise_what(o));
-    return -1;
-  }
-  if (o->busy && o->busy_gen == sleepacc_fork_generation() &&
-      o->busy_thread == PyThread_get_thread_ident())
-    return 1;
-  if (precise_idle(o) < 0) return -1;
-  o->busy = 1;
-  o->busy_gen = sleepacc_fork_generation();
-  o->busy_thread = PyThread_get_thread_ident();
-  return 0;
-}
-
 static PyTypeObject Pacer_Type;
+
+static int is_pacer(PreciseObject *o) { return PyObject_TypeCheck(o, &Pacer_Type); }
+
+/* The call named in errors. */
+static const char *precise_what(PreciseObject *o) {
+  return is_pacer(o) ? "Pacer.wait" : "Sleeper.sleep";
+}
+
+static uint64_t precise_me(void) { return (uint64_t)PyThread_get_thread_ident(); }
+
+/* A handle's error as an exception (`what` names the call); NULL. */
+static PyObject *precise_raise(PreciseObject *o, int rc, const char *what) {
+  const char *kind = is_pacer(o) ? "Pacer" : "Sleeper";
+  if (rc == -EBUSY) return PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", kind);
+  if (rc == -EBADF) return PyErr_Format(PyExc_ValueError, "%s is closed", kind);
+  return sleepacc_py_raise(rc, what ? what : kind);
+}
 
 /* A sleeper config from a dict of sleepacc_sleeper_config_fields over the
  * defaults (Python converts the arguments' types and units); 0 or -1. */
@@ -100,26 +60,22 @@ static PyObject *Precise_check(PyObject *cls, PyObject *m) {
   return Py_BuildValue("(ss)", field, msg);
 }
 
-/* __init__(config): open the core object; 0 or -1 with an exception. */
+/* __init__(config): open the core handle; 0 or -1 with an exception. */
 static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   sleepacc_sleeper_config c;
   const char *field = NULL;
   PyObject *m, *name;
-  int rc, pacer = PyObject_TypeCheck(self, &Pacer_Type);
+  int rc;
   (void)kwds;
-  if (!PyArg_ParseTuple(args, "O:__init__", &m) || precise_idle(self) < 0 ||
-      precise_config(m, &c) < 0)
+  if (!PyArg_ParseTuple(args, "O:__init__", &m) || precise_config(m, &c) < 0 ||
+      (name = PyUnicode_FromString(c.method)) == NULL)
     return -1;
-  if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
-  precise_shut(self);
-  self->is_pacer = pacer;
-  rc = pacer ? sleepacc_pacer_open_config(&self->u.p, &c, &field)
-             : sleepacc_sleeper_open_config(&self->u.s, &c, &field);
-  self->open = rc == 0;
+  rc = sleepacc_precise_open(&self->h, is_pacer(self) ? SLEEPACC_PRECISE_PACER : SLEEPACC_PRECISE_SLEEPER,
+                             &c, &field);
   if (rc < 0) {
     Py_DECREF(name);
-    sleepacc_py_raise(rc, field && strcmp(field, "dma_latency_us") == 0
-                              ? "dma_latency (/dev/cpu_dma_latency)" : precise_what(self));
+    precise_raise(self, rc, field && strcmp(field, "dma_latency_us") == 0
+                                ? "dma_latency (/dev/cpu_dma_latency)" : NULL);
     return -1;
   }
   Py_XSETREF(self->method, name);
@@ -127,107 +83,19 @@ static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
 }
 
 static void Precise_dealloc(PreciseObject *self) {
-  precise_shut(self);
+  sleepacc_precise_close(&self->h);
   Py_XDECREF(self->method);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
+  int rc = sleepacc_precise_close(&self->h);
   (void)unused;
-  if (precise_idle(self) < 0) return NULL;
-  precise_shut(self);
+  if (rc < 0) return precise_raise(self, rc, NULL);
   Py_RETURN_NONE;
 }
 
-/* ------------------------------------------------------------ sleeping */
-
-typedef struct {
-  PreciseObject *o;
-  int64_t deadline;
-  sleepacc_sleeper *own; /* a re-entrant call's own sleeper, else NULL */
-  int delivered;         /* pacer: 1 once the core delivered the tick */
-} precise_step_arg;
-
-static int precise_step(void *p) {
-  precise_step_arg *a = p;
-  int rc;
-  if (!a->o->is_pacer)
-    return sleepacc_sleeper_until(a->own ? a->own : &a->o->u.s, a->deadline, SLEEPACC_CHUNK_NS);
-  rc = a->own ? sleepacc_pacer_wait_with(&a->o->u.p, a->own, SLEEPACC_CHUNK_NS, &a->deadline)
-              : sleepacc_pacer_wait(&a->o->u.p, SLEEPACC_CHUNK_NS, &a->deadline);
-  if (rc == 1) a->delivered = 1;
-  return rc;
-}
-
-/* Sleep (or wait for the next tick) toward *deadline, up to the hand-off:
- * 1 handed off, 0 done, -1 with an exception.  tok: the token of the
- * Python-level wait() (0 for none).
- *   - Re-entered from a signal handler on the thread holding the object:
- *     a sleeper of its own (like the object's, no hand-off) runs to the end;
- *     for a Pacer it takes the pending tick, each tick being delivered once,
- *     and the interrupted wait goes on to the next.
- *   - A tick delivered when an exception lands (Ctrl-C, a handler's) is
- *     offered again: the next wait returns it. */
-static int precise_run(PreciseObject *o, int64_t *deadline, long long tok) {
-  precise_step_arg a = {o, *deadline, NULL, 0};
-  const char *what = o->is_pacer ? "Pacer.wait" : "Sleeper.sleep";
-  int rc = precise_claim(o), nested = rc == 1, finish = nested;
-  if (rc < 0) return -1;
-  if (nested) {
-    a.own = PyMem_Calloc(1, sizeof *a.own);
-    if (a.own == NULL) {
-      PyErr_NoMemory();
-      return -1;
-    }
-    if ((rc = sleepacc_sleeper_open_like(a.own, precise_sleeper(o))) < 0) {
-      PyMem_Free(a.own);
-      sleepacc_py_raise(rc, what);
-      return -1;
-    }
-  }
-  do rc = sleepacc_py_run_chunks(precise_step, &a, what);
-  while (finish && rc == 1);
-  if (nested) {
-    sleepacc_sleeper_close(a.own);
-    PyMem_Free(a.own);
-  } else {
-    o->busy = 0;
-  }
-  *deadline = a.deadline;
-  if (rc < 0) {
-    if (a.delivered) sleepacc_pacer_unwait(&o->u.p, a.deadline);
-    return -1;
-  }
-  if (o->is_pacer && rc == 0) {
-    o->delivered_tok = tok;
-    o->delivered_dl = a.deadline;
-  } else if (o->is_pacer) {
-    o->handed_tok = tok;
-  }
-  return rc;
-}
-
-/* One clock read of a handed-off sleep: True once it is done; for a Pacer
- * None when the tick handed to the wait() with token tok was taken by a
- * re-entrant wait (that wait() goes on to the next tick). */
-static PyObject *precise_poll(PreciseObject *o, int64_t deadline, long long tok) {
-  int64_t dl = 0;
-  int rc = precise_claim(o);
-  if (rc < 0) return NULL;
-  if (rc == 1) Py_RETURN_TRUE; /* re-entered: its own sleep already ran to the end */
-  rc = o->is_pacer ? sleepacc_pacer_poll(&o->u.p, &dl) : sleepacc_sleeper_poll(&o->u.s, deadline);
-  o->busy = 0;
-  if (rc == -EINTR) Py_RETURN_FALSE;
-  if (rc == -EINVAL && o->is_pacer && tok != 0 && o->handed_tok == tok) Py_RETURN_NONE;
-  if (rc < 0) return sleepacc_py_raise(rc, o->is_pacer ? "Pacer.wait" : "Sleeper.sleep");
-  if (o->is_pacer && rc == 1) {
-    o->delivered_tok = tok;
-    o->delivered_dl = dl;
-  }
-  return PyBool_FromLong(rc == 1);
-}
-
-/* `monotonic_ns` as a deadline: an int, at most one day ahead. */
+/* `monotonic_ns` as a deadline: an int, by the core's deadline rule. */
 static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   long long dl;
   int overflow = 0;
@@ -239,39 +107,54 @@ static int precise_deadline_arg(PyObject *arg, int64_t *out) {
   }
   dl = PyLong_AsLongLongAndOverflow(arg, &overflow);
   if (dl == -1 && PyErr_Occurred()) return -1;
-  if (overflow || dl < 0) {
-    PyErr_Format(PyExc_ValueError, "monotonic_ns: must be a CLOCK_MONOTONIC time in ns, got %R", arg);
-    return -1;
-  }
-  if (sleepacc_duration_check(dl - sleepacc_now_ns(), &msg) < 0 && dl > sleepacc_now_ns()) {
-    PyErr_Format(PyExc_ValueError, "monotonic_ns: must be at most one day ahead, got %R", arg);
+  if (sleepacc_deadline_check(overflow ? (overflow < 0 ? -1 : INT64_MAX) : dl, &msg) < 0) {
+    PyErr_Format(PyExc_ValueError, "monotonic_ns: %s, got %R", msg, arg);
     return -1;
   }
   *out = (int64_t)dl;
   return 0;
 }
 
-/* _begin(x): the sleep (Sleeper, x = monotonic_ns) or the next tick
- * (Pacer, x = the wait() token) up to the hand-off: (deadline, near);
- * near: finish it with _poll(). */
+/* _begin(x): the sleep toward x = monotonic_ns (Sleeper) or the wait for
+ * the next tick of the wait() with token x (Pacer), up to the hand-off:
+ * (deadline, near); near: finish it with _poll().  A call re-entered from
+ * a signal handler on the thread that holds the object runs to the end
+ * with a sleeper of its own, allocated here. */
 static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
+  int pacer = is_pacer(self), rc, near = 0;
+  sleepacc_sleeper *own = NULL;
+  sleepacc_precise_call c;
   PyObject *x = NULL;
   int64_t dl = 0;
   long long tok = 0;
-  int rc;
-  if (!PyArg_ParseTuple(args, self->is_pacer ? "|L:_begin" : "O:_begin",
-                        self->is_pacer ? (void *)&tok : (void *)&x) ||
-      (x && precise_deadline_arg(x, &dl) < 0) || (rc = precise_run(self, &dl, tok)) < 0)
+  if (!PyArg_ParseTuple(args, pacer ? "|L:_begin" : "O:_begin", pacer ? (void *)&tok : (void *)&x) ||
+      (x && precise_deadline_arg(x, &dl) < 0))
     return NULL;
-  return Py_BuildValue("(LO)", (long long)dl, rc == 1 ? Py_True : Py_False);
+  if (sleepacc_precise_reentered(&self->h, precise_me()))
+    own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
+  if ((rc = sleepacc_precise_begin(&c, &self->h, precise_me(), dl, tok, own)) == 0) {
+    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, precise_what(self)); /* -1: raised */
+    near = sleepacc_precise_end(&c, rc < 0);
+  } else {
+    precise_raise(self, rc, precise_what(self));
+  }
+  PyMem_Free(own);
+  if (rc < 0) return NULL;
+  return Py_BuildValue("(LO)", (long long)c.deadline_ns, near ? Py_True : Py_False);
 }
 
 /* _poll(x): one clock read of a handed-off sleep (x = its deadline) or tick
- * (x = the token); see precise_poll. */
+ * (x = the token): True done, False not yet, None (Pacer) when a re-entrant
+ * wait took the tick handed to that wait() (it goes on to the next). */
 static PyObject *Precise_poll(PreciseObject *self, PyObject *args) {
+  int pacer = is_pacer(self);
   long long x = 0;
+  int rc;
   if (!PyArg_ParseTuple(args, "|L:_poll", &x)) return NULL;
-  return precise_poll(self, self->is_pacer ? 0 : x, self->is_pacer ? x : 0);
+  rc = sleepacc_precise_poll(&self->h, precise_me(), pacer ? 0 : x, pacer ? x : 0);
+  if (rc == SLEEPACC_PRECISE_TAKEN) Py_RETURN_NONE;
+  if (rc < 0) return precise_raise(self, rc, precise_what(self));
+  return PyBool_FromLong(rc == 1);
 }
 
 /* The Python wait() with token `tok` could not return its tick (an
@@ -279,57 +162,23 @@ static PyObject *Precise_poll(PreciseObject *self, PyObject *args) {
 static PyObject *Precise_unwait(PreciseObject *self, PyObject *arg) {
   long long tok = PyLong_AsLongLong(arg);
   if (tok == -1 && PyErr_Occurred()) return NULL;
-  if (self->is_pacer && tok != 0 && self->delivered_tok == tok && self->open &&
-      !(self->busy && self->busy_gen == sleepacc_fork_generation())) {
-    sleepacc_pacer_unwait(&self->u.p, self->delivered_dl);
-    self->delivered_tok = 0;
-  }
+  sleepacc_precise_unwait(&self->h, tok); /* -EINVAL: nothing to offer again */
   Py_RETURN_NONE;
 }
 
-/* --------------------------------------------------------------- stats */
-
-/* auto's learned margins {band lower bound ns: margin ns} into d["margins"]. */
-static int precise_add_margins(PyObject *d, const sleepacc_sleeper *s) {
-  int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
-  int n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS), rc = -1;
-  PyObject *md = PyDict_New();
-  for (int i = 0; md && i < n; i++) {
-    PyObject *k = PyLong_FromLongLong(lo[i]), *v = PyLong_FromLongLong(m[i]);
-    int bad = !k || !v || PyDict_SetItem(md, k, v) < 0;
-    Py_XDECREF(k);
-    Py_XDECREF(v);
-    if (bad) Py_CLEAR(md);
-  }
-  if (md) rc = PyDict_SetItemString(d, "margins", md);
-  Py_XDECREF(md);
-  return rc;
-}
-
-/* The stats dict, by the core's tables (plus the sleeper's margins). */
-static PyObject *precise_stats(PreciseObject *o) {
-  PyObject *d, *sd;
-  if (precise_idle(o) < 0) return NULL;
-  if (o->is_pacer) {
-    sleepacc_pacer_stats st;
-    sleepacc_pacer_stats_get(&o->u.p, &st);
-    d = sleepacc_py_from_fields(sleepacc_pacer_stats_fields, &st);
-    sd = d ? PyDict_GetItemString(d, "sleeper") : NULL;
-  } else {
-    sleepacc_sleeper_stats st;
-    sleepacc_sleeper_stats_get(&o->u.s, &st);
-    sd = d = sleepacc_py_from_fields(sleepacc_sleeper_stats_fields, &st);
-  }
-  if (d && (!sd || precise_add_margins(sd, precise_sleeper(o)) < 0)) Py_CLEAR(d);
-  return d;
-}
-
+/* The stats dict, by the table the core names for the handle's kind. */
 static PyObject *Precise_get_stats(PreciseObject *self, void *closure) {
+  sleepacc_precise_stats st;
+  const sleepacc_field *fields;
+  int rc = sleepacc_precise_stats_get(&self->h, precise_me(), &st, &fields);
   (void)closure;
-  return precise_stats(self);
+  return rc < 0 ? precise_raise(self, rc, NULL) : sleepacc_py_from_fields(fields, &st);
 }
 
-/* ---------------------------------------------------------------- types */
+static PyObject *Precise_get_open(PreciseObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLong(sleepacc_precise_is_open(&self->h));
+}
 
 /* One method and attribute table for both types (x: the deadline for a
  * Sleeper, the wait() token for a Pacer); the public methods, names and
@@ -345,12 +194,12 @@ static PyMethodDef Precise_methods[] = {
 
 static PyMemberDef Precise_members[] = {
   {"method", T_OBJECT, offsetof(PreciseObject, method), READONLY, "the method name"},
-  {"_open", T_INT, offsetof(PreciseObject, open), READONLY, "1 until close()"},
   {NULL, 0, 0, 0, NULL},
 };
 
 static PyGetSetDef Precise_getset[] = {
   {"stats", (getter)Precise_get_stats, NULL, "the core's stats, by its field table", NULL},
+  {"_open", (getter)Precise_get_open, NULL, "1 until close()", NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -364,7 +213,7 @@ static PyGetSetDef Precise_getset[] = {
    .tp_methods = Precise_methods,                                                   \
    .tp_members = Precise_members,                                                   \
    .tp_getset = Precise_getset,                                                     \
-   .tp_init = (initproc)Precise_init,                                                      \
+   .tp_init = (initproc)Precise_init,                                               \
    .tp_new = PyType_GenericNew}
 static PyTypeObject Sleeper_Type = PRECISE_TYPE("Sleeper");
 static PyTypeObject Pacer_Type = PRECISE_TYPE("Pacer");

@@ -184,6 +184,49 @@ test("sa.sleeper: its own sleeper, the same lifecycle as a pacer", function()
   p:close()
 end)
 
+-- A sleep on a handle re-entered from a hook (it runs at the checkpoint
+-- between two chunks of that very handle's sleep) gets a sleeper of its
+-- own: it runs to its end, the outer sleep resumes toward its own deadline
+-- and only the outer one is counted on the handle.
+test("a sleep re-entered from a hook gets a sleeper of its own", function()
+  local s = assert(sa.sleeper("auto"))
+  local sleep = getmetatable(s).__index.sleep
+  local inner
+  debug.sethook(function()
+    local caller = debug.getinfo(3, "f")
+    if inner == nil and caller and caller.func == sleep then -- inside s:sleep's checkpoint
+      local t = sa.now_ns()
+      inner = {s:sleep(0.002)}
+      inner.took = sa.now_ns() - t
+    end
+  end, "c")
+  local t0 = sa.now_ns()
+  local ok = s:sleep(0.12) -- longer than one 50 ms chunk
+  local took = sa.now_ns() - t0
+  debug.sethook()
+  T.eq(ok, true, "outer sleep")
+  T.check(took >= 120000000, "outer woke early: %d ns", took)
+  T.check(inner ~= nil, "the hook never ran inside the sleep")
+  T.eq(inner[1], true, "inner sleep")
+  T.check(inner.took >= 2000000, "inner woke early: %d ns", inner.took)
+  T.eq(s:stats().count, 1, "sleeps counted on the handle")
+  T.eq(s:sleep(0.001), true, "usable afterwards, not left busy")
+  s:close()
+end)
+
+-- margins are the sleeper's: a sleeper's stats, or its pacer's .sleeper
+test("margins: a sleeper's stats, and a pacer's under sleeper", function()
+  local p = assert(sa.pacer(0.002, {method = "auto"}))
+  for _ = 1, 5 do p:wait() end
+  local st = p:stats()
+  T.eq(st.margins, nil, "pacer: no top-level margins")
+  T.eq(type(st.sleeper.margins), "table", "pacer: sleeper.margins")
+  for _, b in ipairs(st.sleeper.margins) do
+    T.check(b.margin_ns >= 0 and b.margin_ns <= b.band_lo_ns, "band %d: margin %d", b.band_lo_ns, b.margin_ns)
+  end
+  p:close()
+end)
+
 test("dma_latency on a sleeper and a pacer: held, or an error naming it", function()
   for _, make in ipairs{function() return sa.sleeper("auto", {dma_latency = 0}) end,
                         function() return sa.pacer(0.001, {dma_latency = 0}) end} do
