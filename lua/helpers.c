@@ -113,40 +113,24 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
   luaL_checkstack(L, 3, NULL);
   lua_newtable(L);
   for (; f->name; f++) {
-    const char *p = (const char *)base + f->offset;
-    switch (f->type) {
-    case SLEEPACC_FIELD_INT64: lua_pushinteger(L, (lua_Integer)*(const int64_t *)(const void *)p); break;
-    case SLEEPACC_FIELD_INT: lua_pushinteger(L, (lua_Integer)*(const int *)(const void *)p); break;
-    case SLEEPACC_FIELD_DOUBLE: lua_pushnumber(L, (lua_Number)*(const double *)(const void *)p); break;
-    case SLEEPACC_FIELD_BOOL: lua_pushboolean(L, *(const int *)(const void *)p); break;
-    case SLEEPACC_FIELD_NESTED: sleepacc_lua_push_fields(L, f->sub, p); break;
-    case SLEEPACC_FIELD_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
-      const sleepacc_pairs *pairs = (const sleepacc_pairs *)(const void *)p;
+    sleepacc_value v;
+    sleepacc_field_get(f, base, &v); /* the core reads every field type: one case per kind */
+    switch (v.kind) {
+    case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v.i); break;
+    case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v.d); break;
+    case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v.i); break;
+    case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v.s); break;
+    case SLEEPACC_VALUE_NESTED: sleepacc_lua_push_fields(L, v.sub, v.base); break;
+    case SLEEPACC_VALUE_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
+      const sleepacc_pairs *pairs = (const sleepacc_pairs *)v.base;
       lua_createtable(L, (int)pairs->n, 0);
       for (int i = 0; i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-        sleepacc_lua_push_fields(L, f->sub, &pairs->at[i]);
+        sleepacc_lua_push_fields(L, v.sub, &pairs->at[i]);
         lua_rawseti(L, -2, i + 1);
       }
       break;
     }
-    case SLEEPACC_FIELD_OPT_INT64:
-      if (*(const int64_t *)(const void *)p < 0) continue;
-      lua_pushinteger(L, (lua_Integer)*(const int64_t *)(const void *)p);
-      break;
-    case SLEEPACC_FIELD_STRING:
-      if (!*(const char *const *)(const void *)p) continue;
-      lua_pushstring(L, *(const char *const *)(const void *)p);
-      break;
-    case SLEEPACC_FIELD_METHOD:
-      if (!*(const sleepacc_method *const *)(const void *)p) continue;
-      lua_pushstring(L, (*(const sleepacc_method *const *)(const void *)p)->name);
-      break;
-    case SLEEPACC_FIELD_TEXT: lua_pushstring(L, p); break;
-    case SLEEPACC_FIELD_MODE:
-      if (!sleepacc_mode_name(*(const int *)(const void *)p)) continue;
-      lua_pushstring(L, sleepacc_mode_name(*(const int *)(const void *)p));
-      break;
-    default: continue;
+    default: continue; /* null: the key is absent */
     }
     lua_setfield(L, -2, f->name);
   }

@@ -336,17 +336,14 @@ static int sleepacc__sweep(lua_State *L) {
 /* ------------------------------------------------------------ sa.table */
 
 static int sleepacc__table(lua_State *L) {
-  int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
+  const char *style = lua_isnoneornil(L, 2) ? "irtt" : sleepacc_lua_str(L, 2, "style");
+  sleepacc_table_fn render = sleepacc_table_style(style);
   const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
   int rc;
   char *p;
-  if (!lua_isnoneornil(L, 2) && strcmp(sleepacc_lua_str(L, 2, "style"), "irtt")) {
-    if (strcmp(lua_tostring(L, 2), "wide"))
-      sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", lua_tostring(L, 2));
-    render = sleepacc_table_wide;
-  }
+  if (!render) sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", style);
   recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
   for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
@@ -379,41 +376,32 @@ static int sleepacc__defaults(lua_State *L) {
   return 1;
 }
 
+/* sa.system_info(): the core's host facts through their field table, and
+ * .unknown: the keys that could not be read. */
 static int sleepacc__system_info(lua_State *L) {
   sleepacc_fact *facts = (sleepacc_fact *)lua_newuserdatauv(L, SLEEPACC_MAX_FACTS * sizeof *facts, 0);
+  sleepacc_field rows[SLEEPACC_MAX_FACTS + 1];
   size_t count = 0, unknown = 0;
   int rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
   if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  sleepacc_fact_fields(facts, count, rows);
+  sleepacc_lua_push_fields(L, rows, facts);
   lua_newtable(L);
-  lua_newtable(L); /* .unknown: the keys that could not be read */
   for (size_t i = 0; i < count; i++) {
-    if (!facts[i].key) continue;
-    if (facts[i].type == SLEEPACC_FACT_INT) lua_pushinteger(L, (lua_Integer)facts[i].i);
-    else if (facts[i].type == SLEEPACC_FACT_REAL) lua_pushnumber(L, (lua_Number)facts[i].d);
-    else if (facts[i].type == SLEEPACC_FACT_STR) lua_pushstring(L, facts[i].s);
-    else {
-      lua_pushstring(L, facts[i].key), lua_rawseti(L, -2, (int)++unknown);
-      continue;
-    }
-    lua_setfield(L, -3, facts[i].key);
+    if (facts[i].type != SLEEPACC_FACT_UNKNOWN) continue;
+    lua_pushstring(L, facts[i].key);
+    lua_rawseti(L, -2, (int)++unknown);
   }
   lua_setfield(L, -2, "unknown");
   return 1;
 }
 
+/* sa.clock_info(): {clock = {resolution_ns=, read_cost_ns=}}, an unknown value absent. */
 static int sleepacc__clock_info(lua_State *L) {
-  lua_newtable(L);
-  for (int id = 0; id < SLEEPACC_CLOCK_COUNT; id++) {
-    sleepacc_clock_info info;
-    memset(&info, 0, sizeof info);
-    if (sleepacc_clock_info_get(id, 0, &info) != 0 || !info.name) continue;
-    lua_newtable(L);
-    if (info.resolution_ns >= 0)
-      lua_pushinteger(L, (lua_Integer)info.resolution_ns), lua_setfield(L, -2, "resolution_ns");
-    if (info.read_cost_ns >= 0)
-      lua_pushinteger(L, (lua_Integer)info.read_cost_ns), lua_setfield(L, -2, "read_cost_ns");
-    lua_setfield(L, -2, info.name);
-  }
+  sleepacc_clocks clocks;
+  int rc = sleepacc_clocks_get(0, &clocks);
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  sleepacc_lua_push_fields(L, sleepacc_clocks_fields, &clocks);
   return 1;
 }
 
