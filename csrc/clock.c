@@ -1,6 +1,7 @@
 /*
  * clock.c -- monotonic time, the four public clocks, their resolution and
- * the measured cost of one read, and the spin-loop CPU hint.
+ * the measured cost of one read (one clock, or all by field table), and the
+ * spin-loop CPU hint.
  */
 #include "sleepacc_int.h"
 
@@ -65,6 +66,33 @@ int sleepacc_clock_info_get(int id, int reads, sleepacc_clock_info *info) {
   qsort(diffs, (size_t)reads, sizeof diffs[0], sleepacc__cmp_i64);
   info->read_cost_ns = diffs[reads / 2];
   return 0;
+}
+
+const sleepacc_field sleepacc_clock_info_fields[] = {
+  {"resolution_ns", offsetof(sleepacc_clock_info, resolution_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {"read_cost_ns", offsetof(sleepacc_clock_info, read_cost_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {NULL, 0, 0, 0, NULL, 0},
+};
+
+/* A clock's row in sleepacc_clocks_fields (names as sleepacc__clocks). */
+#define SLEEPACC__CLOCK(name, id)                                                          \
+  {name, offsetof(sleepacc_clocks, clock) + (id) * sizeof(sleepacc_clock_info), 0,       \
+   SLEEPACC_FIELD_NESTED, sleepacc_clock_info_fields, 0}
+const sleepacc_field sleepacc_clocks_fields[] = {
+  SLEEPACC__CLOCK("monotonic", SLEEPACC_CLOCK_MONOTONIC),
+  SLEEPACC__CLOCK("monotonic_raw", SLEEPACC_CLOCK_MONOTONIC_RAW),
+  SLEEPACC__CLOCK("realtime", SLEEPACC_CLOCK_REALTIME),
+  SLEEPACC__CLOCK("boottime", SLEEPACC_CLOCK_BOOTTIME),
+  {NULL, 0, 0, 0, NULL, 0},
+};
+
+/* Every clock's info: 0, or the first error (-EINVAL for a NULL out or
+ * negative reads). */
+int sleepacc_clocks_get(int reads, sleepacc_clocks *out) {
+  int rc = out ? 0 : -EINVAL;
+  for (int id = 0; rc == 0 && id < SLEEPACC_CLOCK_COUNT; id++)
+    rc = sleepacc_clock_info_get(id, reads, &out->clock[id]);
+  return rc;
 }
 
 /* Tell the CPU we are in a spin loop (PAUSE / YIELD), else a compiler barrier. */

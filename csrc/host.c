@@ -1,7 +1,7 @@
 /*
  * host.c -- host facts: what about this machine explains how it sleeps.
  *
- * Owns: sleepacc_host_facts.  Reads only /proc, /sys (and /boot/config-*
+ * Owns: sleepacc_host_facts, sleepacc_fact_fields.  Reads only /proc, /sys (and /boot/config-*
  * for the kernel configuration when present) and asks uname(), prctl(),
  * clock_getres(), sched_getscheduler()/sched_getparam(); it never runs a
  * program and never opens /dev.
@@ -637,4 +637,30 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
 
   *count = fs.n;
   return 0;
+}
+
+void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_field *rows)
+{
+  for (size_t i = 0; i < count; i++) {
+    const sleepacc_fact *f = &facts[i];
+    sleepacc_field row = {f->key, i * sizeof *f, 0, SLEEPACC_FIELD_NULL, NULL, 0};
+    switch (f->type) {
+    case SLEEPACC_FACT_INT:
+      row.offset += offsetof(sleepacc_fact, i);
+      row.type = SLEEPACC_FIELD_INT64;
+      break;
+    case SLEEPACC_FACT_REAL:
+      row.offset += offsetof(sleepacc_fact, d);
+      row.type = SLEEPACC_FIELD_DOUBLE;
+      row.is_double = 1;
+      break;
+    case SLEEPACC_FACT_STR:
+      row.offset += offsetof(sleepacc_fact, s);
+      row.type = SLEEPACC_FIELD_TEXT;
+      break;
+    default: break;
+    }
+    rows[i] = row;
+  }
+  rows[count] = (sleepacc_field){NULL, 0, 0, 0, NULL, 0};
 }

@@ -3,38 +3,65 @@
  * (docs/schema.md), rendered by the core so every binding and C user writes
  * the same bytes: a header (host facts, hostname, os, settings, start time),
  * one point per record (sleepacc_result_fields, then the kept samples or
- * null), a footer.  Python's sleepacc.load reads them.
+ * null), a footer.  Python's sleepacc.load reads them.  And the file that
+ * holds them: sleepacc_writer writes the lines through its own fixed buffer
+ * to a file it opens (so a point of millions of samples needs no allocation).
  *
- * Owns: sleepacc_json_header, sleepacc_json_point, sleepacc_json_footer.
+ * Owns: sleepacc_json_header, sleepacc_json_point, sleepacc_json_footer,
+ * sleepacc_writer_open/_point/_close/_abort.
  * Buffer contract: table.c's (length returned, NUL-terminated; -ENOSPC and
  * *needed, the size including the NUL, when cap is too small).
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
-/* A bounded writer that keeps counting past the end of its buffer. */
+/* A bounded writer: without a file (fd < 0) it keeps counting past the end
+ * of its buffer; with one it writes the buffer out whenever the next piece
+ * would not fit (err: the first write error; written: bytes written). */
 typedef struct {
   char *buf;
   size_t cap, len;
+  int fd, err;
+  int64_t written;
 } jw;
+
+/* Write the buffered bytes to the file (EINTR and short writes resumed). */
+static void jw_flush(jw *w) {
+  for (size_t off = 0; off < w->len && !w->err;) {
+    ssize_t k = write(w->fd, w->buf + off, w->len - off);
+    if (k >= 0) off += (size_t)k, w->written += k;
+    else if (errno != EINTR) w->err = -errno;
+  }
+  w->len = 0;
+}
 
 static void jw_printf(jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void jw_printf(jw *w, const char *fmt, ...) {
-  va_list ap;
-  size_t room = w->len < w->cap ? w->cap - w->len : 0;
-  int k;
-  va_start(ap, fmt);
-  k = vsnprintf(room ? w->buf + w->len : NULL, room, fmt, ap);
-  va_end(ap);
-  if (k > 0) w->len += (size_t)k;
+  for (int pass = 0; pass < 2; pass++) {
+    va_list ap;
+    size_t room = w->len < w->cap ? w->cap - w->len : 0;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(room ? w->buf + w->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    if (w->fd < 0 || (size_t)k < room || pass == 1) { /* a piece larger than the buffer is an error */
+      if (w->fd >= 0 && (size_t)k >= room) w->err = w->err ? w->err : -ENOSPC;
+      else w->len += (size_t)k;
+      return;
+    }
+    jw_flush(w); /* then the piece again, into the empty buffer */
+  }
 }
-
 static int jw_done(jw *w, size_t *needed) {
   if (w->len < w->cap) return (int)w->len;
   if (needed) *needed = w->len + 1;
@@ -109,57 +136,161 @@ static void jw_members(jw *w, const sleepacc_field *t, const void *base, int fir
   }
 }
 
+/* The header's members after "host":{ (facts, hostname, os), settings, start. */
+static void jw_header(jw *w, const sleepacc_fact *facts, size_t count, const char *writer,
+                      const char *writer_version, int64_t when_ns) {
+  struct utsname u;
+  int ok = uname(&u) == 0;
+  jw_printf(w, "{\"schema\":\"sleepacc/1\",\"type\":\"header\",\"host\":{");
+  for (size_t i = 0; i < count; i++) {
+    if (!facts[i].key) continue;
+    jw_str(w, facts[i].key);
+    jw_printf(w, ":");
+    if (facts[i].type == SLEEPACC_FACT_INT) jw_printf(w, "%lld", (long long)facts[i].i);
+    else if (facts[i].type == SLEEPACC_FACT_REAL && isfinite(facts[i].d)) jw_printf(w, "%.17g", facts[i].d);
+    else if (facts[i].type == SLEEPACC_FACT_STR) jw_str(w, facts[i].s);
+    else jw_printf(w, "null");
+    jw_printf(w, ",");
+  }
+  jw_printf(w, "\"hostname\":");
+  ok ? jw_str(w, u.nodename) : jw_printf(w, "null");
+  jw_printf(w, ",\"os\":");
+  ok ? jw_str(w, u.sysname) : jw_printf(w, "null");
+  jw_printf(w, "},\"settings\":{\"version\":\"" SLEEPACC_VERSION "\",\"writer\":");
+  jw_str(w, writer);
+  jw_printf(w, ",");
+  jw_str(w, writer);
+  jw_printf(w, ":");
+  jw_str(w, writer_version);
+  jw_printf(w, "},\"started\":");
+  jw_time(w, when_ns);
+  jw_printf(w, "}\n");
+}
+
+static void jw_point(jw *w, const sleepacc_result *res, const int64_t *samples, size_t n) {
+  jw_printf(w, "{\"type\":\"point\"");
+  jw_members(w, sleepacc_result_fields, res, 0);
+  jw_printf(w, ",\"samples\":");
+  for (size_t k = 0; k < n; k++) jw_printf(w, "%c%lld", k ? ',' : '[', (long long)samples[k]);
+  jw_printf(w, n ? "]}\n" : "null}\n");
+}
+
+static void jw_footer(jw *w, int64_t when_ns) {
+  jw_printf(w, "{\"type\":\"footer\",\"finished\":");
+  jw_time(w, when_ns);
+  jw_printf(w, "}\n");
+}
+
 int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
                          const char *writer_version, int64_t when_ns, char *buf, size_t cap,
                          size_t *needed) {
-  jw w = {buf, cap, 0};
-  struct utsname u;
-  int ok = uname(&u) == 0;
+  jw w = {buf, cap, 0, -1, 0, 0};
   if ((!facts && count) || !writer || !writer_version || (!buf && cap)) return -EINVAL;
-  jw_printf(&w, "{\"schema\":\"sleepacc/1\",\"type\":\"header\",\"host\":{");
-  for (size_t i = 0; i < count; i++) {
-    if (!facts[i].key) continue;
-    jw_str(&w, facts[i].key);
-    jw_printf(&w, ":");
-    if (facts[i].type == SLEEPACC_FACT_INT) jw_printf(&w, "%lld", (long long)facts[i].i);
-    else if (facts[i].type == SLEEPACC_FACT_REAL && isfinite(facts[i].d)) jw_printf(&w, "%.17g", facts[i].d);
-    else if (facts[i].type == SLEEPACC_FACT_STR) jw_str(&w, facts[i].s);
-    else jw_printf(&w, "null");
-    jw_printf(&w, ",");
-  }
-  jw_printf(&w, "\"hostname\":");
-  ok ? jw_str(&w, u.nodename) : jw_printf(&w, "null");
-  jw_printf(&w, ",\"os\":");
-  ok ? jw_str(&w, u.sysname) : jw_printf(&w, "null");
-  jw_printf(&w, "},\"settings\":{\"version\":\"" SLEEPACC_VERSION "\",\"writer\":");
-  jw_str(&w, writer);
-  jw_printf(&w, ",");
-  jw_str(&w, writer);
-  jw_printf(&w, ":");
-  jw_str(&w, writer_version);
-  jw_printf(&w, "},\"started\":");
-  jw_time(&w, when_ns);
-  jw_printf(&w, "}\n");
+  jw_header(&w, facts, count, writer, writer_version, when_ns);
   return jw_done(&w, needed);
 }
 
 int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size_t n, char *buf,
                         size_t cap, size_t *needed) {
-  jw w = {buf, cap, 0};
+  jw w = {buf, cap, 0, -1, 0, 0};
   if (!res || (!samples && n) || (!buf && cap)) return -EINVAL;
-  jw_printf(&w, "{\"type\":\"point\"");
-  jw_members(&w, sleepacc_result_fields, res, 0);
-  jw_printf(&w, ",\"samples\":");
-  for (size_t k = 0; k < n; k++) jw_printf(&w, "%c%lld", k ? ',' : '[', (long long)samples[k]);
-  jw_printf(&w, n ? "]}\n" : "null}\n");
+  jw_point(&w, res, samples, n);
   return jw_done(&w, needed);
 }
 
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed) {
-  jw w = {buf, cap, 0};
+  jw w = {buf, cap, 0, -1, 0, 0};
   if (!buf && cap) return -EINVAL;
-  jw_printf(&w, "{\"type\":\"footer\",\"finished\":");
-  jw_time(&w, when_ns);
-  jw_printf(&w, "}\n");
+  jw_footer(&w, when_ns);
   return jw_done(&w, needed);
+}
+
+/* ------------------------------------------------------------ the file */
+
+/* The writer's buffer as a jw over its file. */
+static jw jw_of(sleepacc_writer *w) {
+  jw j = {w->buf, sizeof w->buf, w->len, w->fd, w->err, w->written};
+  return j;
+}
+
+/* Back from a jw that rendered whole lines: flush (and fsync) when asked;
+ * the first error stays, and cuts the file back to its last whole line. */
+static int jw_end(sleepacc_writer *w, jw *j, int flush, int sync) {
+  int was = w->err;
+  if (flush) jw_flush(j);
+  if (sync && !j->err && fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS) j->err = -errno;
+  w->len = j->len, w->err = j->err, w->written = j->written;
+  if (!w->err && flush) w->whole = w->written; /* every line so far is on disk */
+  if (w->err && !was && !w->tmp[0] && ftruncate(w->fd, (off_t)w->whole) == 0) /* not a pipe */
+    w->written = w->whole, w->len = 0;
+  return w->err;
+}
+
+int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
+                         const char *writer_version) {
+  const char *file = path;
+  size_t count = 0;
+  struct stat st;
+  int keep;
+  jw j;
+  if (!w) return -EINVAL;
+  w->fd = -1, w->flags = flags, w->err = 0, w->len = 0, w->written = w->whole = 0;
+  w->tmp[0] = w->path[0] = '\0';
+  if (!path || !writer || !writer_version || (flags & ~(SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_ATOMIC |
+                                                         SLEEPACC_WRITE_KEEP)))
+    return -EINVAL;
+  if (flags & SLEEPACC_WRITE_ATOMIC) { /* KEEP: path itself, now (the rename replaces what is there) */
+    if ((flags & SLEEPACC_WRITE_KEEP) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+      return -EEXIST;
+    if ((size_t)snprintf(w->path, sizeof w->path, "%s", path) >= sizeof w->path ||
+        (size_t)snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof w->tmp)
+      return w->tmp[0] = '\0', -ENAMETOOLONG;
+    file = w->tmp;
+  }
+  if ((w->err = sleepacc_host_facts(w->facts, SLEEPACC_MAX_FACTS, &count)) < 0) return w->err;
+  keep = (flags & SLEEPACC_WRITE_KEEP) && file == path; /* checked on the open file: no race */
+  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0666);
+  if (w->fd < 0) return w->tmp[0] = '\0', -errno;
+  if (keep && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    close(w->fd), w->fd = -1; /* the file is left as it was */
+    return -EEXIST;
+  }
+  j = jw_of(w);
+  jw_header(&j, w->facts, count, writer, writer_version, -1);
+  if (jw_end(w, &j, 1, 1) < 0) sleepacc_writer_abort(w); /* the header is on disk, or no file */
+  return w->err;
+}
+
+int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const int64_t *samples,
+                          size_t n) {
+  jw j;
+  if (!w || w->fd < 0 || !res || (!samples && n)) return -EINVAL;
+  j = jw_of(w);
+  jw_point(&j, res, samples, n);
+  return jw_end(w, &j, w->flags & SLEEPACC_WRITE_SYNC, w->flags & SLEEPACC_WRITE_SYNC);
+}
+
+int sleepacc_writer_close(sleepacc_writer *w) {
+  jw j;
+  if (!w || w->fd < 0) return -EINVAL;
+  j = jw_of(w);
+  jw_footer(&j, -1);
+  jw_end(w, &j, 1, 1);
+  if (close(w->fd) != 0 && !w->err) w->err = -errno;
+  w->fd = -1;
+  if (!w->err && w->tmp[0] && rename(w->tmp, w->path) != 0) w->err = -errno;
+  if (w->err && w->tmp[0]) unlink(w->tmp);
+  w->tmp[0] = '\0';
+  return w->err;
+}
+
+void sleepacc_writer_abort(sleepacc_writer *w) {
+  jw j;
+  if (!w || w->fd < 0) return;
+  j = jw_of(w);
+  if (!w->tmp[0]) jw_end(w, &j, 1, 0); /* the lines so far stay */
+  close(w->fd);
+  w->fd = -1;
+  if (w->tmp[0]) unlink(w->tmp);
+  w->tmp[0] = '\0';
 }

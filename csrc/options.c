@@ -6,8 +6,12 @@
  * (sleepacc_config_explain's "env.dma_latency_us") by its option
  * ("dma_latency"); and the seconds -> ns conversion both bindings share.
  *
+ * The rules of the options themselves live here too: the names a MODE or
+ * POLICY option knows, and the defaults that depend on another option.
+ *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
- * sleepacc_seconds_to_ns, sleepacc_method_info_get (and its field table).
+ * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
+ * its field table), sleepacc_options_complete, sleepacc_option_choice(s).
  */
 #include "sleepacc_int.h"
 
@@ -71,6 +75,12 @@ int sleepacc_seconds_to_ns(double s, int64_t *ns) {
   return 0;
 }
 
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow) {
+  if (overflow > 0 || (!overflow && s > INT64_MAX / 1000000000LL)) return INT64_MAX;
+  if (overflow < 0 || (!overflow && s < INT64_MIN / 1000000000LL)) return -1;
+  return s * 1000000000LL;
+}
+
 #define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \
                   SLEEPACC_FIELD_##t, NULL, 0}
 const sleepacc_field sleepacc_method_info_fields[] = {
@@ -89,4 +99,28 @@ int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out
   out->absolute = m->absolute;
   out->available = sleepacc_method_available(m);
   return 0;
+}
+
+_Static_assert(SLEEPACC_OPTION_COUNT <= 32, "a given-set of sleepacc_options fits a uint32_t");
+
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given) {
+  uint32_t priority = 0; /* the bit of the priority's row */
+  if (!c) return;
+  for (size_t i = 0; sleepacc_options[i].name; i++)
+    if (sleepacc_options[i].offset == offsetof(sleepacc_config, env.priority)) priority = 1u << i;
+  if ((c->env.policy == SLEEPACC_POLICY_FIFO || c->env.policy == SLEEPACC_POLICY_RR) && !(given & priority))
+    c->env.priority = 1;
+}
+
+int sleepacc_option_choice(const sleepacc_option *o, const char *name) {
+  if (!o || !name) return -EINVAL;
+  if (o->kind == SLEEPACC_OPT_MODE) return sleepacc_mode_from_name(name);
+  if (o->kind == SLEEPACC_OPT_POLICY) return sleepacc_policy_from_name(name);
+  return -EINVAL;
+}
+
+const char *sleepacc_option_choices(const sleepacc_option *o) {
+  if (o && o->kind == SLEEPACC_OPT_MODE) return "relative, periodic";
+  if (o && o->kind == SLEEPACC_OPT_POLICY) return "other, batch, idle, fifo, rr";
+  return NULL;
 }

@@ -237,7 +237,7 @@ typedef enum sleepacc_field_type {
   SLEEPACC_FIELD_OPT_INT64 = 5, /* int64_t; a negative value is null */
   SLEEPACC_FIELD_INT = 6,       /* int */
   SLEEPACC_FIELD_METHOD = 7,    /* const sleepacc_method *, by its name; NULL is null */
-  SLEEPACC_FIELD_PAIRS = 8      /* sleepacc_pairs (below) */
+  SLEEPACC_FIELD_PAIRS = 11     /* sleepacc_pairs (below) */
 } sleepacc_field_type;
 /* Row flag: a null value leaves the key out (instead of None / nil). */
 #define SLEEPACC_FIELD_OMIT_NULL 1
@@ -278,6 +278,50 @@ void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out);
  * Percentiles are exact nearest-rank order statistics. -EINVAL on NULLs. */
 int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
                            int64_t *scratch, sleepacc_stats *out);
+
+/* Field kinds and values (py12: issue 12, csrc/fields.c).  More field
+ * types, beside sleepacc_field_type's: */
+#define SLEEPACC_FIELD_MODE 8  /* int sleepacc_mode, by its name (sleepacc_mode_name) */
+#define SLEEPACC_FIELD_TEXT 9  /* an inline NUL-terminated char array (a fact's s) */
+#define SLEEPACC_FIELD_NULL 10 /* always null (an unknown fact) */
+/* Row flag: a binding filling the struct from an object refuses one that
+ * lacks the key (KeyError / an error naming it). */
+#define SLEEPACC_FIELD_REQUIRED 2
+/* A field's value in the few kinds a binding has: the core reads and sets
+ * every field type, so a binding's converter has one case per kind, none
+ * per type (a new type needs no binding edit). */
+typedef enum sleepacc_value_kind {
+  SLEEPACC_VALUE_NULL = 0, /* None / nil (OMIT_NULL: the key is left out) */
+  SLEEPACC_VALUE_INT,      /* .i */
+  SLEEPACC_VALUE_REAL,     /* .d */
+  SLEEPACC_VALUE_BOOL,     /* .i, 0 or 1 */
+  SLEEPACC_VALUE_TEXT,     /* .s, NUL-terminated (host facts may hold bytes that are not UTF-8) */
+  SLEEPACC_VALUE_NESTED,   /* the rows .sub of the sub-object at .base */
+  SLEEPACC_VALUE_PAIRS     /* the sleepacc_pairs at .base (.sub: a pair's two rows) */
+} sleepacc_value_kind;
+typedef struct sleepacc_value {
+  int kind;                  /* sleepacc_value_kind */
+  int64_t i;                 /* INT, BOOL */
+  double d;                  /* REAL */
+  const char *s;             /* TEXT */
+  const sleepacc_field *sub; /* NESTED: its rows */
+  const void *base;          /* NESTED: its struct */
+} sleepacc_value;
+/* Row f of the struct at base as a value: INT64, INT and OPT_INT64 (a
+ * negative is NULL) as INT, DOUBLE as REAL, BOOL as BOOL, STRING and TEXT as
+ * TEXT (a NULL string is NULL), METHOD and MODE by name, NESTED as NESTED,
+ * PAIRS as PAIRS,
+ * NULL and an unknown type as NULL. */
+void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_value *out);
+/* Set row f of the struct at base from v: INT (or BOOL) into INT64,
+ * OPT_INT64, INT and BOOL (-ERANGE beyond int) and DOUBLE; REAL into DOUBLE;
+ * TEXT into STRING (the pointer itself: returns 1, the caller keeps the text
+ * alive), METHOD and MODE by name (-ENOENT unknown); NULL into STRING and
+ * METHOD.  -EINVAL for a kind the row cannot take (NESTED: set its rows).
+ * *message (if not NULL) gets the failure's words ("unknown method", "out
+ * of range", "cannot be set from"), to follow the row's name. */
+int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,
+                       const char **message);
 
 /* -------------------------------------------------------------------------
  * Environment control: apply before a run, restore after, on every path.
@@ -575,6 +619,16 @@ int sleepacc_table_wide(const sleepacc_row *rows, size_t n, char *buf, size_t ca
  * "309.477µs", "1.011542ms", "0s").  Returns length or -ENOSPC. */
 int sleepacc_format_duration(int64_t ns, char *buf, size_t cap);
 
+/* Table rows by field table, renderers by style name (py12: issue 12).
+ * sleepacc_row as a field table (every key required): method, requested_ns,
+ * mode (by name), stats (nested sleepacc_stats_fields), cpu_percent. */
+extern const sleepacc_field sleepacc_row_fields[];
+typedef int (*sleepacc_table_fn)(const sleepacc_row *rows, size_t n, char *buf, size_t cap,
+                                 size_t *needed);
+/* The renderer of a style: "irtt" sleepacc_table_irtt, "wide"
+ * sleepacc_table_wide; NULL for another name (or NULL). */
+sleepacc_table_fn sleepacc_table_style(const char *style);
+
 /* -------------------------------------------------------------------------
  * Host facts: a key/value list, so bindings convert it generically.
  * ---------------------------------------------------------------------- */
@@ -598,6 +652,24 @@ typedef struct sleepacc_fact {
 /* Fill up to cap facts; *count gets how many.  A missing file makes a fact
  * UNKNOWN, never an error.  Reads only /proc, /sys and uname(). */
 int sleepacc_host_facts(sleepacc_fact *facts, size_t cap, size_t *count);
+
+/* Clock and host facts by field table (py12: issue 12), so a binding
+ * converts them with its one field loop.  All the clocks at once: */
+typedef struct sleepacc_clocks {
+  sleepacc_clock_info clock[SLEEPACC_CLOCK_COUNT]; /* by sleepacc_clock_id */
+} sleepacc_clocks;
+/* {resolution_ns, read_cost_ns}, each null when unknown (-1). */
+extern const sleepacc_field sleepacc_clock_info_fields[];
+/* One nested row per clock, by its name: {"monotonic": {...}, ...}. */
+extern const sleepacc_field sleepacc_clocks_fields[];
+/* sleepacc_clock_info_get(id, reads, ...) for every id into out->clock[id]:
+ * 0 or its first error. */
+int sleepacc_clocks_get(int reads, sleepacc_clocks *out);
+/* Host facts: sleepacc_fact_fields() writes a field table of facts[0..count)
+ * into rows (room for count + 1; the last row ends it): each fact by its key,
+ * INT as INT64, REAL as DOUBLE, STR as TEXT, UNKNOWN as NULL, the offsets
+ * relative to facts.  Convert it with the facts as the base. */
+void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_field *rows);
 
 /* -------------------------------------------------------------------------
  * Precise sleep: a sleeper that learns this host, and a pacer.
@@ -1001,6 +1073,83 @@ int sleepacc_json_point(const sleepacc_result *res, const int64_t *samples, size
                         size_t cap, size_t *needed);
 int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed);
 
+/* --- Checked sweeps and results files: what a binding's sweep checks before
+ * it runs, and the file it writes (sweep.c, json.c). --- */
+/* A sweep's budget per point when none is given (0.5 s), the one place
+ * both bindings' sweep default is written. */
+#define SLEEPACC_SWEEP_BUDGET_NS (SLEEPACC_DEFAULT_BUDGET_NS / 2)
+/* A sweep checked as a whole before anything runs (csrc/sweep.c): every
+ * duration (sleepacc_duration_check), the plan (sleepacc_sweep_plan in
+ * base->mode) and, when out has room for the plan, every point's run
+ * (sleepacc_config_explain of base with the point's method and duration).
+ * Returns the number of points (more than cap: call again with room, then
+ * the points are checked too), or a negative errno with *fault (if not
+ * NULL) naming what broke which rule:
+ *   field "methods" or "durations" and index: that entry of the list given
+ *     (index (size_t)-1: the list as a whole); a point's "method" or
+ *     "duration_ns" is blamed on the first entry equal to it;
+ *   otherwise a sleepacc_config field of base ("budget_ns", "env.priority",
+ *     and "method"/"duration_ns" of a default list), index (size_t)-1;
+ *   subject: the method whose name the message follows (a floor in
+ *     periodic mode), else NULL; message: the rule's text, NULL for an
+ *     errno no rule explains (-E2BIG). */
+typedef struct sleepacc_sweep_fault {
+  const char *field;               /* "methods", "durations" or a config field */
+  size_t index;                    /* the entry blamed, (size_t)-1 none */
+  const sleepacc_method *subject;  /* the message follows this method's name, or NULL */
+  const char *message;             /* the rule, or NULL */
+} sleepacc_sweep_fault;
+int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *const *methods, size_t nm,
+                         const int64_t *durations, size_t nd, sleepacc_point *out, size_t cap,
+                         sleepacc_sweep_fault *fault);
+
+/* Results files (csrc/json.c): a sleepacc/1 file written through the
+ * writer's own buffer (no allocation, whatever the number of samples).
+ * Caller-owned and large (host facts for the header, a 64 KiB buffer).
+ * open: the file at path (created 0666 less the umask, else truncated),
+ * then the header (writer, writer_version as for sleepacc_json_header), on
+ * disk (flushed and fsync'd) when it returns.  Flags:
+ *   SLEEPACC_WRITE_SYNC    each point flushed and fsync'd before it returns
+ *                          (a killed run keeps the points written);
+ *   SLEEPACC_WRITE_ATOMIC  written to "<path>.tmp<pid>" and renamed to path
+ *                          by close: the file is whole or absent;
+ *   SLEEPACC_WRITE_KEEP    a regular file that is not empty is left as it is
+ *                          and refused with -EEXIST (results are never
+ *                          overwritten; the CLI's -o rule); with ATOMIC,
+ *                          path as it is at open.
+ * An fsync the file does not support (a pipe, /dev/null) is not an error.
+ * -ENAMETOOLONG when the temporary name does not fit PATH_MAX; other errors
+ * are open's or write's.  After a failed open nothing is left open.
+ * point: a point line (sleepacc_json_point).  close: the footer, fsync,
+ * close (and the rename).  abort: close without a footer (the lines so far
+ * stay, as after an interruption; an ATOMIC file is removed); safe after
+ * close, after a failed open and twice.  0 or -errno; a write error is kept
+ * and returned by every later call, and cuts the file back to the end of
+ * its last line flushed whole (so what is on disk always parses; with SYNC
+ * that is the last point written). */
+#define SLEEPACC_WRITE_SYNC 1
+#define SLEEPACC_WRITE_ATOMIC 2
+#define SLEEPACC_WRITE_KEEP 4
+typedef struct sleepacc_writer {
+  /* private */
+  int fd;                 /* the open file, -1 when closed */
+  int flags;              /* SLEEPACC_WRITE_* */
+  int err;                /* the first write error, 0 none */
+  size_t len;             /* bytes in buf not yet written */
+  int64_t written;        /* bytes written to the file */
+  int64_t whole;          /* of them, up to the end of the last line flushed whole */
+  char path[4096];        /* ATOMIC: the final name */
+  char tmp[4096 + 32];    /* ATOMIC: the file written ("" none) */
+  sleepacc_fact facts[SLEEPACC_MAX_FACTS]; /* the header's host facts */
+  char buf[65536];        /* lines are written through it */
+} sleepacc_writer;
+int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
+                         const char *writer_version);
+int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const int64_t *samples,
+                          size_t n);
+int sleepacc_writer_close(sleepacc_writer *w);
+void sleepacc_writer_abort(sleepacc_writer *w);
+
 /* The options of a run as a binding takes them (csrc/options.c), in
  * measure()'s order (method and duration first, then the options every
  * run shares, n to dma_latency): the public name, how its value converts, the config
@@ -1031,6 +1180,23 @@ const char *sleepacc_option_of_field(const char *field);
 /* Seconds -> ns, the nearest (beyond int64 saturates, a negative stays
  * negative): 0, or -EDOM for NaN/inf. */
 int sleepacc_seconds_to_ns(double s, int64_t *ns);
+/* Whole seconds -> ns (py12: issue 12), exact, saturating as
+ * sleepacc_seconds_to_ns does (INT64_MAX, or -1 for a negative): s, or, when
+ * the caller's integer did not fit int64 itself, overflow its sign (1 or
+ * -1; 0 when it fit, as PyLong_AsLongLongAndOverflow reports it). */
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
+/* --- Option rules a binding applies while converting (options.c). --- */
+/* The defaults that depend on another option, applied once the options
+ * given are set (given: bit i set when sleepacc_options[i] was given): a
+ * fifo or rr policy without a priority runs at priority 1, the API's default
+ * real-time priority. */
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
+/* A MODE or POLICY option's value by name (sleepacc_mode_from_name,
+ * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind.
+ * choices: the names it knows, for that error ("relative, periodic"), or
+ * NULL for another kind. */
+int sleepacc_option_choice(const sleepacc_option *o, const char *name);
+const char *sleepacc_option_choices(const sleepacc_option *o);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

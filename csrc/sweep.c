@@ -7,11 +7,16 @@
  * must be > 0), so it leaves floors out of a default sweep and refuses a
  * floor named explicitly.
  *
- * Owns: sleepacc_sweep_plan.
+ * A sweep is checked as a whole before anything runs (sleepacc_sweep_check):
+ * its durations, its plan and the run of every point, a fault naming the
+ * list entry ("methods" i, "durations" j) or the config field to blame.
+ *
+ * Owns: sleepacc_sweep_plan, sleepacc_sweep_check.
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
+#include <string.h>
 
 static const char FLOOR_MSG[] =
     "is a floor (family 'baseline', measured at duration 0 only): periodic mode cannot measure it";
@@ -54,4 +59,49 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
     return -EINVAL;
   }
   return k > (size_t)2147483647 ? -E2BIG : (int)k;
+}
+
+/* The first index of the n values at a (size bytes each) equal to v, or
+ * (size_t)-1 (also when a is NULL: the default list). */
+static size_t index_of(const void *a, size_t n, size_t size, const void *v) {
+  for (size_t i = 0; a && i < n; i++)
+    if (!memcmp((const char *)a + i * size, v, size)) return i;
+  return (size_t)-1;
+}
+
+static int fault(sleepacc_sweep_fault *f, int rc, const char *field, size_t index,
+                 const sleepacc_method *subject, const char *message) {
+  if (f) f->field = field, f->index = index, f->subject = subject, f->message = message;
+  return rc;
+}
+
+int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *const *methods, size_t nm,
+                         const int64_t *durations, size_t nd, sleepacc_point *out, size_t cap,
+                         sleepacc_sweep_fault *f) {
+  const char *msg = NULL, *field = NULL;
+  size_t bad = (size_t)-1;
+  int total, rc;
+  sleepacc_config c;
+  fault(f, 0, NULL, (size_t)-1, NULL, NULL);
+  if (!base) return -EINVAL;
+  for (size_t j = 0; durations && j < nd; j++)
+    if ((rc = sleepacc_duration_check(durations[j], &msg)) != 0)
+      return fault(f, rc, "durations", j, NULL, msg);
+  total = sleepacc_sweep_plan(methods, nm, durations, nd, base->mode, out, cap, &bad, &msg);
+  if (total == -EINVAL && msg && bad != (size_t)-1) return fault(f, total, "methods", bad, methods[bad], msg);
+  if (total == -EINVAL && msg) return fault(f, total, "durations", (size_t)-1, NULL, msg);
+  if (total < 0 || (size_t)total > cap) return total; /* the points are checked with room for them */
+  c = *base;
+  for (int k = 0; k < total; k++) { /* every point, before anything runs */
+    size_t i;
+    c.method = out[k].method, c.duration_ns = out[k].duration_ns;
+    if ((rc = sleepacc_config_explain(&c, &field, &msg)) == 0) continue;
+    if (!strcmp(field, "method") && (i = index_of(methods, nm, sizeof *methods, &c.method)) != (size_t)-1)
+      return fault(f, rc, "methods", i, NULL, msg);
+    if (!strcmp(field, "duration_ns") &&
+        (i = index_of(durations, nd, sizeof *durations, &c.duration_ns)) != (size_t)-1)
+      return fault(f, rc, "durations", i, NULL, msg);
+    return fault(f, rc, field, (size_t)-1, NULL, msg);
+  }
+  return total;
 }

@@ -3,7 +3,7 @@
  * same bytes: Go-style durations, the `irtt sleep` table and a wide table.
  *
  * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide,
- * sleepacc_row_from_result.
+ * sleepacc_row_from_result, sleepacc_row_fields, sleepacc_table_style.
  *
  * Buffer contract (all three functions): the result is NUL-terminated in
  * buf (cap bytes) and its length (without the NUL) is returned.  When cap
@@ -446,4 +446,31 @@ void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row)
   row->mode = sleepacc_mode_from_name(res->mode);
   row->stats = res->stats;
   row->cpu_percent = res->cpu_percent;
+}
+
+#define SLEEPACC__ROW(f, type, is_double, sub)                                   \
+  {#f, offsetof(sleepacc_row, f), is_double, type, sub, SLEEPACC_FIELD_REQUIRED}
+const sleepacc_field sleepacc_row_fields[] = {
+  SLEEPACC__ROW(method, SLEEPACC_FIELD_STRING, 0, NULL),
+  SLEEPACC__ROW(requested_ns, SLEEPACC_FIELD_INT64, 0, NULL),
+  SLEEPACC__ROW(mode, SLEEPACC_FIELD_MODE, 0, NULL),
+  SLEEPACC__ROW(stats, SLEEPACC_FIELD_NESTED, 0, sleepacc_stats_fields),
+  SLEEPACC__ROW(cpu_percent, SLEEPACC_FIELD_DOUBLE, 1, NULL),
+  {NULL, 0, 0, 0, NULL, 0},
+};
+
+static const struct {
+  const char *style;
+  sleepacc_table_fn render;
+} table_styles[] = {
+  {"irtt", sleepacc_table_irtt},
+  {"wide", sleepacc_table_wide},
+};
+
+sleepacc_table_fn sleepacc_table_style(const char *style)
+{
+  for (size_t i = 0; style && i < sizeof table_styles / sizeof table_styles[0]; i++)
+    if (strcmp(style, table_styles[i].style) == 0)
+      return table_styles[i].render;
+  return NULL;
 }

@@ -43,7 +43,7 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The options table at idx: a table whose keys are all in known (NULL-
+/* The options table at idx (> 0): a table whose keys are all in known (NULL-
  * terminated); a misspelt key is an error naming it. */
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
@@ -61,20 +61,17 @@ const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *na
  * rows become sub-tables; a null value is an absent key). */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
 
-/* The core's record behind a record table (at t, named what in errors),
- * kept in its samples userdata; *samples and *n: its kept samples (may be NULL). */
-const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
-                                           const int64_t **samples, size_t *n);
-
-/* The records of the results argument at idx (one record, or an array of
- * them; the table keeps them alive): an array of *n, in a userdata pushed
- * on the stack.  A bad entry raises "results[i]: ...". */
+/* A run's kept samples and its core record: the userdata behind a record
+ * table's `samples` (lua/lsleepacc.c; sa.table and sa.save read it). */
 typedef struct {
-  const sleepacc_result *res;
-  const int64_t *samples;
-  size_t n;
-} sleepacc_lua_rec;
-sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n);
+  int64_t *data;       /* malloc'd (NULL when streaming) */
+  size_t len;          /* samples recorded */
+  sleepacc_result res; /* the record (valid once the run finished) */
+} sleepacc_lua_samples;
+/* The records of the results argument at idx (> 0; one record, or an array
+ * of them; the table keeps them alive): an array of *n, in a userdata
+ * pushed on the stack.  A bad entry raises "results[i]: ...". */
+const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n);
 
 /* Ctrl-C between core chunks (see above): call step(arg) until it returns
  * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
@@ -88,15 +85,10 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 
-/* sleepacc/1 JSON Lines (lua/lsave.c; the lines are the core's, csrc/json.c):
- * open path and write the header, pushing a writer userdata (closed by
- * __gc); NULL with *err on failure.  Then a point line per record (sync:
- * flushed and fsync'd), and close (footer, sync, fclose).  0 or -errno. */
-typedef struct sleepacc_lua_writer sleepacc_lua_writer;
-sleepacc_lua_writer *sleepacc_lua_writer_open(lua_State *L, const char *path, int *err);
-int sleepacc_lua_writer_point(sleepacc_lua_writer *w, const sleepacc_result *res, const int64_t *data,
-                              size_t len, int sync);
-int sleepacc_lua_writer_close(sleepacc_lua_writer *w);
+/* The core's results file writer (csrc/json.c) opened on path with flags
+ * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts
+ * it; *err: sleepacc_writer_open's 0 or -errno (lua/lsave.c). */
+sleepacc_writer *sleepacc_lua_writer(lua_State *L, const char *path, int flags, int *err);
 
 /* Module parts: add their functions to the table on top of the stack. */
 int sleepacc_lua_open_precise(lua_State *L); /* lua/lsleeper.c */

@@ -6,7 +6,6 @@
  */
 #include "binding.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +29,6 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
 }
 
 void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known) {
-  idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, idx));
   lua_pushnil(L);
@@ -63,21 +61,16 @@ int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
   int64_t ns;
   if (lua_type(L, idx) != LUA_TNUMBER)
     sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
-  if (lua_isinteger(L, idx)) { /* exact; out of int64 ns range saturates */
-    lua_Integer i = lua_tointegerx(L, idx, NULL);
-    if (i > INT64_MAX / 1000000000LL) return INT64_MAX;
-    if (i < INT64_MIN / 1000000000LL) return INT64_MIN;
-    return (int64_t)i * 1000000000LL;
-  }
-  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0) /* the core's rounding */
+  /* the core's rounding and saturation, for integers too: every seconds
+   * value the core accepts (at most one day) is exact as a double */
+  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0)
     sleepacc_lua_error(L, name, "must be finite, got %s", lua_tostring(L, idx));
   return ns;
 }
 
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo) {
-  int ok = 0;
-  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &ok) : 0;
-  if (!ok)
+  lua_Integer v;
+  if (!sleepacc_lua_tointeger(L, idx, &v))
     sleepacc_lua_error(L, name, "integer expected, got %s",
                        lua_type(L, idx) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, idx));
   if (v < lo) sleepacc_lua_error(L, name, "must be >= %lld, got %lld", (long long)lo, (long long)v);
@@ -148,6 +141,11 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
       if (!*(const sleepacc_method *const *)(const void *)p) continue;
       lua_pushstring(L, (*(const sleepacc_method *const *)(const void *)p)->name);
       break;
+    case SLEEPACC_FIELD_TEXT: lua_pushstring(L, p); break;
+    case SLEEPACC_FIELD_MODE:
+      if (!sleepacc_mode_name(*(const int *)(const void *)p)) continue;
+      lua_pushstring(L, sleepacc_mode_name(*(const int *)(const void *)p));
+      break;
     default: continue;
     }
     lua_setfield(L, -2, f->name);
@@ -185,53 +183,29 @@ static int sleepacc__nop(lua_State *L) {
   return 0;
 }
 
-/* Ctrl-C between chunks: the hooks at entry, to see one set meanwhile. */
-typedef struct {
-  lua_State *L, *main;       /* the running thread; the state's main thread */
-  lua_Hook main_hook;        /* main thread's hook at entry */
-  int main_mask;             /* main thread's hook mask at entry */
-  void (*cleanup)(void *ud); /* run before re-raising (may be NULL) */
-  void *ud;
-} sleepacc_lua_guard;
-
-static void sleepacc_lua_guard_init(sleepacc_lua_guard *g, lua_State *L, void (*cleanup)(void *),
-                                    void *ud) {
-  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
-  g->L = L;
-  g->cleanup = cleanup;
-  g->ud = ud;
-  g->main = sleepacc_lua_mainthread(L);
-  g->main_hook = g->main ? lua_gethook(g->main) : NULL;
-  g->main_mask = g->main ? lua_gethookmask(g->main) : 0;
-}
-
-static void sleepacc_lua_checkpoint(sleepacc_lua_guard *g) {
-  lua_State *L = g->L;
-  /* a hook on this thread fires on the no-op's call; its error is caught
-   * so the cleanup runs before it travels on */
-  if (lua_gethook(L) != NULL) {
-    lua_pushcfunction(L, sleepacc__nop);
-    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
-      if (g->cleanup) g->cleanup(g->ud);
-      lua_error(L);
-    }
-  }
-  /* in a coroutine: a hook set on the main thread meanwhile is Ctrl-C */
-  if (g->main && g->main != L &&
-      (lua_gethook(g->main) != g->main_hook || lua_gethookmask(g->main) != g->main_mask)) {
-    if (g->cleanup) g->cleanup(g->ud);
-    luaL_error(L, "interrupted!");
-  }
-}
-
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
-  sleepacc_lua_guard g;
-  sleepacc_lua_guard_init(&g, L, cleanup, arg);
+  lua_State *main = sleepacc_lua_mainthread(L);
+  lua_Hook main_hook = main ? lua_gethook(main) : NULL; /* at entry, to see one set meanwhile */
+  int main_mask = main ? lua_gethookmask(main) : 0;
+  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   for (;;) {
     int rc = step(arg);
     if (rc == 1) return 0;
     if (rc < 0 && rc != -EINTR) return rc;
-    sleepacc_lua_checkpoint(&g); /* raises (after the cleanup) on Ctrl-C */
+    /* the checkpoint: a hook on this thread fires on the no-op's call; its
+     * error is caught so the cleanup runs before it travels on */
+    if (lua_gethook(L) != NULL) {
+      lua_pushcfunction(L, sleepacc__nop);
+      if (lua_pcall(L, 0, 0, 0) != 0) {
+        if (cleanup) cleanup(arg);
+        lua_error(L);
+      }
+    }
+    /* in a coroutine: a hook set on the main thread meanwhile is Ctrl-C */
+    if (main && main != L && (lua_gethook(main) != main_hook || lua_gethookmask(main) != main_mask)) {
+      if (cleanup) cleanup(arg);
+      luaL_error(L, "interrupted!");
+    }
   }
 }
 

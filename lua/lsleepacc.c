@@ -20,55 +20,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define SAMPLES_MT "sleepacc.Samples"
 
 /* ------------------------------------------------------------ Samples */
 
-/* A userdata owning the int64 buffer the core writes into, and the run's
- * record as the core gave it (sa.table and sa.save read records from it). */
-typedef struct {
-  int64_t *data;       /* malloc'd (NULL when streaming) */
-  size_t len;          /* samples recorded */
-  sleepacc_result res; /* the record (valid once the run finished) */
-} samples_ud;
-
-const sleepacc_result *sleepacc_lua_record(lua_State *L, int t, const char *what,
-                                           const int64_t **samples, size_t *n) {
-  samples_ud *s;
+/* The samples behind the record table at t (named what in errors). */
+static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const char *what) {
+  const sleepacc_lua_samples *s;
   if (lua_type(L, t) != LUA_TTABLE) sleepacc_lua_error(L, what, "record of measure or sweep expected");
-  lua_getfield(L, t, "samples");
-  s = (samples_ud *)luaL_testudata(L, -1, SAMPLES_MT);
-  lua_pop(L, 1); /* the record keeps it alive */
+  lua_getfield(L, t, "samples"); /* a userdata whose metatable is SAMPLES_MT */
+  luaL_getmetatable(L, SAMPLES_MT);
+  if (!lua_getmetatable(L, -2)) lua_pushnil(L);
+  s = lua_rawequal(L, -1, -2) ? (const sleepacc_lua_samples *)lua_touserdata(L, -3) : NULL;
+  lua_pop(L, 3); /* the record keeps it alive */
   if (!s || !s->res.method) sleepacc_lua_error(L, what, "record of measure or sweep expected");
-  if (samples) *samples = s->data, *n = s->len;
-  return &s->res;
+  return s;
 }
 
-sleepacc_lua_rec *sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
-  sleepacc_lua_rec *recs;
+const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
+  const sleepacc_lua_samples **recs;
   int single;
-  idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
   single = lua_getfield(L, idx, "method") != LUA_TNIL;
   lua_pop(L, 1);
   *n = single ? 1 : (size_t)lua_rawlen(L, idx);
-  recs = (sleepacc_lua_rec *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
+  recs = (const sleepacc_lua_samples **)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
   for (size_t i = 0; i < *n; i++) {
     char what[32];
     snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
     if (single) lua_pushvalue(L, idx);
     else lua_rawgeti(L, idx, (int)(i + 1));
-    recs[i].res = sleepacc_lua_record(L, lua_gettop(L), what, &recs[i].samples, &recs[i].n);
+    recs[i] = sleepacc__record(L, lua_gettop(L), what);
     lua_pop(L, 1);
   }
   return recs;
 }
 
 static int samples_totable(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
   lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
   for (size_t i = 0; i < s->len; i++) {
     lua_pushinteger(L, (lua_Integer)s->data[i]);
@@ -79,10 +70,9 @@ static int samples_totable(lua_State *L) {
 
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
-  int ok = 0;
-  lua_Integer i = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok) : 0;
-  if (ok && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
+  lua_Integer i;
+  if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
     lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
   else if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "totable") == 0)
     lua_pushcfunction(L, samples_totable);
@@ -92,20 +82,18 @@ static int samples_index(lua_State *L) {
 }
 
 static int samples_len(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)((samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
+  lua_pushinteger(L, (lua_Integer)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
   return 1;
 }
 
-static int samples_tostring(lua_State *L) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "sleepacc.Samples(%zu ns values)",
-           ((samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
-  lua_pushstring(L, buf);
+static int samples_tostring(lua_State *L) { /* len <= SLEEPACC_MAX_SAMPLES: an int */
+  lua_pushfstring(L, "sleepacc.Samples(%d ns values)",
+                  (int)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
   return 1;
 }
 
 static int samples_gc(lua_State *L) {
-  samples_ud *s = (samples_ud *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
   free(s->data);
   s->data = NULL;
   s->len = 0;
@@ -131,10 +119,11 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
   known[k] = NULL;
 }
 
-/* The core's defaults (a sweep's budget: 0.5 s per point, as in Python),
+/* The core's defaults (a sweep's budget: SLEEPACC_SWEEP_BUDGET_NS per point),
  * then the shared options of the table at t, converted by their kind in
  * the core's option list; every rule is the core's. */
 static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
+  uint32_t given = 0;
   sleepacc_config_default(c);
   c->budget_ns = budget_ns;
   for (const sleepacc_option *o = OPTS; o->name; o++) {
@@ -143,6 +132,7 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
     lua_Integer v;
     int x;
     if (!sleepacc_lua_field(L, t, name)) continue;
+    given |= 1u << (o - sleepacc_options);
     switch (o->kind) {
     case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
       if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
@@ -161,43 +151,26 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
     case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
     case SLEEPACC_OPT_MODE:
     case SLEEPACC_OPT_POLICY:
-      x = (o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_from_name
-                                        : sleepacc_policy_from_name)(sleepacc_lua_str(L, -1, name));
-      if (x < 0)
+      if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, name))) < 0)
         sleepacc_lua_error(L, name, "unknown %s \"%.40s\"; known: %s", name, lua_tostring(L, -1),
-                           o->kind == SLEEPACC_OPT_MODE ? "relative, periodic"
-                                                        : "other, batch, idle, fifo, rr");
+                           sleepacc_option_choices(o));
       *(int *)(void *)p = x;
       break;
     }
     lua_pop(L, 1);
   }
-  /* fifo/rr without a priority: 1 (as in Python) */
-  if ((c->env.policy == SLEEPACC_POLICY_FIFO || c->env.policy == SLEEPACC_POLICY_RR) &&
-      lua_getfield(L, t, "priority") == LUA_TNIL)
-    c->env.priority = 1;
+  sleepacc_options_complete(c, given); /* fifo/rr without a priority: 1 (as in Python) */
   lua_settop(L, t);
-}
-
-/* The core's check; a bad field raises "<option>: <rule>".  method/duration
- * name the option blamed for those (sweep: "methods[2]", "durations[3]"). */
-static void sleepacc__check(lua_State *L, const sleepacc_config *c, const char *method,
-                            const char *duration) {
-  const char *field, *msg, *name;
-  if (sleepacc_config_explain(c, &field, &msg) == 0) return;
-  name = sleepacc_option_of_field(field);
-  sleepacc_lua_error(L, !strcmp(name, "method") ? method : !strcmp(name, "duration") ? duration : name,
-                     "%s", msg);
 }
 
 /* ------------------------------------------------------------ one run */
 
-/* Run the checked config c; push its record and return 0, or return the
- * negative errno of an OS failure with nothing pushed (*why: the option the
- * environment refused, if any).  Ctrl-C finishes the run, then raises. */
-static int sleepacc__run_one(lua_State *L, const sleepacc_config *c) {
+/* Run the checked config c; push its record and return 0 (*got: its
+ * samples), or return the negative errno of an OS failure with nothing
+ * pushed.  Ctrl-C finishes the run, then raises. */
+static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleepacc_lua_samples **got) {
   sleepacc_run *r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
-  samples_ud *s = (samples_ud *)lua_newuserdatauv(L, sizeof *s, 0);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)lua_newuserdatauv(L, sizeof *s, 0);
   int64_t cap = sleepacc_config_capacity(c), *scratch = NULL;
   int rc, frc;
   memset(s, 0, sizeof *s);
@@ -228,6 +201,7 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c) {
   lua_setfield(L, -2, "samples");
   lua_replace(L, -3); /* the record replaces the run */
   lua_pop(L, 1);
+  *got = s;
   return 0;
 }
 
@@ -240,7 +214,8 @@ static const char *sleepacc__asked(const sleepacc_config *c, char *buf, size_t n
 }
 
 static int sleepacc__measure(lua_State *L) {
-  const char *known[NOPTS + 5];
+  const char *known[NOPTS + 5], *field, *msg;
+  const sleepacc_lua_samples *s;
   sleepacc_config c;
   char asked[48];
   int rc;
@@ -253,41 +228,44 @@ static int sleepacc__measure(lua_State *L) {
   lua_getfield(L, 1, "duration");
   c.duration_ns = sleepacc_lua_ns(L, -1, "duration");
   lua_settop(L, 1);
-  sleepacc__check(L, &c, "method", "duration");
-  rc = sleepacc__run_one(L, &c);
+  if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
+    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
+  rc = sleepacc__run_one(L, &c, &s);
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
 }
 
-/* The option a sweep's bad field blames: "<what>s[i]", the first of the
- * len values at a (size bytes each) equal to v, else "<what>". */
-static const char *sleepacc__blame(char *buf, size_t n, const char *what, const void *a, size_t len,
-                                   size_t size, const void *v) {
-  size_t i = 0;
-  while (i < len && memcmp((const char *)a + i * size, v, size)) i++;
-  if (i < len) snprintf(buf, n, "%ss[%zu]", what, i + 1);
-  else snprintf(buf, n, "%s", what);
-  return buf;
+/* Raise the core's fault of a sweep: "methods[2]: ...", "durations: ...",
+ * "<option>: ..." (an errno no rule explains is returned as nil, err). */
+static int sleepacc__sweep_fault(lua_State *L, int rc, const sleepacc_sweep_fault *f) {
+  char name[48];
+  if (!f->message) return sleepacc_lua_pusherror(L, rc, "sweep");
+  if (f->index == (size_t)-1) snprintf(name, sizeof name, "%s", sleepacc_option_of_field(f->field));
+  else snprintf(name, sizeof name, "%s[%zu]", f->field, f->index + 1);
+  if (f->subject) return sleepacc_lua_error(L, name, "'%s' %s", f->subject->name, f->message);
+  return sleepacc_lua_error(L, name, "%s", f->message);
 }
 
 /* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
  * each method over the durations, by default every available method over
- * the core's ladder; floors at 0 only; periodic mode skips 0), each run and
- * its record kept (and, with output=, written to disk as it finishes). */
+ * the core's ladder; floors at 0 only; periodic mode skips 0), all checked
+ * by the core before anything runs (sleepacc_sweep_check), each run and its
+ * record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 5], *output = NULL, *msg = NULL;
+  const char *known[NOPTS + 5], *output = NULL;
   const sleepacc_method **ms = NULL;
   int64_t *ds = NULL;
   sleepacc_point *pts;
+  sleepacc_sweep_fault fault;
   sleepacc_config c;
-  size_t nm = 0, nd = 0, bad = 0;
-  int total, out, err;
-  char name[48], mname[32], dname[32];
-  sleepacc_lua_writer *w = NULL;
+  size_t nm = 0, nd = 0;
+  int total, out, err = 0;
+  char name[48];
+  sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS / 2);
+  sleepacc__parse(L, 1, &c, SLEEPACC_SWEEP_BUDGET_NS);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
   else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
     sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
@@ -300,61 +278,46 @@ static int sleepacc__sweep(lua_State *L) {
   if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
   else lua_pushnil(L); /* 5 */
   for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) {
-    snprintf(mname, sizeof mname, "methods[%zu]", i + 1);
+    snprintf(name, sizeof name, "methods[%zu]", i + 1);
     lua_rawgeti(L, 2, (int)i + 1);
-    ms[i] = sleepacc_lua_method(L, -1, mname);
+    ms[i] = sleepacc_lua_method(L, -1, name);
   }
   if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
   else lua_pushnil(L); /* 6 */
   for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
-    snprintf(dname, sizeof dname, "durations[%zu]", j + 1);
+    snprintf(name, sizeof name, "durations[%zu]", j + 1);
     lua_rawgeti(L, 3, (int)j + 1);
-    if (sleepacc_duration_check(ds[j] = sleepacc_lua_ns(L, -1, dname), &msg) != 0)
-      sleepacc_lua_error(L, dname, "%s", msg);
+    ds[j] = sleepacc_lua_ns(L, -1, name);
   }
-  if ((total = sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, NULL, 0, &bad, &msg)) < 0) {
-    if (total != -EINVAL || !msg) return sleepacc_lua_pusherror(L, total, "sweep");
-    if (bad == (size_t)-1) sleepacc_lua_error(L, "durations", "%s", msg);
-    snprintf(mname, sizeof mname, "methods[%zu]", bad + 1);
-    sleepacc_lua_error(L, mname, "'%s' %s", ms[bad]->name, msg);
-  }
+  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, NULL, 0, &fault)) < 0)
+    return sleepacc__sweep_fault(L, total, &fault);
   pts = (sleepacc_point *)lua_newuserdatauv(L, (size_t)total * sizeof *pts, 0); /* 7: the plan */
-  sleepacc_sweep_plan(ms, nm, ds, nd, c.mode, pts, (size_t)total, NULL, NULL);
-  for (int i = 0; i < total; i++) { /* every point checked before anything runs */
-    c.method = pts[i].method, c.duration_ns = pts[i].duration_ns;
-    if (sleepacc_config_check(&c, NULL) != 0)
-      sleepacc__check(L, &c, sleepacc__blame(mname, sizeof mname, "method", ms, nm, sizeof *ms, &c.method),
-                      sleepacc__blame(dname, sizeof dname, "duration", ds, nd, sizeof *ds, &c.duration_ns));
-  }
+  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, pts, (size_t)total, &fault)) < 0)
+    return sleepacc__sweep_fault(L, total, &fault);
   if (sleepacc_lua_field(L, 1, "output")) {
-    struct stat st;
     output = sleepacc_lua_str(L, -1, "output");
-    lua_pop(L, 1);
-    if (stat(output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) /* as the CLI's -o */
+    lua_pop(L, 1); /* the options table keeps it */
+    w = sleepacc_lua_writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err); /* 8 */
+    if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
+    if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
-  lua_createtable(L, total, 0); /* 8: results */
+  lua_createtable(L, total, 0); /* results */
   out = lua_gettop(L);
-  if (output && !(w = sleepacc_lua_writer_open(L, output, &err))) /* 9: the writer */
-    return sleepacc_lua_pusherror(L, err, output);
   for (int done = 1; done <= total; done++) {
+    const sleepacc_lua_samples *s;
     int rc;
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
-    if ((rc = sleepacc__run_one(L, &c)) < 0) {
+    if ((rc = sleepacc__run_one(L, &c, &s)) < 0) {
       char ctx[160];
       const char *why = sleepacc__asked(&c, name, sizeof name);
       snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", why ? why : "", why ? ", " : "",
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);
     }
-    if (w) { /* on disk before the next point starts */
-      const int64_t *data;
-      size_t len;
-      const sleepacc_result *res = sleepacc_lua_record(L, lua_gettop(L), "record", &data, &len);
-      if ((err = sleepacc_lua_writer_point(w, res, data, len, 1)) < 0)
-        return sleepacc_lua_pusherror(L, err, output);
-    }
+    if (w && (err = sleepacc_writer_point(w, &s->res, s->data, s->len)) < 0) /* on disk, then the next */
+      return sleepacc_lua_pusherror(L, err, output);
     lua_rawseti(L, out, done);
     if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
       lua_pushvalue(L, 4);
@@ -365,7 +328,7 @@ static int sleepacc__sweep(lua_State *L) {
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
-  if (w && (err = sleepacc_lua_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
+  if (w && (err = sleepacc_writer_close(w)) < 0) return sleepacc_lua_pusherror(L, err, output);
   lua_settop(L, out);
   return 1;
 }
@@ -374,7 +337,7 @@ static int sleepacc__sweep(lua_State *L) {
 
 static int sleepacc__table(lua_State *L) {
   int (*render)(const sleepacc_row *, size_t, char *, size_t, size_t *) = sleepacc_table_irtt;
-  sleepacc_lua_rec *recs;
+  const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
   size_t n, needed = 0;
   int rc;
@@ -386,7 +349,7 @@ static int sleepacc__table(lua_State *L) {
   }
   recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
-  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(recs[i].res, &rows[i]);
+  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
   rc = render(rows, n, NULL, 0, &needed);
   if (rc >= 0) needed = (size_t)rc + 1;
   p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
@@ -474,7 +437,8 @@ SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   sleepacc_lua_remember_main(L);
   if (luaL_newmetatable(L, SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
   lua_pop(L, 1);
-  luaL_newlib(L, sleepacc__funcs);
+  lua_newtable(L);
+  luaL_setfuncs(L, sleepacc__funcs, 0);
   lua_pushliteral(L, SLEEPACC_VERSION);
   lua_setfield(L, -2, "_VERSION");
   sleepacc_lua_open_precise(L);

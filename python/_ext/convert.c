@@ -35,10 +35,7 @@ int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
     int overflow = 0;
     long long s = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (s == -1 && PyErr_Occurred()) return -1;
-    if (overflow || s > INT64_MAX / 1000000000LL || s < INT64_MIN / 1000000000LL)
-      ns = (overflow ? overflow < 0 : s < 0) ? -1 : INT64_MAX;
-    else
-      ns = (int64_t)s * 1000000000LL;
+    ns = sleepacc_whole_seconds_to_ns((int64_t)s, overflow);
   } else {
     double s = PyFloat_AsDouble(obj);
     if (s == -1.0 && PyErr_Occurred()) {
@@ -86,33 +83,21 @@ static PyObject *py_pairs(const sleepacc_pairs *pairs) {
   return d;
 }
 
-/* One value of row f at p as a new object (NULL: an exception, or with
- * *omit set, nothing to add). */
-static PyObject *py_field_value(const sleepacc_field *f, const char *p, int *omit) {
-  *omit = 0;
-  switch (f->type) {
-  case SLEEPACC_FIELD_DOUBLE: return PyFloat_FromDouble(*(const double *)p);
-  case SLEEPACC_FIELD_BOOL: return PyBool_FromLong(*(const int *)p);
-  case SLEEPACC_FIELD_INT: return PyLong_FromLong(*(const int *)p);
-  case SLEEPACC_FIELD_NESTED: return sleepacc_py_from_fields(f->sub, p);
-  case SLEEPACC_FIELD_PAIRS: return py_pairs((const sleepacc_pairs *)(const void *)p);
-  case SLEEPACC_FIELD_STRING:
-    if (*(const char *const *)p) return PyUnicode_FromString(*(const char *const *)p);
-    break;
-  case SLEEPACC_FIELD_METHOD:
-    if (*(const sleepacc_method *const *)p)
-      return PyUnicode_FromString((*(const sleepacc_method *const *)p)->name);
-    break;
-  case SLEEPACC_FIELD_OPT_INT64:
-    if (*(const int64_t *)p >= 0) return PyLong_FromLongLong(*(const int64_t *)p);
-    break;
-  default: return PyLong_FromLongLong(*(const int64_t *)p);
+/* Row f of the struct at base as a new object, by the core's reading of it
+ * (NULL: an exception, or with *omit set, nothing to add). */
+static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit) {
+  sleepacc_value v;
+  sleepacc_field_get(f, base, &v);
+  *omit = v.kind == SLEEPACC_VALUE_NULL && (f->flags & SLEEPACC_FIELD_OMIT_NULL);
+  switch (v.kind) {
+  case SLEEPACC_VALUE_INT: return PyLong_FromLongLong(v.i);
+  case SLEEPACC_VALUE_REAL: return PyFloat_FromDouble(v.d);
+  case SLEEPACC_VALUE_BOOL: return PyBool_FromLong((long)v.i);
+  case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
+  case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
+  case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
+  default: return *omit ? NULL : Py_NewRef(Py_None);
   }
-  if (f->flags & SLEEPACC_FIELD_OMIT_NULL) {
-    *omit = 1;
-    return NULL;
-  }
-  return Py_NewRef(Py_None);
 }
 
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base) {
@@ -120,7 +105,7 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
   if (d == NULL) return NULL;
   for (const sleepacc_field *f = table; f->name != NULL; f++) {
     int omit;
-    PyObject *v = py_field_value(f, (const char *)base + f->offset, &omit);
+    PyObject *v = py_field_value(f, base, &omit);
     if (omit) continue;
     if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
       Py_XDECREF(v);
@@ -132,50 +117,56 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
   return d;
 }
 
+/* The object v (the value of key) as a core value: None, a str (its UTF-8,
+ * borrowed from v), an int (bool included), or anything float() takes.
+ * 0 or -1. */
+static int py_value(PyObject *v, const char *key, sleepacc_value *out) {
+  int overflow = 0;
+  memset(out, 0, sizeof *out);
+  if (v == Py_None) return 0;
+  if (PyUnicode_Check(v)) {
+    out->kind = SLEEPACC_VALUE_TEXT;
+    return (out->s = sleepacc_py_name(v, key)) != NULL ? 0 : -1;
+  }
+  if (PyLong_Check(v)) {
+    out->kind = SLEEPACC_VALUE_INT;
+    out->i = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow) PyErr_Format(PyExc_ValueError, "%s: out of range, got %R", key, v);
+    return overflow || (out->i == -1 && PyErr_Occurred()) ? -1 : 0;
+  }
+  out->kind = SLEEPACC_VALUE_REAL;
+  if ((out->d = PyFloat_AsDouble(v)) != -1.0 || !PyErr_Occurred()) return 0;
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+  PyErr_Clear();
+  PyErr_Format(PyExc_TypeError, "%s: cannot be set from %s", key, Py_TYPE(v)->tp_name);
+  return -1;
+}
+
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) {
   for (const sleepacc_field *f = table; f->name != NULL; f++) {
-    char *p = (char *)base + f->offset;
     PyObject *v = PyMapping_GetItemString(m, f->name);
-    int ok = 1;
-    if (v == NULL) { /* absent: keep the value */
-      if (!PyErr_ExceptionMatches(PyExc_KeyError)) return -1;
+    sleepacc_value val;
+    const char *msg = NULL;
+    int rc;
+    if (v == NULL) { /* absent: keep the value (a required key: the KeyError) */
+      if (!PyErr_ExceptionMatches(PyExc_KeyError) || (f->flags & SLEEPACC_FIELD_REQUIRED)) return -1;
       PyErr_Clear();
       continue;
     }
-    if (f->type == SLEEPACC_FIELD_NESTED) {
-      ok = sleepacc_py_to_fields(f->sub, v, p) == 0;
-    } else if (f->type == SLEEPACC_FIELD_METHOD) {
-      const char *name = v == Py_None ? NULL : sleepacc_py_name(v, f->name);
-      const sleepacc_method *row = name ? sleepacc_method_find(name) : NULL;
-      ok = v == Py_None || row != NULL;
-      if (name && !row) PyErr_Format(PyExc_ValueError, "%s: unknown method %R", f->name, v);
-      if (ok) *(const sleepacc_method **)p = row;
-    } else if (f->type == SLEEPACC_FIELD_STRING) { /* borrowed: the dict m holds v */
-      const char *name = NULL;
-      if (!PyDict_Check(m)) PyErr_Format(PyExc_TypeError, "%s: a str needs a dict", f->name);
-      ok = PyDict_Check(m) && (name = sleepacc_py_name(v, f->name)) != NULL;
-      if (ok) *(const char **)p = name;
-    } else if (f->type == SLEEPACC_FIELD_DOUBLE) {
-      double x = PyFloat_AsDouble(v);
-      ok = !(x == -1.0 && PyErr_Occurred());
-      if (ok) *(double *)p = x;
-    } else if (!PyLong_Check(v)) {
-      PyErr_Format(PyExc_TypeError, "%s: cannot be set from %s", f->name, Py_TYPE(v)->tp_name);
-      ok = 0;
-    } else {
-      int overflow = 0;
-      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-      int narrow = f->type == SLEEPACC_FIELD_INT || f->type == SLEEPACC_FIELD_BOOL;
-      ok = !(x == -1 && PyErr_Occurred());
-      if (ok && (overflow || (narrow && (x < INT32_MIN || x > INT32_MAX)))) {
-        PyErr_Format(PyExc_ValueError, "%s: out of range, got %R", f->name, v);
-        ok = 0;
-      }
-      if (ok && narrow) *(int *)p = (int)x;
-      else if (ok) *(int64_t *)p = (int64_t)x;
+    if (f->type == SLEEPACC_FIELD_NESTED)
+      rc = sleepacc_py_to_fields(f->sub, v, (char *)base + f->offset);
+    else if ((rc = py_value(v, f->name, &val)) == 0)
+      rc = sleepacc_field_set(f, base, &val, &msg);
+    if (rc == -EINVAL && msg)
+      PyErr_Format(PyExc_TypeError, "%s: %s %s", f->name, msg, Py_TYPE(v)->tp_name);
+    else if (rc < -1)
+      PyErr_Format(PyExc_ValueError, rc == -ERANGE ? "%s: %s, got %R" : "%s: %s %R", f->name, msg, v);
+    else if (rc == 1 && !PyDict_Check(m)) { /* the struct points at v's text: m must hold v */
+      PyErr_Format(PyExc_TypeError, "%s: a str needs a dict", f->name);
+      rc = -1;
     }
     Py_DECREF(v);
-    if (!ok) return -1;
+    if (rc < 0) return -1;
   }
   return 0;
 }

@@ -8,8 +8,6 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   Samples        a read-only buffer of int64 ns the core wrote into
- *                  directly (buffer protocol, len, indexing);
  *   config_default(), config_check(), measure(): a run, by the config and
  *                  result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
@@ -21,159 +19,17 @@
 
 #include <string.h>
 
-/* -------------------------------------------------------------------------
- * Samples: int64 ns values in one PyMem buffer, exported zero-copy.
- * ---------------------------------------------------------------------- */
-typedef struct {
-  PyObject_HEAD
-  int64_t *data;        /* PyMem buffer (NULL when empty) */
-  Py_ssize_t len;       /* values held */
-  Py_ssize_t shape[1];  /* buffer view shape: {len} */
-  Py_ssize_t strides[1];/* buffer view strides: {8} */
-  Py_ssize_t exports;   /* live buffer views */
-} SamplesObject;
-
-static PyTypeObject Samples_Type;
-static int64_t samples_empty[1]; /* buf of an empty view: never NULL */
-
-/* A new Samples owning `data` (PyMem, or NULL when len is 0). */
-static SamplesObject *samples_new(int64_t *data, Py_ssize_t len) {
-  SamplesObject *s = PyObject_New(SamplesObject, &Samples_Type);
-  if (s == NULL) return NULL;
-  s->data = data;
-  s->len = len;
-  s->shape[0] = len;
-  s->strides[0] = sizeof(int64_t);
-  s->exports = 0;
-  return s;
-}
-
-/* A buffer of native int64 (the formats numpy and array use for it). */
-static int samples_format_ok(const Py_buffer *v) {
-  const char *f = v->format;
-  if (f != NULL && (*f == '<' || *f == '=')) f++;
-  return v->itemsize == 8 && f != NULL && (strcmp(f, "q") == 0 || strcmp(f, "l") == 0);
-}
-
-/* Samples(values=()): a copy of an int64 buffer or of any iterable of ints. */
-static PyObject *Samples_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"values", NULL};
-  PyObject *values = NULL, *seq = NULL;
-  Py_buffer view = {0};
-  Py_ssize_t n = 0;
-  int64_t *data = NULL;
-  SamplesObject *s = NULL;
-  (void)type;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Samples", kwlist, &values)) return NULL;
-  if (values && PyObject_CheckBuffer(values) &&
-      PyObject_GetBuffer(values, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0 &&
-      !samples_format_ok(&view))
-    PyBuffer_Release(&view); /* another format: iterate over it */
-  PyErr_Clear();
-  if (view.obj) n = view.len / 8;
-  else if (values && (seq = PySequence_Fast(values, "Samples() needs an iterable of ints")) == NULL)
-    return NULL;
-  else if (seq) n = PySequence_Fast_GET_SIZE(seq);
-  if (n > 0 && (data = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  if (view.obj && n > 0) memcpy(data, view.buf, (size_t)n * sizeof(int64_t));
-  for (Py_ssize_t i = 0; seq && i < n; i++) {
-    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyLong_Check(item) || PyBool_Check(item)) {
-      PyErr_Format(PyExc_TypeError, "Samples() values must be ints, got %s", Py_TYPE(item)->tp_name);
-      goto done;
-    }
-    if ((data[i] = PyLong_AsLongLong(item)) == -1 && PyErr_Occurred()) goto done;
-  }
-  if ((s = samples_new(data, n)) != NULL) data = NULL;
-done:
-  if (view.obj) PyBuffer_Release(&view);
-  Py_XDECREF(seq);
-  PyMem_Free(data);
-  return (PyObject *)s;
-}
-
-static void Samples_dealloc(SamplesObject *s) {
-  PyMem_Free(s->data);
-  Py_TYPE(s)->tp_free((PyObject *)s);
-}
-
-static int Samples_getbuffer(SamplesObject *s, Py_buffer *view, int flags) {
-  if (flags & PyBUF_WRITABLE) {
-    PyErr_SetString(PyExc_BufferError, "Samples are read-only");
-    view->obj = NULL;
-    return -1;
-  }
-  view->obj = Py_NewRef((PyObject *)s);
-  view->buf = s->data ? (void *)s->data : (void *)samples_empty;
-  view->len = s->len * (Py_ssize_t)sizeof(int64_t);
-  view->readonly = 1;
-  view->itemsize = sizeof(int64_t);
-  view->format = (flags & PyBUF_FORMAT) ? "q" : NULL;
-  view->ndim = 1;
-  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? s->shape : NULL;
-  view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? s->strides : NULL;
-  view->suboffsets = NULL;
-  view->internal = NULL;
-  s->exports++;
-  return 0;
-}
-
-static void Samples_releasebuffer(SamplesObject *s, Py_buffer *view) {
-  (void)view;
-  s->exports--;
-}
-
-static Py_ssize_t Samples_len(SamplesObject *s) { return s->len; }
-
-static PyObject *Samples_item(SamplesObject *s, Py_ssize_t i) {
-  if (i < 0 || i >= s->len) {
-    PyErr_SetString(PyExc_IndexError, "Samples index out of range");
-    return NULL;
-  }
-  return PyLong_FromLongLong(s->data[i]);
-}
-
-static PyObject *Samples_repr(SamplesObject *s) {
-  return PyUnicode_FromFormat("<sleepacc Samples: %zd int64 ns>", s->len);
-}
-
-static PyBufferProcs Samples_as_buffer = {
-  .bf_getbuffer = (getbufferproc)Samples_getbuffer,
-  .bf_releasebuffer = (releasebufferproc)Samples_releasebuffer,
-};
-
-static PySequenceMethods Samples_as_sequence = {
-  .sq_length = (lenfunc)Samples_len,
-  .sq_item = (ssizeargfunc)Samples_item,
-};
-
-static PyTypeObject Samples_Type = {
-  PyVarObject_HEAD_INIT(NULL, 0)
-  .tp_name = "sleepacc._core.Samples",
-  .tp_basicsize = sizeof(SamplesObject),
-  .tp_dealloc = (destructor)Samples_dealloc,
-  .tp_repr = (reprfunc)Samples_repr,
-  .tp_as_sequence = &Samples_as_sequence,
-  .tp_as_buffer = &Samples_as_buffer,
-  .tp_flags = Py_TPFLAGS_DEFAULT,
-  .tp_doc = "Samples(values=())\n--\n\nRead-only int64 ns samples (buffer format 'q').",
-  .tp_new = Samples_tp_new,
-};
-
+/* methods(): the registry's rows, each a dict of sleepacc_method_info_fields. */
 static PyObject *py_methods(PyObject *self, PyObject *unused) {
-  PyObject *list = PyList_New(0);
+  PyObject *list = PyList_New((Py_ssize_t)sleepacc_method_count());
   (void)self; (void)unused;
   for (size_t i = 0; list && i < sleepacc_method_count(); i++) {
     sleepacc_method_info m;
-    if (sleepacc_method_info_get(sleepacc_method_at(i), &m) < 0) continue;
-    PyObject *row = Py_BuildValue("(sssLsNN)", m.name, m.family, m.description,
-                                  (long long)m.granularity_ns, m.honours_slack,
-                                  PyBool_FromLong(m.absolute), PyBool_FromLong(m.available));
-    if (row == NULL || PyList_Append(list, row) < 0) Py_CLEAR(list);
-    Py_XDECREF(row);
+    int rc = sleepacc_method_info_get(sleepacc_method_at(i), &m);
+    PyObject *row = rc < 0 ? sleepacc_py_raise(rc, "sleepacc_method_info_get")
+                           : sleepacc_py_from_fields(sleepacc_method_info_fields, &m);
+    if (row) PyList_SET_ITEM(list, (Py_ssize_t)i, row);
+    else Py_CLEAR(list);
   }
   return list;
 }
@@ -286,25 +142,26 @@ static PyObject *py_config_check(PyObject *self, PyObject *m) {
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
 static int run_step_adapter(void *run) { return sleepacc_run_step((sleepacc_run *)run); }
 
-/* A Samples of capacity values (len 0 until filled), or NULL; Py_None when
- * capacity is 0. */
+/* A buffer the core writes capacity int64 samples into: a new bytes object
+ * (its contents unset, refcount 1, as os.read fills one), or Py_None when
+ * capacity is 0.  NULL on error. */
 static PyObject *samples_alloc(int64_t capacity) {
-  int64_t *data;
-  SamplesObject *s;
   if (capacity == 0) return Py_NewRef(Py_None);
-  if ((data = PyMem_Malloc((size_t)capacity * sizeof(int64_t))) == NULL) return PyErr_NoMemory();
-  if ((s = samples_new(data, 0)) == NULL) PyMem_Free(data);
-  return (PyObject *)s;
+  return PyBytes_FromStringAndSize(NULL, (Py_ssize_t)capacity * (Py_ssize_t)sizeof(int64_t));
 }
 
-/* Keep the first n values of a Samples (or None): give back the rest. */
-static void samples_shrink(PyObject *obj, int64_t n) {
-  SamplesObject *s = (SamplesObject *)obj;
-  int64_t *shrunk;
-  if (obj == Py_None) return;
-  shrunk = PyMem_Realloc(s->data, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  if (shrunk != NULL) s->data = shrunk;
-  s->len = s->shape[0] = (Py_ssize_t)n;
+/* The first n samples of buf (from samples_alloc; this consumes it) as the
+ * stdlib's read-only int64 buffer, memoryview(bytes).cast('q'), the unused
+ * tail of the capacity given back.  None stays None.  NULL on error. */
+static PyObject *samples_view(PyObject *buf, int64_t n) {
+  PyObject *mv, *view;
+  if (buf == Py_None) return buf;
+  if (_PyBytes_Resize(&buf, (Py_ssize_t)n * (Py_ssize_t)sizeof(int64_t)) < 0) return NULL;
+  mv = PyMemoryView_FromObject(buf);
+  Py_DECREF(buf);
+  view = mv ? PyObject_CallMethod(mv, "cast", "s", "q") : NULL;
+  Py_XDECREF(mv);
+  return view;
 }
 
 /* measure(config): one run of the engine, sized by the core
@@ -314,7 +171,7 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
   PyObject *result = NULL, *samples = NULL, *starts = NULL;
-  int64_t *scratch = NULL, cap, n;
+  int64_t *scratch = NULL, *into, *into_starts, cap, n;
   sleepacc_run *run;
   sleepacc_result res;
   int rc, failed;
@@ -325,11 +182,13 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   cap = sleepacc_config_capacity(&cfg);
   if ((run = PyMem_Calloc(1, sizeof *run)) == NULL) return PyErr_NoMemory();
   if ((samples = samples_alloc(cap)) == NULL || (starts = samples_alloc(cap)) == NULL) goto done;
+  into = cap ? (int64_t *)PyBytes_AS_STRING(samples) : NULL;
+  into_starts = cap ? (int64_t *)PyBytes_AS_STRING(starts) : NULL;
   /* Same OS thread throughout: the environment applied by start is the
    * one the steps run under and the one finish restores. */
   Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_run_start(run, &cfg, cap ? ((SamplesObject *)samples)->data : NULL, (size_t)cap);
-  if (rc == 0 && cap) rc = sleepacc_run_set_starts(run, ((SamplesObject *)starts)->data);
+  rc = sleepacc_run_start(run, &cfg, into, (size_t)cap);
+  if (rc == 0 && cap) rc = sleepacc_run_set_starts(run, into_starts);
   if (rc < 0) sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
@@ -359,8 +218,8 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
     sleepacc_py_raise(rc, "sleepacc_run_result");
     goto done;
   }
-  samples_shrink(samples, n);
-  samples_shrink(starts, n);
+  if ((samples = samples_view(samples, n)) == NULL || (starts = samples_view(starts, n)) == NULL)
+    goto done;
   if ((result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
   PyObject *stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
   if (stream == NULL || PyDict_SetItemString(result, "stream_stats", stream) < 0 ||
@@ -399,35 +258,6 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
-/* The core's table renderers by style name. */
-typedef int (*table_fn)(const sleepacc_row *, size_t, char *, size_t, size_t *);
-static const struct { const char *style; table_fn render; } table_styles[] = {
-  {"irtt", sleepacc_table_irtt},
-  {"wide", sleepacc_table_wide},
-};
-
-/* rows[i] of table(): every key is required (KeyError); the mode by name,
- * cpu_percent None as unknown (-1).  Its values go into keep.  0 or -1. */
-static int table_row(PyObject *row, Py_ssize_t i, sleepacc_row *r, PyObject *keep) {
-  static const char *const keys[] = {"method", "requested_ns", "mode", "stats", "cpu_percent"};
-  PyObject *v[5];
-  const char *mode = NULL;
-  int k, ok = 1;
-  for (k = 0; k < 5 && ok; k++)
-    ok = (v[k] = PyMapping_GetItemString(row, keys[k])) != NULL && PyList_Append(keep, v[k]) == 0;
-  for (int j = 0; j < k; j++) Py_XDECREF(v[j]); /* keep holds them */
-  ok = ok && (r->method = PyUnicode_AsUTF8(v[0])) != NULL;
-  ok = ok && !((r->requested_ns = PyLong_AsLongLong(v[1])) == -1 && PyErr_Occurred());
-  ok = ok && (mode = PyUnicode_AsUTF8(v[2])) != NULL;
-  if (ok && (r->mode = sleepacc_mode_from_name(mode)) < 0) {
-    PyErr_Format(PyExc_ValueError, "rows[%zd]: unknown mode '%s'", i, mode);
-    ok = 0;
-  }
-  ok = ok && sleepacc_py_to_fields(sleepacc_stats_fields, v[3], &r->stats) == 0;
-  if (ok) r->cpu_percent = v[4] == Py_None ? -1.0 : PyFloat_AsDouble(v[4]);
-  return ok && !(r->cpu_percent == -1.0 && PyErr_Occurred()) ? 0 : -1;
-}
-
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
@@ -435,26 +265,25 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:table", kwlist, &rows_obj, &style))
     return NULL;
-  table_fn render = NULL;
-  for (size_t i = 0; i < sizeof table_styles / sizeof table_styles[0]; i++)
-    if (strcmp(style, table_styles[i].style) == 0) render = table_styles[i].render;
+  sleepacc_table_fn render = sleepacc_table_style(style);
   if (render == NULL)
     return PyErr_Format(PyExc_ValueError, "style must be 'irtt' or 'wide', got '%s'", style);
   PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
   if (seq == NULL) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject *keep = PyList_New(0); /* holds the rows' values (their strings) */
   sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
   char *buf = NULL;
   PyObject *result = NULL;
   size_t needed = 0;
   int len;
-  if (keep == NULL || rows == NULL) {
-    if (rows == NULL) PyErr_NoMemory();
+  if (rows == NULL) {
+    PyErr_NoMemory();
     goto done;
   }
+  /* the rows' strings are borrowed from the row dicts, which seq holds */
   for (Py_ssize_t i = 0; i < n; i++)
-    if (table_row(PySequence_Fast_GET_ITEM(seq, i), i, &rows[i], keep) < 0) goto done;
+    if (sleepacc_py_to_fields(sleepacc_row_fields, PySequence_Fast_GET_ITEM(seq, i), &rows[i]) < 0)
+      goto done;
   /* the size first, then the table */
   len = render(rows, (size_t)n, NULL, 0, &needed);
   if (len == -ENOSPC && (buf = PyMem_Malloc(needed)) == NULL) {
@@ -467,7 +296,6 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
 done:
   PyMem_Free(buf);
   PyMem_Free(rows);
-  Py_XDECREF(keep);
   Py_DECREF(seq);
   return result;
 }
@@ -483,56 +311,40 @@ static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
-  (void)self; (void)unused;
   sleepacc_fact *facts = PyMem_Calloc(SLEEPACC_MAX_FACTS, sizeof *facts);
-  if (facts == NULL) return PyErr_NoMemory();
+  sleepacc_field rows[SLEEPACC_MAX_FACTS + 1];
   size_t count = 0;
+  PyObject *d = NULL;
   int rc;
+  (void)self; (void)unused;
+  if (facts == NULL) return PyErr_NoMemory();
   Py_BEGIN_ALLOW_THREADS
   rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
   Py_END_ALLOW_THREADS
-  PyObject *d = NULL;
   if (rc < 0) {
     sleepacc_py_raise(rc, "sleepacc_host_facts");
-    goto done;
+  } else {
+    sleepacc_fact_fields(facts, count, rows);
+    d = sleepacc_py_from_fields(rows, facts);
   }
-  d = PyDict_New();
-  for (size_t i = 0; d && i < count && i < SLEEPACC_MAX_FACTS; i++) {
-    const sleepacc_fact *f = &facts[i];
-    PyObject *v = f->type == SLEEPACC_FACT_INT    ? PyLong_FromLongLong(f->i)
-                  : f->type == SLEEPACC_FACT_REAL ? PyFloat_FromDouble(f->d)
-                  : f->type == SLEEPACC_FACT_STR
-                      ? PyUnicode_DecodeUTF8(f->s, (Py_ssize_t)strnlen(f->s, sizeof f->s), "replace")
-                      : Py_NewRef(Py_None);
-    if (v == NULL || PyDict_SetItemString(d, f->key, v) < 0) Py_CLEAR(d);
-    Py_XDECREF(v);
-  }
-done:
   PyMem_Free(facts);
   return d;
 }
 
 static PyObject *py_clock_info(PyObject *self, PyObject *args) {
+  sleepacc_clocks clocks;
   int reads = 0, rc;
-  PyObject *d;
   (void)self;
-  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads) || (d = PyDict_New()) == NULL) return NULL;
-  for (int id = 0; d && id < SLEEPACC_CLOCK_COUNT; id++) {
-    sleepacc_clock_info info;
-    PyObject *v = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    rc = sleepacc_clock_info_get(id, reads, &info);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) sleepacc_py_raise(rc, "sleepacc_clock_info_get");
-    else v = Py_BuildValue("(LL)", (long long)info.resolution_ns, (long long)info.read_cost_ns);
-    if (v == NULL || PyDict_SetItemString(d, info.name ? info.name : "unknown", v) < 0) Py_CLEAR(d);
-    Py_XDECREF(v);
-  }
-  return d;
+  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads)) return NULL;
+  Py_BEGIN_ALLOW_THREADS
+  rc = sleepacc_clocks_get(reads, &clocks);
+  Py_END_ALLOW_THREADS
+  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_clocks_get");
+  return sleepacc_py_from_fields(sleepacc_clocks_fields, &clocks);
 }
 
 static PyMethodDef core_methods[] = {
-  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (tuples)"},
+  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (dicts)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
   {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
@@ -547,7 +359,8 @@ static PyMethodDef core_methods[] = {
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},
   {"host_facts", py_host_facts, METH_NOARGS, "host_facts() -> dict of sleepacc_host_facts()"},
-  {"clock_info", py_clock_info, METH_VARARGS, "clock_info(reads=0) -> {clock: (res_ns, cost_ns)}"},
+  {"clock_info", py_clock_info, METH_VARARGS,
+   "clock_info(reads=0) -> {clock: {resolution_ns, read_cost_ns}} (None: unknown)"},
   {NULL, NULL, 0, NULL},
 };
 
@@ -579,9 +392,7 @@ static int core_exec(PyObject *module) {
     if (v == NULL) Py_CLEAR(ladder);
     else PyTuple_SET_ITEM(ladder, i, v);
   }
-  if (PyType_Ready(&Samples_Type) < 0 ||
-      PyModule_AddObjectRef(module, "Samples", (PyObject *)&Samples_Type) < 0 ||
-      PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
+  if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
       PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
       PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||

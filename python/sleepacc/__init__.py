@@ -31,9 +31,8 @@ def _interrupted():   # called in `except KeyboardInterrupt:`
 
 try:
     from . import _core
-    from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Stats, Sweep,
-                       clock_info, iter_sweep, load, measure, methods, sweep, system_info)
-    from ._core import Samples
+    from ._api import (DEFAULT_DURATIONS, MAX_SAMPLES, Measurement, Method, Samples, Stats,
+                       Sweep, clock_info, iter_sweep, load, measure, methods, sweep, system_info)
 except KeyboardInterrupt:
     _interrupted()
 

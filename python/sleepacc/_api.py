@@ -13,6 +13,7 @@ every field ending in ``_ns`` and every statistic is in integer nanoseconds.
 """
 from __future__ import annotations
 
+import array
 import datetime
 import errno as _errno
 import operator
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
 # program that only wants to sleep.
 
 __all__ = [
-    "Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep", "iter_sweep",
-    "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
+    "Method", "Stats", "Samples", "Measurement", "Sweep", "methods", "measure", "sweep",
+    "iter_sweep", "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS", "MAX_SAMPLES",
 ]
 
 #: The default duration ladder of :func:`sweep` (seconds): irtt sleep's 11
@@ -63,7 +64,7 @@ class Method(NamedTuple):
 
 def methods() -> list[Method]:
     """Every method the core registers, available or not, in registry order."""
-    return [Method(*row) for row in _core.methods()]
+    return [Method(**row) for row in _core.methods()]
 
 
 _registry = methods  # sweep() has a parameter named `methods`
@@ -111,6 +112,44 @@ class Stats(Mapping):
         return f"Stats({inner})"
 
 
+class _SamplesType(type):
+    """``isinstance(x, Samples)``: x is such a buffer (a read-only 1-d int64
+    memoryview); the stdlib's memoryview is the type itself."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return (isinstance(obj, memoryview) and obj.readonly and obj.ndim == 1
+                and obj.format == "q")
+
+
+class Samples(metaclass=_SamplesType):
+    """``Samples(values=())``: read-only int64 ns samples, the stdlib's
+    ``memoryview`` of format 'q' over an immutable bytes object (len,
+    indexing, the buffer protocol: ``numpy.asarray`` shares its memory).
+    The core writes a run's samples straight into one; called, this makes
+    one, a copy of an int64 buffer or of an iterable of ints (TypeError for
+    anything else)."""
+
+    def __new__(cls, values: Any = ()) -> memoryview:  # type: ignore[misc]
+        try:
+            view: Optional[memoryview] = memoryview(values)
+        except TypeError:
+            view = None
+        if view is not None:
+            with view:
+                fmt = view.format[1:] if view.format[:1] in ("<", "=") else view.format
+                if view.c_contiguous and view.itemsize == 8 and fmt in ("q", "l"):
+                    return memoryview(view.tobytes()).cast("q")
+        try:
+            it = iter(values)
+        except TypeError:
+            raise TypeError("Samples() needs an iterable of ints") from None
+        items = list(it)
+        for v in items:
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"Samples() values must be ints, got {type(v).__name__}")
+        return memoryview(array.array("q", items).tobytes()).cast("q")
+
+
 class Measurement:
     """The result of one :func:`measure` run.
 
@@ -120,8 +159,8 @@ class Measurement:
     ``stream_stats``, ``missed``, ``cpu_ns_per_call``, ``cpu_percent``,
     ``ctx_switches`` ({"voluntary", "involuntary"}) and ``wall_ns``.
 
-    ``samples`` is a :class:`sleepacc._core.Samples`, the buffer the core
-    wrote into (int64 ns; relative: actual durations, periodic: lateness);
+    ``samples`` is a :class:`Samples` (a read-only int64 memoryview), the
+    buffer the core wrote into (int64 ns; relative: actual durations, periodic: lateness);
     ``numpy.asarray(m.samples)`` shares its memory; ``starts`` holds when
     each sample's sleep began (ns since the run's measured part began).
     Both are ``None`` when the run streamed (``keep_samples=False``); then
@@ -160,11 +199,11 @@ class Measurement:
                                  "involuntary": int(ctx_switches["involuntary"])}
         self.wall_ns = int(wall_ns)
         self.env = dict(env) if env is not None else {}
-        if samples is not None and not isinstance(samples, _core.Samples):
-            samples = _core.Samples(samples)
+        if samples is not None and not isinstance(samples, Samples):
+            samples = Samples(samples)
         self.samples = samples
-        if starts is not None and not isinstance(starts, _core.Samples):
-            starts = _core.Samples(starts)
+        if starts is not None and not isinstance(starts, Samples):
+            starts = Samples(starts)
         #: start of each sample's sleep, ns since the run's measured part
         #: began (a Samples written by the core; None when streaming); not
         #: part of the record.
@@ -253,7 +292,7 @@ class Measurement:
                    cpu_percent=d.get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
                    env=d.get("env"),
-                   samples=None if samples is None else _core.Samples(samples))
+                   samples=None if samples is None else Samples(samples))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Measurement):
@@ -855,6 +894,4 @@ def clock_info() -> dict[str, dict[str, Optional[int]]]:
     """Per clock ("monotonic", "monotonic_raw", "realtime", "boottime"):
     {"resolution_ns", "read_cost_ns"} (median of back-to-back reads); None
     when unknown."""
-    return {name: {"resolution_ns": res if res >= 0 else None,
-                   "read_cost_ns": cost if cost >= 0 else None}
-            for name, (res, cost) in _core.clock_info().items()}
+    return _core.clock_info()

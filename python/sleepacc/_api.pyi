@@ -13,10 +13,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._core import Samples
-
-__all__ = ["Method", "Stats", "Measurement", "Sweep", "methods", "measure", "sweep", "iter_sweep",
-           "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS",
+__all__ = ["Method", "Stats", "Samples", "Measurement", "Sweep", "methods", "measure", "sweep",
+           "iter_sweep", "sweep_points", "load", "system_info", "clock_info", "DEFAULT_DURATIONS",
            "MAX_SAMPLES"]
 
 Seconds = Union[int, float]
@@ -25,6 +23,15 @@ _StatValue = Union[int, float, None]
 DEFAULT_DURATIONS: tuple[float, ...]
 MAX_SAMPLES: int
 DEFAULT_MARGIN: float
+
+
+class _SamplesType(type):
+    def __instancecheck__(cls, obj: object) -> bool: ...
+
+
+class Samples(metaclass=_SamplesType):
+    """Read-only int64 ns samples: a memoryview of format 'q' (isinstance checks that)."""
+    def __new__(cls, values: Any = ...) -> memoryview: ...  # type: ignore[misc]
 
 
 class Method(NamedTuple):
@@ -72,9 +79,9 @@ class Measurement:
     requested_ns: int
     n: Optional[int]
     env: dict[str, Any]
-    samples: Optional[Samples]
+    samples: Optional[memoryview]
     #: each sample's start, ns since the run's start (None when streaming)
-    starts: Optional[Samples]
+    starts: Optional[memoryview]
     stats: Stats
     stream_stats: Optional[Stats]
     missed: int

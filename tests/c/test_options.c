@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static void test_rows(void) {
@@ -84,11 +85,57 @@ static void test_seconds_to_ns(void) {
   CHECK(sleepacc_seconds_to_ns(1.0, NULL) == -EINVAL);
 }
 
+static const sleepacc_option *option(const char *name) {
+  for (const sleepacc_option *o = sleepacc_options; o->name; o++)
+    if (!strcmp(o->name, name)) return o;
+  return NULL;
+}
+
+static void test_complete(void) {
+  const uint32_t priority = 1u << (option("priority") - sleepacc_options);
+  sleepacc_config c;
+  sleepacc_config_default(&c);
+  sleepacc_options_complete(&c, 0);
+  CHECK(c.env.priority == 0); /* no policy: unchanged */
+  c.env.policy = SLEEPACC_POLICY_FIFO;
+  sleepacc_options_complete(&c, 0);
+  CHECK(c.env.priority == 1); /* fifo without a priority: 1 */
+  c.env.priority = 0, c.env.policy = SLEEPACC_POLICY_RR;
+  sleepacc_options_complete(&c, priority);
+  CHECK(c.env.priority == 0); /* given (even a bad 0): left for the check to refuse */
+  c.env.policy = SLEEPACC_POLICY_BATCH;
+  sleepacc_options_complete(&c, 0);
+  CHECK(c.env.priority == 0);
+  sleepacc_options_complete(NULL, 0); /* no crash */
+}
+
+static void test_choices(void) {
+  const sleepacc_option *mode = option("mode"), *policy = option("policy"), *n = option("n");
+  char list[128];
+  CHECK(mode && policy && n);
+  CHECK(sleepacc_option_choice(mode, "periodic") == SLEEPACC_MODE_PERIODIC);
+  CHECK(sleepacc_option_choice(policy, "rr") == SLEEPACC_POLICY_RR);
+  CHECK(sleepacc_option_choice(mode, "fifo") == -EINVAL && sleepacc_option_choice(n, "x") == -EINVAL);
+  CHECK(sleepacc_option_choice(NULL, "x") == -EINVAL && sleepacc_option_choice(mode, NULL) == -EINVAL);
+  CHECK(sleepacc_option_choices(n) == NULL && sleepacc_option_choices(NULL) == NULL);
+  /* the lists name exactly the core's names, in order */
+  list[0] = '\0';
+  for (int i = 0; sleepacc_mode_name(i); i++) snprintf(list + strlen(list), sizeof list - strlen(list),
+                                                      "%s%s", i ? ", " : "", sleepacc_mode_name(i));
+  CHECKF(!strcmp(list, sleepacc_option_choices(mode)), "%s", list);
+  list[0] = '\0';
+  for (int i = 0; sleepacc_policy_name(i); i++) snprintf(list + strlen(list), sizeof list - strlen(list),
+                                                        "%s%s", i ? ", " : "", sleepacc_policy_name(i));
+  CHECKF(!strcmp(list, sleepacc_option_choices(policy)), "%s", list);
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
   TEST(test_sleeper_fields_name_options);
   TEST(test_method_info);
   TEST(test_seconds_to_ns);
+  TEST(test_complete);
+  TEST(test_choices);
   return check_summary();
 }

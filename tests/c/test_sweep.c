@@ -1,6 +1,8 @@
 /* test_sweep.c -- the sweep plan (csrc/sweep.c): the default ladder over
  * every available method, floors at 0 only, each duration once, periodic
- * mode skipping 0 and refusing an explicit floor, the size-query contract. */
+ * mode skipping 0 and refusing an explicit floor, the size-query contract;
+ * and the whole sweep's check (sleepacc_sweep_check): each fault names the
+ * list entry or the config field it blames. */
 #include "check.h"
 #include "sleepacc.h"
 
@@ -79,9 +81,65 @@ static void test_bad_args(void) {
   CHECK(sleepacc_sweep_plan(NULL, 0, &d, 1, 0, NULL, 3, NULL, NULL) == -EINVAL);
 }
 
+/* fault f is (rc, field, index, subject, message containing text) */
+static int is_fault(int rc, const sleepacc_sweep_fault *f, int want_rc, const char *field, size_t index,
+                    const sleepacc_method *subject, const char *text) {
+  return rc == want_rc && f->field && !strcmp(f->field, field) && f->index == index &&
+         f->subject == subject && f->message && strstr(f->message, text);
+}
+
+static void test_sweep_check(void) {
+  const sleepacc_method *ms[2] = {sleepacc_method_find("nanosleep"), a_floor()};
+  int64_t ds[2] = {1000000, -1};
+  sleepacc_point p[64];
+  sleepacc_sweep_fault f;
+  sleepacc_config c;
+  int rc;
+  sleepacc_config_default(&c);
+  /* a duration of the list, by its index */
+  rc = sleepacc_sweep_check(&c, ms, 2, ds, 2, p, 64, &f);
+  CHECKF(is_fault(rc, &f, -EINVAL, "durations", 1, NULL, "non-negative"), "%d %s", rc, f.message);
+  ds[1] = SLEEPACC_MAX_DURATION_NS + 1;
+  rc = sleepacc_sweep_check(&c, ms, 2, ds, 2, NULL, 0, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "durations", 1, NULL, "one day"));
+  /* the plan's rules: an explicit floor in periodic mode (its name leads), nothing left */
+  ds[1] = 0;
+  c.mode = SLEEPACC_MODE_PERIODIC;
+  rc = sleepacc_sweep_check(&c, ms, 2, ds, 2, NULL, 0, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "methods", 1, ms[1], "is a floor"));
+  rc = sleepacc_sweep_check(&c, ms, 1, ds + 1, 1, NULL, 0, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "durations", (size_t)-1, NULL, "nothing to measure"));
+  /* a point's run: the count first (points unchecked), then with room */
+  c.mode = SLEEPACC_MODE_RELATIVE;
+  c.budget_ns = 2000000;
+  ds[0] = 1000000, ds[1] = 5000000;
+  CHECK(sleepacc_sweep_check(&c, ms, 1, ds, 2, NULL, 0, &f) == 2 && !f.field);
+  rc = sleepacc_sweep_check(&c, ms, 1, ds, 2, p, 64, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "durations", 1, NULL, "longer than the budget"));
+  /* over the default ladder the config field itself is blamed */
+  c.budget_ns = 200000000;
+  rc = sleepacc_sweep_check(&c, ms, 1, NULL, 0, p, 64, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "duration_ns", (size_t)-1, NULL, "longer than the budget"));
+  /* a field no list holds */
+  c.budget_ns = SLEEPACC_DEFAULT_BUDGET_NS;
+  c.env.priority = 5;
+  rc = sleepacc_sweep_check(&c, ms, 2, ds, 2, p, 64, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "env.priority", (size_t)-1, NULL, "must be 0"));
+  /* a good sweep: its points, as the plan lists them */
+  c.env.priority = 0;
+  rc = sleepacc_sweep_check(&c, ms, 2, ds, 2, p, 64, &f);
+  CHECK(rc == 3 && !f.field && p[0].method == ms[0] && p[1].duration_ns == 5000000 && p[2].method == ms[1]);
+  /* bad arguments: -EINVAL, no rule to explain it */
+  CHECK(sleepacc_sweep_check(NULL, ms, 2, ds, 2, p, 64, &f) == -EINVAL && !f.message);
+  ms[1] = NULL;
+  CHECK(sleepacc_sweep_check(&c, ms, 2, ds, 2, p, 64, &f) == -EINVAL && !f.message);
+  CHECK(sleepacc_sweep_check(&c, ms, 1, ds, 2, p, 64, NULL) == 2); /* fault may be NULL */
+}
+
 int main(void) {
   TEST(test_default_plan);
   TEST(test_explicit_plan);
   TEST(test_bad_args);
+  TEST(test_sweep_check);
   return check_summary();
 }

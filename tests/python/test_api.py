@@ -58,7 +58,7 @@ def test_methods_lists_every_core_row():
     names = [m.name for m in rows]
     assert len(names) == len(set(names))
     # every registered row, in the core's order, and every required name
-    assert names == [r[0] for r in _core.methods()]
+    assert names == [r["name"] for r in _core.methods()]
     assert REQUIRED_METHODS <= set(names)
     for m in rows:
         assert isinstance(m, sleepacc.Method)

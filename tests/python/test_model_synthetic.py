@@ -54,6 +54,7 @@ def nonnegative(p):
         assert prm["value"] >= 0, (p.method, name, prm)
         if prm["interval"]:
             assert prm["interval"][0] >= 0, (p.method, name, prm)
+    assert p.entry_ns >= 0, (p.method, p.entry_ns)
     req = np.asarray(p.requested_ns)
     sleeps = np.ones(len(req), dtype=bool)
     if p.zero_return_ns is not None:     # a zero timeout returns at once: not a sleep
@@ -149,6 +150,51 @@ def test_granularity_from_the_data_not_the_name():
     labels = [label for label, _ in p.components_ns(300e3)]
     assert "rounded up to whole ms" in labels, labels
     assert "returns at once" not in m.explain()
+
+
+@pytest.mark.parametrize("truth,durations,os,setup", [
+    # Linux: slack + wake-up, the deadline set at entry, 25 µs of set-up
+    (lambda d: 58e3 + max(0.0, 25e3 - d), LADDER, "Linux 6.18", 25e3),
+    # FreeBSD calloutng-like: a 1/16 share and 18 µs of set-up, one request below it
+    (lambda d: 40e3 + min(d / 16, 10e6) + max(0.0, 18e3 - d),
+     [1e3, 300e3, 3e6, 30e6, 300e6], "FreeBSD 10", 18e3),
+])
+def test_setup_after_the_deadline_is_recovered(truth, durations, os, setup):
+    """The kernel sets the deadline at entry (now + d), then spends s setting
+    the sleep up: a request shorter than s returns after the set-up."""
+    m = host(truth, durations=durations, os=os)
+    p = m.params["nanosleep"]
+    nonnegative(p)
+    prm = p.parameters["entry_ns"]
+    assert prm["identified"] and inside(setup, prm["interval"]), prm
+    labels = [label for label, _ in p.components_ns(1e3)]
+    assert any("set-up after the deadline" in x for x in labels), labels
+    assert not any("set-up" in x for x, _ in p.components_ns(1e6))   # hidden in longer sleeps
+    assert p.verdict == "explained", p.verdict_note
+    assert "set-up takes about" in m.explain()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_setup_is_found_without_the_mechanism(seed):
+    """Hosts made without a set-up term, short requests included: none gets one."""
+    hosts = [host(lambda d: 57_000.0, seed=seed),
+             host(lambda d: 52e3 + 60e3 * d / (d + 2e6), seed=seed),
+             host(lambda d: 5e3 + min(d / 8, 1e6), os="macOS 14", method="mach_wait_until",
+                  seed=seed),
+             host(lambda d: 6e3 + max(50e3, 0.001 * d), method="select", seed=seed,
+                  durations=[1e3, 10e3, 100e3, 1e6, 5e6, 20e6, 50e6, 100e6, 200e6])]
+    for m in hosts:
+        for p in m.params.values():
+            nonnegative(p)
+            assert p.entry_ns == 0 and "entry_ns" not in p.parameters, (p.method, p.entry_ns)
+
+
+def test_setup_is_not_fitted_where_no_request_is_shorter():
+    """Every request longer than the set-up hides it: nothing to identify."""
+    m = host(lambda d: 58e3 + max(0.0, 25e3 - d), durations=LADDER[4:])
+    p = m.params["nanosleep"]
+    nonnegative(p)
+    assert p.entry_ns == 0
 
 
 def test_a_sine_on_the_duration_is_not_explained():
