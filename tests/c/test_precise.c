@@ -91,7 +91,7 @@ static void test_claim_two_identities_and_reentry(void) {
     c.method = "clock_nanosleep";
     CHECK(sleepacc_precise_open(&H, SLEEPACC_PRECISE_SLEEPER, &c, NULL) == 0);
   }
-  dl = sleepacc_now_ns() + 120 * MS;
+  dl = sleepacc_now_ns() + 300 * MS; /* far past one chunk, even for a thread preempted a while */
   CHECK(sleepacc_precise_begin(&outer, &H, 1, dl, 0, NULL) == 0);
   CHECK(sleepacc_precise_step(&outer) == 0); /* one 50 ms chunk: still sleeping */
   CHECK(sleepacc_precise_reentered(&H, 1) == 1 && sleepacc_precise_reentered(&H, 2) == 0);
@@ -241,25 +241,43 @@ static void test_tick_token_unwait(void) {
   CHECK(sleepacc_precise_close(&H) == 0 && sleepacc_precise_unwait(&H, 11) == -EINVAL);
 }
 
+/* Open H as kind with c and begin call (token tok, deadline dl for a
+ * sleeper) until its first run is handed off: a thread preempted across
+ * the whole hand-off window (under load) is past the deadline and is not
+ * handed off, so up to 50 tries; 1 when one was handed off.  A hybrid sleep
+ * (kernel sleep, then spin) comes back from the kernel just before the
+ * window with a fresh time slice; a pure spin under load could be preempted
+ * at the same point of every try. */
+static int handed_off(int kind, sleepacc_sleeper_config *c, sleepacc_precise_call *call,
+                      int64_t tok) {
+  for (int tries = 0; tries < 50; tries++) {
+    int rc;
+    if (sleepacc_precise_open(&H, kind, c, NULL) != 0 ||
+        sleepacc_precise_begin(call, &H, 1, kind == SLEEPACC_PRECISE_SLEEPER ? sleepacc_now_ns() + MS : 0,
+                               tok, NULL) != 0)
+      return 0;
+    rc = run(call);
+    if (sleepacc_precise_end(call, 0) == 1) return rc == SLEEPACC_NEAR;
+    if (sleepacc_precise_close(&H) != 0) return 0;
+  }
+  return 0;
+}
+
 /* A hand-off: end says so and poll finishes it; a pacer tick taken from
  * the hand-off by another wait (itself handed off, then polled to its end)
  * is SLEEPACC_PRECISE_TAKEN for the first wait's poll. */
 static void test_handoff_and_taken(void) {
-  sleepacc_sleeper_config c = config("spin", 0, NULL);
+  sleepacc_sleeper_config c = config("hybrid", 0, NULL);
   sleepacc_precise_call call, other;
   int rc;
-  c.handoff_ns = 200000;
-  CHECK(sleepacc_precise_open(&H, SLEEPACC_PRECISE_SLEEPER, &c, NULL) == 0);
-  CHECK(sleepacc_precise_begin(&call, &H, 1, sleepacc_now_ns() + MS, 0, NULL) == 0);
-  CHECK(run(&call) == SLEEPACC_NEAR && sleepacc_precise_end(&call, 0) == 1);
+  c.handoff_ns = MS; /* the widest window (SLEEPACC_MAX_HANDOFF_NS) */
+  CHECK(handed_off(SLEEPACC_PRECISE_SLEEPER, &c, &call, 0));
   while ((rc = sleepacc_precise_poll(&H, 1, call.deadline_ns, 0)) == 0) {
   }
   CHECK(rc == 1 && sleepacc_now_ns() >= call.deadline_ns);
-  c = config("spin", 5 * MS, NULL);
-  c.handoff_ns = 200000;
-  CHECK(sleepacc_precise_open(&H, SLEEPACC_PRECISE_PACER, &c, NULL) == 0);
-  CHECK(sleepacc_precise_begin(&call, &H, 1, 0, 21, NULL) == 0);
-  CHECK(run(&call) == SLEEPACC_NEAR && sleepacc_precise_end(&call, 0) == 1);
+  c = config("hybrid", 5 * MS, NULL);
+  c.handoff_ns = MS; /* the widest window (SLEEPACC_MAX_HANDOFF_NS) */
+  CHECK(handed_off(SLEEPACC_PRECISE_PACER, &c, &call, 21));
   /* a wait in between (a signal handler's) takes the tick handed off */
   CHECK(sleepacc_precise_begin(&other, &H, 1, 0, 22, NULL) == 0);
   rc = run(&other);
