@@ -114,10 +114,11 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const 
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
   sleepacc_sleeper *own = NULL;
+  uint64_t id = me(L);
   int rc;
-  if (sleepacc_precise_reentered(h, me(L))) /* from a hook: a sleeper of its own */
+  if (sleepacc_precise_reentered(h, id)) /* from a hook: a sleeper of its own */
     own = (sleepacc_sleeper *)sleepacc_lua_newaligned(L, sizeof *own);
-  if ((rc = sleepacc_precise_begin(&c, h, me(L), *deadline, 0, own)) == 0) {
+  if ((rc = sleepacc_precise_begin(&c, h, id, *deadline, 0, own)) == 0) {
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
     sleepacc_precise_end(&c, rc < 0);
   }

@@ -122,6 +122,7 @@ static int precise_deadline_arg(PyObject *arg, int64_t *out) {
  * with a sleeper of its own, allocated here. */
 static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   int pacer = is_pacer(self), rc, near = 0;
+  uint64_t me = precise_me();
   sleepacc_sleeper *own = NULL;
   sleepacc_precise_call c;
   PyObject *x = NULL;
@@ -130,9 +131,9 @@ static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, pacer ? "|L:_begin" : "O:_begin", pacer ? (void *)&tok : (void *)&x) ||
       (x && precise_deadline_arg(x, &dl) < 0))
     return NULL;
-  if (sleepacc_precise_reentered(&self->h, precise_me()))
+  if (sleepacc_precise_reentered(&self->h, me))
     own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
-  if ((rc = sleepacc_precise_begin(&c, &self->h, precise_me(), dl, tok, own)) == 0) {
+  if ((rc = sleepacc_precise_begin(&c, &self->h, me, dl, tok, own)) == 0) {
     rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, precise_what(self)); /* -1: raised */
     near = sleepacc_precise_end(&c, rc < 0);
   } else {

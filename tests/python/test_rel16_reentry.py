@@ -118,3 +118,28 @@ def test_no_tick_is_lost_to_an_exception(alarm, method, missed, exc):
     assert st["count"] == len(got), (st["count"], len(got), interrupts)
     assert got == sorted(set(got)), "a tick returned twice or out of order"
     p.close()
+
+
+def test_a_handler_reads_stats_but_cannot_close_mid_sleep(alarm):
+    """The handle's claim (csrc/precise.c): a handler on the sleeping thread
+    may read the stats (that thread is not changing them now); closing the
+    object under its own interrupted sleep is refused, and the sleep ends
+    well."""
+    s = sleepacc.Sleeper("auto")
+    s.sleep(0.001)
+    seen = []
+
+    def handler(signum, frame):
+        seen.append(s.stats["count"])
+        try:
+            s.close()
+        except RuntimeError as e:
+            seen.append(str(e))
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 0.03)
+    t0 = time.monotonic()
+    s.sleep(0.1)
+    assert time.monotonic() - t0 >= 0.1
+    assert seen[0] == 1 and "Sleeper is sleeping" in seen[1], seen
+    assert s.stats["count"] == 2 and s._open
+    s.close()
