@@ -45,13 +45,15 @@ int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out);
  * obj) or NULL. */
 const char *sleepacc_py_name(PyObject *obj, const char *arg);
 
-/* A new dict of the struct at `base` described by `table`. */
+/* A new dict of the struct at `base` described by `table` (each row read
+ * by the core, sleepacc_field_get). */
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
 
-/* Fill the struct at `base` from the mapping `m` by `table`: keys absent
- * from m keep their value; a bad type is a TypeError naming the key; a str
- * (a name, sleepacc_py_name) is borrowed from m, which must be a dict.  0
- * or -1. */
+/* Fill the struct at `base` from the mapping `m` by `table` (each row set by
+ * the core, sleepacc_field_set): keys absent from m keep their value (a
+ * required row's absence is the KeyError); a bad type is a TypeError naming
+ * the key; a str the struct keeps (a name, sleepacc_py_name) is borrowed
+ * from m, which must be a dict.  0 or -1. */
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
 
 /* Set the exception for a core error `err` (negative errno):
