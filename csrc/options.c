@@ -103,13 +103,16 @@ int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out
 
 _Static_assert(SLEEPACC_OPTION_COUNT <= 32, "a given-set of sleepacc_options fits a uint32_t");
 
-void sleepacc_options_complete(sleepacc_config *c, uint32_t given) {
-  uint32_t priority = 0; /* the bit of the priority's row */
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given, int sweep) {
+  uint32_t priority = 0, n = 0; /* the bits of the priority's and n's rows */
   if (!c) return;
-  for (size_t i = 0; sleepacc_options[i].name; i++)
+  for (size_t i = 0; sleepacc_options[i].name; i++) {
     if (sleepacc_options[i].offset == offsetof(sleepacc_config, env.priority)) priority = 1u << i;
+    if (sleepacc_options[i].offset == offsetof(sleepacc_config, n)) n = 1u << i;
+  }
   if ((c->env.policy == SLEEPACC_POLICY_FIFO || c->env.policy == SLEEPACC_POLICY_RR) && !(given & priority))
     c->env.priority = 1;
+  if (sweep && c->budget_ns > 0 && !(given & n)) c->n = SLEEPACC_MAX_SAMPLES;
 }
 
 int sleepacc_option_choice(const sleepacc_option *o, const char *name) {

@@ -1189,8 +1189,12 @@ int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
 /* The defaults that depend on another option, applied once the options
  * given are set (given: bit i set when sleepacc_options[i] was given): a
  * fifo or rr policy without a priority runs at priority 1, the API's default
- * real-time priority. */
-void sleepacc_options_complete(sleepacc_config *c, uint32_t given);
+ * real-time priority.  sweep != 0: c is a sweep's point, whose budget is per
+ * point; a point whose one sample outruns it still takes that sample (a
+ * 500 ms row under a 0.2 s budget), so with a budget and no n given, n is
+ * SLEEPACC_MAX_SAMPLES (the core refuses one sample over the budget only
+ * when n is not given). */
+void sleepacc_options_complete(sleepacc_config *c, uint32_t given, int sweep);
 /* A MODE or POLICY option's value by name (sleepacc_mode_from_name,
  * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind.
  * choices: the names it knows, for that error ("relative, periodic"), or

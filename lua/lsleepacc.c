@@ -119,13 +119,13 @@ static void sleepacc__known(const char **known, const char *a, const char *b, co
   known[k] = NULL;
 }
 
-/* The core's defaults (a sweep's budget: SLEEPACC_SWEEP_BUDGET_NS per point),
- * then the shared options of the table at t, converted by their kind in
- * the core's option list; every rule is the core's. */
-static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t budget_ns) {
+/* The core's defaults (sweep: SLEEPACC_SWEEP_BUDGET_NS per point), then
+ * the shared options of the table at t, converted by their kind in the
+ * core's option list; every rule is the core's. */
+static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int sweep) {
   uint32_t given = 0;
   sleepacc_config_default(c);
-  c->budget_ns = budget_ns;
+  if (sweep) c->budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
   for (const sleepacc_option *o = OPTS; o->name; o++) {
     const char *name = o->name;
     char *p = (char *)c + o->offset;
@@ -159,7 +159,7 @@ static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int64_t bud
     }
     lua_pop(L, 1);
   }
-  sleepacc_options_complete(c, given); /* fifo/rr without a priority: 1 (as in Python) */
+  sleepacc_options_complete(c, given, sweep); /* fifo/rr priority 1; a sweep's n (as in Python) */
   lua_settop(L, t);
 }
 
@@ -222,7 +222,7 @@ static int sleepacc__measure(lua_State *L) {
   sleepacc__known(known, "method", "duration", NULL, NULL);
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, SLEEPACC_DEFAULT_BUDGET_NS);
+  sleepacc__parse(L, 1, &c, 0);
   lua_getfield(L, 1, "method");
   c.method = sleepacc_lua_method(L, -1, "method");
   lua_getfield(L, 1, "duration");
@@ -265,7 +265,7 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc__known(known, "methods", "durations", "progress", "output");
   sleepacc_lua_checkoptions(L, 1, known);
   lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, SLEEPACC_SWEEP_BUDGET_NS);
+  sleepacc__parse(L, 1, &c, 1);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
   else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
     sleepacc_lua_error(L, "methods", "non-empty array of method names expected");

@@ -95,18 +95,32 @@ static void test_complete(void) {
   const uint32_t priority = 1u << (option("priority") - sleepacc_options);
   sleepacc_config c;
   sleepacc_config_default(&c);
-  sleepacc_options_complete(&c, 0);
+  sleepacc_options_complete(&c, 0, 0);
   CHECK(c.env.priority == 0); /* no policy: unchanged */
   c.env.policy = SLEEPACC_POLICY_FIFO;
-  sleepacc_options_complete(&c, 0);
+  sleepacc_options_complete(&c, 0, 0);
   CHECK(c.env.priority == 1); /* fifo without a priority: 1 */
   c.env.priority = 0, c.env.policy = SLEEPACC_POLICY_RR;
-  sleepacc_options_complete(&c, priority);
+  sleepacc_options_complete(&c, priority, 0);
   CHECK(c.env.priority == 0); /* given (even a bad 0): left for the check to refuse */
   c.env.policy = SLEEPACC_POLICY_BATCH;
-  sleepacc_options_complete(&c, 0);
+  sleepacc_options_complete(&c, 0, 0);
   CHECK(c.env.priority == 0);
-  sleepacc_options_complete(NULL, 0); /* no crash */
+  sleepacc_options_complete(NULL, 0, 0); /* no crash */
+  /* a sweep's point takes one sample past its budget: n unless given */
+  sleepacc_config_default(&c);
+  c.duration_ns = 500000000, c.budget_ns = 200000000;
+  CHECK(sleepacc_config_check(&c, NULL) != 0); /* measure: one sample over the budget */
+  sleepacc_options_complete(&c, 0, 0);
+  CHECK(c.n == 0);
+  sleepacc_options_complete(&c, 0, 1);
+  CHECK(c.n == SLEEPACC_MAX_SAMPLES && sleepacc_config_check(&c, NULL) == 0);
+  c.n = 7;
+  sleepacc_options_complete(&c, 1u << (option("n") - sleepacc_options), 1);
+  CHECK(c.n == 7); /* given: kept */
+  c.n = 0, c.budget_ns = 0;
+  sleepacc_options_complete(&c, 0, 1);
+  CHECK(c.n == 0); /* no budget: nothing to stop, nothing set */
 }
 
 static void test_choices(void) {

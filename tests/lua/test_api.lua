@@ -121,6 +121,20 @@ return {
     T.check(type(sa.table({})) == "string", "an empty list renders")
   end},
 
+  {"sweep: a point whose one sample outruns its budget takes that sample (as Python)", function()
+    local t0 = sa.now_ns()
+    local rs = assert(sa.sweep{methods = {"nanosleep"}, durations = {0.03}, budget = 0.01})
+    T.eq(#rs, 1, "points")
+    T.eq(rs[1].n, 1, "n")
+    T.check(rs[1].stats.min >= 30000000, "never early: %s", tostring(rs[1].stats.min))
+    T.check(sa.now_ns() - t0 >= 30000000, "it ran")
+    local ok, err = pcall(sa.measure, {method = "nanosleep", duration = 0.03, budget = 0.01})
+    T.check(not ok and tostring(err):find("^duration: one sample is longer than the budget"),
+            "measure still refuses it: %s", tostring(err))
+    local r = assert(sa.sweep{methods = {"nanosleep"}, durations = {1e-4}, budget = 0.01, n = 3})
+    T.eq(r[1].n, 3, "n given is kept")
+  end},
+
   {"system_info(): facts, unknown ones listed apart", function()
     local si = assert(sa.system_info())
     T.check(type(si.clocksource) == "string", "clocksource %s", tostring(si.clocksource))
