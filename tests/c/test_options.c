@@ -109,6 +109,7 @@ static void test_complete(void) {
   sleepacc_options_complete(NULL, 0, 0); /* no crash */
   /* a sweep's point takes one sample past its budget: n unless given */
   sleepacc_config_default(&c);
+  c.method = sleepacc_method_find("nanosleep");
   c.duration_ns = 500000000, c.budget_ns = 200000000;
   CHECK(sleepacc_config_check(&c, NULL) != 0); /* measure: one sample over the budget */
   sleepacc_options_complete(&c, 0, 0);
