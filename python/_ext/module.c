@@ -8,8 +8,8 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   config_default(), config_check(), measure(): a run, by the config and
- *                  result tables;
+ *   config_default(), options_complete(), config_check(), measure(): a run,
+ *                  by the config and result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
  *   clock_info(), seconds_ns(), name_check(), and the tuples stats_fields,
  *   result_fields, policy_names, mode_names (index = value),
@@ -137,6 +137,25 @@ static PyObject *py_config_check(PyObject *self, PyObject *m) {
   rc = sleepacc_config_explain(&cfg, &field, &msg);
   if (rc == 0) Py_RETURN_NONE;
   return Py_BuildValue("(sss)", field, msg, sleepacc_errname(rc));
+}
+
+/* options_complete(config, given, sweep=False): config with the defaults
+ * that depend on other options (sleepacc_options_complete: fifo/rr without
+ * a priority runs at 1; a sweep point's n); given: a dict whose keys are the
+ * options (sleepacc_options names) the caller gave. */
+static PyObject *py_options_complete(PyObject *self, PyObject *args) {
+  PyObject *m, *given;
+  sleepacc_config cfg;
+  uint32_t bits = 0;
+  int sweep = 0;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "OO!|p:options_complete", &m, &PyDict_Type, &given, &sweep) ||
+      config_from(m, &cfg) < 0)
+    return NULL;
+  for (const sleepacc_option *o = sleepacc_options; o->name; o++)
+    if (PyDict_GetItemString(given, o->name) != NULL) bits |= 1u << (o - sleepacc_options);
+  sleepacc_options_complete(&cfg, bits, sweep);
+  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
@@ -350,6 +369,8 @@ static PyMethodDef core_methods[] = {
   {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
+  {"options_complete", py_options_complete, METH_VARARGS,
+   "options_complete(config, given, sweep=False) -> config, by sleepacc_options_complete()"},
   {"sweep_plan", py_sweep_plan, METH_VARARGS,
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"option_of_field", py_option_of_field, METH_O, "option_of_field(field) -> the option's name"},

@@ -533,9 +533,12 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
           budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = "relative",
           warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = True,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
-          lock_memory: Any = False, margin: Any = None, dma_latency: Any = None) -> _Plan:
-    """Convert the arguments to a core config (types and units only) and
-    check it with the core (every rule: sleepacc_config_check)."""
+          lock_memory: Any = False, margin: Any = None, dma_latency: Any = None,
+          sweep_point: bool = False) -> _Plan:
+    """Convert the arguments to a core config (types and units only),
+    complete it and check it with the core (every default that depends on
+    another option: sleepacc_options_complete, for a sweep's point with
+    `sweep_point`; every rule: sleepacc_config_check)."""
     row = _find_method(method)
     policy_code = _core.POLICY_KEEP
     if policy is not None:
@@ -560,11 +563,12 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
                    dma_latency, "dma_latency", 0, INT_MAX))
     if priority is not None:
         env["priority"] = _int_arg(priority, "priority", 0, INT_MAX)
-    elif policy in ("fifo", "rr"):
-        env["priority"] = 1   # the API's default real-time priority
     given = dict(method=method, duration=duration, n=n, budget=budget, mode=mode, warmup=warmup,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
+    # the core's defaults that depend on another option (None: not given)
+    cfg = _core.options_complete(cfg, {k: v for k, v in given.items() if v is not None},
+                                 sweep_point)
     bad = _core.config_check(cfg)
     if bad is not None:
         field, message, _errname = bad
@@ -783,11 +787,9 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
     mode = _mode_arg(mode)
     # A sweep's budget is per point and its ladder may pass it (500 ms rows
-    # under budget=0.2): each point still takes one sample, so n is given
-    # (the core refuses one sample over the budget only when n is not).
-    kw = dict(budget=budget, mode=mode, **environment)
-    if budget is not None and "n" not in environment:
-        kw["n"] = _core.MAX_SAMPLES
+    # under budget=0.2): each point still takes one sample (the core's rule
+    # for a sweep point, sleepacc_options_complete).
+    kw = dict(budget=budget, mode=mode, sweep_point=True, **environment)
     plans = [_plan(p.method, p.duration_ns / 1e9, **kw) for p in todo]
     return _sweep_loop(todo, plans, progress, per_point, kw)
 
