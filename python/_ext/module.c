@@ -55,53 +55,51 @@ static PyObject *py_name_check(PyObject *self, PyObject *args) {
 }
 
 /* sweep_plan(names, ladder_ns, mode): sleepacc_sweep_plan()'s points
- * (names, ladder_ns: None for every available method / the default ladder);
- * ValueError for its rules. */
+ * (names: None for every available method; ladder_ns: a buffer of int64 ns,
+ * array('q', ...), or None for the default ladder); ValueError for its
+ * rules.  An unknown name is the core's EINVAL (Python names it first). */
 static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
-  PyObject *names, *ladder, *out = NULL;
+  PyObject *names, *out = NULL;
+  Py_buffer ladder;
   const sleepacc_method **ms = NULL;
-  int64_t *ds = NULL;
   sleepacc_point *pts = NULL;
-  Py_ssize_t nm = 0, nd = 0;
-  size_t bad = 0;
+  Py_ssize_t nm = 0;
+  size_t nd, cap, bad = 0;
   const char *msg = NULL;
-  int mode, n = -1;
+  int mode, n;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOi:sweep_plan", &names, &ladder, &mode)) return NULL;
-  if ((names != Py_None && (nm = PySequence_Size(names)) < 0) ||
-      (ladder != Py_None && (nd = PySequence_Size(ladder)) < 0))
-    return NULL;
-  ms = PyMem_Calloc((size_t)nm + 1, sizeof *ms), ds = PyMem_Calloc((size_t)nd + 1, sizeof *ds);
-  for (Py_ssize_t i = 0; ms && i < nm; i++) {
+  if (!PyArg_ParseTuple(args, "Oz*i:sweep_plan", &names, &ladder, &mode)) return NULL;
+  nd = (size_t)ladder.len / sizeof(int64_t);
+  if (names != Py_None && (nm = PySequence_Size(names)) < 0) goto done;
+  /* room for every point: each method over the ladder at most */
+  cap = (names == Py_None ? sleepacc_method_count() : (size_t)nm) *
+        (ladder.buf ? nd : SLEEPACC_DEFAULT_DURATION_COUNT);
+  ms = PyMem_Calloc((size_t)nm + 1, sizeof *ms), pts = PyMem_Calloc(cap + 1, sizeof *pts);
+  if (!ms || !pts) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < nm; i++) {
     PyObject *o = PySequence_GetItem(names, i);
-    const char *name = o ? PyUnicode_AsUTF8(o) : NULL;
-    if (name && !(ms[i] = sleepacc_method_find(name))) PyErr_Format(PyExc_ValueError, "unknown method %R", o);
+    const char *name = o ? sleepacc_py_name(o, "names") : NULL;
+    ms[i] = name ? sleepacc_method_find(name) : NULL;
     Py_XDECREF(o);
-    if (!ms[i]) goto done;
+    if (!name) goto done;
   }
-  for (Py_ssize_t j = 0; ds && j < nd; j++) {
-    PyObject *o = PySequence_GetItem(ladder, j);
-    ds[j] = o ? (int64_t)PyLong_AsLongLong(o) : -1;
-    Py_XDECREF(o);
-    if (PyErr_Occurred()) goto done;
-  }
-  if (!ms || !ds) goto done;
-  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder == Py_None ? NULL : ds,
-                          (size_t)nd, mode, NULL, 0, &bad, &msg);
-  if (n == -EINVAL && msg && bad != (size_t)-1) PyErr_Format(PyExc_ValueError, "method '%s' %s", ms[bad]->name, msg);
+  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, mode, pts, cap, &bad,
+                          &msg);
+  if (n == -EINVAL && msg && bad != (size_t)-1)
+    PyErr_Format(PyExc_ValueError, "method '%s' %s", ms[bad]->name, msg);
   else if (n < 0) PyErr_SetString(PyExc_ValueError, msg ? msg : sleepacc_strerror(n));
-  else if ((pts = PyMem_Calloc((size_t)n + 1, sizeof *pts)) && (out = PyList_New(n))) {
-    sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder == Py_None ? NULL : ds, (size_t)nd,
-                        mode, pts, (size_t)n, NULL, NULL);
+  else if ((out = PyList_New(n)) != NULL)
     for (int i = 0; out && i < n; i++) {
       PyObject *t = Py_BuildValue("(sL)", pts[i].method->name, (long long)pts[i].duration_ns);
       if (t) PyList_SET_ITEM(out, i, t);
       else Py_CLEAR(out);
     }
-  }
 done:
-  if ((!ms || !ds || (n >= 0 && !pts)) && !PyErr_Occurred()) PyErr_NoMemory();
-  PyMem_Free(ms), PyMem_Free(ds), PyMem_Free(pts);
+  PyBuffer_Release(&ladder);
+  PyMem_Free(ms), PyMem_Free(pts);
   return out;
 }
 

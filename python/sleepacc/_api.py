@@ -751,7 +751,7 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     ValueError; with methods=None it is left out)."""
     code = _mode_code(mode)
     names = None if methods is None else _sweep_names(methods)
-    ladder = [_core.seconds_ns(d) for d in _sweep_durations(durations)]
+    ladder = array.array("q", [_core.seconds_ns(d) for d in _sweep_durations(durations)])
     return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, code)]
 
 
