@@ -67,7 +67,8 @@
   XX(S_PERIOD, "period_ns", EINVAL, "must be positive and at most 86400 s (one day)")         \
   XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")                        \
   XX(S_DEADLINE_NEG, "deadline_ns", EINVAL, "must be a CLOCK_MONOTONIC time in ns")           \
-  XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")
+  XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")                 \
+  XX(SECONDS_FINITE, "duration_ns", EINVAL, "must be finite")
 
 enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
@@ -103,6 +104,17 @@ static int sleepacc__duration_rule(int64_t ns, int neg, int day) {
 int sleepacc_duration_check(int64_t ns, const char **message) {
   int id = sleepacc__duration_rule(ns, SLEEPACC__R_DURATION_NEG, SLEEPACC__R_DURATION_DAY);
   return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, NULL, message);
+}
+
+int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int64_t *ns,
+                           const char **message) {
+  int64_t v = sleepacc_whole_seconds_to_ns(whole, overflow);
+  if (!ns) return -EINVAL;
+  if (real && sleepacc_seconds_to_ns(s, &v) < 0)
+    return sleepacc__broken(SLEEPACC__R_SECONDS_FINITE, NULL, message);
+  if (sleepacc_duration_check(v, message) < 0) return -EINVAL;
+  *ns = v;
+  return 0;
 }
 
 int sleepacc_deadline_check(int64_t deadline_ns, const char **message) {

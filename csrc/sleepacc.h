@@ -1201,6 +1201,14 @@ void sleepacc_options_complete(sleepacc_config *c, uint32_t given, int sweep);
  * NULL for another kind. */
 int sleepacc_option_choice(const sleepacc_option *o, const char *name);
 const char *sleepacc_option_choices(const sleepacc_option *o);
+/* --- A seconds argument (py12b: issue 12), the whole conversion a binding
+ * makes of one: a real s (real != 0: sleepacc_seconds_to_ns) or whole
+ * seconds (real 0: sleepacc_whole_seconds_to_ns(whole, overflow)), then the
+ * duration rule (sleepacc_duration_check).  0 with *ns set, or -EINVAL with
+ * *message (if not NULL) "must be finite" (NaN/inf), "must be non-negative"
+ * or "must be at most 86400 s (one day)"; *ns is left as it was. --- */
+int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int64_t *ns,
+                           const char **message);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

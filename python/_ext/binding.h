@@ -34,9 +34,9 @@ int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v);
 #endif
 
 /* `obj`, a duration in seconds, as int64 ns in *out (rounded): TypeError
- * for what is not a real number (bool, str, None...), ValueError
- * "<name>: must be finite" for NaN/inf, and the core's duration rule
- * (sleepacc_duration_check) as "<name>: <message>, got <obj>".  0 or -1. */
+ * for what is not a real number (bool, str, None...); the core's seconds
+ * rule (sleepacc_seconds_check: finite, then the duration range) as the
+ * ValueError "<name>: <message>, got <obj>".  0 or -1. */
 int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out);
 
 /* `obj` as a name (method, strategy, missed policy): TypeError unless a

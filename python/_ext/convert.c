@@ -5,7 +5,6 @@
  */
 #include "binding.h"
 
-#include <math.h>
 #include <string.h>
 
 #if PY_VERSION_HEX < 0x030A0000
@@ -27,32 +26,24 @@ static int py_not_seconds(PyObject *obj, const char *name) {
 
 int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
   const char *msg = NULL;
-  int64_t ns;
+  int overflow = 0, real = obj && !PyLong_Check(obj);
+  long long whole = 0;
+  double s = 0.0;
   if (obj == NULL || PyBool_Check(obj) || PyUnicode_Check(obj) || PyBytes_Check(obj) ||
       obj == Py_None || PyComplex_Check(obj))
     return py_not_seconds(obj, name);
-  if (PyLong_Check(obj)) { /* exact; beyond int64 saturates (the core refuses it) */
-    int overflow = 0;
-    long long s = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (s == -1 && PyErr_Occurred()) return -1;
-    ns = sleepacc_whole_seconds_to_ns((int64_t)s, overflow);
-  } else {
-    double s = PyFloat_AsDouble(obj);
-    if (s == -1.0 && PyErr_Occurred()) {
-      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-      PyErr_Clear();
-      return py_not_seconds(obj, name);
-    }
-    if (sleepacc_seconds_to_ns(s, &ns) < 0) { /* the core's rounding and saturation */
-      PyErr_Format(PyExc_ValueError, "%s: must be finite, got %R", name, obj);
-      return -1;
-    }
+  if (!real && (whole = PyLong_AsLongLongAndOverflow(obj, &overflow)) == -1 && PyErr_Occurred())
+    return -1;
+  if (real && (s = PyFloat_AsDouble(obj)) == -1.0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+    PyErr_Clear();
+    return py_not_seconds(obj, name);
   }
-  if (sleepacc_duration_check(ns, &msg) < 0) {
+  /* exact for an int (beyond int64 saturates), rounded for a float; the range */
+  if (sleepacc_seconds_check(real, s, (int64_t)whole, overflow, out, &msg) < 0) {
     PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, msg, obj);
     return -1;
   }
-  *out = ns;
   return 0;
 }
 
