@@ -210,11 +210,11 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   Py_END_ALLOW_THREADS
   if (rc < 0) {
     sleepacc_run_refusal(run, &field, &msg);
-    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
-      PyErr_SetObject(PyExc_PermissionError,
-                      Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg)));
-    else
-      sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
+    PyObject *e = field != NULL && msg != NULL /* refused up front, nothing changed */
+                      ? Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg))
+                      : sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
+    if (e != NULL) PyErr_SetObject(PyExc_PermissionError, e); /* SetObject takes its own ref */
+    Py_XDECREF(e);
     goto done;
   }
   failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
