@@ -1201,6 +1201,19 @@ void sleepacc_options_complete(sleepacc_config *c, uint32_t given, int sweep);
  * NULL for another kind. */
 int sleepacc_option_choice(const sleepacc_option *o, const char *name);
 const char *sleepacc_option_choices(const sleepacc_option *o);
+/* --- lua12b (issue 12): lookups a binding's option reader and its error
+ * messages need (options.c). --- */
+/* The row of list (sleepacc_options, sleepacc_sleeper_options or a tail of
+ * one) named name, or NULL. */
+const sleepacc_option *sleepacc_option_find(const sleepacc_option *list, const char *name);
+/* The available methods' names in registry order, joined by ", ", into buf
+ * (cap bytes, cut to fit, always terminated): what "unknown method" lists. */
+void sleepacc_method_names(char *buf, size_t cap);
+/* The options of c that need privileges (policy, lock_memory,
+ * dma_latency), space-separated in that order, into buf (cap bytes, cut to
+ * fit): what an EPERM/EACCES names.  Returns buf, or NULL when c asks for
+ * none of them. */
+const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

@@ -75,23 +75,21 @@ static int handle_tostring(lua_State *L) {
 }
 
 /* The core's sleeper config from the method at midx (0 or none: "auto")
- * and the options table at opts (0: none): dma_latency, and for a pacer
- * (period: its period in ns; NULL for a sleeper) method and missed.
- * Every rule is the core's: a bad field raises "<option>: <rule>"
- * (sleepacc_option_of_field names it). */
+ * and the options table at opts (0 or none: no table) by the core's option
+ * list (sleepacc_sleeper_options): a sleeper takes dma_latency, a pacer
+ * (period: its period in ns; NULL for a sleeper) method, missed and
+ * dma_latency.  Every rule is the core's: a bad field raises "<option>:
+ * <rule>" (sleepacc_option_of_field names it). */
 static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts,
                            const int64_t *period) {
+  static const char *const takes[][4] = {{"dma_latency", NULL}, {"method", "missed", "dma_latency", NULL}};
   const char *field, *msg;
   int pacer = period != NULL;
   sleepacc_sleeper_config_default(c);
   if (period) c->period_ns = *period;
+  if (opts && !lua_isnoneornil(L, opts)) /* the table keeps the strings */
+    sleepacc_lua_options(L, opts, sleepacc_sleeper_options, takes[pacer], NULL, c);
   if (midx && !lua_isnoneornil(L, midx)) c->method = sleepacc_lua_str(L, midx, "method");
-  if (opts && pacer && sleepacc_lua_field(L, opts, "method")) /* the table keeps the strings */
-    c->method = sleepacc_lua_str(L, -1, "method"), lua_pop(L, 1);
-  if (opts && pacer && sleepacc_lua_field(L, opts, "missed"))
-    c->missed = sleepacc_lua_str(L, -1, "missed"), lua_pop(L, 1);
-  if (opts && sleepacc_lua_field(L, opts, "dma_latency"))
-    c->dma_latency_us = (int64_t)sleepacc_lua_int(L, -1, "dma_latency", 0), lua_pop(L, 1);
   if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) != 0)
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
 }
@@ -146,10 +144,8 @@ static int64_t duration_arg(lua_State *L, int idx, const char *name) {
 /* ------------------------------------------------------------ Sleeper */
 
 static int sleeper_new(lua_State *L) {
-  static const char *const known[] = {"dma_latency", NULL};
   sleepacc_sleeper_config c;
-  if (!lua_isnoneornil(L, 2)) sleepacc_lua_checkoptions(L, 2, known);
-  sleeper_config(L, &c, 1, lua_isnoneornil(L, 2) ? 0 : 2, NULL);
+  sleeper_config(L, &c, 1, 2, NULL);
   return handle_open(L, SLEEPACC_PRECISE_SLEEPER, &c);
 }
 
@@ -205,12 +201,9 @@ static int sleep_stats(lua_State *L) {
 /* ------------------------------------------------------------ Pacer */
 
 static int pacer_new(lua_State *L) {
-  static const char *const known[] = {"method", "missed", "dma_latency", NULL};
-  int opts = lua_isnoneornil(L, 2) ? 0 : 2;
   sleepacc_sleeper_config c;
   int64_t period = sleepacc_lua_ns(L, 1, "period");
-  if (opts) sleepacc_lua_checkoptions(L, 2, known);
-  sleeper_config(L, &c, 0, opts, &period);
+  sleeper_config(L, &c, 0, 2, &period);
   return handle_open(L, SLEEPACC_PRECISE_PACER, &c);
 }
 
