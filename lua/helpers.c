@@ -30,7 +30,8 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
 }
 
 int sleepacc_lua_field(lua_State *L, int t, const char *name) {
-  if (lua_getfield(L, t, name) != LUA_TNIL) return 1;
+  lua_getfield(L, t, name);
+  if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
   return 0;
 }

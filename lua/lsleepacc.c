@@ -43,8 +43,8 @@ const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t 
   int single;
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
-  single = lua_getfield(L, idx, "method") != LUA_TNIL;
-  lua_pop(L, 1);
+  single = sleepacc_lua_field(L, idx, "method");
+  lua_pop(L, single);
   *n = single ? 1 : (size_t)lua_rawlen(L, idx);
   recs = (const sleepacc_lua_samples **)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
   for (size_t i = 0; i < *n; i++) {
@@ -131,7 +131,8 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleep
   int64_t cap = sleepacc_config_capacity(c), *scratch = NULL;
   int rc, frc;
   memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, SAMPLES_MT);
+  luaL_getmetatable(L, SAMPLES_MT);
+  lua_setmetatable(L, -2);
   if (cap > 0 && !(s->data = (int64_t *)malloc((size_t)cap * sizeof(int64_t)))) rc = -ENOMEM;
   else rc = sleepacc_run_start(r, c, s->data, (size_t)cap);
   if (rc < 0) {

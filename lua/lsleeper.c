@@ -38,7 +38,8 @@ static sleepacc_precise *handle_obj(void *ud) {
 static sleepacc_precise *handle_new(lua_State *L, int kind) {
   sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  luaL_setmetatable(L, MT[kind]);
+  luaL_getmetatable(L, MT[kind]);
+  lua_setmetatable(L, -2);
   return h;
 }
 
@@ -165,14 +166,8 @@ static int sleeper_until(lua_State *L) {
 /* Push sa.sleep's sleeper of the checked config c (opened on first use,
  * kept by method) and return 1, or return 0 after pushing an error. */
 static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
-  }
-  if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
-    lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* a table (sleepacc_lua_open_precise) */
+  if (!sleepacc_lua_field(L, -1, c->method)) { /* its values are sleepers */
     if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, c->method);
@@ -190,8 +185,8 @@ static int sleep_once(lua_State *L) {
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
   sleeper_config(L, &c, 1, 0, NULL);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE ||
-      lua_getfield(L, -1, c.method) != LUA_TUSERDATA) {
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+  if (!sleepacc_lua_field(L, -1, c.method)) {
     lua_pushnil(L);
     return 1;
   }
@@ -242,6 +237,12 @@ static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", 
                                          {NULL, NULL}};
 
 int sleepacc_lua_open_precise(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* sa.sleep's sleepers, kept across reloads */
+  if (lua_isnil(L, -1)) {
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+  }
+  lua_pop(L, 1);
   handle_type(L, SLEEPACC_PRECISE_SLEEPER, sleeper_own);
   handle_type(L, SLEEPACC_PRECISE_PACER, pacer_own);
   luaL_setfuncs(L, precise_funcs, 0);
