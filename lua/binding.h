@@ -57,7 +57,6 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name);
 /* Conversions of the value at idx, raising "<name>: ... expected, got ...". */
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name); /* seconds -> ns */
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo);
-int sleepacc_lua_bool(lua_State *L, int idx, const char *name);
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 /* A registered method (an unknown name lists the available ones). */
 const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *name);
@@ -89,6 +88,8 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
  * userdata of size bytes (plus slack) and return its aligned address. */
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
+/* That address again, from the userdata's own (luaL_checkudata's). */
+void *sleepacc_lua_aligned(void *ud);
 
 /* The core's results file writer (csrc/json.c) opened on path with flags
  * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts

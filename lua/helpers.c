@@ -56,12 +56,6 @@ lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Intege
   return v;
 }
 
-int sleepacc_lua_bool(lua_State *L, int idx, const char *name) {
-  if (lua_type(L, idx) != LUA_TBOOLEAN)
-    sleepacc_lua_error(L, name, "boolean expected, got %s", luaL_typename(L, idx));
-  return lua_toboolean(L, idx);
-}
-
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   size_t len;
   const char *s;
@@ -128,7 +122,11 @@ static void sleepacc__option(lua_State *L, const sleepacc_option *o, void *base)
     v = sleepacc_lua_int(L, -1, o->name, o->lo);
     *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
     break;
-  case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, o->name); break;
+  case SLEEPACC_OPT_BOOL:
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+      sleepacc_lua_error(L, o->name, "boolean expected, got %s", luaL_typename(L, -1));
+    *(int *)(void *)p = lua_toboolean(L, -1);
+    break;
   case SLEEPACC_OPT_MODE:
   case SLEEPACC_OPT_POLICY:
     if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, o->name))) < 0)
@@ -251,8 +249,11 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
   return sleepacc_lua_chunks(L, sleepacc__step_cb, r, sleepacc__finish_cb);
 }
 
-void *sleepacc_lua_newaligned(lua_State *L, size_t size) {
+void *sleepacc_lua_aligned(void *ud) {
   const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  char *p = (char *)lua_newuserdatauv(L, size + a - 1, 0);
-  return (void *)(((uintptr_t)p + a - 1) & ~(a - 1));
+  return (void *)(((uintptr_t)ud + a - 1) & ~(a - 1));
+}
+
+void *sleepacc_lua_newaligned(lua_State *L, size_t size) {
+  return sleepacc_lua_aligned(lua_newuserdatauv(L, size + SLEEPACC_LUA_ALIGN - 1, 0));
 }

@@ -28,12 +28,6 @@
 /* Metatable names by sleepacc_precise_kind. */
 static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
-/* The userdata holds the handle at an aligned address. */
-static sleepacc_precise *handle_obj(void *ud) {
-  const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  return (sleepacc_precise *)(((uintptr_t)ud + a - 1) & ~(a - 1));
-}
-
 /* A new closed handle of kind on the stack. */
 static sleepacc_precise *handle_new(lua_State *L, int kind) {
   sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
@@ -43,9 +37,9 @@ static sleepacc_precise *handle_new(lua_State *L, int kind) {
   return h;
 }
 
-/* The handle of kind at idx (open or closed). */
+/* The handle of kind at idx (open or closed), at its aligned address. */
 static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
-  return handle_obj(luaL_checkudata(L, idx, MT[kind]));
+  return (sleepacc_precise *)sleepacc_lua_aligned(luaL_checkudata(L, idx, MT[kind]));
 }
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
