@@ -1,8 +1,9 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors,
- * conversions, the field-table converter, the Ctrl-C checkpoint and the
- * chunked run, aligned userdata, the 5.1 main thread.  Used by lsleepacc.c,
- * lsleeper.c and lsave.c; depends on none of them.
+ * conversions, the options reader (by a core option list), the field-table
+ * converter, the Ctrl-C checkpoint and the chunked run, aligned userdata,
+ * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
+ * depends on none of them.
  */
 #include "binding.h"
 
