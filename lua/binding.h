@@ -45,10 +45,10 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
 /* The options table at idx (> 0), by the core's option list (rows of list;
  * only: those named, in that order, NULL: every row): its keys are extra's
- * (NULL-terminated or NULL; the caller reads them) or those rows' names,
- * else an error names the misspelt key and lists the known ones; then each
- * row given converts into base by its kind (a bad value raises "<option>:
- * ...").  Returns the rows given (bit i: list[i]). */
+ * (NULL-terminated or NULL, at most 7; the caller reads them) or those
+ * rows' names, else an error names the misspelt key and lists the known
+ * ones; then each row given converts into base by its kind (a bad value
+ * raises "<option>: ...").  Returns the rows given (bit i: list[i]). */
 uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
                               const char *const *only, const char *const *extra, void *base);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */

@@ -141,12 +141,12 @@ static void sleepacc__option(lua_State *L, const sleepacc_option *o, void *base)
 
 uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
                               const char *const *only, const char *const *extra, void *base) {
-  const char *known[SLEEPACC_OPTION_COUNT + 8];
-  const sleepacc_option *rows[SLEEPACC_OPTION_COUNT + 1];
+  const char *known[SLEEPACC_OPTION_COUNT + 8]; /* extra: at most 7 keys; only's names are list's */
+  const sleepacc_option *rows[SLEEPACC_OPTION_COUNT];
   size_t k = 0, n = 0;
   uint32_t given = 0;
-  for (; extra && *extra; extra++) known[k++] = *extra;
-  for (; only ? only[n] != NULL : list[n].name != NULL; n++) /* only's names are list's */
+  for (; extra && *extra && k < 7; extra++) known[k++] = *extra;
+  for (; n < SLEEPACC_OPTION_COUNT && (only ? only[n] != NULL : list[n].name != NULL); n++)
     known[k++] = (rows[n] = only ? sleepacc_option_find(list, only[n]) : &list[n])->name;
   known[k] = NULL;
   sleepacc__checkoptions(L, idx, known);
