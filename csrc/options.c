@@ -11,12 +11,14 @@
  *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
  * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
- * its field table), sleepacc_options_complete, sleepacc_option_choice(s).
+ * its field table), sleepacc_options_complete, sleepacc_option_choice(s),
+ * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged.
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -126,4 +128,29 @@ const char *sleepacc_option_choices(const sleepacc_option *o) {
   if (o && o->kind == SLEEPACC_OPT_MODE) return "relative, periodic";
   if (o && o->kind == SLEEPACC_OPT_POLICY) return "other, batch, idle, fifo, rr";
   return NULL;
+}
+
+const sleepacc_option *sleepacc_option_find(const sleepacc_option *list, const char *name) {
+  for (; list && name && list->name; list++)
+    if (!strcmp(list->name, name)) return list;
+  return NULL;
+}
+
+void sleepacc_method_names(char *buf, size_t cap) {
+  size_t len = 0;
+  if (!buf || !cap) return;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sleepacc_method_count() && len < cap; i++) {
+    const sleepacc_method *m = sleepacc_method_at(i);
+    if (sleepacc_method_available(m))
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", m->name);
+  }
+}
+
+const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap) {
+  if (!c || !buf || !cap) return NULL;
+  snprintf(buf, cap, "%s%s%s", c->env.policy != SLEEPACC_POLICY_KEEP ? "policy " : "",
+           c->env.lock_memory ? "lock_memory " : "", c->env.dma_latency_us >= 0 ? "dma_latency " : "");
+  if (*buf) buf[strlen(buf) - 1] = '\0';
+  return *buf ? buf : NULL;
 }

@@ -1209,6 +1209,19 @@ const char *sleepacc_option_choices(const sleepacc_option *o);
  * or "must be at most 86400 s (one day)"; *ns is left as it was. --- */
 int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int64_t *ns,
                            const char **message);
+/* --- lua12b (issue 12): lookups a binding's option reader and its error
+ * messages need (options.c). --- */
+/* The row of list (sleepacc_options, sleepacc_sleeper_options or a tail of
+ * one) named name, or NULL. */
+const sleepacc_option *sleepacc_option_find(const sleepacc_option *list, const char *name);
+/* The available methods' names in registry order, joined by ", ", into buf
+ * (cap bytes, cut to fit, always terminated): what "unknown method" lists. */
+void sleepacc_method_names(char *buf, size_t cap);
+/* The options of c that need privileges (policy, lock_memory,
+ * dma_latency), space-separated in that order, into buf (cap bytes, cut to
+ * fit): what an EPERM/EACCES names.  Returns buf, or NULL when c asks for
+ * none of them. */
+const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */

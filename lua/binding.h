@@ -43,16 +43,20 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The options table at idx (> 0): a table whose keys are all in known (NULL-
- * terminated); a misspelt key is an error naming it. */
-void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known);
+/* The options table at idx (> 0), by the core's option list (rows of list;
+ * only: those named, in that order, NULL: every row): its keys are extra's
+ * (NULL-terminated or NULL, at most 7; the caller reads them) or those
+ * rows' names, else an error names the misspelt key and lists the known
+ * ones; then each row given converts into base by its kind (a bad value
+ * raises "<option>: ...").  Returns the rows given (bit i: list[i]). */
+uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
+                              const char *const *only, const char *const *extra, void *base);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
 /* Conversions of the value at idx, raising "<name>: ... expected, got ...". */
 int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name); /* seconds -> ns */
 lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo);
-int sleepacc_lua_bool(lua_State *L, int idx, const char *name);
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 /* A registered method (an unknown name lists the available ones). */
 const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *name);
@@ -84,6 +88,8 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
  * userdata of size bytes (plus slack) and return its aligned address. */
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
+/* That address again, from the userdata's own (luaL_checkudata's). */
+void *sleepacc_lua_aligned(void *ud);
 
 /* The core's results file writer (csrc/json.c) opened on path with flags
  * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts

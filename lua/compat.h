@@ -7,7 +7,8 @@
  *
  * The module keeps to what the versions share where a plain equivalent
  * reads as well (lua_newtable + luaL_setfuncs, positive stack indices, the
- * metatable compared by hand), so only these remain.
+ * metatable compared by hand and set by luaL_getmetatable + lua_setmetatable,
+ * lua_getfield's value tested by lua_isnil), so only these remain.
  *
  * Numbers: 5.1 and LuaJIT have one number type (a double).  There an
  * "integer" is a number with an integral value that fits lua_Integer, and
@@ -46,20 +47,11 @@ static inline int sleepacc_lua_tointeger(lua_State *L, int idx, lua_Integer *v) 
   return ok;
 }
 
-#if LUA_VERSION_NUM < 503
-/* lua_getfield returns the pushed value's type since 5.3. */
-static inline int sleepacc__getfield(lua_State *L, int idx, const char *k) {
-  lua_getfield(L, idx, k);
-  return lua_type(L, -1);
-}
-#define lua_getfield sleepacc__getfield
-#endif
-
 #if LUA_VERSION_NUM < 502
 #define lua_rawlen(L, idx) lua_objlen((L), (idx))
 
-/* luaL_setfuncs/luaL_setmetatable (LuaJIT 2.1 has its own; these replace
- * them the same way for both). */
+/* luaL_setfuncs with upvalues (lsleeper.c's kind; LuaJIT 2.1 has its own;
+ * this replaces it the same way for both). */
 static inline void sleepacc__setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
   luaL_checkstack(L, nup + 1, "too many upvalues");
   for (; l->name; l++) {
@@ -71,12 +63,6 @@ static inline void sleepacc__setfuncs(lua_State *L, const luaL_Reg *l, int nup) 
 }
 #undef luaL_setfuncs
 #define luaL_setfuncs sleepacc__setfuncs
-static inline void sleepacc__setmetatable(lua_State *L, const char *tname) {
-  luaL_getmetatable(L, tname);
-  lua_setmetatable(L, -2);
-}
-#undef luaL_setmetatable
-#define luaL_setmetatable sleepacc__setmetatable
 #endif
 
 /* The state's main thread (LUA_RIDX_MAINTHREAD since 5.2; on 5.1 the

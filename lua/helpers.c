@@ -1,11 +1,13 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors,
- * conversions, the field-table converter, the Ctrl-C checkpoint and the
- * chunked run, aligned userdata, the 5.1 main thread.  Used by lsleepacc.c,
- * lsleeper.c and lsave.c; depends on none of them.
+ * conversions, the options reader (by a core option list), the field-table
+ * converter, the Ctrl-C checkpoint and the chunked run, aligned userdata,
+ * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
+ * depends on none of them.
  */
 #include "binding.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,31 +30,9 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
   return 3;
 }
 
-void sleepacc_lua_checkoptions(lua_State *L, int idx, const char *const *known) {
-  if (lua_type(L, idx) != LUA_TTABLE)
-    sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, idx));
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    size_t i = 0;
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING)
-      for (; known[i] && strcmp(known[i], lua_tostring(L, -1)); i++) continue;
-    if (lua_type(L, -1) != LUA_TSTRING || !known[i]) {
-      char list[512];
-      size_t len = 0;
-      list[0] = '\0';
-      for (i = 0; known[i] && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", known[i]);
-      if (lua_type(L, -1) != LUA_TSTRING)
-        sleepacc_lua_error(L, "options", "option names must be strings, got a %s key",
-                           luaL_typename(L, -1));
-      sleepacc_lua_error(L, lua_tostring(L, -1), "unknown option; known: %s", list);
-    }
-  }
-}
-
 int sleepacc_lua_field(lua_State *L, int t, const char *name) {
-  if (lua_getfield(L, t, name) != LUA_TNIL) return 1;
+  lua_getfield(L, t, name);
+  if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
   return 0;
 }
@@ -77,12 +57,6 @@ lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Intege
   return v;
 }
 
-int sleepacc_lua_bool(lua_State *L, int idx, const char *name) {
-  if (lua_type(L, idx) != LUA_TBOOLEAN)
-    sleepacc_lua_error(L, name, "boolean expected, got %s", luaL_typename(L, idx));
-  return lua_toboolean(L, idx);
-}
-
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   size_t len;
   const char *s;
@@ -97,16 +71,92 @@ const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *na
   const char *s = sleepacc_lua_str(L, idx, name);
   const sleepacc_method *m = sleepacc_method_find(s);
   char list[768];
-  size_t len = 0;
   if (m) return m;
-  list[0] = '\0';
-  for (size_t i = 0; i < sleepacc_method_count() && len < sizeof list; i++) {
-    const sleepacc_method *k = sleepacc_method_at(i);
-    if (sleepacc_method_available(k))
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", k->name);
-  }
+  sleepacc_method_names(list, sizeof list);
   return (const sleepacc_method *)(intptr_t)sleepacc_lua_error(
       L, name, "unknown method \"%.60s\"; available: %s", s, list);
+}
+
+/* The options table at idx: a table whose keys are all in known (NULL-
+ * terminated); a misspelt key is an error naming it. */
+static void sleepacc__checkoptions(lua_State *L, int idx, const char *const *known) {
+  if (lua_type(L, idx) != LUA_TTABLE)
+    sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, idx));
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    size_t i = 0;
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING)
+      for (; known[i] && strcmp(known[i], lua_tostring(L, -1)); i++) continue;
+    if (lua_type(L, -1) != LUA_TSTRING || !known[i]) {
+      char list[512];
+      size_t len = 0;
+      list[0] = '\0';
+      for (i = 0; known[i] && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", known[i]);
+      if (lua_type(L, -1) != LUA_TSTRING)
+        sleepacc_lua_error(L, "options", "option names must be strings, got a %s key",
+                           luaL_typename(L, -1));
+      sleepacc_lua_error(L, lua_tostring(L, -1), "unknown option; known: %s", list);
+    }
+  }
+}
+
+/* The value on top of the stack into base by row o's kind (the Lua API's
+ * options: every kind but METHOD and NUMBER). */
+static void sleepacc__option(lua_State *L, const sleepacc_option *o, void *base) {
+  char *p = (char *)base + o->offset;
+  lua_Integer v;
+  int x;
+  switch (o->kind) {
+  case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
+    if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+      *(int64_t *)(void *)p = 0;
+      break;
+    }
+    if ((*(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, o->name)) <= 0) /* 0 is the core's "none" */
+      sleepacc_lua_error(L, o->name, "must be > 0 seconds (false: no budget, only n stops)");
+    break;
+  case SLEEPACC_OPT_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, o->name); break;
+  case SLEEPACC_OPT_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, o->name, o->lo); break;
+  case SLEEPACC_OPT_INT:
+    v = sleepacc_lua_int(L, -1, o->name, o->lo);
+    *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
+    break;
+  case SLEEPACC_OPT_BOOL:
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+      sleepacc_lua_error(L, o->name, "boolean expected, got %s", luaL_typename(L, -1));
+    *(int *)(void *)p = lua_toboolean(L, -1);
+    break;
+  case SLEEPACC_OPT_MODE:
+  case SLEEPACC_OPT_POLICY:
+    if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, o->name))) < 0)
+      sleepacc_lua_error(L, o->name, "unknown %s \"%.40s\"; known: %s", o->name, lua_tostring(L, -1),
+                         sleepacc_option_choices(o));
+    *(int *)(void *)p = x;
+    break;
+  case SLEEPACC_OPT_NAME: *(const char **)(void *)p = sleepacc_lua_str(L, -1, o->name); break;
+  }
+}
+
+uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
+                              const char *const *only, const char *const *extra, void *base) {
+  const char *known[SLEEPACC_OPTION_COUNT + 8]; /* extra: at most 7 keys; only's names are list's */
+  const sleepacc_option *rows[SLEEPACC_OPTION_COUNT];
+  size_t k = 0, n = 0;
+  uint32_t given = 0;
+  for (; extra && *extra && k < 7; extra++) known[k++] = *extra;
+  for (; n < SLEEPACC_OPTION_COUNT && (only ? only[n] != NULL : list[n].name != NULL); n++)
+    known[k++] = (rows[n] = only ? sleepacc_option_find(list, only[n]) : &list[n])->name;
+  known[k] = NULL;
+  sleepacc__checkoptions(L, idx, known);
+  for (size_t i = 0; i < n; i++) {
+    if (!sleepacc_lua_field(L, idx, rows[i]->name)) continue;
+    given |= 1u << (rows[i] - list);
+    sleepacc__option(L, rows[i], base);
+    lua_pop(L, 1); /* the table keeps NAME strings */
+  }
+  return given;
 }
 
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {
@@ -200,8 +250,11 @@ int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
   return sleepacc_lua_chunks(L, sleepacc__step_cb, r, sleepacc__finish_cb);
 }
 
-void *sleepacc_lua_newaligned(lua_State *L, size_t size) {
+void *sleepacc_lua_aligned(void *ud) {
   const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  char *p = (char *)lua_newuserdatauv(L, size + a - 1, 0);
-  return (void *)(((uintptr_t)p + a - 1) & ~(a - 1));
+  return (void *)(((uintptr_t)ud + a - 1) & ~(a - 1));
+}
+
+void *sleepacc_lua_newaligned(lua_State *L, size_t size) {
+  return sleepacc_lua_aligned(lua_newuserdatauv(L, size + SLEEPACC_LUA_ALIGN - 1, 0));
 }

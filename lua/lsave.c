@@ -21,7 +21,8 @@ static int writer_gc(lua_State *L) {
 sleepacc_writer *sleepacc_lua_writer(lua_State *L, const char *path, int flags, int *err) {
   sleepacc_writer *w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0);
   *err = sleepacc_writer_open(w, path, flags, "lua", LUA_VERSION); /* no Lua error before it */
-  luaL_setmetatable(L, WRITER_MT);
+  luaL_getmetatable(L, WRITER_MT);
+  lua_setmetatable(L, -2);
   return w;
 }
 

@@ -43,8 +43,8 @@ const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t 
   int single;
   if (lua_type(L, idx) != LUA_TTABLE)
     sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
-  single = lua_getfield(L, idx, "method") != LUA_TNIL;
-  lua_pop(L, 1);
+  single = sleepacc_lua_field(L, idx, "method");
+  lua_pop(L, single);
   *n = single ? 1 : (size_t)lua_rawlen(L, idx);
   recs = (const sleepacc_lua_samples **)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
   for (size_t i = 0; i < *n; i++) {
@@ -104,61 +104,18 @@ static int samples_gc(lua_State *L) {
 
 /* The options every run shares: the core's list after method, duration. */
 #define OPTS (sleepacc_options + 2)
-#define NOPTS (SLEEPACC_OPTION_COUNT - 2)
-
-/* The option names of measure (method, duration) or sweep (methods,
- * durations, progress, output) followed by the shared ones. */
-static void sleepacc__known(const char **known, const char *a, const char *b, const char *c,
-                            const char *d) {
-  size_t k = 0;
-  known[k++] = a;
-  known[k++] = b;
-  if (c) known[k++] = c;
-  if (d) known[k++] = d;
-  for (const sleepacc_option *o = OPTS; o->name; o++) known[k++] = o->name;
-  known[k] = NULL;
-}
 
 /* The core's defaults (sweep: SLEEPACC_SWEEP_BUDGET_NS per point), then
- * the shared options of the table at t, converted by their kind in the
- * core's option list; every rule is the core's. */
-static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, int sweep) {
-  uint32_t given = 0;
+ * the options table at t: extra's keys (measure's method, duration; sweep's
+ * methods, durations, progress, output) are the caller's, the shared ones
+ * convert by the core's option list (sleepacc_lua_options); every rule is
+ * the core's. */
+static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, const char *const *extra,
+                            int sweep) {
+  uint32_t given;
   sleepacc_config_default(c);
   if (sweep) c->budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
-  for (const sleepacc_option *o = OPTS; o->name; o++) {
-    const char *name = o->name;
-    char *p = (char *)c + o->offset;
-    lua_Integer v;
-    int x;
-    if (!sleepacc_lua_field(L, t, name)) continue;
-    given |= 1u << (o - sleepacc_options);
-    switch (o->kind) {
-    case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
-      if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
-        *(int64_t *)(void *)p = 0;
-        break;
-      }
-      if ((*(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name)) <= 0) /* 0 is the core's "none" */
-        sleepacc_lua_error(L, name, "must be > 0 seconds (false: no budget, only n stops)");
-      break;
-    case SLEEPACC_OPT_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, name); break;
-    case SLEEPACC_OPT_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, name, o->lo); break;
-    case SLEEPACC_OPT_INT:
-      v = sleepacc_lua_int(L, -1, name, o->lo);
-      *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
-      break;
-    case SLEEPACC_OPT_BOOL: *(int *)(void *)p = sleepacc_lua_bool(L, -1, name); break;
-    case SLEEPACC_OPT_MODE:
-    case SLEEPACC_OPT_POLICY:
-      if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, name))) < 0)
-        sleepacc_lua_error(L, name, "unknown %s \"%.40s\"; known: %s", name, lua_tostring(L, -1),
-                           sleepacc_option_choices(o));
-      *(int *)(void *)p = x;
-      break;
-    }
-    lua_pop(L, 1);
-  }
+  given = sleepacc_lua_options(L, t, OPTS, NULL, extra, c) << (OPTS - sleepacc_options);
   sleepacc_options_complete(c, given, sweep); /* fifo/rr priority 1; a sweep's n (as in Python) */
   lua_settop(L, t);
 }
@@ -174,7 +131,8 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleep
   int64_t cap = sleepacc_config_capacity(c), *scratch = NULL;
   int rc, frc;
   memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, SAMPLES_MT);
+  luaL_getmetatable(L, SAMPLES_MT);
+  lua_setmetatable(L, -2);
   if (cap > 0 && !(s->data = (int64_t *)malloc((size_t)cap * sizeof(int64_t)))) rc = -ENOMEM;
   else rc = sleepacc_run_start(r, c, s->data, (size_t)cap);
   if (rc < 0) {
@@ -205,24 +163,14 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleep
   return 0;
 }
 
-/* The privileged options c asks for: what an EPERM/EACCES names. */
-static const char *sleepacc__asked(const sleepacc_config *c, char *buf, size_t n) {
-  snprintf(buf, n, "%s%s%s", c->env.policy != SLEEPACC_POLICY_KEEP ? "policy " : "",
-           c->env.lock_memory ? "lock_memory " : "", c->env.dma_latency_us >= 0 ? "dma_latency " : "");
-  if (*buf) buf[strlen(buf) - 1] = '\0';
-  return *buf ? buf : NULL;
-}
-
 static int sleepacc__measure(lua_State *L) {
-  const char *known[NOPTS + 5], *field, *msg;
+  static const char *const extra[] = {"method", "duration", NULL};
+  const char *field, *msg;
   const sleepacc_lua_samples *s;
   sleepacc_config c;
   char asked[48];
   int rc;
-  sleepacc__known(known, "method", "duration", NULL, NULL);
-  sleepacc_lua_checkoptions(L, 1, known);
-  lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, 0);
+  sleepacc__parse(L, 1, &c, extra, 0);
   lua_getfield(L, 1, "method");
   c.method = sleepacc_lua_method(L, -1, "method");
   lua_getfield(L, 1, "duration");
@@ -231,7 +179,7 @@ static int sleepacc__measure(lua_State *L) {
   if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
   rc = sleepacc__run_one(L, &c, &s);
-  return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__asked(&c, asked, sizeof asked)) : 1;
+  return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc_config_privileged(&c, asked, sizeof asked)) : 1;
 }
 
 /* Raise the core's fault of a sweep: "methods[2]: ...", "durations: ...",
@@ -251,7 +199,8 @@ static int sleepacc__sweep_fault(lua_State *L, int rc, const sleepacc_sweep_faul
  * by the core before anything runs (sleepacc_sweep_check), each run and its
  * record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  const char *known[NOPTS + 5], *output = NULL;
+  static const char *const extra[] = {"methods", "durations", "progress", "output", NULL};
+  const char *output = NULL;
   const sleepacc_method **ms = NULL;
   int64_t *ds = NULL;
   sleepacc_point *pts;
@@ -262,10 +211,7 @@ static int sleepacc__sweep(lua_State *L) {
   char name[48];
   sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
-  sleepacc__known(known, "methods", "durations", "progress", "output");
-  sleepacc_lua_checkoptions(L, 1, known);
-  lua_settop(L, 1);
-  sleepacc__parse(L, 1, &c, 1);
+  sleepacc__parse(L, 1, &c, extra, 1);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
   else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
     sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
@@ -311,7 +257,7 @@ static int sleepacc__sweep(lua_State *L) {
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
     if ((rc = sleepacc__run_one(L, &c, &s)) < 0) {
       char ctx[160];
-      const char *why = sleepacc__asked(&c, name, sizeof name);
+      const char *why = sleepacc_config_privileged(&c, name, sizeof name);
       snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", why ? why : "", why ? ", " : "",
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);

@@ -28,23 +28,18 @@
 /* Metatable names by sleepacc_precise_kind. */
 static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
-/* The userdata holds the handle at an aligned address. */
-static sleepacc_precise *handle_obj(void *ud) {
-  const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  return (sleepacc_precise *)(((uintptr_t)ud + a - 1) & ~(a - 1));
-}
-
 /* A new closed handle of kind on the stack. */
 static sleepacc_precise *handle_new(lua_State *L, int kind) {
   sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  luaL_setmetatable(L, MT[kind]);
+  luaL_getmetatable(L, MT[kind]);
+  lua_setmetatable(L, -2);
   return h;
 }
 
-/* The handle of kind at idx (open or closed). */
+/* The handle of kind at idx (open or closed), at its aligned address. */
 static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
-  return handle_obj(luaL_checkudata(L, idx, MT[kind]));
+  return (sleepacc_precise *)sleepacc_lua_aligned(luaL_checkudata(L, idx, MT[kind]));
 }
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
@@ -75,23 +70,21 @@ static int handle_tostring(lua_State *L) {
 }
 
 /* The core's sleeper config from the method at midx (0 or none: "auto")
- * and the options table at opts (0: none): dma_latency, and for a pacer
- * (period: its period in ns; NULL for a sleeper) method and missed.
- * Every rule is the core's: a bad field raises "<option>: <rule>"
- * (sleepacc_option_of_field names it). */
+ * and the options table at opts (0 or none: no table) by the core's option
+ * list (sleepacc_sleeper_options): a sleeper takes dma_latency, a pacer
+ * (period: its period in ns; NULL for a sleeper) method, missed and
+ * dma_latency.  Every rule is the core's: a bad field raises "<option>:
+ * <rule>" (sleepacc_option_of_field names it). */
 static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts,
                            const int64_t *period) {
+  static const char *const takes[][4] = {{"dma_latency", NULL}, {"method", "missed", "dma_latency", NULL}};
   const char *field, *msg;
   int pacer = period != NULL;
   sleepacc_sleeper_config_default(c);
   if (period) c->period_ns = *period;
+  if (opts && !lua_isnoneornil(L, opts)) /* the table keeps the strings */
+    sleepacc_lua_options(L, opts, sleepacc_sleeper_options, takes[pacer], NULL, c);
   if (midx && !lua_isnoneornil(L, midx)) c->method = sleepacc_lua_str(L, midx, "method");
-  if (opts && pacer && sleepacc_lua_field(L, opts, "method")) /* the table keeps the strings */
-    c->method = sleepacc_lua_str(L, -1, "method"), lua_pop(L, 1);
-  if (opts && pacer && sleepacc_lua_field(L, opts, "missed"))
-    c->missed = sleepacc_lua_str(L, -1, "missed"), lua_pop(L, 1);
-  if (opts && sleepacc_lua_field(L, opts, "dma_latency"))
-    c->dma_latency_us = (int64_t)sleepacc_lua_int(L, -1, "dma_latency", 0), lua_pop(L, 1);
   if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) != 0)
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
 }
@@ -146,10 +139,8 @@ static int64_t duration_arg(lua_State *L, int idx, const char *name) {
 /* ------------------------------------------------------------ Sleeper */
 
 static int sleeper_new(lua_State *L) {
-  static const char *const known[] = {"dma_latency", NULL};
   sleepacc_sleeper_config c;
-  if (!lua_isnoneornil(L, 2)) sleepacc_lua_checkoptions(L, 2, known);
-  sleeper_config(L, &c, 1, lua_isnoneornil(L, 2) ? 0 : 2, NULL);
+  sleeper_config(L, &c, 1, 2, NULL);
   return handle_open(L, SLEEPACC_PRECISE_SLEEPER, &c);
 }
 
@@ -169,14 +160,8 @@ static int sleeper_until(lua_State *L) {
 /* Push sa.sleep's sleeper of the checked config c (opened on first use,
  * kept by method) and return 1, or return 0 after pushing an error. */
 static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
-  }
-  if (lua_getfield(L, -1, c->method) != LUA_TUSERDATA) {
-    lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* a table (sleepacc_lua_open_precise) */
+  if (!sleepacc_lua_field(L, -1, c->method)) { /* its values are sleepers */
     if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, c->method);
@@ -194,8 +179,8 @@ static int sleep_once(lua_State *L) {
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
   sleeper_config(L, &c, 1, 0, NULL);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY) != LUA_TTABLE ||
-      lua_getfield(L, -1, c.method) != LUA_TUSERDATA) {
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+  if (!sleepacc_lua_field(L, -1, c.method)) {
     lua_pushnil(L);
     return 1;
   }
@@ -205,12 +190,9 @@ static int sleep_stats(lua_State *L) {
 /* ------------------------------------------------------------ Pacer */
 
 static int pacer_new(lua_State *L) {
-  static const char *const known[] = {"method", "missed", "dma_latency", NULL};
-  int opts = lua_isnoneornil(L, 2) ? 0 : 2;
   sleepacc_sleeper_config c;
   int64_t period = sleepacc_lua_ns(L, 1, "period");
-  if (opts) sleepacc_lua_checkoptions(L, 2, known);
-  sleeper_config(L, &c, 0, opts, &period);
+  sleeper_config(L, &c, 0, 2, &period);
   return handle_open(L, SLEEPACC_PRECISE_PACER, &c);
 }
 
@@ -249,6 +231,12 @@ static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", 
                                          {NULL, NULL}};
 
 int sleepacc_lua_open_precise(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* sa.sleep's sleepers, kept across reloads */
+  if (lua_isnil(L, -1)) {
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
+  }
+  lua_pop(L, 1);
   handle_type(L, SLEEPACC_PRECISE_SLEEPER, sleeper_own);
   handle_type(L, SLEEPACC_PRECISE_PACER, pacer_own);
   luaL_setfuncs(L, precise_funcs, 0);

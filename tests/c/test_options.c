@@ -144,6 +144,47 @@ static void test_choices(void) {
   CHECKF(!strcmp(list, sleepacc_option_choices(policy)), "%s", list);
 }
 
+/* lua12b: sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged */
+static void test_find(void) {
+  const sleepacc_option *o = sleepacc_option_find(sleepacc_sleeper_options, "missed");
+  CHECK(o && !strcmp(o->field, "missed") && o->kind == SLEEPACC_OPT_NAME);
+  CHECK(sleepacc_option_find(sleepacc_options, "dma_latency") == option("dma_latency"));
+  CHECK(sleepacc_option_find(sleepacc_options + 2, "method") == NULL); /* a tail has no method */
+  CHECK(sleepacc_option_find(sleepacc_options, "missed") == NULL);
+  CHECK(sleepacc_option_find(NULL, "n") == NULL && sleepacc_option_find(sleepacc_options, NULL) == NULL);
+}
+
+static void test_method_names(void) {
+  char list[2048], want[2048], tiny[6];
+  size_t len = 0;
+  want[0] = '\0';
+  for (size_t i = 0; i < sleepacc_method_count(); i++) /* the available ones, in order */
+    if (sleepacc_method_available(sleepacc_method_at(i)))
+      len += (size_t)snprintf(want + len, sizeof want - len, "%s%s", len ? ", " : "",
+                              sleepacc_method_at(i)->name);
+  sleepacc_method_names(list, sizeof list);
+  CHECKF(!strcmp(list, want), "%s", list);
+  CHECK(strstr(list, "nanosleep") != NULL && strncmp(list, ", ", 2) != 0);
+  sleepacc_method_names(tiny, sizeof tiny); /* cut to fit, terminated */
+  CHECK(strlen(tiny) < sizeof tiny && !strncmp(tiny, list, strlen(tiny)));
+  sleepacc_method_names(NULL, 10);
+  sleepacc_method_names(tiny, 0);
+}
+
+static void test_privileged(void) {
+  sleepacc_config c;
+  char buf[48];
+  sleepacc_config_default(&c);
+  CHECK(sleepacc_config_privileged(&c, buf, sizeof buf) == NULL && !buf[0]);
+  c.env.dma_latency_us = 0;
+  CHECK(sleepacc_config_privileged(&c, buf, sizeof buf) == buf && !strcmp(buf, "dma_latency"));
+  c.env.policy = SLEEPACC_POLICY_FIFO;
+  c.env.lock_memory = 1;
+  CHECK(sleepacc_config_privileged(&c, buf, sizeof buf) && !strcmp(buf, "policy lock_memory dma_latency"));
+  CHECK(sleepacc_config_privileged(NULL, buf, sizeof buf) == NULL);
+  CHECK(sleepacc_config_privileged(&c, buf, 0) == NULL);
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
@@ -152,5 +193,8 @@ int main(void) {
   TEST(test_seconds_to_ns);
   TEST(test_complete);
   TEST(test_choices);
+  TEST(test_find);
+  TEST(test_method_names);
+  TEST(test_privileged);
   return check_summary();
 }
