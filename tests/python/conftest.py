@@ -2,9 +2,18 @@
 slack, scheduling policy, affinity), read from the OS, not from sleepacc."""
 import os
 from pathlib import Path
+import signal
 import threading
 
 import pytest
+
+# The Ctrl-C tests need SIGINT's ordinary disposition.  A run started as a
+# background job of a non-interactive shell inherits SIGINT ignored: Python
+# then installs no KeyboardInterrupt handler, and every child it starts
+# ignores SIGINT too, so a test's SIGINT would be lost and its 30 s measure
+# run to the end.  Install what Python installs at a normal start.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # `make sanitize-python` runs this process over the ASan/UBSan build of the
 # extension (libasan preloaded, the build first on PYTHONPATH).  Child
