@@ -12,11 +12,13 @@
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
  * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
  * its field table), sleepacc_options_complete, sleepacc_option_choice(s),
- * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged.
+ * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
+ * sleepacc_option_set (one option from a script's value: every kind's rule).
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -153,4 +155,98 @@ const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size
            c->env.lock_memory ? "lock_memory " : "", c->env.dma_latency_us >= 0 ? "dma_latency " : "");
   if (*buf) buf[strlen(buf) - 1] = '\0';
   return *buf ? buf : NULL;
+}
+
+/* The words of a MODE or POLICY option's rule, from the names the core
+ * gives its values 0, 1, ...: "must be 'a' or 'b'" or "must be one of 'a',
+ * 'b', 'c'" (as the Python API has always worded it). */
+static void choices_rule(const sleepacc_option *o, char *msg, size_t cap) {
+  const char *(*name)(int) = o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_name : sleepacc_policy_name;
+  int count = 0;
+  size_t len;
+  while (name(count)) count++;
+  len = (size_t)snprintf(msg, cap, "must be %s", count > 2 ? "one of " : "");
+  for (int i = 0; i < count && len < cap; i++)
+    len += (size_t)snprintf(msg + len, cap - len, "%s'%s'",
+                            i == 0 ? "" : count == 2 ? " or " : ", ", name(i));
+}
+
+static int option_broken(char *msg, size_t cap, const char *words) {
+  if (msg && cap) snprintf(msg, cap, "%s", words);
+  return -ERANGE;
+}
+
+int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_value *v, char *msg,
+                        size_t cap) {
+  char *p = base && o ? (char *)base + o->offset : NULL;
+  int whole = v && v->kind == SLEEPACC_VALUE_INT, text = v && v->kind == SLEEPACC_VALUE_TEXT && v->s;
+  const char *words = NULL;
+  int64_t ns = 0;
+  int x;
+  if (msg && cap) msg[0] = '\0';
+  if (!p || !v) return -EFAULT;
+  switch (o->kind) {
+  case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
+    if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
+      *(int64_t *)(void *)p = 0;
+      return 0;
+    }
+    /* fall through */
+  case SLEEPACC_OPT_SECONDS:
+    if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
+    if (sleepacc_seconds_check(!whole, v->d, v->i, 0, &ns, &words) < 0)
+      return option_broken(msg, cap, words);
+    if (o->kind == SLEEPACC_OPT_BUDGET && ns <= 0) /* 0 is the core's "none": none says that */
+      return option_broken(msg, cap, "must be positive (or none: only n stops the run)");
+    *(int64_t *)(void *)p = ns;
+    return 0;
+  case SLEEPACC_OPT_INT64:
+  case SLEEPACC_OPT_INT:
+    if (!whole) break;
+    if (v->i < o->lo || (o->kind == SLEEPACC_OPT_INT && v->i > INT_MAX)) {
+      if (msg && cap)
+        snprintf(msg, cap, v->i < o->lo ? "must be >= %lld" : "must be <= %lld",
+                 v->i < o->lo ? (long long)o->lo : (long long)INT_MAX);
+      return -ERANGE;
+    }
+    if (o->kind == SLEEPACC_OPT_INT) *(int *)(void *)p = (int)v->i;
+    else *(int64_t *)(void *)p = v->i;
+    return 0;
+  case SLEEPACC_OPT_BOOL:
+    if (v->kind != SLEEPACC_VALUE_BOOL) break;
+    *(int *)(void *)p = v->i != 0;
+    return 0;
+  case SLEEPACC_OPT_MODE:
+  case SLEEPACC_OPT_POLICY:
+    if (!text) break;
+    if ((x = sleepacc_option_choice(o, v->s)) < 0) {
+      if (msg && cap) choices_rule(o, msg, cap);
+      return -ERANGE;
+    }
+    *(int *)(void *)p = x;
+    return 0;
+  case SLEEPACC_OPT_METHOD:
+    if (!text) break;
+    if (!sleepacc_method_find(v->s)) {
+      if (msg && cap) {
+        int len = snprintf(msg, cap, "must be an available method (");
+        if (len > 0 && (size_t)len + 1 < cap) sleepacc_method_names(msg + len, cap - (size_t)len - 1);
+        len = (int)strlen(msg);
+        if ((size_t)len + 1 < cap) msg[len] = ')', msg[len + 1] = '\0';
+      }
+      return -ERANGE;
+    }
+    *(const sleepacc_method **)(void *)p = sleepacc_method_find(v->s);
+    return 0;
+  case SLEEPACC_OPT_NAME:
+    if (!text) break;
+    *(const char **)(void *)p = v->s;
+    return 0;
+  case SLEEPACC_OPT_NUMBER:
+    if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
+    *(double *)(void *)p = whole ? (double)v->i : v->d;
+    return 0;
+  default: return -EINVAL;
+  }
+  return -EINVAL;
 }

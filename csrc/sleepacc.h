@@ -1222,6 +1222,34 @@ void sleepacc_method_names(char *buf, size_t cap);
  * fit): what an EPERM/EACCES names.  Returns buf, or NULL when c asks for
  * none of them. */
 const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap);
+/* --- One option from a script's value (issue 12, this round): the
+ * conversion of every option kind, so no binding and no Python code writes
+ * an option's rule (options.c). --- */
+/* Room for sleepacc_option_set's words (the longest lists the methods). */
+#define SLEEPACC_OPTION_MESSAGE_MAX 512
+/* Set option o (a row of sleepacc_options into a sleepacc_config, or of
+ * sleepacc_sleeper_options into a sleepacc_sleeper_config) of the struct
+ * at base from the script's value v, by o's kind:
+ *   SECONDS  INT (whole seconds) or REAL -> ns, by sleepacc_seconds_check
+ *            (finite, non-negative, at most one day);
+ *   BUDGET   as SECONDS and > 0; NULL or BOOL false: 0, no budget (only n
+ *            stops the run);
+ *   INT64    INT >= o->lo;  INT: the same and <= INT_MAX;
+ *   BOOL     BOOL, stored 0 or 1;
+ *   MODE, POLICY  TEXT, one of the names of the option's values;
+ *   METHOD   TEXT, a registered method (whether it is available here is
+ *            the config check's rule);
+ *   NAME     TEXT (the pointer is stored: the caller keeps the text alive
+ *            and has refused a NUL byte, sleepacc_name_check);
+ *   NUMBER   INT or REAL, as a double.
+ * 0 when set.  -EINVAL when v's kind is not one o takes (NULL included):
+ * the binding words "must be <what o->kind takes>, got <v's type>".
+ * -ERANGE when the value breaks o's rule: its words into msg (cap bytes),
+ * "must be >= 1", "must be 'relative' or 'periodic'", to which the binding
+ * adds ", got <v>".  Nothing is set on an error; -EFAULT for NULL o, base
+ * or v. */
+int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_value *v, char *msg,
+                        size_t cap);
 
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */
