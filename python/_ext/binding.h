@@ -5,7 +5,8 @@
  * in chunks so Ctrl-C is seen, and maps errors.  Every rule of a run lives
  * in the core (sleepacc_config_check); none is written here.
  *
- *   sleepacc_py_seconds_ns()   seconds -> int64 ns, range by the core;
+ *   sleepacc_py_option()       one option from a Python value, by the core;
+ *   sleepacc_py_seconds_ns()   seconds -> int64 ns, the duration's rule;
  *   sleepacc_py_name()         a str name, NUL bytes refused by the core;
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
  *   sleepacc_py_to_fields()    a mapping -> a core struct, by its table;
@@ -33,10 +34,18 @@ int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v);
 #define PyModule_AddObjectRef sleepacc_py_addobjectref
 #endif
 
-/* `obj`, a duration in seconds, as int64 ns in *out (rounded): TypeError
- * for what is not a real number (bool, str, None...); the core's seconds
- * rule (sleepacc_seconds_check: finite, then the duration range) as the
- * ValueError "<name>: <message>, got <obj>".  0 or -1. */
+/* Set option `o` of the struct at `base` (sleepacc_option_set) from `obj`:
+ * None as NULL, a bool or numpy bool as BOOL, an int as INT (beyond int64
+ * saturated, so the core's rule refuses it), another real number as REAL, a
+ * str as TEXT (NUL bytes refused, sleepacc_py_name; the struct may keep the
+ * pointer: the caller keeps obj alive).  A kind o does not take is the
+ * TypeError "<o>: must be <what o's kind takes>, got <type>"; a broken rule
+ * the ValueError "<o>: <the core's words>, got <obj>".  0 or -1. */
+int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj);
+
+/* `obj`, a duration in seconds, as int64 ns in *out (rounded): the
+ * duration option's conversion and rule (sleepacc_py_option) with its
+ * errors naming `name`.  0 or -1. */
 int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out);
 
 /* `obj` as a name (method, strategy, missed policy): TypeError unless a

@@ -1,7 +1,9 @@
 /*
  * convert.c -- the conversions of the CPython binding (see binding.h): one
- * seconds converter, one name converter, one loop each way over the core's
- * field tables, one error mapper and one chunked runner.
+ * option converter (a Python value set by the core's rule of its kind,
+ * sleepacc_option_set; seconds are the duration's), one name converter, one
+ * loop each way over the core's field tables, one error mapper and one
+ * chunked runner.
  */
 #include "binding.h"
 
@@ -18,32 +20,12 @@ int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v) {
 }
 #endif
 
-static int py_not_seconds(PyObject *obj, const char *name) {
-  PyErr_Format(PyExc_TypeError, "%s: must be a number of seconds (int or float), got %s", name,
-               obj ? Py_TYPE(obj)->tp_name : "NULL");
-  return -1;
-}
-
 int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
-  const char *msg = NULL;
-  int overflow = 0, real = obj && !PyLong_Check(obj);
-  long long whole = 0;
-  double s = 0.0;
-  if (obj == NULL || PyBool_Check(obj) || PyUnicode_Check(obj) || PyBytes_Check(obj) ||
-      obj == Py_None || PyComplex_Check(obj))
-    return py_not_seconds(obj, name);
-  if (!real && (whole = PyLong_AsLongLongAndOverflow(obj, &overflow)) == -1 && PyErr_Occurred())
-    return -1;
-  if (real && (s = PyFloat_AsDouble(obj)) == -1.0 && PyErr_Occurred()) {
-    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-    PyErr_Clear();
-    return py_not_seconds(obj, name);
-  }
-  /* exact for an int (beyond int64 saturates), rounded for a float; the range */
-  if (sleepacc_seconds_check(real, s, (int64_t)whole, overflow, out, &msg) < 0) {
-    PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, msg, obj);
-    return -1;
-  }
+  sleepacc_option o = *sleepacc_option_find(sleepacc_options, "duration");
+  sleepacc_config c;
+  o.name = name; /* the duration's row under the caller's name: its errors name it */
+  if (sleepacc_py_option(&o, &c, obj) < 0) return -1;
+  *out = c.duration_ns;
   return 0;
 }
 
@@ -108,29 +90,68 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
   return d;
 }
 
-/* The object v (the value of key) as a core value: None, a str (its UTF-8,
- * borrowed from v), an int (bool included), or anything float() takes.
- * 0 or -1. */
-static int py_value(PyObject *v, const char *key, sleepacc_value *out) {
-  int overflow = 0;
+/* The object v (the value of key) as a core value: None NULL; a bool or a
+ * numpy bool BOOL; a str TEXT (its UTF-8, borrowed from v, NUL bytes
+ * refused); an int (or what operator.index() takes) INT, beyond int64
+ * saturated with *overflow its sign; anything else float() takes but bytes
+ * and complex REAL; the rest NESTED, a kind no option or plain field takes
+ * (the caller's TypeError).  0 or -1. */
+static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *overflow) {
+  const char *type = Py_TYPE(v)->tp_name;
   memset(out, 0, sizeof *out);
+  *overflow = 0;
   if (v == Py_None) return 0;
+  if (PyBool_Check(v) || !strcmp(type, "numpy.bool") || !strcmp(type, "numpy.bool_")) {
+    out->kind = SLEEPACC_VALUE_BOOL;
+    return (out->i = PyObject_IsTrue(v)) < 0 ? -1 : 0;
+  }
   if (PyUnicode_Check(v)) {
     out->kind = SLEEPACC_VALUE_TEXT;
     return (out->s = sleepacc_py_name(v, key)) != NULL ? 0 : -1;
   }
-  if (PyLong_Check(v)) {
+  if (PyIndex_Check(v)) {
+    PyObject *i = PyNumber_Index(v);
+    if (i == NULL) return -1;
     out->kind = SLEEPACC_VALUE_INT;
-    out->i = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow) PyErr_Format(PyExc_ValueError, "%s: out of range, got %R", key, v);
-    return overflow || (out->i == -1 && PyErr_Occurred()) ? -1 : 0;
+    out->i = PyLong_AsLongLongAndOverflow(i, overflow);
+    Py_DECREF(i);
+    if (*overflow) out->i = *overflow > 0 ? INT64_MAX : INT64_MIN;
+    return out->i == -1 && PyErr_Occurred() ? -1 : 0;
   }
-  out->kind = SLEEPACC_VALUE_REAL;
-  if ((out->d = PyFloat_AsDouble(v)) != -1.0 || !PyErr_Occurred()) return 0;
-  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-  PyErr_Clear();
-  PyErr_Format(PyExc_TypeError, "%s: cannot be set from %s", key, Py_TYPE(v)->tp_name);
-  return -1;
+  if (!PyBytes_Check(v) && !PyComplex_Check(v)) {
+    out->kind = SLEEPACC_VALUE_REAL;
+    if ((out->d = PyFloat_AsDouble(v)) != -1.0 || !PyErr_Occurred()) return 0;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+    PyErr_Clear();
+  }
+  out->kind = SLEEPACC_VALUE_NESTED;
+  return 0;
+}
+
+/* What a value of an option of kind `kind` must be, for the TypeError of
+ * sleepacc_option_set's -EINVAL (the kinds' words in Python). */
+static const char *option_takes(int kind) {
+  switch (kind) {
+  case SLEEPACC_OPT_SECONDS: case SLEEPACC_OPT_BUDGET: return "a number of seconds (int or float)";
+  case SLEEPACC_OPT_INT64: case SLEEPACC_OPT_INT: return "an int";
+  case SLEEPACC_OPT_BOOL: return "a bool";
+  case SLEEPACC_OPT_NUMBER: return "a number";
+  default: return "a str"; /* METHOD, MODE, POLICY, NAME */
+  }
+}
+
+int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj) {
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  sleepacc_value v;
+  int overflow, rc;
+  if (py_value(obj, o->name, &v, &overflow) < 0) return -1;
+  rc = sleepacc_option_set(o, base, &v, msg, sizeof msg);
+  if (rc == -EINVAL)
+    PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", o->name, option_takes(o->kind),
+                 Py_TYPE(obj)->tp_name);
+  else if (rc == -ERANGE) PyErr_Format(PyExc_ValueError, "%s: %s, got %R", o->name, msg, obj);
+  else if (rc < 0) sleepacc_py_raise(rc, o->name);
+  return rc < 0 ? -1 : 0;
 }
 
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) {
@@ -138,7 +159,7 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
     PyObject *v = PyMapping_GetItemString(m, f->name);
     sleepacc_value val;
     const char *msg = NULL;
-    int rc;
+    int rc, overflow;
     if (v == NULL) { /* absent: keep the value (a required key: the KeyError) */
       if (!PyErr_ExceptionMatches(PyExc_KeyError) || (f->flags & SLEEPACC_FIELD_REQUIRED)) return -1;
       PyErr_Clear();
@@ -146,7 +167,9 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
     }
     if (f->type == SLEEPACC_FIELD_NESTED)
       rc = sleepacc_py_to_fields(f->sub, v, (char *)base + f->offset);
-    else if ((rc = py_value(v, f->name, &val)) == 0)
+    else if ((rc = py_value(v, f->name, &val, &overflow)) == 0 && overflow)
+      rc = -ERANGE, msg = "out of range";
+    else if (rc == 0)
       rc = sleepacc_field_set(f, base, &val, &msg);
     if (rc == -EINVAL && msg)
       PyErr_Format(PyExc_TypeError, "%s: %s %s", f->name, msg, Py_TYPE(v)->tp_name);

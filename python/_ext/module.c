@@ -8,8 +8,8 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   config_default(), options_complete(), config_check(), measure(): a run,
- *                  by the config and result tables;
+ *   config_default(), plan(), config_check(), measure(): a run, by the
+ *                  option, config and result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
  *   clock_info(), seconds_ns(), name_check(), and the tuples stats_fields,
  *   result_fields, policy_names, mode_names (index = value),
@@ -56,21 +56,25 @@ static PyObject *py_name_check(PyObject *self, PyObject *args) {
 
 /* sweep_plan(names, ladder_ns, mode): sleepacc_sweep_plan()'s points
  * (names: None for every available method; ladder_ns: a buffer of int64 ns,
- * array('q', ...), or None for the default ladder); ValueError for its
- * rules.  An unknown name is the core's EINVAL (Python names it first). */
+ * array('q', ...), or None for the default ladder); mode and each name
+ * converted by the rule of the options "mode" and "method"
+ * (sleepacc_py_option); ValueError for the plan's rules. */
 static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
-  PyObject *names, *out = NULL;
+  PyObject *names, *mode_obj, *out = NULL;
   Py_buffer ladder;
+  sleepacc_config c; /* the options converted, one at a time */
   const sleepacc_method **ms = NULL;
   sleepacc_point *pts = NULL;
   Py_ssize_t nm = 0;
   size_t nd, cap, bad = 0;
   const char *msg = NULL;
-  int mode, n;
+  int n;
   (void)self;
-  if (!PyArg_ParseTuple(args, "Oz*i:sweep_plan", &names, &ladder, &mode)) return NULL;
+  if (!PyArg_ParseTuple(args, "Oz*O:sweep_plan", &names, &ladder, &mode_obj)) return NULL;
   nd = (size_t)ladder.len / sizeof(int64_t);
-  if (names != Py_None && (nm = PySequence_Size(names)) < 0) goto done;
+  if (sleepacc_py_option(sleepacc_option_find(sleepacc_options, "mode"), &c, mode_obj) < 0 ||
+      (names != Py_None && (nm = PySequence_Size(names)) < 0))
+    goto done;
   /* room for every point: each method over the ladder at most */
   cap = (names == Py_None ? sleepacc_method_count() : (size_t)nm) *
         (ladder.buf ? nd : SLEEPACC_DEFAULT_DURATION_COUNT);
@@ -81,13 +85,13 @@ static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
   }
   for (Py_ssize_t i = 0; i < nm; i++) {
     PyObject *o = PySequence_GetItem(names, i);
-    const char *name = o ? sleepacc_py_name(o, "names") : NULL;
-    ms[i] = name ? sleepacc_method_find(name) : NULL;
+    int rc = o ? sleepacc_py_option(sleepacc_option_find(sleepacc_options, "method"), &c, o) : -1;
     Py_XDECREF(o);
-    if (!name) goto done;
+    if (rc < 0) goto done;
+    ms[i] = c.method;
   }
-  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, mode, pts, cap, &bad,
-                          &msg);
+  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, c.mode, pts, cap,
+                          &bad, &msg);
   if (n == -EINVAL && msg && bad != (size_t)-1)
     PyErr_Format(PyExc_ValueError, "method '%s' %s", ms[bad]->name, msg);
   else if (n < 0) PyErr_SetString(PyExc_ValueError, msg ? msg : sleepacc_strerror(n));
@@ -101,12 +105,6 @@ done:
   PyBuffer_Release(&ladder);
   PyMem_Free(ms), PyMem_Free(pts);
   return out;
-}
-
-static PyObject *py_option_of_field(PyObject *self, PyObject *arg) {
-  const char *field = PyUnicode_AsUTF8(arg);
-  (void)self;
-  return field ? PyUnicode_FromString(sleepacc_option_of_field(field)) : NULL;
 }
 
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
@@ -137,23 +135,43 @@ static PyObject *py_config_check(PyObject *self, PyObject *m) {
   return Py_BuildValue("(sss)", field, msg, sleepacc_errname(rc));
 }
 
-/* options_complete(config, given, sweep=False): config with the defaults
- * that depend on other options (sleepacc_options_complete: fifo/rr without
- * a priority runs at 1; a sweep point's n); given: a dict whose keys are the
- * options (sleepacc_options names) the caller gave. */
-static PyObject *py_options_complete(PyObject *self, PyObject *args) {
-  PyObject *m, *given;
+/* plan(options, sweep_point=False): the checked config of a run (a dict of
+ * sleepacc_config_fields) from options, a dict {option: value} of
+ * sleepacc_options names: the core's defaults, each option given set by the
+ * core's rule of its kind (sleepacc_py_option), the defaults that depend on
+ * another option (sleepacc_options_complete; sweep_point: a sweep's point),
+ * then every rule of a run (sleepacc_config_explain) as the ValueError
+ * "<option>: <rule>, got <the value given, or None>". */
+static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"options", "sweep_point", NULL};
+  char names[SLEEPACC_OPTION_MESSAGE_MAX];
+  const char *field = NULL, *msg = NULL, *arg;
+  PyObject *opts, *v;
   sleepacc_config cfg;
-  uint32_t bits = 0;
-  int sweep = 0;
+  uint32_t given = 0;
+  Py_ssize_t found = 0;
+  int sweep = 0, rc;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OO!|p:options_complete", &m, &PyDict_Type, &given, &sweep) ||
-      config_from(m, &cfg) < 0)
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:plan", kwlist, &PyDict_Type, &opts, &sweep))
     return NULL;
-  for (const sleepacc_option *o = sleepacc_options; o->name; o++)
-    if (PyDict_GetItemString(given, o->name) != NULL) bits |= 1u << (o - sleepacc_options);
-  sleepacc_options_complete(&cfg, bits, sweep);
-  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
+  sleepacc_config_default(&cfg);
+  for (const sleepacc_option *o = sleepacc_options; o->name; o++) { /* in the table's order */
+    if ((v = PyDict_GetItemString(opts, o->name)) == NULL) continue;
+    if (sleepacc_py_option(o, &cfg, v) < 0) return NULL;
+    given |= 1u << (o - sleepacc_options), found++;
+  }
+  if (found < PyDict_Size(opts))
+    return PyErr_Format(PyExc_TypeError, "plan: options are sleepacc_options names, got %R", opts);
+  sleepacc_options_complete(&cfg, given, sweep);
+  if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) == 0)
+    return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
+  arg = sleepacc_option_of_field(field);
+  v = PyDict_GetItemString(opts, arg);
+  if (rc != -ENOSYS) /* -ENOSYS: the method is not available here; name those that are */
+    return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", arg, msg, v ? v : Py_None);
+  sleepacc_method_names(names, sizeof names);
+  return PyErr_Format(PyExc_ValueError, "%s: %s; available methods: %s, got %R", arg, msg, names,
+                      v ? v : Py_None);
 }
 
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
@@ -367,11 +385,10 @@ static PyMethodDef core_methods[] = {
   {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
-  {"options_complete", py_options_complete, METH_VARARGS,
-   "options_complete(config, given, sweep=False) -> config, by sleepacc_options_complete()"},
+  {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
+   "plan(options, sweep_point=False) -> the checked config of {option: value}"},
   {"sweep_plan", py_sweep_plan, METH_VARARGS,
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
-  {"option_of_field", py_option_of_field, METH_O, "option_of_field(field) -> the option's name"},
   {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import array
 import datetime
 import errno as _errno
-import operator
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -441,92 +440,25 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
 
 
 # ---------------------------------------------------------------------------
-# Validation: every argument is checked here, before anything runs.
+# Validation: every argument is checked before anything runs, by the core's
+# rules (sleepacc_option_set, sleepacc_config_check, through _core.plan).
 # ---------------------------------------------------------------------------
 
-#: Largest value of an int64 / C int argument of the core.
-INT64_MAX = 2**63 - 1
-INT_MAX = 2**31 - 1
-
-
-def _int_arg(value: Any, name: str, minimum: int, maximum: int = INT64_MAX) -> int:
-    """An int argument (bool is not an int here).  `minimum` keeps the
-    core's "leave it" sentinels (n 0, slack/cpu/dma -1), which None stands
-    for, out of explicit values; `maximum` is what the core's C type holds
-    (a ValueError, not an OverflowError).  Every other rule is the core's."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name}: must be an int, got bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: must be an int, got {type(value).__name__}") from None
-    if value < minimum:
-        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
-    if value > maximum:
-        raise ValueError(f"{name}: must be <= {maximum}, got {value}")
-    return value
-
-
-def _bool_arg(value: Any, name: str) -> bool:
-    np = sys.modules.get("numpy")  # a numpy bool can only exist if numpy is loaded
-    if not (isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))):
-        raise TypeError(f"{name}: must be a bool, got {type(value).__name__}")
-    return bool(value)
-
-
-def _str_arg(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: must be a str, got {type(value).__name__}")
-    return value
-
-
-def _find_method(name: Any) -> Method:
-    """The registry row named `name` (whether it is available is the core's
-    rule, checked with the rest)."""
-    name = _core.name_check(name, "method")   # the core's name rule (no NUL byte)
-    rows = methods()
-    for row in rows:
-        if row.name == name:
-            return row
-    raise ValueError(f"method: unknown method {name!r}; available methods: "
-                     + ", ".join(r.name for r in rows if r.available))
-
-
-def _mode_arg(mode: Any) -> str:
-    _mode_code(mode)
-    return mode
-
-
-def _mode_code(mode: Any) -> int:
-    name = _str_arg(mode, "mode")
-    if name not in _core.mode_names:   # the core's names; a mode's value is its index
-        raise ValueError(f"mode: must be 'relative' or 'periodic', got {mode!r}")
-    return _core.mode_names.index(name)
-
-
-def _budget_arg(budget: Any) -> int:
-    """budget in seconds -> ns; 0 means none (only n stops)."""
-    if budget is None:
-        return 0
-    ns = _core.seconds_ns(budget, "budget")
-    if ns <= 0:   # 0 is the core's "no budget": None says that
-        raise ValueError(f"budget: must be positive (or None), got {budget!r}")
-    return ns
-
-
-#: Core config field -> the Python argument it comes from (error messages
-#: read "<argument>: <the core's message>").
 #: The core's defaults of a run (sleepacc_config_default), the one place they
 #: are written; measure()'s signature shows them.
 _DEFAULTS = _core.config_default()
 
 
 class _Plan(NamedTuple):
-    """A checked measure() call: the core config plus the method row."""
+    """A checked measure() call: the core config plus what the caller gave."""
 
     config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
-    method: Method
     given: dict          # Python argument -> the value the caller gave
+
+
+#: The options whose Python default is None: None given is "not given" (the
+#: core's default; the environment left as it is).
+_NONE_IS_ABSENT = ("n", "slack", "policy", "priority", "cpu", "margin", "dma_latency")
 
 
 def _plan(method: Any, duration: Any, *, n: Any = None,
@@ -535,49 +467,16 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
           lock_memory: Any = False, margin: Any = None, dma_latency: Any = None,
           sweep_point: bool = False) -> _Plan:
-    """Convert the arguments to a core config (types and units only),
-    complete it and check it with the core (every default that depends on
-    another option: sleepacc_options_complete, for a sweep's point with
-    `sweep_point`; every rule: sleepacc_config_check)."""
-    row = _find_method(method)
-    policy_code = _core.POLICY_KEEP
-    if policy is not None:
-        name = _str_arg(policy, "policy")
-        if name not in _core.policy_names:   # the core's names; a policy's value is its index
-            raise ValueError("policy: must be one of "
-                             + ", ".join(repr(p) for p in _core.policy_names)
-                             + f", got {policy!r}")
-        policy_code = _core.policy_names.index(name)
-    cfg = _core.config_default()
-    env = cfg["env"]
-    cfg.update(method=row.name, duration_ns=_core.seconds_ns(duration, "duration"),
-               mode=_mode_code(mode), n=0 if n is None else _int_arg(n, "n", 1),
-               budget_ns=_budget_arg(budget), warmup=_int_arg(warmup, "warmup", 0),
-               keep_samples=int(_bool_arg(keep_samples, "keep_samples")))
-    if margin is not None:
-        cfg["margin_ns"] = _core.seconds_ns(margin, "margin")
-    env.update(slack_ns=-1 if slack is None else _int_arg(slack, "slack", 0),
-               policy=policy_code, lock_memory=int(_bool_arg(lock_memory, "lock_memory")),
-               cpu=-1 if cpu is None else _int_arg(cpu, "cpu", 0, INT_MAX),
-               dma_latency_us=-1 if dma_latency is None else _int_arg(
-                   dma_latency, "dma_latency", 0, INT_MAX))
-    if priority is not None:
-        env["priority"] = _int_arg(priority, "priority", 0, INT_MAX)
+    """The core's checked config of a measure() call (``_core.plan``): every
+    option converted by the core's rule of its kind, the defaults that
+    depend on another option completed (for a sweep's point with
+    `sweep_point`) and every rule of a run checked, an error naming the
+    argument."""
     given = dict(method=method, duration=duration, n=n, budget=budget, mode=mode, warmup=warmup,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
-    # the core's defaults that depend on another option (None: not given)
-    cfg = _core.options_complete(cfg, {k: v for k, v in given.items() if v is not None},
-                                 sweep_point)
-    bad = _core.config_check(cfg)
-    if bad is not None:
-        field, message, _errname = bad
-        arg = _core.option_of_field(field)
-        if field == "method":   # not available here
-            message += "; available methods: " + ", ".join(
-                r.name for r in methods() if r.available)
-        raise ValueError(f"{arg}: {message}, got {given.get(arg)!r}")
-    return _Plan(cfg, row, given)
+    options = {k: v for k, v in given.items() if v is not None or k not in _NONE_IS_ABSENT}
+    return _Plan(_core.plan(options, sweep_point), given)
 
 
 def _permission_message(plan: _Plan, err: OSError) -> str:
@@ -718,9 +617,7 @@ def _sweep_names(methods: Any) -> list[str]:
                             f"{type(methods).__name__}") from None
     if not names:
         raise ValueError("methods must not be empty")
-    for name in names:
-        _find_method(name)
-    return names
+    return names   # each name is checked by the core's rule (sweep_points)
 
 
 def _sweep_durations(durations: Any) -> list[Any]:
@@ -749,10 +646,10 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     periodic mode skips a duration of 0 (a period must be > 0), so a floor
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
-    code = _mode_code(mode)
     names = None if methods is None else _sweep_names(methods)
     ladder = array.array("q", [_core.seconds_ns(d) for d in _sweep_durations(durations)])
-    return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, code)]
+    # mode and each name: the core's rules of the options "mode" and "method"
+    return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, mode)]
 
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
@@ -785,7 +682,6 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
             raise TypeError(f"{name} must be callable or None, got {type(hook).__name__}")
     skipped = {(str(m), int(d)) for m, d in skip}
     todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
-    mode = _mode_arg(mode)
     # A sweep's budget is per point and its ladder may pass it (500 ms rows
     # under budget=0.2): each point still takes one sample (the core's rule
     # for a sweep point, sleepacc_options_complete).

@@ -331,7 +331,7 @@ def test_sweep_validates_everything_before_running():
     calls = []
     with pytest.raises(ValueError, match=r"durations\[2\]"):
         sleepacc.sweep(["nanosleep"], [1e-3, 1e-3, -1], progress=lambda *a: calls.append(a))
-    with pytest.raises(ValueError, match="unknown method 'nope'"):
+    with pytest.raises(ValueError, match=r"must be an available method \(.*\), got 'nope'"):
         sleepacc.sweep(["nanosleep", "nope"], [1e-3], progress=lambda *a: calls.append(a))
     assert calls == []
 

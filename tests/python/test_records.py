@@ -67,7 +67,7 @@ def test_iter_sweep_validates_at_the_call_and_yields_one_point_at_a_time(monkeyp
         _api.iter_sweep(["nanosleep"], [1e-5, -1])
     with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         _api.iter_sweep(["nanosleep"], [1e-5], colour=1)
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(ValueError, match="must be an available method"):
         _api.iter_sweep(["nanosleep", "nope"], [1e-5])
     assert runs == []
     it = _api.iter_sweep(["nanosleep", "clock"], [1e-5, 1e-4], budget=0.01)
