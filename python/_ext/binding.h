@@ -5,7 +5,8 @@
  * in chunks so Ctrl-C is seen, and maps errors.  Every rule of a run lives
  * in the core (sleepacc_config_check); none is written here.
  *
- *   sleepacc_py_option()       one option from a Python value, by the core;
+ *   sleepacc_py_option(s)()    options from Python values, by the core;
+ *   sleepacc_py_broken()       a broken rule, named by its option;
  *   sleepacc_py_seconds_ns()   seconds -> int64 ns, the duration's rule;
  *   sleepacc_py_name()         a str name, NUL bytes refused by the core;
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
@@ -42,6 +43,17 @@ int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v);
  * TypeError "<o>: must be <what o's kind takes>, got <type>"; a broken rule
  * the ValueError "<o>: <the core's words>, got <obj>".  0 or -1. */
 int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj);
+
+/* Set the options of `list` (sleepacc_options, sleepacc_sleeper_options)
+ * that the dict `options` ({name: value}) holds, in the table's order, by
+ * sleepacc_py_option; *given: bit i for list[i] set (a 32-bit mask).  A key
+ * that names no option is a TypeError.  0 or -1. */
+int sleepacc_py_options(const sleepacc_option *list, PyObject *options, void *base, uint32_t *given);
+
+/* The ValueError of a broken rule of a run's or a sleeper's config: the
+ * core's field named by its option, "<option>: <msg>, got <the value
+ * options gave it, or None>".  Returns NULL. */
+PyObject *sleepacc_py_broken(PyObject *options, const char *field, const char *msg);
 
 /* `obj`, a duration in seconds, as int64 ns in *out (rounded): the
  * duration option's conversion and rule (sleepacc_py_option) with its

@@ -154,6 +154,26 @@ int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj) {
   return rc < 0 ? -1 : 0;
 }
 
+int sleepacc_py_options(const sleepacc_option *list, PyObject *options, void *base, uint32_t *given) {
+  Py_ssize_t found = 0;
+  PyObject *v;
+  *given = 0;
+  for (const sleepacc_option *o = list; o->name; o++) { /* in the table's order */
+    if ((v = PyDict_GetItemString(options, o->name)) == NULL) continue;
+    if (sleepacc_py_option(o, base, v) < 0) return -1;
+    *given |= 1u << (o - list), found++;
+  }
+  if (found == PyDict_Size(options)) return 0;
+  PyErr_Format(PyExc_TypeError, "options must be the core's option names, got %R", options);
+  return -1;
+}
+
+PyObject *sleepacc_py_broken(PyObject *options, const char *field, const char *msg) {
+  const char *arg = sleepacc_option_of_field(field);
+  PyObject *v = PyDict_GetItemString(options, arg);
+  return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", arg, msg, v ? v : Py_None);
+}
+
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) {
   for (const sleepacc_field *f = table; f->name != NULL; f++) {
     PyObject *v = PyMapping_GetItemString(m, f->name);

@@ -11,7 +11,7 @@
  *   config_default(), plan(), config_check(), measure(): a run, by the
  *                  option, config and result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
- *   clock_info(), seconds_ns(), name_check(), and the tuples stats_fields,
+ *   clock_info(), seconds_ns(), and the tuples stats_fields,
  *   result_fields, policy_names, mode_names (index = value),
  *   default_durations_ns.
  */
@@ -44,14 +44,6 @@ static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
     return NULL;
   if (sleepacc_py_seconds_ns(value, name, &ns) < 0) return NULL;
   return PyLong_FromLongLong(ns);
-}
-
-static PyObject *py_name_check(PyObject *self, PyObject *args) {
-  PyObject *obj;
-  const char *arg = "name";
-  (void)self;
-  if (!PyArg_ParseTuple(args, "O|s:name_check", &obj, &arg)) return NULL;
-  return sleepacc_py_name(obj, arg) ? Py_NewRef(obj) : NULL;
 }
 
 /* sweep_plan(names, ladder_ns, mode): sleepacc_sweep_plan()'s points
@@ -144,34 +136,26 @@ static PyObject *py_config_check(PyObject *self, PyObject *m) {
  * "<option>: <rule>, got <the value given, or None>". */
 static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"options", "sweep_point", NULL};
-  char names[SLEEPACC_OPTION_MESSAGE_MAX];
-  const char *field = NULL, *msg = NULL, *arg;
-  PyObject *opts, *v;
+  char buf[2 * SLEEPACC_OPTION_MESSAGE_MAX];
+  const char *field = NULL, *msg = NULL;
+  PyObject *opts;
   sleepacc_config cfg;
-  uint32_t given = 0;
-  Py_ssize_t found = 0;
-  int sweep = 0, rc;
+  uint32_t given;
+  int sweep = 0, rc, len;
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:plan", kwlist, &PyDict_Type, &opts, &sweep))
     return NULL;
   sleepacc_config_default(&cfg);
-  for (const sleepacc_option *o = sleepacc_options; o->name; o++) { /* in the table's order */
-    if ((v = PyDict_GetItemString(opts, o->name)) == NULL) continue;
-    if (sleepacc_py_option(o, &cfg, v) < 0) return NULL;
-    given |= 1u << (o - sleepacc_options), found++;
-  }
-  if (found < PyDict_Size(opts))
-    return PyErr_Format(PyExc_TypeError, "plan: options are sleepacc_options names, got %R", opts);
+  if (sleepacc_py_options(sleepacc_options, opts, &cfg, &given) < 0) return NULL;
   sleepacc_options_complete(&cfg, given, sweep);
   if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) == 0)
     return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
-  arg = sleepacc_option_of_field(field);
-  v = PyDict_GetItemString(opts, arg);
-  if (rc != -ENOSYS) /* -ENOSYS: the method is not available here; name those that are */
-    return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", arg, msg, v ? v : Py_None);
-  sleepacc_method_names(names, sizeof names);
-  return PyErr_Format(PyExc_ValueError, "%s: %s; available methods: %s, got %R", arg, msg, names,
-                      v ? v : Py_None);
+  if (rc == -ENOSYS) { /* the method is not available here: name those that are */
+    len = snprintf(buf, sizeof buf, "%s; available methods: ", msg);
+    sleepacc_method_names(buf + len, sizeof buf - (size_t)len);
+    msg = buf;
+  }
+  return sleepacc_py_broken(opts, field, msg);
 }
 
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
@@ -382,7 +366,6 @@ static PyMethodDef core_methods[] = {
   {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (dicts)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
-  {"name_check", py_name_check, METH_VARARGS, "name_check(name, arg='name') -> name"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
@@ -430,7 +413,6 @@ static int core_exec(PyObject *module) {
   }
   if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
       PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
-      PyModule_AddIntConstant(module, "POLICY_KEEP", SLEEPACC_POLICY_KEEP) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
       add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
       add(module, "stats_fields", names_tuple(sleepacc_stats_fields, NULL)) < 0 ||

@@ -40,36 +40,27 @@ static PyObject *precise_raise(PreciseObject *o, int rc, const char *what) {
   return sleepacc_py_raise(rc, what ? what : kind);
 }
 
-/* A sleeper config from a dict of sleepacc_sleeper_config_fields over the
- * defaults (Python converts the arguments' types and units); 0 or -1. */
-static int precise_config(PyObject *m, sleepacc_sleeper_config *c) {
-  sleepacc_sleeper_config_default(c);
-  if (PyDict_Check(m)) return sleepacc_py_to_fields(sleepacc_sleeper_config_fields, m, c);
-  PyErr_Format(PyExc_TypeError, "config must be a dict, got %s", Py_TYPE(m)->tp_name);
-  return -1;
-}
-
-/* _check(config) (a class method): None, or (field, message) of the first
- * rule of the core's sleepacc_sleeper_config_explain that config breaks. */
-static PyObject *Precise_check(PyObject *cls, PyObject *m) {
-  sleepacc_sleeper_config c;
-  const char *field = NULL, *msg = NULL;
-  int pacer = PyType_IsSubtype((PyTypeObject *)cls, &Pacer_Type);
-  if (precise_config(m, &c) < 0) return NULL;
-  if (sleepacc_sleeper_config_explain(&c, pacer, &field, &msg) == 0) Py_RETURN_NONE;
-  return Py_BuildValue("(ss)", field, msg);
-}
-
-/* __init__(config): open the core handle; 0 or -1 with an exception. */
+/* __init__(options): options, a dict {option: value} of
+ * sleepacc_sleeper_options names, set over the core's defaults by the core's
+ * rule of each kind (sleepacc_py_options), every rule of the config checked
+ * (sleepacc_sleeper_config_explain: ValueError "<option>: <rule>, got
+ * <value>"), then the core handle opened; 0 or -1 with an exception. */
 static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   sleepacc_sleeper_config c;
-  const char *field = NULL;
+  const char *field = NULL, *msg = NULL;
   PyObject *m, *name;
+  uint32_t given;
   int rc;
   (void)kwds;
-  if (!PyArg_ParseTuple(args, "O:__init__", &m) || precise_config(m, &c) < 0 ||
-      (name = PyUnicode_FromString(c.method)) == NULL)
+  sleepacc_sleeper_config_default(&c);
+  if (!PyArg_ParseTuple(args, "O!:__init__", &PyDict_Type, &m) ||
+      sleepacc_py_options(sleepacc_sleeper_options, m, &c, &given) < 0)
     return -1;
+  if (sleepacc_sleeper_config_explain(&c, is_pacer(self), &field, &msg) < 0) {
+    sleepacc_py_broken(m, field, msg);
+    return -1;
+  }
+  if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
   rc = sleepacc_precise_open(&self->h, is_pacer(self) ? SLEEPACC_PRECISE_PACER : SLEEPACC_PRECISE_SLEEPER,
                              &c, &field);
   if (rc < 0) {
@@ -189,7 +180,6 @@ static PyMethodDef Precise_methods[] = {
   {"_poll", (PyCFunction)Precise_poll, METH_VARARGS, "_poll(x=0) -> True, False or None"},
   {"_unwait", (PyCFunction)Precise_unwait, METH_O, "_unwait(token): offer the tick again"},
   {"close", (PyCFunction)Precise_close, METH_NOARGS, "close(): release it (twice is fine)"},
-  {"_check", (PyCFunction)Precise_check, METH_O | METH_CLASS, "_check(config) -> None or (field, message)"},
   {NULL, NULL, 0, NULL},
 };
 

@@ -32,7 +32,7 @@ import sys
 import time
 
 import sleepacc
-from sleepacc import records
+from sleepacc import _core, records
 from sleepacc._api import _now_iso
 from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
                              parse_slack_ns)
@@ -42,8 +42,8 @@ __all__ = ["main"]
 
 SCHEMA = records.SCHEMA
 FORMATS = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
-POLICIES = ("other", "batch", "idle", "fifo", "rr")
-MODES = ("relative", "periodic")
+POLICIES = _core.policy_names   # the core's names (sleepacc_policy_name), its one list
+MODES = _core.mode_names
 
 # Default sweep plan (see plan_budget): the whole default sweep aims at
 # DEFAULT_TOTAL_S of measuring, so with start-up it ends well inside 60 s.
@@ -151,6 +151,9 @@ def _int_range(lo, hi):
     return conv
 
 
+_integer = _int_range(-math.inf, math.inf)   # argparse type: any integer
+
+
 def _positive_int(text):
     try:
         v = int(text)
@@ -237,10 +240,12 @@ def _add_env_options(p):
                    help="timer slack: a bare integer is ns, the kernel's unit (1 = none); "
                         "or with a unit: 50us")
     g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
-    g.add_argument("--priority", type=_int_range(1, 99), metavar="N",
+    # --priority, --cpu, --dma-latency: any integer here; their ranges are the
+    # core's rules, checked by _env_kwargs before anything runs
+    g.add_argument("--priority", type=_integer, metavar="N",
                    help="real-time priority 1..99 (with --policy fifo/rr; default 1)")
-    g.add_argument("--cpu", type=_int_range(0, 4095), metavar="N", help="pin to this CPU")
-    g.add_argument("--dma-latency", type=_int_range(0, 2_000_000_000), metavar="US",
+    g.add_argument("--cpu", type=_integer, metavar="N", help="pin to this CPU")
+    g.add_argument("--dma-latency", type=_integer, metavar="US",
                    help="hold /dev/cpu_dma_latency at US microseconds (0: no idle-exit "
                         "cost, as cyclictest does; needs root)")
     g.add_argument("--lock-memory", action="store_true",
@@ -900,7 +905,7 @@ def _save_plot(fig, path, dpi):
             return
         # a temporary file beside it, then a rename: a full disk or a
         # Ctrl-C never leaves a partial figure under the name asked for
-        from sleepacc import records
+        from sleepacc import _core, records
         fmt = os.path.splitext(path)[1].lstrip(".").lower()
         records.write_atomic(path, lambda f: fig.savefig(f, dpi=dpi, format=fmt), binary=True)
     except OSError as exc:

@@ -56,44 +56,15 @@ class _Precise:
                 f"count={self.stats['count']}{closed}>")
 
 
-# The core's sleeper config fields, in the order the arguments are
-# converted, and the Python argument of each.
-_ARGS = {"method": "method", "missed": "missed", "quantile": "quantile", "margin_ns": "margin",
-         "handoff_ns": "handoff", "period_ns": "period", "dma_latency_us": "dma_latency"}
-
-
-def _config(cls, given: dict) -> dict:
-    """The core's config of the arguments ``given`` ({argument: value}):
-    types and units are converted here; every rule is the core's
-    (``cls._check``), worded ``"<argument>: <message>, got <value>"``."""
-    cfg = {}
-    for field, arg in _ARGS.items():
-        value = given.get(arg, _ABSENT)
-        if value is _ABSENT or value is None and arg in ("margin", "handoff", "dma_latency"):
-            continue   # None: the core's default (margin, handoff); leave it (dma latency)
-        if arg in ("method", "missed"):
-            cfg[field] = _core.name_check(value, arg)
-        elif arg == "quantile":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"quantile: must be a float in (0, 1), got {type(value).__name__}")
-            cfg[field] = float(value)
-        elif arg == "dma_latency":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"dma_latency: must be an int (us) or None, got "
-                                f"{type(value).__name__}")
-            # out of int64 or negative: a value the core refuses (-1 would mean "leave it")
-            cfg[field] = -2 if value < -2**63 else value if 0 <= value < 2**63 else 2**63 - 1
-        else:
-            cfg[field] = _core.seconds_ns(value, arg)
-    bad = cls._check(cfg)
-    if bad is not None:
-        field, message = bad
-        arg = _ARGS[field]
-        raise ValueError(f"{arg}: {message}, got {given.get(arg)!r}")
-    return cfg
-
-
-_ABSENT = object()
+def _config(given: dict) -> dict:
+    """The options of a Sleeper or Pacer as the core takes them
+    (sleepacc_sleeper_options): None is not given for margin and handoff (the
+    core's default) and dma_latency (left as it is).  Each value is
+    converted by the core's rule of its kind and every rule is the core's
+    (``_core.Sleeper.__init__``), worded ``"<argument>: <message>, got
+    <value>"``."""
+    return {k: v for k, v in given.items()
+            if v is not None or k not in ("margin", "handoff", "dma_latency")}
 
 
 def _stat(key: str, doc: str) -> property:
@@ -135,7 +106,7 @@ class Sleeper(_Precise, _core.Sleeper):
     def __init__(self, method: str = "auto", quantile: float = 0.99,
                  margin: Optional[float] = None, handoff: float = HANDOFF,
                  dma_latency: Optional[int] = None) -> None:
-        super().__init__(_config(_core.Sleeper, {
+        super().__init__(_config({
             "method": method, "quantile": quantile, "margin": margin, "handoff": handoff,
             "dma_latency": dma_latency}))
 
@@ -198,7 +169,7 @@ class Pacer(_Precise, _core.Pacer):
 
     def __init__(self, period: float, method: str = "auto", missed: str = "skip",
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
-        super().__init__(_config(_core.Pacer, {
+        super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
             "dma_latency": dma_latency}))
 
