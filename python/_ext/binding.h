@@ -35,13 +35,11 @@ int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v);
 #define PyModule_AddObjectRef sleepacc_py_addobjectref
 #endif
 
-/* Set option `o` of the struct at `base` (sleepacc_option_set) from `obj`:
- * None as NULL, a bool or numpy bool as BOOL, an int as INT (beyond int64
- * saturated, so the core's rule refuses it), another real number as REAL, a
- * str as TEXT (NUL bytes refused, sleepacc_py_name; the struct may keep the
- * pointer: the caller keeps obj alive).  A kind o does not take is the
- * TypeError "<o>: must be <what o's kind takes>, got <type>"; a broken rule
- * the ValueError "<o>: <the core's words>, got <obj>".  0 or -1. */
+/* Set option `o` of the struct at `base` from `obj` by the core's rule of
+ * its kind (sleepacc_option_set; obj as a core value, convert.c's py_value;
+ * the struct may keep a str's text: the caller keeps obj alive): the
+ * TypeError "<o>: must be <what o's kind takes>, got <type>", the
+ * ValueError "<o>: <the core's words>, got <obj>".  0 or -1. */
 int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj);
 
 /* Set the options of `list` (sleepacc_options, sleepacc_sleeper_options)

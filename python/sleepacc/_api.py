@@ -524,7 +524,7 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
 
     The run stops after ``n`` samples, after ``budget`` seconds of wall time,
     or when the sample buffer is full, whichever comes first; ``budget=None``
-    means only ``n`` stops (``n`` is then required).  ``warmup`` samples are
+    (or False, as in Lua) means only ``n`` stops (``n`` is then required).  ``warmup`` samples are
     taken first and discarded.  A run never comes back empty: a budget that
     ends before the first measured sample drops the rest of the warm-up and
     takes one sample.  A single sample longer than the budget is refused up

@@ -137,3 +137,74 @@ def test_sleeper_and_pacer_stats_by_the_core_tables():
         assert set(st["timer_err"]) == {"mean", "min", "max", "stddev"}
         assert set(st["sleeper"]) == SLEEPER_KEYS
         assert st["last_deadline_ns"] == p.last_deadline_ns > p.start_ns == st["start_ns"]
+
+
+# --- every option converted by the core's sleepacc_option_set (issue 12) ---
+
+def test_plan_sets_options_by_the_core_and_completes_them():
+    cfg = _core.plan({"method": "nanosleep", "duration": 1, "policy": "fifo", "slack": 50_000})
+    assert cfg["method"] == "nanosleep" and cfg["duration_ns"] == 10**9   # whole seconds, exact
+    assert cfg["env"]["policy"] == _core.policy_names.index("fifo")
+    assert cfg["env"]["priority"] == 1 and cfg["env"]["slack_ns"] == 50_000   # fifo's default
+    assert cfg["n"] == 0 and cfg["budget_ns"] == _core.config_default()["budget_ns"]
+    point = _core.plan({"method": "nanosleep", "duration": 0.5, "budget": 0.2}, sweep_point=True)
+    assert point["n"] == _core.MAX_SAMPLES          # a sweep's point still takes one sample
+    assert _core.plan({"method": "nanosleep", "duration": 0, "budget": None, "n": 2})["budget_ns"] == 0
+    with pytest.raises(TypeError, match="option names"):
+        _core.plan({"method": "nanosleep", "duration": 0, "colour": 1})
+    with pytest.raises(ValueError, match=r"^method: is required, got None$"):
+        _core.plan({})
+
+
+def test_budget_false_is_no_budget_as_in_lua():
+    m = sleepacc.measure("nanosleep", 1e-4, n=3, budget=False)
+    assert m.n == 3
+    assert _core.plan({"method": "nanosleep", "duration": 0, "budget": False, "n": 1})["budget_ns"] == 0
+
+
+def test_numpy_scalars_convert_by_their_kind():
+    m = sleepacc.measure("nanosleep", 1e-4, n=np.int64(2), warmup=np.int32(0),
+                         keep_samples=np.True_, lock_memory=np.False_, margin=np.float32(1e-5))
+    assert m.n == 2 and m.samples is not None
+    with pytest.raises(TypeError, match=r"^duration: must be a number of seconds \(int or float\), "
+                                        r"got numpy\.bool"):
+        sleepacc.measure("nanosleep", np.True_)      # a bool is not a number of seconds
+    with pytest.raises(TypeError, match=r"^n: must be an int, got numpy\.float64$"):
+        sleepacc.measure("nanosleep", 1e-4, n=np.float64(2))
+
+
+@pytest.mark.parametrize("kw, says", [
+    (dict(n=2**70), r"^n: .*, got 1180591620717411303424$"),
+    (dict(n=-2**70), r"^n: must be >= 1, got -1180591620717411303424$"),
+    (dict(slack=2**64), r"^slack: must be 1 ns \.\. 1 s \(or left as it is\), got 18446744073709551616$"),
+    (dict(cpu=2**40), r"^cpu: must be <= 2147483647, got 1099511627776$"),
+    (dict(warmup=-2**80), r"^warmup: must be >= 0, got -1208925819614629174706176$"),
+])
+def test_ints_beyond_int64_are_refused_with_the_callers_value(kw, says):
+    with pytest.raises(ValueError, match=says):
+        sleepacc.measure("nanosleep", 1e-4, **kw)
+
+
+def test_sweep_mode_and_names_by_the_core_rules():
+    with pytest.raises(TypeError, match=r"^mode: must be a str, got int$"):
+        sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode=1)
+    with pytest.raises(ValueError, match=r"^mode: must be 'relative' or 'periodic', got 'both'$"):
+        sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode="both")
+    with pytest.raises(TypeError, match=r"^method: must be a str, got bytes$"):
+        sleepacc._api.sweep_points([b"nanosleep"], [1e-3])
+    assert sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode="periodic") == [("nanosleep", 10**6)]
+
+
+@pytest.mark.parametrize("make, says, exc", [
+    (lambda: sleepacc.Sleeper(quantile="0.9"), r"^quantile: must be a number, got str$", TypeError),
+    (lambda: sleepacc.Sleeper(quantile=1.5), r"^quantile: must be in \(0, 1\), got 1\.5$", ValueError),
+    (lambda: sleepacc.Sleeper(dma_latency="0"), r"^dma_latency: must be an int, got str$", TypeError),
+    (lambda: sleepacc.Sleeper(dma_latency=-1), r"^dma_latency: must be >= 0, got -1$", ValueError),
+    (lambda: sleepacc.Sleeper(dma_latency=2**80), r"^dma_latency: must be 0\.\.2000000000 us", ValueError),
+    (lambda: sleepacc.Pacer(False), r"^period: must be a number of seconds \(int or float\), got bool$",
+     TypeError),
+    (lambda: sleepacc.Pacer(1e-3, missed=1), r"^missed: must be a str, got int$", TypeError),
+])
+def test_sleeper_and_pacer_options_by_the_core_rules(make, says, exc):
+    with pytest.raises(exc, match=says):
+        make()
