@@ -93,9 +93,9 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
 /* The object v (the value of key) as a core value: None NULL; a bool or a
  * numpy bool BOOL; a str TEXT (its UTF-8, borrowed from v, NUL bytes
  * refused); an int (or what operator.index() takes) INT, beyond int64
- * saturated with *overflow its sign; anything else float() takes but bytes
- * and complex REAL; the rest NESTED, a kind no option or plain field takes
- * (the caller's TypeError).  0 or -1. */
+ * saturated with *overflow its sign; a real number (PyFloat_AsDouble: not
+ * bytes or complex) REAL; the rest NESTED, a kind no option or plain field
+ * takes (the caller's TypeError).  0 or -1. */
 static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *overflow) {
   const char *type = Py_TYPE(v)->tp_name;
   memset(out, 0, sizeof *out);
@@ -118,12 +118,10 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
     if (*overflow) out->i = *overflow > 0 ? INT64_MAX : INT64_MIN;
     return out->i == -1 && PyErr_Occurred() ? -1 : 0;
   }
-  if (!PyBytes_Check(v) && !PyComplex_Check(v)) {
-    out->kind = SLEEPACC_VALUE_REAL;
-    if ((out->d = PyFloat_AsDouble(v)) != -1.0 || !PyErr_Occurred()) return 0;
-    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-    PyErr_Clear();
-  }
+  out->kind = SLEEPACC_VALUE_REAL; /* what float() takes, but str (above), bytes and complex */
+  if ((out->d = PyFloat_AsDouble(v)) != -1.0 || !PyErr_Occurred()) return 0;
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+  PyErr_Clear();
   out->kind = SLEEPACC_VALUE_NESTED;
   return 0;
 }
