@@ -4,9 +4,11 @@
  *
  * Conventions, stated once:
  *   - Bad arguments raise "<field>: <message>" (the option's name:
- *     "duration", "methods[2]", ...).  The rules are the core's
- *     (sleepacc_config_explain names the field, sleepacc_option_of_field
- *     its option); the binding only converts, by the core's option list.
+ *     "duration", "methods[2]", ...).  The rules are the core's (one
+ *     option's value: sleepacc_option_set; the whole config:
+ *     sleepacc_config_explain names the field, sleepacc_option_of_field
+ *     its option); the binding only converts Lua values, by the core's
+ *     option list.
  *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
  *   - Times in are seconds (Lua numbers), except slack (integer ns) and
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
@@ -54,12 +56,19 @@ uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
-/* Conversions of the value at idx, raising "<name>: ... expected, got ...". */
-int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name); /* seconds -> ns */
-lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo);
+/* Set option o (a row of sleepacc_options or sleepacc_sleeper_options) of
+ * the struct at base from the value at idx, by the core's rule for o's kind
+ * (sleepacc_option_set): a boolean is BOOL, a number INT when it is an
+ * integer that fits (sleepacc_lua_tointeger), else REAL, a string TEXT (one
+ * with a NUL byte is refused), anything else a kind no option takes.  A bad
+ * value raises "<name>: <what o's kind takes> expected, got <type>" (a
+ * fraction where an integer is expected: "got a fraction") or "<name>:
+ * <the core's rule>, got <value>"; name NULL: o->name.  A TEXT option keeps
+ * the string's pointer: the caller keeps the value alive. */
+void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
+/* The string at idx, raising "<name>: string expected, got ..." or
+ * "<name>: holds a NUL byte". */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
-/* A registered method (an unknown name lists the available ones). */
-const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *name);
 
 /* Push the struct at base as a table through a core field table (nested
  * rows become sub-tables; a null value is an absent key). */
