@@ -86,7 +86,7 @@ void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const 
    * the option's default, never "none") */
   sleepacc_value v = {SLEEPACC_VALUE_NESTED, 0, 0.0, NULL, NULL, NULL};
   char msg[SLEEPACC_OPTION_MESSAGE_MAX];
-  int type = lua_type(L, idx), rc;
+  int type = lua_type(L, idx), rc, whole = o->kind == SLEEPACC_OPT_INT || o->kind == SLEEPACC_OPT_INT64;
   lua_Integer i;
   if (!name) name = o->name;
   if (type == LUA_TBOOLEAN) v.kind = SLEEPACC_VALUE_BOOL, v.i = lua_toboolean(L, idx);
@@ -94,10 +94,11 @@ void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const 
   else if (type == LUA_TNUMBER) v.kind = SLEEPACC_VALUE_REAL, v.d = (double)lua_tonumber(L, idx);
   else if (type == LUA_TSTRING) v.kind = SLEEPACC_VALUE_TEXT, v.s = sleepacc_lua_str(L, idx, name);
   if ((rc = sleepacc_option_set(o, base, &v, msg, sizeof msg)) == -EINVAL) /* the value's kind */
-    sleepacc_lua_error(L, name, "%s expected, got %s", sleepacc__takes[o->kind],
-                       type == LUA_TNUMBER && (o->kind == SLEEPACC_OPT_INT || o->kind == SLEEPACC_OPT_INT64)
-                           ? "a fraction" /* a number that is not an integer that fits */
-                           : luaL_typename(L, idx));
+    sleepacc_lua_error(L, name, "%s expected, got %s",
+                       (size_t)o->kind < sizeof sleepacc__takes / sizeof *sleepacc__takes
+                           ? sleepacc__takes[o->kind] : "another value",
+                       whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
+                                                    : luaL_typename(L, idx));
   if (rc < 0) /* -ERANGE: the core's rule, in its words (a number or a string broke it) */
     sleepacc_lua_error(L, name, type == LUA_TSTRING ? "%s, got \"%.60s\"" : "%s, got %s", msg,
                        lua_tostring(L, idx));
