@@ -49,7 +49,7 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
  * only: those named, in that order, NULL: every row): its keys are extra's
  * (NULL-terminated or NULL, at most 7; the caller reads them) or those
  * rows' names, else an error names the misspelt key and lists the known
- * ones; then each row given converts into base by its kind (a bad value
+ * ones; then each row given converts into base (sleepacc_lua_option: a bad value
  * raises "<option>: ...").  Returns the rows given (bit i: list[i]). */
 uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
                               const char *const *only, const char *const *extra, void *base);
@@ -57,14 +57,12 @@ uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
 /* Set option o (a row of sleepacc_options or sleepacc_sleeper_options) of
- * the struct at base from the value at idx, by the core's rule for o's kind
- * (sleepacc_option_set): a boolean is BOOL, a number INT when it is an
- * integer that fits (sleepacc_lua_tointeger), else REAL, a string TEXT (one
- * with a NUL byte is refused), anything else a kind no option takes.  A bad
- * value raises "<name>: <what o's kind takes> expected, got <type>" (a
- * fraction where an integer is expected: "got a fraction") or "<name>:
- * <the core's rule>, got <value>"; name NULL: o->name.  A TEXT option keeps
- * the string's pointer: the caller keeps the value alive. */
+ * the struct at base from the Lua value at idx (a boolean: BOOL, an integer
+ * that fits: INT, another number: REAL, a string without NUL: TEXT, whose
+ * pointer is kept) by the core's rule (sleepacc_option_set).  A bad value
+ * raises "<name>: <what o takes> expected, got <type>" ("a fraction" where
+ * an integer is expected) or "<name>: <the core's rule>, got <value>";
+ * name NULL: o->name. */
 void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
 /* The string at idx, raising "<name>: string expected, got ..." or
  * "<name>: holds a NUL byte". */
