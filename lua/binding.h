@@ -4,9 +4,11 @@
  *
  * Conventions, stated once:
  *   - Bad arguments raise "<field>: <message>" (the option's name:
- *     "duration", "methods[2]", ...).  The rules are the core's
- *     (sleepacc_config_explain names the field, sleepacc_option_of_field
- *     its option); the binding only converts, by the core's option list.
+ *     "duration", "methods[2]", ...).  The rules are the core's (one
+ *     option's value: sleepacc_option_set; the whole config:
+ *     sleepacc_config_explain names the field, sleepacc_option_of_field
+ *     its option); the binding only converts Lua values, by the core's
+ *     option list.
  *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
  *   - Times in are seconds (Lua numbers), except slack (integer ns) and
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
@@ -47,19 +49,24 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
  * only: those named, in that order, NULL: every row): its keys are extra's
  * (NULL-terminated or NULL, at most 7; the caller reads them) or those
  * rows' names, else an error names the misspelt key and lists the known
- * ones; then each row given converts into base by its kind (a bad value
+ * ones; then each row given converts into base (sleepacc_lua_option: a bad value
  * raises "<option>: ...").  Returns the rows given (bit i: list[i]). */
 uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
                               const char *const *only, const char *const *extra, void *base);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
-/* Conversions of the value at idx, raising "<name>: ... expected, got ...". */
-int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name); /* seconds -> ns */
-lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo);
+/* Set option o (a row of sleepacc_options or sleepacc_sleeper_options) of
+ * the struct at base from the Lua value at idx (a boolean: BOOL, an integer
+ * that fits: INT, another number: REAL, a string without NUL: TEXT, whose
+ * pointer is kept) by the core's rule (sleepacc_option_set).  A bad value
+ * raises "<name>: <what o takes> expected, got <type>" ("a fraction" where
+ * an integer is expected) or "<name>: <the core's rule>, got <value>";
+ * name NULL: o->name. */
+void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
+/* The string at idx, raising "<name>: string expected, got ..." or
+ * "<name>: holds a NUL byte". */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
-/* A registered method (an unknown name lists the available ones). */
-const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *name);
 
 /* Push the struct at base as a table through a core field table (nested
  * rows become sub-tables; a null value is an absent key). */

@@ -7,7 +7,6 @@
  */
 #include "binding.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,26 +36,6 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
   return 0;
 }
 
-int64_t sleepacc_lua_ns(lua_State *L, int idx, const char *name) {
-  int64_t ns;
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    sleepacc_lua_error(L, name, "number of seconds expected, got %s", luaL_typename(L, idx));
-  /* the core's rounding and saturation, for integers too: every seconds
-   * value the core accepts (at most one day) is exact as a double */
-  if (sleepacc_seconds_to_ns((double)lua_tonumber(L, idx), &ns) < 0)
-    sleepacc_lua_error(L, name, "must be finite, got %s", lua_tostring(L, idx));
-  return ns;
-}
-
-lua_Integer sleepacc_lua_int(lua_State *L, int idx, const char *name, lua_Integer lo) {
-  lua_Integer v;
-  if (!sleepacc_lua_tointeger(L, idx, &v))
-    sleepacc_lua_error(L, name, "integer expected, got %s",
-                       lua_type(L, idx) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, idx));
-  if (v < lo) sleepacc_lua_error(L, name, "must be >= %lld, got %lld", (long long)lo, (long long)v);
-  return v;
-}
-
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   size_t len;
   const char *s;
@@ -65,16 +44,6 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   s = lua_tolstring(L, idx, &len);
   if (sleepacc_name_check(s, len) != 0) sleepacc_lua_error(L, name, "holds a NUL byte");
   return s;
-}
-
-const sleepacc_method *sleepacc_lua_method(lua_State *L, int idx, const char *name) {
-  const char *s = sleepacc_lua_str(L, idx, name);
-  const sleepacc_method *m = sleepacc_method_find(s);
-  char list[768];
-  if (m) return m;
-  sleepacc_method_names(list, sizeof list);
-  return (const sleepacc_method *)(intptr_t)sleepacc_lua_error(
-      L, name, "unknown method \"%.60s\"; available: %s", s, list);
 }
 
 /* The options table at idx: a table whose keys are all in known (NULL-
@@ -102,41 +71,37 @@ static void sleepacc__checkoptions(lua_State *L, int idx, const char *const *kno
   }
 }
 
-/* The value on top of the stack into base by row o's kind (the Lua API's
- * options: every kind but METHOD and NUMBER). */
-static void sleepacc__option(lua_State *L, const sleepacc_option *o, void *base) {
-  char *p = (char *)base + o->offset;
-  lua_Integer v;
-  int x;
-  switch (o->kind) {
-  case SLEEPACC_OPT_BUDGET: /* budget=false: only n stops the run */
-    if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
-      *(int64_t *)(void *)p = 0;
-      break;
-    }
-    if ((*(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, o->name)) <= 0) /* 0 is the core's "none" */
-      sleepacc_lua_error(L, o->name, "must be > 0 seconds (false: no budget, only n stops)");
-    break;
-  case SLEEPACC_OPT_SECONDS: *(int64_t *)(void *)p = sleepacc_lua_ns(L, -1, o->name); break;
-  case SLEEPACC_OPT_INT64: *(int64_t *)(void *)p = (int64_t)sleepacc_lua_int(L, -1, o->name, o->lo); break;
-  case SLEEPACC_OPT_INT:
-    v = sleepacc_lua_int(L, -1, o->name, o->lo);
-    *(int *)(void *)p = v > INT_MAX ? INT_MAX : (int)v;
-    break;
-  case SLEEPACC_OPT_BOOL:
-    if (lua_type(L, -1) != LUA_TBOOLEAN)
-      sleepacc_lua_error(L, o->name, "boolean expected, got %s", luaL_typename(L, -1));
-    *(int *)(void *)p = lua_toboolean(L, -1);
-    break;
-  case SLEEPACC_OPT_MODE:
-  case SLEEPACC_OPT_POLICY:
-    if ((x = sleepacc_option_choice(o, sleepacc_lua_str(L, -1, o->name))) < 0)
-      sleepacc_lua_error(L, o->name, "unknown %s \"%.40s\"; known: %s", o->name, lua_tostring(L, -1),
-                         sleepacc_option_choices(o));
-    *(int *)(void *)p = x;
-    break;
-  case SLEEPACC_OPT_NAME: *(const char **)(void *)p = sleepacc_lua_str(L, -1, o->name); break;
-  }
+/* What an option of each kind takes, in sleepacc_option_set's -EINVAL
+ * error: "<option>: <takes> expected, got <type>". */
+static const char *const sleepacc__takes[] = {
+    [SLEEPACC_OPT_METHOD] = "string",  [SLEEPACC_OPT_SECONDS] = "number of seconds",
+    [SLEEPACC_OPT_BUDGET] = "number of seconds", [SLEEPACC_OPT_INT64] = "integer",
+    [SLEEPACC_OPT_INT] = "integer",    [SLEEPACC_OPT_BOOL] = "boolean",
+    [SLEEPACC_OPT_MODE] = "string",    [SLEEPACC_OPT_POLICY] = "string",
+    [SLEEPACC_OPT_NAME] = "string",    [SLEEPACC_OPT_NUMBER] = "number",
+};
+
+void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base) {
+  /* nil, a table, a function...: a kind no option takes (an absent key is
+   * the option's default, never "none") */
+  sleepacc_value v = {SLEEPACC_VALUE_NESTED, 0, 0.0, NULL, NULL, NULL};
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  int type = lua_type(L, idx), rc, whole = o->kind == SLEEPACC_OPT_INT || o->kind == SLEEPACC_OPT_INT64;
+  lua_Integer i;
+  if (!name) name = o->name;
+  if (type == LUA_TBOOLEAN) v.kind = SLEEPACC_VALUE_BOOL, v.i = lua_toboolean(L, idx);
+  else if (sleepacc_lua_tointeger(L, idx, &i)) v.kind = SLEEPACC_VALUE_INT, v.i = (int64_t)i;
+  else if (type == LUA_TNUMBER) v.kind = SLEEPACC_VALUE_REAL, v.d = (double)lua_tonumber(L, idx);
+  else if (type == LUA_TSTRING) v.kind = SLEEPACC_VALUE_TEXT, v.s = sleepacc_lua_str(L, idx, name);
+  if ((rc = sleepacc_option_set(o, base, &v, msg, sizeof msg)) == -EINVAL) /* the value's kind */
+    sleepacc_lua_error(L, name, "%s expected, got %s",
+                       (size_t)o->kind < sizeof sleepacc__takes / sizeof *sleepacc__takes
+                           ? sleepacc__takes[o->kind] : "another value",
+                       whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
+                                                    : luaL_typename(L, idx));
+  if (rc < 0) /* -ERANGE: the core's rule, in its words (a number or a string broke it) */
+    sleepacc_lua_error(L, name, type == LUA_TSTRING ? "%s, got \"%.60s\"" : "%s, got %s", msg,
+                       lua_tostring(L, idx));
 }
 
 uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
@@ -153,7 +118,7 @@ uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list
   for (size_t i = 0; i < n; i++) {
     if (!sleepacc_lua_field(L, idx, rows[i]->name)) continue;
     given |= 1u << (rows[i] - list);
-    sleepacc__option(L, rows[i], base);
+    sleepacc_lua_option(L, -1, rows[i], NULL, base);
     lua_pop(L, 1); /* the table keeps NAME strings */
   }
   return given;

@@ -106,18 +106,19 @@ static int samples_gc(lua_State *L) {
 #define OPTS (sleepacc_options + 2)
 
 /* The core's defaults (sweep: SLEEPACC_SWEEP_BUDGET_NS per point), then
- * the options table at t: extra's keys (measure's method, duration; sweep's
- * methods, durations, progress, output) are the caller's, the shared ones
- * convert by the core's option list (sleepacc_lua_options); every rule is
- * the core's. */
-static void sleepacc__parse(lua_State *L, int t, sleepacc_config *c, const char *const *extra,
-                            int sweep) {
+ * the options table at t by the core's option list (sleepacc_lua_options):
+ * list's rows (measure: all, sweep: OPTS) convert by their kind, extra's
+ * keys (sweep's methods, durations, progress, output) are the caller's;
+ * every rule is the core's.  Returns the rows of sleepacc_options given. */
+static uint32_t sleepacc__parse(lua_State *L, int t, sleepacc_config *c, const sleepacc_option *list,
+                                const char *const *extra, int sweep) {
   uint32_t given;
   sleepacc_config_default(c);
   if (sweep) c->budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
-  given = sleepacc_lua_options(L, t, OPTS, NULL, extra, c) << (OPTS - sleepacc_options);
+  given = sleepacc_lua_options(L, t, list, NULL, extra, c) << (list - sleepacc_options);
   sleepacc_options_complete(c, given, sweep); /* fifo/rr priority 1; a sweep's n (as in Python) */
   lua_settop(L, t);
+  return given;
 }
 
 /* ------------------------------------------------------------ one run */
@@ -164,18 +165,17 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleep
 }
 
 static int sleepacc__measure(lua_State *L) {
-  static const char *const extra[] = {"method", "duration", NULL};
   const char *field, *msg;
   const sleepacc_lua_samples *s;
   sleepacc_config c;
   char asked[48];
+  uint32_t given = sleepacc__parse(L, 1, &c, sleepacc_options, NULL, 0);
   int rc;
-  sleepacc__parse(L, 1, &c, extra, 0);
-  lua_getfield(L, 1, "method");
-  c.method = sleepacc_lua_method(L, -1, "method");
-  lua_getfield(L, 1, "duration");
-  c.duration_ns = sleepacc_lua_ns(L, -1, "duration");
-  lua_settop(L, 1);
+  for (int i = 0; i < 2; i++) { /* method and duration have no default: nil is refused, naming it */
+    if (given & (1u << i)) continue;
+    lua_pushnil(L);
+    sleepacc_lua_option(L, 2, &sleepacc_options[i], NULL, &c);
+  }
   if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
   rc = sleepacc__run_one(L, &c, &s);
@@ -205,13 +205,13 @@ static int sleepacc__sweep(lua_State *L) {
   int64_t *ds = NULL;
   sleepacc_point *pts;
   sleepacc_sweep_fault fault;
-  sleepacc_config c;
+  sleepacc_config c, one;
   size_t nm = 0, nd = 0;
   int total, out, err = 0;
   char name[48];
   sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
-  sleepacc__parse(L, 1, &c, extra, 1);
+  sleepacc__parse(L, 1, &c, OPTS, extra, 1);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
   else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
     sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
@@ -223,17 +223,19 @@ static int sleepacc__sweep(lua_State *L) {
     sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 4));
   if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
   else lua_pushnil(L); /* 5 */
-  for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) {
+  for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) { /* each by the method row, into one */
     snprintf(name, sizeof name, "methods[%zu]", i + 1);
     lua_rawgeti(L, 2, (int)i + 1);
-    ms[i] = sleepacc_lua_method(L, -1, name);
+    sleepacc_lua_option(L, -1, &sleepacc_options[0], name, &one);
+    ms[i] = one.method;
   }
   if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
   else lua_pushnil(L); /* 6 */
   for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
     snprintf(name, sizeof name, "durations[%zu]", j + 1);
     lua_rawgeti(L, 3, (int)j + 1);
-    ds[j] = sleepacc_lua_ns(L, -1, name);
+    sleepacc_lua_option(L, -1, &sleepacc_options[1], name, &one); /* the duration row */
+    ds[j] = one.duration_ns;
   }
   if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, NULL, 0, &fault)) < 0)
     return sleepacc__sweep_fault(L, total, &fault);

@@ -69,23 +69,22 @@ static int handle_tostring(lua_State *L) {
   return 1;
 }
 
-/* The core's sleeper config from the method at midx (0 or none: "auto")
- * and the options table at opts (0 or none: no table) by the core's option
- * list (sleepacc_sleeper_options): a sleeper takes dma_latency, a pacer
- * (period: its period in ns; NULL for a sleeper) method, missed and
- * dma_latency.  Every rule is the core's: a bad field raises "<option>:
- * <rule>" (sleepacc_option_of_field names it). */
-static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts,
-                           const int64_t *period) {
+/* The core's sleeper config from the period at pidx (a pacer's; 0 for a
+ * sleeper), the options table at opts (0 or none: no table) and the method
+ * at midx (0 or none: "auto"), by the core's option list
+ * (sleepacc_sleeper_options): a sleeper takes dma_latency, a pacer method,
+ * missed and dma_latency.  Every rule is the core's: a bad value or field
+ * raises "<option>: <rule>" (sleepacc_option_of_field names a field). */
+static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts, int pidx) {
   static const char *const takes[][4] = {{"dma_latency", NULL}, {"method", "missed", "dma_latency", NULL}};
   const char *field, *msg;
-  int pacer = period != NULL;
   sleepacc_sleeper_config_default(c);
-  if (period) c->period_ns = *period;
+  if (pidx) sleepacc_lua_option(L, pidx, sleepacc_option_find(sleepacc_sleeper_options, "period"), NULL, c);
   if (opts && !lua_isnoneornil(L, opts)) /* the table keeps the strings */
-    sleepacc_lua_options(L, opts, sleepacc_sleeper_options, takes[pacer], NULL, c);
-  if (midx && !lua_isnoneornil(L, midx)) c->method = sleepacc_lua_str(L, midx, "method");
-  if (sleepacc_sleeper_config_explain(c, pacer, &field, &msg) != 0)
+    sleepacc_lua_options(L, opts, sleepacc_sleeper_options, takes[pidx != 0], NULL, c);
+  if (midx && !lua_isnoneornil(L, midx)) /* the argument keeps the string */
+    sleepacc_lua_option(L, midx, sleepacc_option_find(sleepacc_sleeper_options, "method"), NULL, c);
+  if (sleepacc_sleeper_config_explain(c, pidx != 0, &field, &msg) != 0)
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
 }
 
@@ -128,33 +127,41 @@ static int sleep_until(lua_State *L, int idx, int64_t deadline) {
   return 1;
 }
 
-/* A duration argument in ns, checked by the core's rule. */
-static int64_t duration_arg(lua_State *L, int idx, const char *name) {
-  const char *msg;
-  int64_t d = sleepacc_lua_ns(L, idx, name);
-  if (sleepacc_duration_check(d, &msg) != 0) sleepacc_lua_error(L, name, "%s", msg);
-  return d;
+/* A seconds argument in ns, by the core's seconds rule (the SECONDS kind:
+ * finite, non-negative, at most one day), through the sleeper's period row. */
+static int64_t seconds_arg(lua_State *L, int idx) {
+  sleepacc_sleeper_config c;
+  sleepacc_lua_option(L, idx, sleepacc_option_find(sleepacc_sleeper_options, "period"), "seconds", &c);
+  return c.period_ns;
 }
 
 /* ------------------------------------------------------------ Sleeper */
 
 static int sleeper_new(lua_State *L) {
   sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 1, 2, NULL);
+  sleeper_config(L, &c, 1, 2, 0);
   return handle_open(L, SLEEPACC_PRECISE_SLEEPER, &c);
 }
 
 static int sleeper_sleep(lua_State *L) {
   int64_t d;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  d = duration_arg(L, 2, "seconds");
+  d = seconds_arg(L, 2);
   return sleep_until(L, 1, sleepacc_now_ns() + d);
 }
 
-/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
+/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(),
+ * by the core's deadline rule (sleepacc_deadline_check, as Python's). */
 static int sleeper_until(lua_State *L) {
+  lua_Integer dl;
+  const char *msg;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  return sleep_until(L, 1, (int64_t)sleepacc_lua_int(L, 2, "deadline_ns", 0));
+  if (!sleepacc_lua_tointeger(L, 2, &dl))
+    sleepacc_lua_error(L, "deadline_ns", "integer expected, got %s",
+                       lua_type(L, 2) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, 2));
+  if (sleepacc_deadline_check((int64_t)dl, &msg) < 0)
+    sleepacc_lua_error(L, "deadline_ns", "%s, got %s", msg, lua_tostring(L, 2));
+  return sleep_until(L, 1, (int64_t)dl);
 }
 
 /* Push sa.sleep's sleeper of the checked config c (opened on first use,
@@ -170,15 +177,15 @@ static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
 }
 
 static int sleep_once(lua_State *L) {
-  int64_t d = duration_arg(L, 1, "seconds");
+  int64_t d = seconds_arg(L, 1);
   sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 2, 0, NULL);
+  sleeper_config(L, &c, 2, 0, 0);
   return cached(L, &c) ? sleep_until(L, lua_gettop(L), sleepacc_now_ns() + d) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 1, 0, NULL);
+  sleeper_config(L, &c, 1, 0, 0);
   lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   if (!sleepacc_lua_field(L, -1, c.method)) {
     lua_pushnil(L);
@@ -191,8 +198,7 @@ static int sleep_stats(lua_State *L) {
 
 static int pacer_new(lua_State *L) {
   sleepacc_sleeper_config c;
-  int64_t period = sleepacc_lua_ns(L, 1, "period");
-  sleeper_config(L, &c, 0, 2, &period);
+  sleeper_config(L, &c, 0, 2, 1);
   return handle_open(L, SLEEPACC_PRECISE_PACER, &c);
 }
 

@@ -118,4 +118,53 @@ tests[#tests + 1] = {"a cpu outside the allowed set says which are allowed", fun
   local err = T.raises_naming("cpu", sa.measure, with{cpu = 1000})
   T.check(err:find("allowed", 1, true), "%s", err)
 end}
+
+-- One option's value by the core's one rule (sleepacc_option_set, issue 12):
+-- its words, then ", got <value>"; a wrong kind says what the option takes.
+-- {call, options, the error's start (plain text)}
+local words = {
+  {sa.measure, with{cpu = 2 ^ 31}, "cpu: must be <= 2147483647, got 2147483648"},
+  {sa.measure, with{cpu = 2 ^ 40}, "cpu: must be <= 2147483647, got 1099511627776"},
+  {sa.measure, with{cpu = -1}, "cpu: must be >= 0, got -1"},
+  {sa.measure, with{n = 2.5}, "n: integer expected, got a fraction"},
+  {sa.measure, with{n = 0}, "n: must be >= 1, got 0"},
+  {sa.measure, with{warmup = "1"}, "warmup: integer expected, got string"},
+  {sa.measure, with{mode = "sideways"}, "mode: must be 'relative' or 'periodic', got \"sideways\""},
+  {sa.measure, with{mode = 1}, "mode: string expected, got number"},
+  {sa.measure, with{mode = "relative\0"}, "mode: holds a NUL byte"},
+  {sa.measure, with{policy = "bogus"},
+   "policy: must be one of 'other', 'batch', 'idle', 'fifo', 'rr', got \"bogus\""},
+  {sa.measure, with{method = "bogus"}, "method: must be an available method (select, "},
+  {sa.measure, with{method = "<nil>"}, "method: string expected, got nil"},
+  {sa.measure, with{duration = "<nil>"}, "duration: number of seconds expected, got nil"},
+  {sa.measure, with{duration = -1}, "duration: must be non-negative, got -1"},
+  {sa.measure, with{duration = 86401}, "duration: must be at most 86400 s (one day), got 86401"},
+  {sa.measure, with{duration = nan}, "duration: must be finite, got "},
+  {sa.measure, with{budget = 0}, "budget: must be positive (or none: only n stops the run), got 0"},
+  {sa.measure, with{budget = true}, "budget: number of seconds expected, got boolean"},
+  {sa.measure, with{keep_samples = 1}, "keep_samples: boolean expected, got number"},
+  {sa.measure, with{slack = 1e-6}, "slack: integer expected, got a fraction"},
+  {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
+  {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
+  {sa.sweep, {durations = {0, -1}}, "durations[2]: must be non-negative, got -1"},
+  {sa.sweep, {durations = {0, "1"}}, "durations[2]: number of seconds expected, got string"},
+}
+tests[#tests + 1] = {"one option's value: the core's rule and words, then the value", function()
+  for _, w in ipairs(words) do
+    local ok, err = pcall(w[1], w[2])
+    err = tostring(err)
+    T.check(not ok and err:sub(1, #w[3]) == w[3], "expected %q..., got %s", w[3], err)
+  end
+  -- the unknown method's list ends the rule, the value follows it
+  local err = T.raises_naming("method", sa.measure, with{method = "bogus"})
+  T.check(err:sub(-#"), got \"bogus\"") == "), got \"bogus\"", "%s", err)
+end}
+tests[#tests + 1] = {"cpu: the largest int passes the option's rule (the allowed set refuses it)", function()
+  local err = T.raises_naming("cpu", sa.measure, with{cpu = 2 ^ 31 - 1})
+  T.check(err:find("allowed", 1, true), "%s", err)
+end}
+tests[#tests + 1] = {"budget=false (no budget) with n still runs, n stopping it", function()
+  local r = assert(sa.measure(with{method = "clock", duration = 0, n = 3, budget = false}))
+  T.eq(r.n, 3, "n")
+end}
 return tests

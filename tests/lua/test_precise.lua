@@ -280,6 +280,34 @@ test("bad input raises naming the argument", function()
   T.eq(T.state(), before, "thread state")
 end)
 
+test("seconds, period and deadline_ns: the core's rule and words, then the value", function()
+  local s = sa.sleeper("spin")
+  local day2 = sa.now_ns() + 2 * 86400 * 1000000000
+  local cases = { -- {the error's start (plain text), function, args...}
+    {"seconds: must be non-negative, got -1", sa.sleep, -1},
+    {"seconds: must be at most 86400 s (one day), got 86401", sa.sleep, 86401},
+    {"seconds: number of seconds expected, got string", sa.sleep, "0.1"},
+    {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
+    {"method: string expected, got number", sa.sleep, 0, 5},
+    {"method: holds a NUL byte", sa.sleep, 0, "auto\0"},
+    {"period: must be non-negative, got -0.5", sa.pacer, -0.5},
+    {"period: must be positive", sa.pacer, 0},
+    {"period: number of seconds expected, got no value", sa.pacer},
+    {"dma_latency: integer expected, got a fraction", sa.pacer, 0.001, {dma_latency = 0.5}},
+    {"deadline_ns: must be a CLOCK_MONOTONIC time in ns, got -5", s.sleep_until, s, -5},
+    {"deadline_ns: integer expected, got a fraction", s.sleep_until, s, 1.5},
+    -- more than one day ahead: refused, as Python's sleep_until (the core's rule)
+    {"deadline_ns: must be at most one day ahead, got ", s.sleep_until, s, day2},
+  }
+  for _, c in ipairs(cases) do
+    local ok, err = pcall(T.unpack(c, 2))
+    err = tostring(err)
+    T.check(not ok and err:sub(1, #c[1]) == c[1], "expected %q..., got %s", c[1], err)
+  end
+  T.eq(s:stats().count, 0, "no sleep ran")
+  s:close()
+end)
+
 test("Ctrl-C ends a 60 s sa.sleep within 0.5 s, slack unchanged", function()
   local lua = (arg and arg[-1]) or "lua5.4"
   local results = {}
