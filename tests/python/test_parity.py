@@ -102,3 +102,37 @@ def test_sleeper_and_pacer_stats_have_the_same_keys_and_types(lua):
         for _ in range(3):
             p.wait()
         assert lua["pacer"].split() == flat(p.stats)
+
+
+# A broken option rule reads the same in both bindings (issue 12: both
+# convert every option by the core's sleepacc_option_set, whose words these
+# are; each binding adds ", got <value>" in its own language).
+BAD_OPTIONS = [("budget", 0), ("budget", 1e-12), ("method", "nope"), ("mode", "sideways"),
+               ("n", 0), ("warmup", -1), ("slack", -1), ("slack", 0), ("policy", "realtime"),
+               ("duration", -1), ("duration", 86401), ("cpu", 2**40), ("dma_latency", -1),
+               ("priority", 50)]
+
+
+def _lua_literal(v):
+    return f'"{v}"' if isinstance(v, str) else repr(v)
+
+
+def test_broken_option_rules_read_the_same_in_both():
+    calls = "\n".join(
+        f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
+        f'{k} = {_lua_literal(v)}}})))' for k, v in BAD_OPTIONS)
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    out = subprocess.run([LUA, "-"], input='local sa = require "sleepacc"\n' + calls,
+                         capture_output=True, text=True, timeout=60,
+                         env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
+    assert out.returncode == 0, out.stderr
+    lua_words = out.stdout.strip().splitlines()
+    assert len(lua_words) == len(BAD_OPTIONS), out.stdout
+    for (k, v), lua_msg in zip(BAD_OPTIONS, lua_words):
+        kw = dict(dict(method="nanosleep", duration=1e-4, n=1), **{k: v})
+        with pytest.raises(ValueError) as e:
+            sleepacc.measure(kw.pop("method"), kw.pop("duration"), **kw)
+        py_rule, lua_rule = (s.rsplit(", got ", 1)[0] for s in (str(e.value), lua_msg))
+        assert py_rule == lua_rule and py_rule.startswith(f"{k}: "), (str(e.value), lua_msg)
