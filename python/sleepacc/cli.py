@@ -196,11 +196,12 @@ def _check_methods(names, option="--methods"):
     return names
 
 
-def _env_kwargs(args):
+def _env_kwargs(args, duration=0, mode="relative"):
     """The environment options of a subcommand as sleepacc.measure keywords,
     checked by the core's rules (sleepacc_config_check: priority needs
     fifo/rr, a cpu in the allowed set, ...) before anything runs; an error
-    names the option."""
+    names the option.  `duration` (s) and `mode`: the run of `measure`,
+    checked with them (a periodic run needs a duration > 0: DURATION)."""
     policy = getattr(args, "policy", None)
     priority = getattr(args, "priority", None)
     cpu = getattr(args, "cpu", None)
@@ -220,10 +221,11 @@ def _env_kwargs(args):
     if getattr(args, "margin", None) is not None:
         kw["margin"] = args.margin
     try:    # a floor method measures nothing here: only the environment is checked
-        sleepacc._api._plan("clock", 0, n=1, **kw)
+        sleepacc._api._plan("clock", duration, n=1, mode=mode, **kw)
     except ValueError as e:
         arg, _, why = str(e).partition(": ")
-        raise _arg_error("--" + arg.replace("_", "-"), why) from None
+        raise _arg_error("DURATION" if arg == "duration" else "--" + arg.replace("_", "-"),
+                         why) from None
     return kw
 
 
@@ -623,9 +625,7 @@ def _histogram_lines(errors_ns, bins, width=40):
 
 def cmd_measure(args):
     _check_methods([args.method], option="METHOD")
-    if args.mode == "periodic" and args.duration == 0:
-        raise _arg_error("DURATION", "periodic mode needs a duration above 0")
-    env = _env_kwargs(args)
+    env = _env_kwargs(args, args.duration / 1e9, args.mode)
     m = sleepacc.measure(args.method, args.duration / 1e9, n=args.n, budget=args.budget,
                          mode=args.mode, warmup=args.warmup, keep_samples=True, **env)
     errors = m.errors_ns

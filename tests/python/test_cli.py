@@ -357,6 +357,11 @@ BAD = [
     (["measure", "nope", "1ms"], "METHOD"),
     (["measure", "nanosleep", "soon"], "DURATION"),
     (["measure", "nanosleep", "1ms", "-n", "0"], "-n"),
+    (["measure", "nanosleep", "0", "--mode", "periodic"], "DURATION"),   # the core's rule
+    (["measure", "nanosleep", "1ms", "--priority", "100", "--policy", "rr"], "--priority"),
+    (["measure", "nanosleep", "1ms", "--cpu", "-1"], "--cpu"),
+    (["measure", "nanosleep", "1ms", "--dma-latency", "-1"], "--dma-latency"),
+    (["measure", "nanosleep", "1ms", "--dma-latency", "3000000000"], "--dma-latency"),
     (["monitor", "--interval", "0"], "--interval"),
     (["monitor", "--interval", "10ms", "--report", "1ms"], "--report"),
     (["monitor", "--method", "nope"], "--method"),
