@@ -44,6 +44,7 @@ SCHEMA = records.SCHEMA
 FORMATS = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
 POLICIES = _core.policy_names   # the core's names (sleepacc_policy_name), its one list
 MODES = _core.mode_names
+_DEFAULTS = _core.config_default()   # the core's defaults of a run (budget, warmup, margin)
 
 # Default sweep plan (see plan_budget): the whole default sweep aims at
 # DEFAULT_TOTAL_S of measuring, so with start-up it ends well inside 60 s.
@@ -110,19 +111,26 @@ def _durations_ns(text):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _seconds(text):
-    """argparse type: a positive time ("0.5" is seconds, "500ms")."""
+def _time_s(text):
+    """argparse type: a time ("0.5" is seconds, "500ms") -> s.  Its range
+    is the rule of the option it feeds (the core's, by _core_rules)."""
     try:
-        ns = parse_duration_ns(text)
+        return parse_duration_ns(text) / 1e9
     except ValueError as exc:
         if "negative" in str(exc):
             raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}") from None
         raise argparse.ArgumentTypeError(
             f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
         ) from None
-    if ns <= 0:
+
+
+def _seconds(text):
+    """argparse type: a positive time, for the CLI's own times (--total,
+    monitor's --duration, the exporter's --every, --turn, --stop-after)."""
+    s = _time_s(text)
+    if s <= 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
-    return ns / 1e9
+    return s
 
 
 def _margin_s(text):
@@ -155,6 +163,7 @@ _integer = _int_range(-math.inf, math.inf)   # argparse type: any integer
 
 
 def _positive_int(text):
+    """argparse type: a count of the CLI's own (doctor's --top)."""
     try:
         v = int(text)
     except ValueError:
@@ -180,60 +189,50 @@ def _method_table():
     return {m.name: m for m in sleepacc.methods()}
 
 
-def _check_methods(names, option="--methods"):
-    """Validate names against the registry; returns them (or every available
-    method for None).  Unknown or unavailable names are usage errors."""
-    table = _method_table()
-    available = [n for n, m in table.items() if m.available]
-    if names is None:
-        return available
-    for n in names:
-        if n not in table:
-            raise _arg_error(option, f"unknown method {n!r} (valid: {', '.join(table)})")
-        if not table[n].available:
-            raise _arg_error(option, f"method {n!r} is not available on this system "
-                                     f"(available: {', '.join(available)})")
-    return names
-
-
-def _env_kwargs(args, duration=0, mode="relative"):
-    """The environment options of a subcommand as sleepacc.measure keywords,
-    checked by the core's rules (sleepacc_config_check: priority needs
-    fifo/rr, a cpu in the allowed set, ...) before anything runs; an error
-    names the option.  `duration` (s) and `mode`: the run of `measure`,
-    checked with them (a periodic run needs a duration > 0: DURATION)."""
-    policy = getattr(args, "policy", None)
-    priority = getattr(args, "priority", None)
-    cpu = getattr(args, "cpu", None)
+def _env_kwargs(args):
+    """The environment options a subcommand was given, as sleepacc.measure
+    keywords (their rules are the core's: _core_rules)."""
     kw = {}
-    if getattr(args, "slack", None) is not None:
-        kw["slack"] = args.slack
-    if policy is not None:
-        kw["policy"] = policy
-    if priority is not None:
-        kw["priority"] = priority
-    if cpu is not None:
-        kw["cpu"] = cpu
-    if getattr(args, "dma_latency", None) is not None:
-        kw["dma_latency"] = args.dma_latency
+    for option in ("slack", "policy", "priority", "cpu", "dma_latency"):
+        if getattr(args, option, None) is not None:
+            kw[option] = getattr(args, option)
     if getattr(args, "lock_memory", False):
         kw["lock_memory"] = True
     if getattr(args, "margin", None) is not None:
         kw["margin"] = args.margin
-    try:    # a floor method measures nothing here: only the environment is checked
-        sleepacc._api._plan("clock", duration, n=1, mode=mode, **kw)
-    except ValueError as e:
-        arg, _, why = str(e).partition(": ")
-        raise _arg_error("DURATION" if arg == "duration" else "--" + arg.replace("_", "-"),
-                         why) from None
     return kw
+
+
+def _core_rules(args, flags=None, *, method="clock", duration=0.0, **run):
+    """Check a run of a subcommand by the core's rules before anything runs
+    (_core.plan: each option by its kind's rule, then sleepacc_config_check),
+    with `run`'s measure() options and args' environment; a floor method
+    stands in when only those are checked.  A broken rule is a usage error
+    naming the flag (_core_error).  Returns the environment keywords."""
+    env = _env_kwargs(args)
+    try:
+        _core.plan({"method": method, "duration": duration, **run, **env})
+    except ValueError as exc:
+        raise _core_error(exc, flags) from None
+    return env
+
+
+def _core_error(exc, flags=None):
+    """The core's "<option>: <rule>, got <value>" as a usage error naming
+    the option's flag (`flags`: option -> flag, else --option); words that
+    name no option (the sweep's floor rule) go to --methods."""
+    option, sep, why = str(exc).partition(": ")
+    key = re.sub(r"\[[0-9]+\]$", "", option)     # "durations[2]": the list's item
+    if not sep or not re.fullmatch(r"[a-z_]+", key):
+        return _arg_error("--methods", str(exc))
+    return _arg_error((flags or {}).get(key) or "--" + key.replace("_", "-"), why)
 
 
 def _add_margin_option(p):
     p.add_argument("--margin", type=_margin_s, metavar="D",
                    help="the hybrid method's margin: it sleeps in the kernel until this long "
-                        "before the deadline, then spins (default 100us; a bare number is "
-                        "seconds)")
+                        f"before the deadline, then spins (default "
+                        f"{format_go(_DEFAULTS['margin_ns'])}; a bare number is seconds)")
 
 
 def _add_env_options(p):
@@ -480,9 +479,6 @@ class _Planner:
 
 def cmd_sweep(args):
     from sleepacc import _api
-    methods = _check_methods(args.methods)
-    if args.mode == "periodic" and args.durations is not None and 0 in args.durations:
-        raise _arg_error("--durations", "periodic mode needs durations above 0")
     if args.output is not None and not args.output.strip():
         raise _arg_error("-o", "an empty file name (give a file, or - for the standard output)")
     if args.resume and not args.output:
@@ -496,13 +492,21 @@ def cmd_sweep(args):
         args.format = "none"
     elif args.format is None:
         args.format = "wide"
-    env = _env_kwargs(args)
+    flags = {"method": "--methods", "duration": "--durations", "durations": "--durations",
+             "n": "--max-samples"}
+    # each duration given is a run's duration (in periodic mode, a period > 0)
+    for d in args.durations or ():
+        _core_rules(args, flags, duration=d / 1e9, mode=args.mode)
     durations = None if args.durations is None else [d / 1e9 for d in args.durations]
-    names = None if args.methods is None else methods
-    try:   # the ladder and the floor rule: the one sweep generator's
+    names, env = args.methods, _env_kwargs(args)
+    kw = dict(mode=args.mode, n=args.max_samples, keep_samples=True, **env)
+    try:   # every point planned by the core's rules, as the run below will be
         points = _api.sweep_points(names, durations, args.mode)
+        _api.iter_sweep(names, durations, budget=1.0 if args.budget is None else args.budget,
+                        **kw)
     except ValueError as exc:
-        raise _arg_error("--methods", str(exc)) from None
+        raise _core_error(exc, flags) from None
+    methods = names or [m.name for m in sleepacc.methods() if m.available]
     durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
     results = None
     if args.output:
@@ -540,9 +544,8 @@ def cmd_sweep(args):
 
     measured = []   # kept for the table only when there is no file to read back
     try:
-        for m in _api.iter_sweep(names, durations, mode=args.mode, budget=1.0,
-                                 n=args.max_samples, keep_samples=True,
-                                 skip=done_keys, per_point=per_point, **env):
+        for m in _api.iter_sweep(names, durations, budget=1.0, skip=done_keys,
+                                 per_point=per_point, **kw):
             planner.done(m.requested_ns, state["b"])
             if not args.samples:
                 m.samples = None     # the statistics are kept, the buffer is not
@@ -624,10 +627,11 @@ def _histogram_lines(errors_ns, bins, width=40):
 
 
 def cmd_measure(args):
-    _check_methods([args.method], option="METHOD")
-    env = _env_kwargs(args, args.duration / 1e9, args.mode)
-    m = sleepacc.measure(args.method, args.duration / 1e9, n=args.n, budget=args.budget,
-                         mode=args.mode, warmup=args.warmup, keep_samples=True, **env)
+    run = {k: v for k, v in (("n", args.n), ("budget", args.budget), ("mode", args.mode),
+                             ("warmup", args.warmup)) if v is not None}   # None: the core's
+    env = _core_rules(args, {"method": "METHOD", "duration": "DURATION", "n": "-n"},
+                      method=args.method, duration=args.duration / 1e9, **run)
+    m = sleepacc.measure(args.method, args.duration / 1e9, keep_samples=True, **run, **env)
     errors = m.errors_ns
     if not (args.json and args.samples):
         m.samples = None     # to_dict() would copy every sample into a list
@@ -995,14 +999,12 @@ def cmd_monitor(args):
     Ctrl-C or SIGTERM (each a normal stop: the summary, exit 0).  -o FILE
     writes the lines as JSON Lines (records.monitor_line: Unix time `t`);
     --irtt-json FILE writes the totals in irtt's JSON shape at the end."""
-    _check_methods([args.method], option="--method")
-    env = _env_kwargs(args)
-    interval = args.interval
-    if interval <= 0:
-        raise _arg_error("--interval", "must be above 0")
-    report = args.report
-    if report * 1e9 < interval:
+    interval, report = args.interval, args.report
+    if report * 1e9 < interval:   # (the core's words would name the duration, not --report)
         raise _arg_error("--report", f"must be at least --interval ({format_go(interval)})")
+    # one report is a periodic run of --method every --interval for --report
+    env = _core_rules(args, {"duration": "--interval", "budget": "--report"}, method=args.method,
+                      duration=interval / 1e9, mode="periodic", budget=report)
     to_stdout = args.json or args.output == "-"
     out = None
     if args.output is not None and args.output != "-":
@@ -1032,7 +1034,9 @@ def cmd_monitor(args):
                 left = end - time.monotonic()
                 if left <= interval / 2e9:
                     break
-                budget = min(report, left)
+                # the last report holds at least one wake-up: the core refuses
+                # a budget shorter than the period (one sample longer than it)
+                budget = max(interval / 1e9, min(report, left))
             t0 = time.time()
             m = sleepacc.measure(args.method, interval / 1e9, mode="periodic",
                                  budget=budget, warmup=1 if first else 0,
@@ -1175,28 +1179,24 @@ def cmd_exporter(args):
         raise CliError("the exporter needs prometheus_client: pip install 'sleepacc[exporter]'") \
             from None
     methods = args.methods or EXPORTER_METHODS
-    table = _method_table()
-    for name in methods:
-        row = table.get(name)
-        if name == "auto":
-            continue
-        if row is None:
-            raise _arg_error("--methods", f"unknown method {name!r} (valid: auto, "
-                                          f"{', '.join(n for n, m in table.items() if m.family != 'baseline')})")
-        if row.family == "baseline":
+    durations = args.duration or [1_000_000]
+    if 0 in durations:            # the exporter's rule: it measures sleeps
+        raise _arg_error("--duration", "must be above 0")
+    floors = _floor_methods()
+    for name in methods:          # each series, by the core's rules ("auto" is a Sleeper)
+        for d in durations if name != "auto" else ():
+            _core_rules(args, {"method": "--methods"}, method=name, duration=d / 1e9,
+                        mode=args.mode or "relative")
+        if name in floors:
             raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
                                           "the exporter measures sleeps")
-    _check_methods([m for m in methods if m != "auto"])
-    durations = args.duration or [1_000_000]
-    if 0 in durations:
-        raise _arg_error("--duration", "must be above 0")
     if args.every is not None and not (args.textfile or args.snapshot):
         raise _arg_error("--every", "needs --textfile or --snapshot (what it times)")
     every = args.every if args.every is not None else 60.0
     listen = args.listen
     if listen is None and not args.textfile:
         listen = ex.parse_listen("127.0.0.1:9851")
-    env = _env_kwargs(args)
+    env = _core_rules(args)
     doctor_every = 600.0 if args.doctor_every is None else args.doctor_every
     e = ex.Exporter(methods, durations, mode=args.mode or "relative",
                     cpu_budget=args.cpu_budget or 0.01, env=env,
@@ -1284,6 +1284,7 @@ def _add_exporter_parser(sub):
 
 def cmd_doctor(args):
     from sleepacc import doctor
+    _core_rules(args, budget=args.budget)    # a run's budget, by the core's rule
     sweep = None
     if args.from_file and str(args.from_file).lower().endswith(".csv"):
         from sleepacc import model          # tidy records (seed_results.csv's columns)
@@ -1405,11 +1406,11 @@ def build_parser():
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
                    help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
                         "floor methods, syscall and clock, are measured at 0 only)")
-    s.add_argument("--budget", type=_seconds, metavar="SECONDS",
+    s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
-    s.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
+    s.add_argument("--max-samples", type=_integer, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
     s.add_argument("--mode", choices=MODES, default="relative",
                    help="relative: each sample is one sleep's actual length (default); periodic: "
@@ -1440,13 +1441,14 @@ def build_parser():
     s = sub.add_parser("measure", help="one method at one duration, in detail")
     s.add_argument("method", metavar="METHOD")
     s.add_argument("duration", type=_duration_ns, metavar="DURATION")
-    s.add_argument("--budget", type=_seconds, default=1.0, metavar="SECONDS",
-                   help="time to measure (default 1)")
-    s.add_argument("-n", type=_positive_int, default=None, metavar="N",
+    # --budget, -n, --warmup: their ranges and defaults are the core's
+    s.add_argument("--budget", type=_time_s, default=None, metavar="SECONDS",
+                   help=f"time to measure (default {_DEFAULTS['budget_ns'] / 1e9:g})")
+    s.add_argument("-n", type=_integer, default=None, metavar="N",
                    help="stop after N samples")
-    s.add_argument("--warmup", type=_int_range(0, 1000), default=2, metavar="N",
+    s.add_argument("--warmup", type=_integer, default=None, metavar="N",
                    help="sleeps taken first and not counted (they warm caches and the "
-                        "method's state; default 2)")
+                        f"method's state; default {_DEFAULTS['warmup']})")
     s.add_argument("--mode", choices=MODES, default="relative",
                    help="relative: each sample is one sleep's actual length (default); periodic: "
                         "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
@@ -1464,7 +1466,7 @@ def build_parser():
                    help="use this sweep file instead of running a short sweep")
     s.add_argument("--top", type=_positive_int, default=None, metavar="N",
                    help="show only the N most important findings")
-    s.add_argument("--budget", type=_seconds, default=0.1, metavar="SECONDS",
+    s.add_argument("--budget", type=_time_s, default=0.1, metavar="SECONDS",
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
     s.set_defaults(func=cmd_doctor)
@@ -1538,7 +1540,7 @@ def build_parser():
                    help="method (default clock_nanosleep_abs)")
     s.add_argument("--interval", type=_duration_ns, default=10_000_000, metavar="D",
                    help="wake-up period (default 10ms)")
-    s.add_argument("--report", type=_seconds, default=1.0, metavar="D",
+    s.add_argument("--report", type=_time_s, default=1.0, metavar="D",
                    help="one line per this much time (default 1s)")
     s.add_argument("--duration", type=_seconds, default=None, metavar="D",
                    help="stop after this long (default: until Ctrl-C or SIGTERM; either prints "

@@ -383,6 +383,83 @@ def test_bad_invocation_exits_2_with_one_line(argv, named):
     assert named in msg, msg
 
 
+# The rules the CLI no longer writes itself (issue 12): each bad value is
+# refused by the core's rule (sleepacc_option_set, sleepacc_config_check),
+# in the core's words, as a usage error naming the flag, before anything
+# runs (no output, no result file; a sweep's header is not written).
+CORE_RULES = [
+    (["measure", "nanosleep", "1ms", "-n", "0"], "-n", "must be >= 1, got 0"),
+    (["measure", "nanosleep", "1ms", "--budget", "0"], "--budget",
+     "must be positive (or none: only n stops the run), got 0.0"),
+    (["measure", "nanosleep", "1ms", "--warmup", "-1"], "--warmup", "must be >= 0, got -1"),
+    (["measure", "nope", "1ms"], "METHOD", "must be an available method ("),
+    (["measure", "nanosleep", "5s", "--budget", "1"], "DURATION",
+     "one sample is longer than the budget"),
+    (["sweep", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
+    (["sweep", "--max-samples", "0"], "--max-samples", "must be >= 1, got 0"),
+    (["sweep", "--methods", "nanosleep,nope"], "--methods", "must be an available method ("),
+    (["sweep", "--mode", "periodic", "--durations", "0,1ms"], "--durations",
+     "must be > 0 in periodic mode (it is the period), got 0.0"),
+    (["monitor", "--interval", "0"], "--interval",
+     "must be > 0 in periodic mode (it is the period), got 0.0"),
+    (["monitor", "--method", "nope"], "--method", "must be an available method ("),
+    (["doctor", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
+]
+
+
+@python_only
+@pytest.mark.parametrize("argv,flag,words", CORE_RULES, ids=[" ".join(a) for a, _, _ in CORE_RULES])
+def test_the_cores_rule_refuses_naming_the_flag_before_anything_runs(argv, flag, words, tmp_path):
+    out = tmp_path / "out.jsonl"
+    if argv[0] in ("sweep", "monitor"):
+        argv = argv + ["-o", str(out)]
+    t0 = time.monotonic()
+    r = run(*argv, timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stdout == "" and not out.exists()
+    msg = r.stderr.rstrip("\n")
+    assert "\n" not in msg and msg.startswith(f"sleepacc: error: argument {flag}: {words}"), msg
+    assert time.monotonic() - t0 < 20    # refused up front (nothing slept 5 s or a doctor run)
+
+
+@python_only
+def test_the_exporters_series_are_checked_by_the_cores_rules():
+    pytest.importorskip("prometheus_client")
+    for argv, flag, words in [
+            (["--methods", "nanosleep,nope"], "--methods", "must be an available method ("),
+            (["--methods", "auto,nanosleep", "--mode", "periodic", "--policy", "fifo",
+              "--priority", "100"], "--priority", "must be 1..99 with policy fifo or rr"),
+            (["--methods", "clock"], "--methods", "'clock' is a floor")]:   # the exporter's own
+        r = run("exporter", *argv, "--stop-after", "5", timeout=30)
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        msg = r.stderr.rstrip("\n")
+        assert msg.startswith(f"sleepacc: error: argument {flag}: {words}"), msg
+
+
+@python_only
+def test_help_shows_the_cores_defaults():
+    from sleepacc import _core
+    default = _core.config_default()
+    text = " ".join(run("measure", "--help").stdout.split())
+    assert f"time to measure (default {default['budget_ns'] / 1e9:g})" in text, text
+    assert f"method's state; default {default['warmup']})" in text, text
+    assert f"(default {_core.format_duration(default['margin_ns'])};" in text, text
+
+
+def test_measure_takes_any_warmup_the_core_takes():
+    # the CLI's old cap (1000) is gone: a warm-up only uses the budget
+    assert _measure_json("nanosleep", "1us", "-n", "2", "--warmup", "1500")["n"] == 2
+
+
+def test_monitor_last_report_shorter_than_the_interval_still_runs():
+    # 0.27 s in reports of 0.2 s: the last one has ~0.07 s left, less than
+    # one 100 ms period (the core refuses such a budget); it waits one period
+    r = run("monitor", "--interval", "100ms", "--report", "0.2s", "--duration", "0.27s",
+            timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "error" not in r.stderr and r.stdout.count("every 100ms") >= 1, (r.stdout, r.stderr)
+
+
 # Unit traps (issue 14, item 4): each is refused, naming the argument and
 # saying what is wrong with the unit, before anything sleeps.
 UNIT_TRAPS = [
@@ -444,7 +521,7 @@ def test_a_sample_longer_than_the_budget_is_refused_unless_n_is_given():
     r = run("measure", "nanosleep", "5s", "--budget", "1", timeout=30)
     assert r.returncode == 2, (r.stdout, r.stderr)
     msg = r.stderr.rstrip("\n")
-    assert "\n" not in msg and "duration" in msg and "longer than the budget" in msg, msg
+    assert "\n" not in msg and "argument DURATION: " in msg and "longer than the budget" in msg, msg
     assert time.monotonic() - t0 < 4.5          # refused up front, nothing slept 5 s
     d = _measure_json("nanosleep", "300ms", "--budget", "100ms", "-n", "1", "--warmup", "0")
     assert d["n"] == 1 and d["requested_ns"] == 300_000_000
@@ -462,8 +539,8 @@ def test_help_explains_mode_warmup_and_margin():
 
 
 def test_unknown_method_lists_the_valid_names():
-    msg = run("sweep", "--methods", "nope").stderr
-    assert all(m.name in msg for m in sleepacc.methods())
+    msg = run("sweep", "--methods", "nope").stderr   # the core's words: the available ones
+    assert all(m.name in msg for m in sleepacc.methods() if m.available)
 
 
 def test_existing_output_is_not_overwritten(small_file):
