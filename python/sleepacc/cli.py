@@ -42,8 +42,10 @@ __all__ = ["main"]
 
 SCHEMA = records.SCHEMA
 FORMATS = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
-POLICIES = _core.policy_names   # the core's names (sleepacc_policy_name), its one list
-MODES = _core.mode_names
+# The core's names (sleepacc_policy_name, sleepacc_mode_name), shown in the
+# help; a name is checked by the core's rule of the option (_core_rules).
+POLICIES = "{" + ",".join(_core.policy_names) + "}"
+MODES = "{" + ",".join(_core.mode_names) + "}"
 _DEFAULTS = _core.config_default()   # the core's defaults of a run (budget, warmup, margin)
 
 # Default sweep plan (see plan_budget): the whole default sweep aims at
@@ -240,7 +242,7 @@ def _add_env_options(p):
     g.add_argument("--slack", type=_slack_ns, metavar="NS",
                    help="timer slack: a bare integer is ns, the kernel's unit (1 = none); "
                         "or with a unit: 50us")
-    g.add_argument("--policy", choices=POLICIES, help="scheduling policy")
+    g.add_argument("--policy", metavar=POLICIES, help="scheduling policy")
     # --priority, --cpu, --dma-latency: any integer here; their ranges are the
     # core's rules, checked by _env_kwargs before anything runs
     g.add_argument("--priority", type=_integer, metavar="N",
@@ -1196,11 +1198,11 @@ def cmd_exporter(args):
     listen = args.listen
     if listen is None and not args.textfile:
         listen = ex.parse_listen("127.0.0.1:9851")
-    env = _core_rules(args)
-    doctor_every = 600.0 if args.doctor_every is None else args.doctor_every
-    e = ex.Exporter(methods, durations, mode=args.mode or "relative",
-                    cpu_budget=args.cpu_budget or 0.01, env=env,
-                    doctor_every=doctor_every, turn_s=args.turn or 0.25)
+    env = _core_rules(args, mode=args.mode or "relative")
+    given = {k: v for k, v in (("mode", args.mode), ("cpu_budget", args.cpu_budget),
+                               ("doctor_every", args.doctor_every), ("turn_s", args.turn))
+             if v is not None}      # the others: ex.Exporter's defaults
+    e = ex.Exporter(methods, durations, env=env, **given)
     e.check()     # a bad environment fails here, before the port is opened
     service = ex.Service(e, listen=listen, textfile=args.textfile, every=every,
                          snapshot=args.snapshot,
@@ -1263,7 +1265,7 @@ def _add_exporter_parser(sub):
                    help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
     s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
                    help="requested durations (default 1ms)")
-    s.add_argument("--mode", choices=MODES, help="relative (default) or periodic "
+    s.add_argument("--mode", metavar=MODES, help="relative (default) or periodic "
                    "(lateness against a fixed schedule; counts missed deadlines)")
     s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
                    help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
@@ -1412,7 +1414,7 @@ def build_parser():
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_integer, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
-    s.add_argument("--mode", choices=MODES, default="relative",
+    s.add_argument("--mode", metavar=MODES, default="relative",
                    help="relative: each sample is one sleep's actual length (default); periodic: "
                         "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
                         "and deadlines passed while sleeping count as missed")
@@ -1449,7 +1451,7 @@ def build_parser():
     s.add_argument("--warmup", type=_integer, default=None, metavar="N",
                    help="sleeps taken first and not counted (they warm caches and the "
                         f"method's state; default {_DEFAULTS['warmup']})")
-    s.add_argument("--mode", choices=MODES, default="relative",
+    s.add_argument("--mode", metavar=MODES, default="relative",
                    help="relative: each sample is one sleep's actual length (default); periodic: "
                         "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
                         "and deadlines passed while sleeping count as missed")

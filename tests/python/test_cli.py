@@ -404,6 +404,11 @@ CORE_RULES = [
      "must be > 0 in periodic mode (it is the period), got 0.0"),
     (["monitor", "--method", "nope"], "--method", "must be an available method ("),
     (["doctor", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
+    (["sweep", "--mode", "sideways"], "--mode", "must be 'relative' or 'periodic', got 'sideways'"),
+    (["measure", "nanosleep", "1ms", "--mode", "sideways"], "--mode", "must be 'relative' or"),
+    (["sweep", "--policy", "realtime"], "--policy", "must be one of 'other', 'batch', 'idle', "
+                                                    "'fifo', 'rr', got 'realtime'"),
+    (["monitor", "--policy", "x"], "--policy", "must be one of 'other',"),
 ]
 
 
@@ -429,6 +434,7 @@ def test_the_exporters_series_are_checked_by_the_cores_rules():
             (["--methods", "nanosleep,nope"], "--methods", "must be an available method ("),
             (["--methods", "auto,nanosleep", "--mode", "periodic", "--policy", "fifo",
               "--priority", "100"], "--priority", "must be 1..99 with policy fifo or rr"),
+            (["--methods", "auto", "--mode", "sideways"], "--mode", "must be 'relative' or"),
             (["--methods", "clock"], "--methods", "'clock' is a floor")]:   # the exporter's own
         r = run("exporter", *argv, "--stop-after", "5", timeout=30)
         assert r.returncode == 2, (r.stdout, r.stderr)
