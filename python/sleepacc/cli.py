@@ -677,11 +677,8 @@ def cmd_measure(args):
 # --------------------------------------------------------------------------
 
 def _info_record():
-    methods = []
-    for m in sleepacc.methods():
-        methods.append({k: getattr(m, k, None) for k in
-                        ("name", "family", "available", "granularity_ns", "honours_slack",
-                         "absolute", "description")})
+    # each registry row with the core's fields (sleepacc_method_info_fields)
+    methods = [m._asdict() for m in sleepacc.methods()]
     return {"schema": SCHEMA, "type": "info", "version": sleepacc.__version__,
             "host": _host_facts(), "clocks": sleepacc.clock_info(), "methods": methods}
 
