@@ -501,13 +501,14 @@ def cmd_sweep(args):
         _core_rules(args, flags, duration=d / 1e9, mode=args.mode)
     durations = None if args.durations is None else [d / 1e9 for d in args.durations]
     names, env = args.methods, _env_kwargs(args)
-    kw = dict(mode=args.mode, n=args.max_samples, keep_samples=True, **env)
-    try:   # every point planned by the core's rules, as the run below will be
+    try:   # the ladder and the floor rule: the one sweep generator's
         points = _api.sweep_points(names, durations, args.mode)
-        _api.iter_sweep(names, durations, budget=1.0 if args.budget is None else args.budget,
-                        **kw)
     except ValueError as exc:
         raise _core_error(exc, flags) from None
+    for p in points:    # each point's run, as iter_sweep will plan it (the method available, ...)
+        _core_rules(args, flags, method=p.method, duration=p.duration_ns / 1e9, mode=args.mode,
+                    n=args.max_samples, budget=1.0 if args.budget is None else args.budget)
+    kw = dict(mode=args.mode, n=args.max_samples, keep_samples=True, **env)
     methods = names or [m.name for m in sleepacc.methods() if m.available]
     durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
     results = None
