@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import os
+import platform
 import random
 import re
 import resource
@@ -425,6 +426,26 @@ def test_the_cores_rule_refuses_naming_the_flag_before_anything_runs(argv, flag,
     msg = r.stderr.rstrip("\n")
     assert "\n" not in msg and msg.startswith(f"sleepacc: error: argument {flag}: {words}"), msg
     assert time.monotonic() - t0 < 20    # refused up front (nothing slept 5 s or a doctor run)
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or sys.platform != "linux",
+                    reason="the seccomp filter is written for x86_64 Linux")
+@pytest.mark.parametrize("argv,flag", [(["measure", "epoll_pwait2", "1ms"], "METHOD"),
+                                       (["sweep", "--methods", "nanosleep,epoll_pwait2"],
+                                        "--methods")])
+def test_an_unavailable_method_is_the_cores_rule_naming_the_flag(argv, flag):
+    # test_api_bad_input's child takes epoll_pwait2 away (a seccomp filter,
+    # as a kernel before 5.11); the core's probe and check then refuse it
+    from test_api_bad_input import UNAVAILABLE_CHILD
+    child = (UNAVAILABLE_CHILD.split("import sleepacc\n")[0]
+             + f"from sleepacc import cli\nraise SystemExit(cli.main({argv!r}))\n")
+    r = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                       timeout=60, env=child_env())
+    if r.returncode == 1 and r.stderr.startswith("SKIP: "):
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
+    assert re.fullmatch(f"sleepacc: error: argument {flag}: is not available on this system; "
+                        r"available methods: .*, got 'epoll_pwait2'\n", r.stderr), r.stderr
 
 
 @python_only
