@@ -217,15 +217,13 @@ class Measurement:
     def errors_ns(self) -> Optional[np.ndarray]:
         """Error of each sample in ns as a numpy int64 array: relative mode
         actual - requested (a new array), periodic mode the lateness itself
-        (a view of ``samples``).  ``None`` when the run streamed."""
+        (a view of ``samples``), by the one error rule
+        (:func:`sleepacc.records.error_ns`).  ``None`` when the run streamed."""
         if self.samples is None:
             return None
         import numpy as np
 
-        values = np.asarray(self.samples)
-        if self.mode == "periodic":
-            return values
-        return values - np.int64(self.requested_ns)
+        return records.error_ns(self.mode, np.int64(self.requested_ns), np.asarray(self.samples))
 
     def to_dict(self) -> dict[str, Any]:
         """The record of the shared schema ``sleepacc/1`` (see sleepacc.records)."""

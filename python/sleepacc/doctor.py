@@ -82,9 +82,8 @@ class _Point:
         st = d["stats"]
         self.d = d
         self.n = st["n"]
-        req = d["requested_ns"] if d["mode"] == "relative" else 0
-        self.median = st["median"] - req if self.n else None
-        self.p99 = st["p99"] - req if self.n else None
+        self.median = m.error("median") if self.n else None   # the one error rule
+        self.p99 = m.error("p99") if self.n else None
         self.cpu = d.get("cpu_percent")
         self.invol = (d.get("ctx_switches") or {}).get("involuntary")
 

@@ -376,8 +376,7 @@ class Exporter:
             return None
         # auto's samples are lateness itself (like periodic mode's)
         mode = "periodic" if s.method == "auto" else self.mode
-        threshold = s.duration_ns if mode == "relative" else 0
-        st = _core.stats(memoryview(raw), threshold)
+        st = _core.stats(memoryview(raw), records.origin_ns(mode, s.duration_ns))
         n = int(raw.size)
         total = int(s.counts.sum())
         cpu_pc = 100.0 * s.cpu_ns / s.wall_ns if s.wall_ns else -1.0

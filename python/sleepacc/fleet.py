@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence
 
+from sleepacc import records
 from sleepacc._units import format_ns
 
 __all__ = ["fleet", "labels_for", "pick", "error_ns", "top_cause", "STAT_FIELDS"]
@@ -33,12 +34,12 @@ STAT_FIELDS = _stat_fields()
 
 
 def error_ns(point: dict, stat: str) -> Optional[float]:
-    """The error of one statistic of a point record (None without samples)."""
+    """The error of one statistic of a point record (None without samples),
+    by the one error rule (:func:`sleepacc.records.error_ns`)."""
     st = point.get("stats") or {}
     if st.get("n") == 0 or st.get(stat) is None:     # n None: a table with means only (irtt)
         return None
-    v = st[stat]
-    return v if point.get("mode") == "periodic" else v - point["requested_ns"]
+    return records.error_ns(point.get("mode"), point["requested_ns"], st[stat])
 
 
 def _has_data(m) -> bool:

@@ -31,7 +31,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._units import format_ns
-from .records import flatten, stat_error
+from .records import flatten, origin_ns, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
            "model_fit",
@@ -271,8 +271,7 @@ def series(data) -> List[dict]:
         if samples is not None:
             arr = np.asarray(samples, dtype=np.float64)
             if arr.size:
-                errs = arr - (arr.dtype.type(0) if row["mode"] == "periodic"
-                              else float(row["requested_ns"]))
+                errs = arr - float(origin_ns(row["mode"], row["requested_ns"]))
         lo_stat = "p1" if row.get("p1_ns") is not None else "min"
         center = "median" if row.get("median_ns") is not None else "mean"  # irtt: a mean only
         out.append({"method": row["method"], "mode": row["mode"],

@@ -39,7 +39,7 @@ import re
 from typing import Dict, List, Optional
 
 from ._units import format_go
-from .records import error_ns, flatten, stat_error
+from .records import error_ns, flatten, origin_ns, stat_error
 
 __all__ = ["STYLES", "format", "parse", "records_for_report", "text_table", "html_table"]
 
@@ -179,8 +179,8 @@ def _core_rows(rows: List[dict]) -> List[dict]:
     for r in rows:
         st = r.get("_stats")
         if st is None:
-            mode = r.get("mode") or "relative"
-            shift = r["requested_ns"] if mode == "periodic" else 0
+            # the recorded value of an actual duration: origin + its error (the one rule)
+            shift = r["requested_ns"] - origin_ns(r.get("mode"), r["requested_ns"])
             mean = _mean_ns(r) - shift
             med = r.get("median_ns", r.get("actual_ns"))
             med = (med - shift) if med is not None else mean
