@@ -34,8 +34,9 @@ __all__ = ["sleep", "Sleeper", "Pacer", "HANDOFF"]
 #: holding the GIL, instead of in C with the GIL released (see below).
 HANDOFF = 50e-6
 
-# The longest single sleep the core takes (s); Sleeper.sleep chunks longer ones.
-_CHUNK_S = 86400
+# The longest single sleep the core takes (ns, SLEEPACC_MAX_DURATION_NS, one
+# day); Sleeper.sleep chunks longer ones.
+_CHUNK_NS = _core.MAX_DURATION_NS
 
 
 class _Precise:
@@ -117,14 +118,14 @@ class Sleeper(_Precise, _core.Sleeper):
         of at most a day toward the one deadline.  The GIL is released
         except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
         if ((isinstance(seconds, int) and not isinstance(seconds, bool)
-                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_S):
+                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_NS / 1e9):
             whole = int(seconds)   # exact integer arithmetic: 1e300 * 1e9 would be inf
             end = time.monotonic_ns() + whole * 1_000_000_000 + round((seconds - whole) * 1e9)
             while True:
                 now = time.monotonic_ns()
-                if end - now <= int(_CHUNK_S * 1e9):
+                if end - now <= _CHUNK_NS:
                     break
-                self.sleep_until(now + int(_CHUNK_S * 1e9))
+                self.sleep_until(now + _CHUNK_NS)
             self.sleep_until(end)
             return
         ns = _core.seconds_ns(seconds, "seconds")

@@ -67,7 +67,7 @@ def test_sleeps_longer_than_a_day_are_accepted_like_time_sleep(seconds, unchange
 
 def test_long_sleeps_are_chunked_toward_one_deadline(monkeypatch):
     # the chunking itself, with a 30 ms "longest sleep": 0.1 s in 4 chunks
-    monkeypatch.setattr(precise, "_CHUNK_S", 0.03)
+    monkeypatch.setattr(precise, "_CHUNK_NS", 30_000_000)
     s = sleepacc.Sleeper("clock_nanosleep")
     t0 = time.monotonic_ns()
     s.sleep(0.1)
