@@ -414,6 +414,7 @@ static int core_exec(PyObject *module) {
   if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
       PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
+      PyModule_AddIntConstant(module, "SWEEP_BUDGET_NS", SLEEPACC_SWEEP_BUDGET_NS) < 0 ||
       add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
       add(module, "stats_fields", names_tuple(sleepacc_stats_fields, NULL)) < 0 ||
       add(module, "result_fields", names_tuple(sleepacc_result_fields, NULL)) < 0 ||

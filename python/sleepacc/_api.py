@@ -42,6 +42,9 @@ DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
 #: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
 #: the core's SLEEPACC_MAX_SAMPLES.
 MAX_SAMPLES = _core.MAX_SAMPLES
+#: A sweep's budget per point (s) when none is given: the core's
+#: SLEEPACC_SWEEP_BUDGET_NS (Lua's sweep default too).
+_SWEEP_BUDGET = _core.SWEEP_BUDGET_NS / 1e9
 #: Default margin of the hybrid method (s), the core's
 #: SLEEPACC_DEFAULT_MARGIN_NS: kernel sleep to deadline - margin, then spin.
 DEFAULT_MARGIN = _core.config_default()["margin_ns"] / 1e9
@@ -652,7 +655,7 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
                durations: Optional[Iterable[Seconds]] = None, *,
-               budget: Optional[Seconds] = 0.5, mode: str = "relative",
+               budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = "relative",
                progress: Optional[Callable[[int, int, str, float], Any]] = None,
                skip: Iterable[tuple[str, int]] = (),
                per_point: Optional[Callable[[Sequence[SweepPoint]], Mapping[str, Any]]] = None,
@@ -745,7 +748,7 @@ class _NotebookProgress:
 
 def sweep(methods: Union[None, str, Iterable[str]] = None,
           durations: Optional[Iterable[Seconds]] = None, *,
-          budget: Optional[Seconds] = 0.5, mode: str = "relative",
+          budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = "relative",
           progress: Optional[Callable[[int, int, str, float], Any]] = None,
           **environment: Any) -> Sweep:
     """Measure every method at every duration (:func:`iter_sweep`, collected).

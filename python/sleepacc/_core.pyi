@@ -8,6 +8,7 @@ VERSION: str
 MAX_DURATION_NS: int
 HIST_PRECISION: float
 MAX_SAMPLES: int
+SWEEP_BUDGET_NS: int   # a sweep's budget per point when none is given
 stats_fields: tuple[str, ...]
 result_fields: tuple[str, ...]
 policy_names: tuple[str, ...]   # index = the core's value

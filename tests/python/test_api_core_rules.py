@@ -23,6 +23,10 @@ def test_defaults_come_from_the_core():
     assert sig["budget"].default == d["budget_ns"] / 1e9
     assert sig["warmup"].default == d["warmup"]
     assert sleepacc.MAX_SAMPLES == _core.MAX_SAMPLES == 4_000_000
+    # a sweep's budget per point: the core's SLEEPACC_SWEEP_BUDGET_NS (Lua's too)
+    assert _core.SWEEP_BUDGET_NS == 500_000_000
+    for f in (sleepacc.sweep, sleepacc.iter_sweep):
+        assert inspect.signature(f).parameters["budget"].default == _core.SWEEP_BUDGET_NS / 1e9
 
 
 def test_one_hybrid_margin():
