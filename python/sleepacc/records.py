@@ -288,8 +288,10 @@ def check_point(p, where: str) -> None:
     if not isinstance(p["method"], str) or not p["method"]:
         raise ValueError(f"{where}: method must be a method name (a string), got "
                          f"{_kind(p['method'])} {p['method']!r:.40}")
-    if p["mode"] not in ("relative", "periodic"):
-        raise ValueError(f"{where}: mode must be 'relative' or 'periodic', got {p['mode']!r:.40}")
+    from . import _core   # the mode names are the core's (sleepacc_mode_name)
+    if p["mode"] not in _core.mode_names:
+        raise ValueError(f"{where}: mode must be " + " or ".join(map(repr, _core.mode_names))
+                         + f", got {p['mode']!r:.40}")
     _check_int(p["requested_ns"], "requested_ns", where, 0)
     _check_int(p["n"], "n", where, 0, none_ok=True)
     _check_obj(p["stats"], "stats", where, none_ok=False)

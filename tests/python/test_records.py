@@ -200,6 +200,15 @@ def test_results_file_append_torn_tail_and_resume(tmp_path):
         records.ResultsFile(path).open(resume=True)
 
 
+def test_a_point_of_an_unknown_mode_is_refused_naming_the_cores_modes():
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    records.check_point(m, "f:2")
+    m["mode"] = "sideways"
+    with pytest.raises(ValueError, match=r"^f:2: mode must be 'relative' or 'periodic', "
+                                         r"got 'sideways'$"):
+        records.check_point(m, "f:2")
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
