@@ -69,9 +69,6 @@ def methods() -> list[Method]:
     return [Method(**row) for row in _core.methods()]
 
 
-_registry = methods  # sweep() has a parameter named `methods`
-
-
 class Stats(Mapping):
     """Summary statistics in ns: n, min, max, mean, std, median, p90, p99, p999,
     undersleeps (the core's ``sleepacc_stats`` fields, in its order).
@@ -606,8 +603,8 @@ class SweepPoint(NamedTuple):
 
 
 def _sweep_names(methods: Any) -> list[str]:
-    if methods is None:
-        return [row.name for row in _registry() if row.available]
+    """The method names given (not None), as a list; each is checked by the
+    core's rule (sweep_points)."""
     if isinstance(methods, str):
         names = [methods]
     else:
@@ -622,16 +619,13 @@ def _sweep_names(methods: Any) -> list[str]:
 
 
 def _sweep_durations(durations: Any) -> list[Any]:
-    if durations is None:
-        return list(DEFAULT_DURATIONS)
+    """The durations given (not None), as a list."""
     if isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
         raise TypeError("durations must be a list of seconds or None, got "
                         f"{type(durations).__name__}")
     durations = list(durations)
     if not durations:
         raise ValueError("durations must not be empty")
-    for i, d in enumerate(durations):
-        _core.seconds_ns(d, f"durations[{i}]")
     return durations
 
 
@@ -648,8 +642,11 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
     names = None if methods is None else _sweep_names(methods)
-    ladder = array.array("q", [_core.seconds_ns(d) for d in _sweep_durations(durations)])
-    # mode and each name: the core's rules of the options "mode" and "method"
+    # None: the core's defaults (every available method, its ladder); each
+    # duration by the core's duration rule, named; mode and each name by the
+    # core's rules of the options "mode" and "method"
+    ladder = None if durations is None else array.array("q", [
+        _core.seconds_ns(d, f"durations[{i}]") for i, d in enumerate(_sweep_durations(durations))])
     return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, mode)]
 
 
@@ -771,9 +768,11 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
         progress = _NotebookProgress()
     points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
                         **environment)
-    names = _sweep_names(methods)
-    settings = {"methods": names,
-                "durations": [_plain_number(d) for d in _sweep_durations(durations)],
+    # methods None: those the core's plan measures (every available one)
+    names = (list(dict.fromkeys(p.method for p in sweep_points(None, durations, mode)))
+             if methods is None else _sweep_names(methods))
+    ladder = DEFAULT_DURATIONS if durations is None else _sweep_durations(durations)
+    settings = {"methods": names, "durations": [_plain_number(d) for d in ladder],
                 "budget": _plain_number(budget), "mode": mode,
                 **{k: _plain_number(v) for k, v in environment.items()}}
     host = sweep_host()

@@ -199,6 +199,24 @@ def test_sweep_mode_and_names_by_the_core_rules():
     assert sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode="periodic") == [("nanosleep", 10**6)]
 
 
+def test_a_default_sweep_is_the_cores_plan():
+    # None: every available method over the core's ladder (sleepacc_sweep_plan),
+    # and the settings name the methods that plan measures
+    points = sleepacc._api.sweep_points()
+    avail = [m for m in sleepacc.methods() if m.available]
+    floors = {m.name for m in avail if m.family == "baseline"}
+    assert {p.method for p in points} == {m.name for m in avail}
+    assert {p.duration_ns for p in points if p.method not in floors} == set(
+        _core.default_durations_ns)
+    sw = sleepacc.sweep(durations=[1e-5], budget=0.002, mode="periodic", warmup=0)
+    assert floors and not floors & set(sw.settings["methods"])     # periodic leaves floors out
+    assert sw.settings["methods"] == list(dict.fromkeys(m.method for m in sw))
+    assert sleepacc.sweep(["nanosleep"], budget=0.002, n=1).settings["durations"] == list(
+        sleepacc.DEFAULT_DURATIONS)
+    with pytest.raises(ValueError, match=r"^durations\[1\]: must be non-negative, got -1"):
+        sleepacc._api.sweep_points(["nanosleep"], [1e-3, -1])
+
+
 @pytest.mark.parametrize("make, says, exc", [
     (lambda: sleepacc.Sleeper(quantile="0.9"), r"^quantile: must be a number, got str$", TypeError),
     (lambda: sleepacc.Sleeper(quantile=1.5), r"^quantile: must be in \(0, 1\), got 1\.5$", ValueError),
