@@ -175,6 +175,7 @@ def format(data, style: str = "irtt") -> str:  # noqa: A001  (the public name)
 
 
 def _core_rows(rows: List[dict]) -> List[dict]:
+    from . import _core
     out = []
     for r in rows:
         st = r.get("_stats")
@@ -188,10 +189,10 @@ def _core_rows(rows: List[dict]) -> List[dict]:
             def g(k, default):
                 v = r.get(f"{k}_ns")
                 return int(round(v)) if v is not None else int(round(default))
-            st = {"n": _loops(r), "min": g("min", med), "max": g("max", med), "mean": mean,
-                  "std": float(r.get("std_ns") or 0.0), "median": int(round(med)),
-                  "p90": g("p90", med), "p99": g("p99", med), "p999": g("p999", med),
-                  "undersleeps": int(r.get("undersleeps") or 0)}
+            # every order statistic of the core's table: the row's, else the median
+            st = {k: g(k, med) for k in _core.stats_fields}
+            st.update(n=_loops(r), mean=mean, std=float(r.get("std_ns") or 0.0),
+                      median=int(round(med)), undersleeps=int(r.get("undersleeps") or 0))
         cpu = r.get("cpu_percent")
         out.append({"method": str(r["method"]), "requested_ns": int(r["requested_ns"]),
                     "mode": r.get("mode") or "relative", "stats": st,
