@@ -277,6 +277,13 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
+/* stats_level(name): sleepacc_stats_level, the quantile level of a statistic (-1: none). */
+static PyObject *py_stats_level(PyObject *self, PyObject *name) {
+  const char *s = PyUnicode_AsUTF8(name);
+  (void)self;
+  return s ? PyFloat_FromDouble(sleepacc_stats_level(s)) : NULL;
+}
+
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
@@ -374,6 +381,7 @@ static PyMethodDef core_methods[] = {
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
+  {"stats_level", py_stats_level, METH_O, "stats_level(name) -> quantile level, -1 for none"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},

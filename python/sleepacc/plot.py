@@ -287,10 +287,16 @@ def series(data) -> List[dict]:
     return out
 
 
+def _quantile_levels() -> dict:
+    from . import _core
+    levels = {k: _core.stats_level(k) for k in _core.stats_fields}
+    return {k: q for k, q in sorted(levels.items(), key=lambda kv: kv[1]) if q >= 0}
+
+
 #: Order statistics of the core drawn by the distribution plots when the
-#: samples were not kept, with the share of samples at or below each.
-_QUANTILE_LEVEL = {"min": 0.0, "p1": 0.01, "p10": 0.10, "p25": 0.25, "median": 0.5,
-                   "p75": 0.75, "p90": 0.90, "p99": 0.99, "p999": 0.999, "max": 1.0}
+#: samples were not kept, with the share of samples at or below each (the
+#: core's levels, sleepacc_stats_level), in increasing order.
+_QUANTILE_LEVEL = _quantile_levels()
 _QUANTILES = tuple(_QUANTILE_LEVEL)
 
 

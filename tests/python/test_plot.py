@@ -54,6 +54,21 @@ def _legend_texts(fig):
             for t in ax.get_legend().get_texts()]
 
 
+def test_quantile_levels_are_the_cores():
+    # the level of each order statistic is the core's (sleepacc_stats_level):
+    # on 1..1000 the core's statistic at level q is q * 1000 (nearest rank)
+    import array
+    from sleepacc import _core
+    st = _core.stats(array.array("q", range(1000, 0, -1)), 0)
+    assert list(plot._QUANTILE_LEVEL) == ["min", "p1", "p10", "p25", "median", "p75", "p90",
+                                          "p99", "p999", "max"]
+    for name, q in plot._QUANTILE_LEVEL.items():
+        assert st[name] == max(1, round(q * 1000)), name
+    assert _core.stats_level("mean") == _core.stats_level("n") == -1.0
+    with pytest.raises(TypeError):
+        _core.stats_level(None)
+
+
 def test_families_come_from_the_registry():
     from types import SimpleNamespace as Row
     reg = {m.name: m for m in sleepacc.methods()}
