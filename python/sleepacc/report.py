@@ -45,9 +45,6 @@ __all__ = ["STYLES", "format", "parse", "records_for_report", "text_table", "htm
 
 STYLES = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
 
-_STAT_FIELDS = ("n", "min", "max", "mean", "std", "median", "p90", "p99", "p999",
-                "undersleeps")
-
 
 # ---------------------------------------------------------------------------
 # Plain aligned text tables (the CLI's info, measure and compare tables)
