@@ -116,6 +116,14 @@ static PyObject *py_config_default(PyObject *self, PyObject *unused) {
   return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
+/* The defaults of a Sleeper/Pacer (sleepacc_sleeper_config_default), by its field table. */
+static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
+  sleepacc_sleeper_config c;
+  (void)self; (void)unused;
+  sleepacc_sleeper_config_default(&c);
+  return sleepacc_py_from_fields(sleepacc_sleeper_config_fields, &c);
+}
+
 static PyObject *py_config_check(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
@@ -374,6 +382,7 @@ static PyMethodDef core_methods[] = {
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
+  {"sleeper_default", py_sleeper_default, METH_NOARGS, "sleeper_default() -> dict: Sleeper/Pacer's"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},

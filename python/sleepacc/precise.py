@@ -30,6 +30,10 @@ from . import _core
 
 __all__ = ["sleep", "Sleeper", "Pacer", "HANDOFF"]
 
+#: The core's defaults of a Sleeper and a Pacer (sleepacc_sleeper_config_default):
+#: the signatures below show them.
+_DEFAULTS = _core.sleeper_default()
+
 #: Seconds of each spin that ``Sleeper`` and ``Pacer`` spin from Python,
 #: holding the GIL, instead of in C with the GIL released (see below).
 HANDOFF = 50e-6
@@ -104,7 +108,7 @@ class Sleeper(_Precise, _core.Sleeper):
     last_wake_ns = _stat("last_wake_ns", "int: when the last completed sleep ended "
                          "(CLOCK_MONOTONIC ns, the core's own clock read; 0 before the first).")
 
-    def __init__(self, method: str = "auto", quantile: float = 0.99,
+    def __init__(self, method: str = _DEFAULTS["method"], quantile: float = _DEFAULTS["quantile"],
                  margin: Optional[float] = None, handoff: float = HANDOFF,
                  dma_latency: Optional[int] = None) -> None:
         super().__init__(_config({
@@ -168,7 +172,8 @@ class Pacer(_Precise, _core.Pacer):
                              "(0 before the first).")
     missed = _stat("missed", "str: the missed-tick policy.")
 
-    def __init__(self, period: float, method: str = "auto", missed: str = "skip",
+    def __init__(self, period: float, method: str = _DEFAULTS["method"],
+                 missed: str = _DEFAULTS["missed"],
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
         super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
@@ -219,7 +224,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def sleep(seconds: float, method: str = "auto") -> None:
+def sleep(seconds: float, method: str = _DEFAULTS["method"]) -> None:
     """Sleep ``seconds`` (int or float, any finite value >= 0, as
     ``time.sleep``; over a day in chunks) and never wake early.
 

@@ -29,6 +29,18 @@ def test_defaults_come_from_the_core():
         assert inspect.signature(f).parameters["budget"].default == _core.SWEEP_BUDGET_NS / 1e9
 
 
+def test_sleeper_and_pacer_defaults_come_from_the_core():
+    d = _core.sleeper_default()
+    assert (d["method"], d["quantile"], d["missed"]) == ("auto", 0.99, "skip")
+    sig = inspect.signature(sleepacc.Sleeper).parameters
+    assert sig["method"].default == d["method"] and sig["quantile"].default == d["quantile"]
+    sig = inspect.signature(sleepacc.Pacer).parameters
+    assert sig["method"].default == d["method"] and sig["missed"].default == d["missed"]
+    assert inspect.signature(sleepacc.sleep).parameters["method"].default == d["method"]
+    with sleepacc.Sleeper() as s:
+        assert s.method == "auto" and s.stats["quantile"] == d["quantile"]
+
+
 def test_one_hybrid_margin():
     """Python measure, Lua measure and Sleeper("hybrid") once used 100, 200
     and 125 us; the core's one default is 125 us for all."""
