@@ -445,6 +445,9 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
 #: The core's defaults of a run (sleepacc_config_default), the one place they
 #: are written; measure()'s signature shows them.
 _DEFAULTS = _core.config_default()
+_MODE = _core.mode_names[_DEFAULTS["mode"]]            # "relative"
+_KEEP = bool(_DEFAULTS["keep_samples"])                # True
+_LOCK = bool(_DEFAULTS["env"]["lock_memory"])          # False
 
 
 class _Plan(NamedTuple):
@@ -460,10 +463,10 @@ _NONE_IS_ABSENT = ("n", "slack", "policy", "priority", "cpu", "margin", "dma_lat
 
 
 def _plan(method: Any, duration: Any, *, n: Any = None,
-          budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = "relative",
-          warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = True,
+          budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = _MODE,
+          warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = _KEEP,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
-          lock_memory: Any = False, margin: Any = None, dma_latency: Any = None,
+          lock_memory: Any = _LOCK, margin: Any = None, dma_latency: Any = None,
           sweep_point: bool = False) -> _Plan:
     """The core's checked config of a measure() call (``_core.plan``): every
     option converted by the core's rule of its kind, the defaults that
@@ -511,11 +514,11 @@ def _run(plan: _Plan) -> Measurement:
 
 
 def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
-            budget: Optional[Seconds] = _DEFAULTS["budget_ns"] / 1e9, mode: str = "relative",
+            budget: Optional[Seconds] = _DEFAULTS["budget_ns"] / 1e9, mode: str = _MODE,
             warmup: int = _DEFAULTS["warmup"],
-            keep_samples: bool = True, slack: Optional[int] = None,
+            keep_samples: bool = _KEEP, slack: Optional[int] = None,
             policy: Optional[str] = None, priority: Optional[int] = None,
-            cpu: Optional[int] = None, lock_memory: bool = False,
+            cpu: Optional[int] = None, lock_memory: bool = _LOCK,
             margin: Optional[Seconds] = None,
             dma_latency: Optional[int] = None) -> Measurement:
     """Measure how `method` sleeps for `duration` seconds.
@@ -631,7 +634,7 @@ def _sweep_durations(durations: Any) -> list[Any]:
 
 def sweep_points(methods: Union[None, str, Iterable[str]] = None,
                  durations: Optional[Iterable[Seconds]] = None,
-                 mode: str = "relative") -> list[SweepPoint]:
+                 mode: str = _MODE) -> list[SweepPoint]:
     """The points a sweep measures, in order: each method over the
     durations (seconds; None: DEFAULT_DURATIONS), each duration once.
 
@@ -652,7 +655,7 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
                durations: Optional[Iterable[Seconds]] = None, *,
-               budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = "relative",
+               budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = _MODE,
                progress: Optional[Callable[[int, int, str, float], Any]] = None,
                skip: Iterable[tuple[str, int]] = (),
                per_point: Optional[Callable[[Sequence[SweepPoint]], Mapping[str, Any]]] = None,
@@ -745,7 +748,7 @@ class _NotebookProgress:
 
 def sweep(methods: Union[None, str, Iterable[str]] = None,
           durations: Optional[Iterable[Seconds]] = None, *,
-          budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = "relative",
+          budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = _MODE,
           progress: Optional[Callable[[int, int, str, float], Any]] = None,
           **environment: Any) -> Sweep:
     """Measure every method at every duration (:func:`iter_sweep`, collected).

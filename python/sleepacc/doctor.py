@@ -90,8 +90,9 @@ class _Point:
 
 def _measure(method, budget, mode="relative", **env):
     # samples kept: exact medians (the streaming histogram is within 1 %, too
-    # coarse for differences of a few µs on a 1 ms sleep); a few hundred values
-    return sleepacc.measure(method, REFERENCE_NS / 1e9, budget=budget, warmup=2,
+    # coarse for differences of a few µs on a 1 ms sleep); a few hundred values;
+    # the warm-up is the core's default
+    return sleepacc.measure(method, REFERENCE_NS / 1e9, budget=budget,
                             keep_samples=True, mode=mode, **env)
 
 

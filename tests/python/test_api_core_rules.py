@@ -22,6 +22,10 @@ def test_defaults_come_from_the_core():
     sig = inspect.signature(sleepacc.measure).parameters
     assert sig["budget"].default == d["budget_ns"] / 1e9
     assert sig["warmup"].default == d["warmup"]
+    assert sig["mode"].default == _core.mode_names[d["mode"]] == "relative"
+    assert sig["keep_samples"].default is True and sig["lock_memory"].default is False
+    for f in (sleepacc.sweep, sleepacc.iter_sweep, sleepacc._api.sweep_points):
+        assert inspect.signature(f).parameters["mode"].default == "relative"
     assert sleepacc.MAX_SAMPLES == _core.MAX_SAMPLES == 4_000_000
     # a sweep's budget per point: the core's SLEEPACC_SWEEP_BUDGET_NS (Lua's too)
     assert _core.SWEEP_BUDGET_NS == 500_000_000
