@@ -173,8 +173,9 @@ def short_sweep(budget, progress=None):
     if progress:
         def cb(done, total, method, seconds):
             progress(done, total, method, int(round(seconds * 1e9)))
-    # every point takes a few samples: a budget shorter than one sample of
-    # the longest duration is refused by the core (sleepacc_config_check)
+    # every point takes at least two samples of the longest duration: the
+    # doctor's choice (a sweep's point under a shorter budget would take one,
+    # the core's rule for a sweep point)
     budget = max(budget, 2 * max(SHORT_DURATIONS_NS) / 1e9)
     return list(_api.iter_sweep(methods, [d / 1e9 for d in SHORT_DURATIONS_NS], budget=budget,
                                 warmup=1, keep_samples=True, progress=cb))
