@@ -236,7 +236,8 @@ def series(data) -> List[dict]:
     the quantiles the records carry).  Keys: method, mode, requested_ns, n,
     median, p1 (the core's p1, or the minimum when the record has none),
     p99, max, cpu_percent, cpu_ns_per_call, errors (array of the samples'
-    errors, or None), group.  Errors follow sleepacc.records.error_ns."""
+    errors, or None), undersleeps (the core's count; measurements only),
+    group.  Errors follow sleepacc.records.error_ns."""
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
@@ -283,7 +284,7 @@ def series(data) -> List[dict]:
                                   if row.get(f"{q}_ns") is not None},
                     "cpu_percent": row["cpu_percent"],
                     "cpu_ns_per_call": row["cpu_ns_per_call"], "errors": errs,
-                    "group": None})
+                    "undersleeps": row.get("undersleeps"), "group": None})
     return out
 
 
@@ -580,7 +581,7 @@ def histogram(measurement, *, bins: Optional[int] = None, title: Optional[str] =
     note = f"{bins} {'log-spaced' if log_x else 'equal'} bins."
     if n < _FEW:
         note += f" No p99 mark: fewer than {_FEW} samples."
-    under = int((errs < 0).sum()) if row["mode"] != "periodic" else 0
+    under = row.get("undersleeps") or 0     # the core's count, by its threshold
     if under:
         note += f" {under} undersleeps (error < 0)."
     _footnote(fig, note, lines=1)

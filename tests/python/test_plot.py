@@ -69,6 +69,18 @@ def test_quantile_levels_are_the_cores():
         _core.stats_level(None)
 
 
+def test_histogram_counts_undersleeps_by_the_core():
+    # the footnote gives the record's (the core's) undersleeps, not a recount
+    import array
+    from sleepacc import _core
+    m = sleepacc.measure("nanosleep", 1e-4, n=5).to_dict()
+    m["samples"] = [50_000] * 3 + [150_000] * 197
+    m["stats"] = _core.stats(array.array("q", m["samples"]), 100_000)
+    assert plot.series([m])[0]["undersleeps"] == m["stats"]["undersleeps"] == 3
+    fig = plot.histogram(m)
+    assert any("3 undersleeps" in t.get_text() for t in fig.texts)
+
+
 def test_families_come_from_the_registry():
     from types import SimpleNamespace as Row
     reg = {m.name: m for m in sleepacc.methods()}
