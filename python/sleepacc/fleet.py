@@ -25,8 +25,8 @@ REFERENCE_NS = 1_000_000
 
 
 def _stat_fields() -> tuple:
-    from sleepacc import _core
-    return tuple(f for f in _core.stats_fields if f not in ("n", "std", "undersleeps"))
+    from sleepacc import _core   # order statistics: those with a quantile level
+    return tuple(f for f in _core.stats_fields if _core.stats_level(f) >= 0 or f == "mean")
 
 
 #: Statistics a fleet can be ranked by (the core's order statistics and mean).
