@@ -279,6 +279,14 @@ void sleepacc_hist_stats(const sleepacc_hist *h, sleepacc_stats *out);
 int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
                            int64_t *scratch, sleepacc_stats *out);
 
+/* --- The quantile level of a statistic (rules12: issue 12, csrc/stats.c). --- */
+/* The share of samples at or below the statistic `name` of
+ * sleepacc_stats_fields by the nearest-rank rule: "min" 0, "p1" 0.01, ...,
+ * "median" 0.5, ..., "p999" 0.999, "max" 1; -1 for a field that is no order
+ * statistic (n, mean, std, undersleeps), an unknown name or NULL.  So a
+ * binding or a plot reads the levels here, not from a copy of them. */
+double sleepacc_stats_level(const char *name);
+
 /* Field kinds and values (py12: issue 12, csrc/fields.c).  More field
  * types, beside sleepacc_field_type's: */
 #define SLEEPACC_FIELD_MODE 8  /* int sleepacc_mode, by its name (sleepacc_mode_name) */

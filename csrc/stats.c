@@ -2,8 +2,9 @@
  * stats.c -- summary statistics of samples: exact ones over a buffer and
  * streaming ones from a constant-size log-scale histogram.
  *
- * Owns: sleepacc_hist_init/add/quantile/stats, sleepacc_stats_compute and
- * the field table sleepacc_stats_fields[].  Allocates nothing.
+ * Owns: sleepacc_hist_init/add/quantile/stats, sleepacc_stats_compute,
+ * sleepacc_stats_level and the field table sleepacc_stats_fields[].
+ * Allocates nothing.
  *
  * Percentile definition (the one used everywhere in sleepacc, buffer and
  * histogram alike, so the two paths agree):
@@ -422,4 +423,22 @@ int sleepacc_stats_compute(const int64_t *samples, size_t n, int64_t threshold,
     from = k;
   }
   return 0;
+}
+
+/* The quantile level of the statistic `name` (see sleepacc.h): min and max
+ * are the levels 0 and 1 of the nearest-rank rule, the others the level of
+ * their slot in stats_q. */
+double sleepacc_stats_level(const char *name)
+{
+  if (!name)
+    return -1.0;
+  if (!strcmp(name, "min"))
+    return 0.0;
+  if (!strcmp(name, "max"))
+    return 1.0;
+  for (const sleepacc_field *f = sleepacc_stats_fields; f->name; f++)
+    for (int j = 0; j < SLEEPACC__NQ && !strcmp(f->name, name); j++)
+      if (stats_q_at[j] == f->offset)
+        return stats_q[j];
+  return -1.0;
 }

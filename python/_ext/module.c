@@ -116,6 +116,14 @@ static PyObject *py_config_default(PyObject *self, PyObject *unused) {
   return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
+/* The defaults of a Sleeper/Pacer (sleepacc_sleeper_config_default), by its field table. */
+static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
+  sleepacc_sleeper_config c;
+  (void)self; (void)unused;
+  sleepacc_sleeper_config_default(&c);
+  return sleepacc_py_from_fields(sleepacc_sleeper_config_fields, &c);
+}
+
 static PyObject *py_config_check(PyObject *self, PyObject *m) {
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
@@ -277,6 +285,13 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
+/* stats_level(name): sleepacc_stats_level, the quantile level of a statistic (-1: none). */
+static PyObject *py_stats_level(PyObject *self, PyObject *name) {
+  const char *s = PyUnicode_AsUTF8(name);
+  (void)self;
+  return s ? PyFloat_FromDouble(sleepacc_stats_level(s)) : NULL;
+}
+
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
@@ -367,6 +382,7 @@ static PyMethodDef core_methods[] = {
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
+  {"sleeper_default", py_sleeper_default, METH_NOARGS, "sleeper_default() -> dict: Sleeper/Pacer's"},
   {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
@@ -374,6 +390,7 @@ static PyMethodDef core_methods[] = {
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
+  {"stats_level", py_stats_level, METH_O, "stats_level(name) -> quantile level, -1 for none"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},
@@ -414,6 +431,7 @@ static int core_exec(PyObject *module) {
   if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
       PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
       PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
+      PyModule_AddIntConstant(module, "SWEEP_BUDGET_NS", SLEEPACC_SWEEP_BUDGET_NS) < 0 ||
       add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
       add(module, "stats_fields", names_tuple(sleepacc_stats_fields, NULL)) < 0 ||
       add(module, "result_fields", names_tuple(sleepacc_result_fields, NULL)) < 0 ||

@@ -42,6 +42,9 @@ DEFAULT_DURATIONS = tuple(ns / 1e9 for ns in _core.default_durations_ns)
 #: Largest sample buffer :func:`measure` sizes from a budget (8 bytes each):
 #: the core's SLEEPACC_MAX_SAMPLES.
 MAX_SAMPLES = _core.MAX_SAMPLES
+#: A sweep's budget per point (s) when none is given: the core's
+#: SLEEPACC_SWEEP_BUDGET_NS (Lua's sweep default too).
+_SWEEP_BUDGET = _core.SWEEP_BUDGET_NS / 1e9
 #: Default margin of the hybrid method (s), the core's
 #: SLEEPACC_DEFAULT_MARGIN_NS: kernel sleep to deadline - margin, then spin.
 DEFAULT_MARGIN = _core.config_default()["margin_ns"] / 1e9
@@ -64,9 +67,6 @@ class Method(NamedTuple):
 def methods() -> list[Method]:
     """Every method the core registers, available or not, in registry order."""
     return [Method(**row) for row in _core.methods()]
-
-
-_registry = methods  # sweep() has a parameter named `methods`
 
 
 class Stats(Mapping):
@@ -217,15 +217,13 @@ class Measurement:
     def errors_ns(self) -> Optional[np.ndarray]:
         """Error of each sample in ns as a numpy int64 array: relative mode
         actual - requested (a new array), periodic mode the lateness itself
-        (a view of ``samples``).  ``None`` when the run streamed."""
+        (a view of ``samples``), by the one error rule
+        (:func:`sleepacc.records.error_ns`).  ``None`` when the run streamed."""
         if self.samples is None:
             return None
         import numpy as np
 
-        values = np.asarray(self.samples)
-        if self.mode == "periodic":
-            return values
-        return values - np.int64(self.requested_ns)
+        return records.error_ns(self.mode, np.int64(self.requested_ns), np.asarray(self.samples))
 
     def to_dict(self) -> dict[str, Any]:
         """The record of the shared schema ``sleepacc/1`` (see sleepacc.records)."""
@@ -447,6 +445,9 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
 #: The core's defaults of a run (sleepacc_config_default), the one place they
 #: are written; measure()'s signature shows them.
 _DEFAULTS = _core.config_default()
+_MODE = _core.mode_names[_DEFAULTS["mode"]]            # "relative"
+_KEEP = bool(_DEFAULTS["keep_samples"])                # True
+_LOCK = bool(_DEFAULTS["env"]["lock_memory"])          # False
 
 
 class _Plan(NamedTuple):
@@ -462,10 +463,10 @@ _NONE_IS_ABSENT = ("n", "slack", "policy", "priority", "cpu", "margin", "dma_lat
 
 
 def _plan(method: Any, duration: Any, *, n: Any = None,
-          budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = "relative",
-          warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = True,
+          budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = _MODE,
+          warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = _KEEP,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
-          lock_memory: Any = False, margin: Any = None, dma_latency: Any = None,
+          lock_memory: Any = _LOCK, margin: Any = None, dma_latency: Any = None,
           sweep_point: bool = False) -> _Plan:
     """The core's checked config of a measure() call (``_core.plan``): every
     option converted by the core's rule of its kind, the defaults that
@@ -513,11 +514,11 @@ def _run(plan: _Plan) -> Measurement:
 
 
 def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
-            budget: Optional[Seconds] = _DEFAULTS["budget_ns"] / 1e9, mode: str = "relative",
+            budget: Optional[Seconds] = _DEFAULTS["budget_ns"] / 1e9, mode: str = _MODE,
             warmup: int = _DEFAULTS["warmup"],
-            keep_samples: bool = True, slack: Optional[int] = None,
+            keep_samples: bool = _KEEP, slack: Optional[int] = None,
             policy: Optional[str] = None, priority: Optional[int] = None,
-            cpu: Optional[int] = None, lock_memory: bool = False,
+            cpu: Optional[int] = None, lock_memory: bool = _LOCK,
             margin: Optional[Seconds] = None,
             dma_latency: Optional[int] = None) -> Measurement:
     """Measure how `method` sleeps for `duration` seconds.
@@ -605,8 +606,8 @@ class SweepPoint(NamedTuple):
 
 
 def _sweep_names(methods: Any) -> list[str]:
-    if methods is None:
-        return [row.name for row in _registry() if row.available]
+    """The method names given (not None), as a list; each is checked by the
+    core's rule (sweep_points)."""
     if isinstance(methods, str):
         names = [methods]
     else:
@@ -621,22 +622,19 @@ def _sweep_names(methods: Any) -> list[str]:
 
 
 def _sweep_durations(durations: Any) -> list[Any]:
-    if durations is None:
-        return list(DEFAULT_DURATIONS)
+    """The durations given (not None), as a list."""
     if isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
         raise TypeError("durations must be a list of seconds or None, got "
                         f"{type(durations).__name__}")
     durations = list(durations)
     if not durations:
         raise ValueError("durations must not be empty")
-    for i, d in enumerate(durations):
-        _core.seconds_ns(d, f"durations[{i}]")
     return durations
 
 
 def sweep_points(methods: Union[None, str, Iterable[str]] = None,
                  durations: Optional[Iterable[Seconds]] = None,
-                 mode: str = "relative") -> list[SweepPoint]:
+                 mode: str = _MODE) -> list[SweepPoint]:
     """The points a sweep measures, in order: each method over the
     durations (seconds; None: DEFAULT_DURATIONS), each duration once.
 
@@ -647,14 +645,17 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
     names = None if methods is None else _sweep_names(methods)
-    ladder = array.array("q", [_core.seconds_ns(d) for d in _sweep_durations(durations)])
-    # mode and each name: the core's rules of the options "mode" and "method"
+    # None: the core's defaults (every available method, its ladder); each
+    # duration by the core's duration rule, named; mode and each name by the
+    # core's rules of the options "mode" and "method"
+    ladder = None if durations is None else array.array("q", [
+        _core.seconds_ns(d, f"durations[{i}]") for i, d in enumerate(_sweep_durations(durations))])
     return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, mode)]
 
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
                durations: Optional[Iterable[Seconds]] = None, *,
-               budget: Optional[Seconds] = 0.5, mode: str = "relative",
+               budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = _MODE,
                progress: Optional[Callable[[int, int, str, float], Any]] = None,
                skip: Iterable[tuple[str, int]] = (),
                per_point: Optional[Callable[[Sequence[SweepPoint]], Mapping[str, Any]]] = None,
@@ -747,7 +748,7 @@ class _NotebookProgress:
 
 def sweep(methods: Union[None, str, Iterable[str]] = None,
           durations: Optional[Iterable[Seconds]] = None, *,
-          budget: Optional[Seconds] = 0.5, mode: str = "relative",
+          budget: Optional[Seconds] = _SWEEP_BUDGET, mode: str = _MODE,
           progress: Optional[Callable[[int, int, str, float], Any]] = None,
           **environment: Any) -> Sweep:
     """Measure every method at every duration (:func:`iter_sweep`, collected).
@@ -770,9 +771,11 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
         progress = _NotebookProgress()
     points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
                         **environment)
-    names = _sweep_names(methods)
-    settings = {"methods": names,
-                "durations": [_plain_number(d) for d in _sweep_durations(durations)],
+    # methods None: those the core's plan measures (every available one)
+    names = (list(dict.fromkeys(p.method for p in sweep_points(None, durations, mode)))
+             if methods is None else _sweep_names(methods))
+    ladder = DEFAULT_DURATIONS if durations is None else _sweep_durations(durations)
+    settings = {"methods": names, "durations": [_plain_number(d) for d in ladder],
                 "budget": _plain_number(budget), "mode": mode,
                 **{k: _plain_number(v) for k, v in environment.items()}}
     host = sweep_host()

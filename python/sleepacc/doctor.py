@@ -82,17 +82,17 @@ class _Point:
         st = d["stats"]
         self.d = d
         self.n = st["n"]
-        req = d["requested_ns"] if d["mode"] == "relative" else 0
-        self.median = st["median"] - req if self.n else None
-        self.p99 = st["p99"] - req if self.n else None
+        self.median = m.error("median") if self.n else None   # the one error rule
+        self.p99 = m.error("p99") if self.n else None
         self.cpu = d.get("cpu_percent")
         self.invol = (d.get("ctx_switches") or {}).get("involuntary")
 
 
 def _measure(method, budget, mode="relative", **env):
     # samples kept: exact medians (the streaming histogram is within 1 %, too
-    # coarse for differences of a few µs on a 1 ms sleep); a few hundred values
-    return sleepacc.measure(method, REFERENCE_NS / 1e9, budget=budget, warmup=2,
+    # coarse for differences of a few µs on a 1 ms sleep); a few hundred values;
+    # the warm-up is the core's default
+    return sleepacc.measure(method, REFERENCE_NS / 1e9, budget=budget,
                             keep_samples=True, mode=mode, **env)
 
 
@@ -173,8 +173,9 @@ def short_sweep(budget, progress=None):
     if progress:
         def cb(done, total, method, seconds):
             progress(done, total, method, int(round(seconds * 1e9)))
-    # every point takes a few samples: a budget shorter than one sample of
-    # the longest duration is refused by the core (sleepacc_config_check)
+    # every point takes at least two samples of the longest duration: the
+    # doctor's choice (a sweep's point under a shorter budget would take one,
+    # the core's rule for a sweep point)
     budget = max(budget, 2 * max(SHORT_DURATIONS_NS) / 1e9)
     return list(_api.iter_sweep(methods, [d / 1e9 for d in SHORT_DURATIONS_NS], budget=budget,
                                 warmup=1, keep_samples=True, progress=cb))

@@ -170,39 +170,44 @@ class Snapshot:
         self.points: Tuple[dict, ...] = tuple(points)   # sleepacc/1 point records
 
 
+def _env_config(env: dict) -> dict:
+    """measure()'s environment keywords as the core's checked config env
+    (slack_ns, policy, priority, cpu, ...; -1 leaves a setting as it is):
+    every rule and default is the core's (a fifo/rr policy without a
+    priority runs at 1), an error naming the keyword.  The floor method
+    "clock" measures nothing here, as in the CLI's check."""
+    return sleepacc._api._plan("clock", 0, n=1, **env).config["env"]
+
+
 class _ThreadEnv:
     """Timer slack, policy and CPU applied to the calling thread for the turns
     of ``auto`` and put back afterwards: ``sleepacc.Sleeper`` takes only
     ``dma_latency`` (held by the core while the Sleeper is open), while
-    measure() applies all of them itself, in the core."""
+    measure() applies all of them itself, in the core.  `env`: measure()
+    keywords, by the core's rules and defaults (:func:`_env_config`)."""
 
     PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
-    _POLICIES = {"other": "SCHED_OTHER", "batch": "SCHED_BATCH", "idle": "SCHED_IDLE",
-                 "fifo": "SCHED_FIFO", "rr": "SCHED_RR"}
 
     def __init__(self, env: dict):
-        self.env = env
+        self.env = _env_config(env)
         self.saved: List[Tuple[str, Any]] = []
 
     def __enter__(self):
         env = self.env
         try:
-            if env.get("slack") is not None:
+            if env["slack_ns"] >= 0:
                 libc = ctypes.CDLL(None, use_errno=True)
                 old = libc.prctl(self.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-                if libc.prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(env["slack"]), 0, 0, 0):
+                if libc.prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(env["slack_ns"]), 0, 0, 0):
                     raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
                 self.saved.append(("slack", old))
-            if env.get("cpu") is not None:
+            if env["cpu"] >= 0:
                 self.saved.append(("cpu", os.sched_getaffinity(0)))
                 os.sched_setaffinity(0, {env["cpu"]})
-            if env.get("policy") is not None:
+            if env["policy"] >= 0:   # the core's policy index; its name gives the OS constant
                 self.saved.append(("policy", (os.sched_getscheduler(0), os.sched_getparam(0))))
-                prio = env.get("priority")
-                if prio is None:
-                    prio = 1 if env["policy"] in ("fifo", "rr") else 0
-                os.sched_setscheduler(0, getattr(os, self._POLICIES[env["policy"]]),
-                                      os.sched_param(prio))
+                policy = getattr(os, "SCHED_" + _core.policy_names[env["policy"]].upper())
+                os.sched_setscheduler(0, policy, os.sched_param(env["priority"]))
         except BaseException:
             self.__exit__()
             raise
@@ -251,6 +256,7 @@ class Exporter:
                 raise TypeError(f"unknown environment option {k!r} (accepted: {', '.join(ENV_KEYS)})")
         if "dma_latency" in self.env and not _measure_accepts("dma_latency"):
             raise ValueError("dma_latency: this build's sleepacc.measure has no dma_latency option")
+        self._env = _env_config(self.env)   # checked by the core before anything runs
         self.methods, self.durations_ns = list(methods), [int(d) for d in durations_ns]
         self.mode, self.cpu_budget = mode, float(cpu_budget)
         self.doctor_every = doctor_every or None
@@ -271,10 +277,10 @@ class Exporter:
 
     # -- the environment --------------------------------------------------
     def _slack_ns(self):
-        if self.env.get("policy") in ("fifo", "rr"):
+        if self._env["priority"] > 0:   # the core's rule: a priority only under fifo or rr
             return 0     # real-time threads get no timer slack
-        if self.env.get("slack") is not None:
-            return int(self.env["slack"])
+        if self._env["slack_ns"] >= 0:
+            return self._env["slack_ns"]
         return self.host.get("timer_slack_ns")
 
     def check(self) -> None:
@@ -376,8 +382,7 @@ class Exporter:
             return None
         # auto's samples are lateness itself (like periodic mode's)
         mode = "periodic" if s.method == "auto" else self.mode
-        threshold = s.duration_ns if mode == "relative" else 0
-        st = _core.stats(memoryview(raw), threshold)
+        st = _core.stats(memoryview(raw), records.origin_ns(mode, s.duration_ns))
         n = int(raw.size)
         total = int(s.counts.sum())
         cpu_pc = 100.0 * s.cpu_ns / s.wall_ns if s.wall_ns else -1.0

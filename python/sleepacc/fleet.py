@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence
 
+from sleepacc import records
 from sleepacc._units import format_ns
 
 __all__ = ["fleet", "labels_for", "pick", "error_ns", "top_cause", "STAT_FIELDS"]
@@ -24,8 +25,8 @@ REFERENCE_NS = 1_000_000
 
 
 def _stat_fields() -> tuple:
-    from sleepacc import _core
-    return tuple(f for f in _core.stats_fields if f not in ("n", "std", "undersleeps"))
+    from sleepacc import _core   # order statistics: those with a quantile level
+    return tuple(f for f in _core.stats_fields if _core.stats_level(f) >= 0 or f == "mean")
 
 
 #: Statistics a fleet can be ranked by (the core's order statistics and mean).
@@ -33,12 +34,12 @@ STAT_FIELDS = _stat_fields()
 
 
 def error_ns(point: dict, stat: str) -> Optional[float]:
-    """The error of one statistic of a point record (None without samples)."""
+    """The error of one statistic of a point record (None without samples),
+    by the one error rule (:func:`sleepacc.records.error_ns`)."""
     st = point.get("stats") or {}
     if st.get("n") == 0 or st.get(stat) is None:     # n None: a table with means only (irtt)
         return None
-    v = st[stat]
-    return v if point.get("mode") == "periodic" else v - point["requested_ns"]
+    return records.error_ns(point.get("mode"), point["requested_ns"], st[stat])
 
 
 def _has_data(m) -> bool:

@@ -88,6 +88,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import records
 from ._units import format_ns
 
 __all__ = [
@@ -191,11 +192,10 @@ def _measurement_record(m, host: Optional[Mapping] = None) -> dict:
         st = st.to_dict()
     req = int(_get(m, "requested_ns"))
     mode = _get(m, "mode", "relative") or "relative"
-    shift = req if mode == "periodic" else 0
 
-    def at(key):
-        v = st.get(key)
-        return None if v is None else float(v) + shift
+    def at(key):   # the actual duration: requested + the error (the one error rule)
+        err = records.error_ns(mode, req, st.get(key))
+        return None if err is None else float(req + err)
 
     rec = {
         "method": _get(m, "method"),

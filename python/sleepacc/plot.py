@@ -31,7 +31,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._units import format_ns
-from .records import flatten, stat_error
+from .records import flatten, origin_ns, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
            "model_fit",
@@ -236,7 +236,8 @@ def series(data) -> List[dict]:
     the quantiles the records carry).  Keys: method, mode, requested_ns, n,
     median, p1 (the core's p1, or the minimum when the record has none),
     p99, max, cpu_percent, cpu_ns_per_call, errors (array of the samples'
-    errors, or None), group.  Errors follow sleepacc.records.error_ns."""
+    errors, or None), undersleeps (the core's count; measurements only),
+    group.  Errors follow sleepacc.records.error_ns."""
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
@@ -271,8 +272,7 @@ def series(data) -> List[dict]:
         if samples is not None:
             arr = np.asarray(samples, dtype=np.float64)
             if arr.size:
-                errs = arr - (arr.dtype.type(0) if row["mode"] == "periodic"
-                              else float(row["requested_ns"]))
+                errs = arr - float(origin_ns(row["mode"], row["requested_ns"]))
         lo_stat = "p1" if row.get("p1_ns") is not None else "min"
         center = "median" if row.get("median_ns") is not None else "mean"  # irtt: a mean only
         out.append({"method": row["method"], "mode": row["mode"],
@@ -284,14 +284,20 @@ def series(data) -> List[dict]:
                                   if row.get(f"{q}_ns") is not None},
                     "cpu_percent": row["cpu_percent"],
                     "cpu_ns_per_call": row["cpu_ns_per_call"], "errors": errs,
-                    "group": None})
+                    "undersleeps": row.get("undersleeps"), "group": None})
     return out
 
 
+def _quantile_levels() -> dict:
+    from . import _core
+    levels = {k: _core.stats_level(k) for k in _core.stats_fields}
+    return {k: q for k, q in sorted(levels.items(), key=lambda kv: kv[1]) if q >= 0}
+
+
 #: Order statistics of the core drawn by the distribution plots when the
-#: samples were not kept, with the share of samples at or below each.
-_QUANTILE_LEVEL = {"min": 0.0, "p1": 0.01, "p10": 0.10, "p25": 0.25, "median": 0.5,
-                   "p75": 0.75, "p90": 0.90, "p99": 0.99, "p999": 0.999, "max": 1.0}
+#: samples were not kept, with the share of samples at or below each (the
+#: core's levels, sleepacc_stats_level), in increasing order.
+_QUANTILE_LEVEL = _quantile_levels()
 _QUANTILES = tuple(_QUANTILE_LEVEL)
 
 
@@ -575,7 +581,7 @@ def histogram(measurement, *, bins: Optional[int] = None, title: Optional[str] =
     note = f"{bins} {'log-spaced' if log_x else 'equal'} bins."
     if n < _FEW:
         note += f" No p99 mark: fewer than {_FEW} samples."
-    under = int((errs < 0).sum()) if row["mode"] != "periodic" else 0
+    under = row.get("undersleeps") or 0     # the core's count, by its threshold
     if under:
         note += f" {under} undersleeps (error < 0)."
     _footnote(fig, note, lines=1)
@@ -931,10 +937,10 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
             mid = error_ns(d, "mean") if mid is None else mid   # irtt's table: means only
             if mid is None:
                 continue
-            lo, hi = error_ns(d, "min"), error_ns(d, "p99")
-            if m.samples is not None and len(m.samples):
-                lo = float(np.percentile(np.asarray(m.samples, dtype=np.float64), 1)) - (
-                    0 if m.mode == "periodic" else m.requested_ns)
+            # the core's nearest-rank p1 and p99 (a record from before p1: the minimum)
+            lo, hi = error_ns(d, "p1"), error_ns(d, "p99")
+            if lo is None:
+                lo = error_ns(d, "min")
             rs.append((m.requested_ns, mid, lo, hi))
         if not rs:
             continue
@@ -960,8 +966,8 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     left.axvline(target, color="0.5", linestyle=":", linewidth=1)
     left.set_xlabel("requested duration")
     left.set_ylabel("error (actual − requested)")
-    left.set_title(f"{method}: median (dashed: mean) line, band from p1 (min without "
-                   "samples) to p99", fontsize=10)
+    left.set_title(f"{method}: median (dashed: mean) line, band from p1 (min in records "
+                   "without p1) to p99", fontsize=10)
     left.grid(True, which="major", alpha=0.3)
     _legend(left, len(names))
     key = f"{stat}_ns"

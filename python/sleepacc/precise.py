@@ -30,12 +30,17 @@ from . import _core
 
 __all__ = ["sleep", "Sleeper", "Pacer", "HANDOFF"]
 
+#: The core's defaults of a Sleeper and a Pacer (sleepacc_sleeper_config_default):
+#: the signatures below show them.
+_DEFAULTS = _core.sleeper_default()
+
 #: Seconds of each spin that ``Sleeper`` and ``Pacer`` spin from Python,
 #: holding the GIL, instead of in C with the GIL released (see below).
 HANDOFF = 50e-6
 
-# The longest single sleep the core takes (s); Sleeper.sleep chunks longer ones.
-_CHUNK_S = 86400
+# The longest single sleep the core takes (ns, SLEEPACC_MAX_DURATION_NS, one
+# day); Sleeper.sleep chunks longer ones.
+_CHUNK_NS = _core.MAX_DURATION_NS
 
 
 class _Precise:
@@ -103,7 +108,7 @@ class Sleeper(_Precise, _core.Sleeper):
     last_wake_ns = _stat("last_wake_ns", "int: when the last completed sleep ended "
                          "(CLOCK_MONOTONIC ns, the core's own clock read; 0 before the first).")
 
-    def __init__(self, method: str = "auto", quantile: float = 0.99,
+    def __init__(self, method: str = _DEFAULTS["method"], quantile: float = _DEFAULTS["quantile"],
                  margin: Optional[float] = None, handoff: float = HANDOFF,
                  dma_latency: Optional[int] = None) -> None:
         super().__init__(_config({
@@ -117,14 +122,14 @@ class Sleeper(_Precise, _core.Sleeper):
         of at most a day toward the one deadline.  The GIL is released
         except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
         if ((isinstance(seconds, int) and not isinstance(seconds, bool)
-                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_S):
+                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_NS / 1e9):
             whole = int(seconds)   # exact integer arithmetic: 1e300 * 1e9 would be inf
             end = time.monotonic_ns() + whole * 1_000_000_000 + round((seconds - whole) * 1e9)
             while True:
                 now = time.monotonic_ns()
-                if end - now <= int(_CHUNK_S * 1e9):
+                if end - now <= _CHUNK_NS:
                     break
-                self.sleep_until(now + int(_CHUNK_S * 1e9))
+                self.sleep_until(now + _CHUNK_NS)
             self.sleep_until(end)
             return
         ns = _core.seconds_ns(seconds, "seconds")
@@ -167,7 +172,8 @@ class Pacer(_Precise, _core.Pacer):
                              "(0 before the first).")
     missed = _stat("missed", "str: the missed-tick policy.")
 
-    def __init__(self, period: float, method: str = "auto", missed: str = "skip",
+    def __init__(self, period: float, method: str = _DEFAULTS["method"],
+                 missed: str = _DEFAULTS["missed"],
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
         super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
@@ -218,7 +224,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def sleep(seconds: float, method: str = "auto") -> None:
+def sleep(seconds: float, method: str = _DEFAULTS["method"]) -> None:
     """Sleep ``seconds`` (int or float, any finite value >= 0, as
     ``time.sleep``; over a day in chunks) and never wake early.
 

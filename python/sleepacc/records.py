@@ -52,7 +52,7 @@ import stat as _stat
 import warnings
 from typing import Any, Iterable, Mapping, Optional, Union
 
-__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "error_ns", "stat_error", "flatten",
+__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "origin_ns", "error_ns", "stat_error", "flatten",
            "context", "save", "read",
            "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",
            "ResultsFile", "clean", "go_duration_ns", "is_irtt_table", "parse_irtt_table",
@@ -102,14 +102,25 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
             pass
         raise
 
+def origin_ns(mode: Optional[str], requested_ns):
+    """What a point's recorded values are measured from, the one rule: the
+    requested duration in relative mode (a value is an actual duration), 0
+    in periodic mode (a value is already lateness).  The error of a value
+    is value - origin; it is also the core's undersleep threshold of a run
+    (engine.c: values below it count as undersleeps)."""
+    return 0 if mode == "periodic" else requested_ns
+
+
 def error_ns(mode: Optional[str], requested_ns: Union[int, float], value):
     """The error of a statistic `value` (ns) of a point: ``value -
     requested_ns`` in relative mode (the value is an actual duration), the
-    value itself in periodic mode (it is already lateness).  None stays
-    None."""
+    value itself in periodic mode (it is already lateness): value minus
+    :func:`origin_ns`.  None stays None."""
     if value is None:
         return None
-    return value if mode == "periodic" else value - requested_ns
+    if mode == "periodic":   # already lateness (origin 0): a samples array stays itself
+        return value
+    return value - origin_ns(mode, requested_ns)
 
 
 def _point_fields(point) -> dict:
@@ -277,8 +288,10 @@ def check_point(p, where: str) -> None:
     if not isinstance(p["method"], str) or not p["method"]:
         raise ValueError(f"{where}: method must be a method name (a string), got "
                          f"{_kind(p['method'])} {p['method']!r:.40}")
-    if p["mode"] not in ("relative", "periodic"):
-        raise ValueError(f"{where}: mode must be 'relative' or 'periodic', got {p['mode']!r:.40}")
+    from . import _core   # the mode names are the core's (sleepacc_mode_name)
+    if p["mode"] not in _core.mode_names:
+        raise ValueError(f"{where}: mode must be " + " or ".join(map(repr, _core.mode_names))
+                         + f", got {p['mode']!r:.40}")
     _check_int(p["requested_ns"], "requested_ns", where, 0)
     _check_int(p["n"], "n", where, 0, none_ok=True)
     _check_obj(p["stats"], "stats", where, none_ok=False)

@@ -39,14 +39,11 @@ import re
 from typing import Dict, List, Optional
 
 from ._units import format_go
-from .records import error_ns, flatten, stat_error
+from .records import error_ns, flatten, origin_ns, stat_error
 
 __all__ = ["STYLES", "format", "parse", "records_for_report", "text_table", "html_table"]
 
 STYLES = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "json")
-
-_STAT_FIELDS = ("n", "min", "max", "mean", "std", "median", "p90", "p99", "p999",
-                "undersleeps")
 
 
 # ---------------------------------------------------------------------------
@@ -175,12 +172,13 @@ def format(data, style: str = "irtt") -> str:  # noqa: A001  (the public name)
 
 
 def _core_rows(rows: List[dict]) -> List[dict]:
+    from . import _core
     out = []
     for r in rows:
         st = r.get("_stats")
         if st is None:
-            mode = r.get("mode") or "relative"
-            shift = r["requested_ns"] if mode == "periodic" else 0
+            # the recorded value of an actual duration: origin + its error (the one rule)
+            shift = r["requested_ns"] - origin_ns(r.get("mode"), r["requested_ns"])
             mean = _mean_ns(r) - shift
             med = r.get("median_ns", r.get("actual_ns"))
             med = (med - shift) if med is not None else mean
@@ -188,10 +186,10 @@ def _core_rows(rows: List[dict]) -> List[dict]:
             def g(k, default):
                 v = r.get(f"{k}_ns")
                 return int(round(v)) if v is not None else int(round(default))
-            st = {"n": _loops(r), "min": g("min", med), "max": g("max", med), "mean": mean,
-                  "std": float(r.get("std_ns") or 0.0), "median": int(round(med)),
-                  "p90": g("p90", med), "p99": g("p99", med), "p999": g("p999", med),
-                  "undersleeps": int(r.get("undersleeps") or 0)}
+            # every order statistic of the core's table: the row's, else the median
+            st = {k: g(k, med) for k in _core.stats_fields}
+            st.update(n=_loops(r), mean=mean, std=float(r.get("std_ns") or 0.0),
+                      median=int(round(med)), undersleeps=int(r.get("undersleeps") or 0))
         cpu = r.get("cpu_percent")
         out.append({"method": str(r["method"]), "requested_ns": int(r["requested_ns"]),
                     "mode": r.get("mode") or "relative", "stats": st,

@@ -316,6 +316,33 @@ static void test_fields(void)
   CHECK(i == 14);
 }
 
+/* The quantile level of each statistic: the order statistics increase with
+ * their level, which matches the values the core computes (nearest rank of
+ * 1..1000: the level's share of 1000); the other fields have none. */
+static void test_levels(void)
+{
+  static const char *const order[] = {"min", "p1", "p10", "p25", "median", "p75", "p90",
+                                      "p99", "p999", "max"};
+  static const double want[] = {0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0};
+  int64_t v[1000], scratch[1000];
+  sleepacc_stats st;
+  for (int i = 0; i < 1000; i++)
+    v[i] = 1000 - i; /* 1..1000, reversed */
+  CHECK(sleepacc_stats_compute(v, 1000, 0, scratch, &st) == 0);
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+    double q = sleepacc_stats_level(order[i]);
+    int64_t x = 0;
+    for (const sleepacc_field *f = sleepacc_stats_fields; f->name; f++)
+      if (!strcmp(f->name, order[i]))
+        memcpy(&x, (const char *)&st + f->offset, sizeof x);
+    CHECKF(q == want[i], "%s: %g", order[i], q);
+    CHECKF(x == (q == 0.0 ? 1 : (int64_t)llround(q * 1000)), "%s: %lld", order[i], (long long)x);
+  }
+  CHECK(sleepacc_stats_level("n") == -1.0 && sleepacc_stats_level("mean") == -1.0);
+  CHECK(sleepacc_stats_level("std") == -1.0 && sleepacc_stats_level("undersleeps") == -1.0);
+  CHECK(sleepacc_stats_level("p50") == -1.0 && sleepacc_stats_level(NULL) == -1.0);
+}
+
 int main(void)
 {
   TEST(test_distributions);
@@ -325,5 +352,6 @@ int main(void)
   TEST(test_empty_and_bad);
   TEST(test_saturation);
   TEST(test_fields);
+  TEST(test_levels);
   return check_summary();
 }

@@ -22,7 +22,27 @@ def test_defaults_come_from_the_core():
     sig = inspect.signature(sleepacc.measure).parameters
     assert sig["budget"].default == d["budget_ns"] / 1e9
     assert sig["warmup"].default == d["warmup"]
+    assert sig["mode"].default == _core.mode_names[d["mode"]] == "relative"
+    assert sig["keep_samples"].default is True and sig["lock_memory"].default is False
+    for f in (sleepacc.sweep, sleepacc.iter_sweep, sleepacc._api.sweep_points):
+        assert inspect.signature(f).parameters["mode"].default == "relative"
     assert sleepacc.MAX_SAMPLES == _core.MAX_SAMPLES == 4_000_000
+    # a sweep's budget per point: the core's SLEEPACC_SWEEP_BUDGET_NS (Lua's too)
+    assert _core.SWEEP_BUDGET_NS == 500_000_000
+    for f in (sleepacc.sweep, sleepacc.iter_sweep):
+        assert inspect.signature(f).parameters["budget"].default == _core.SWEEP_BUDGET_NS / 1e9
+
+
+def test_sleeper_and_pacer_defaults_come_from_the_core():
+    d = _core.sleeper_default()
+    assert (d["method"], d["quantile"], d["missed"]) == ("auto", 0.99, "skip")
+    sig = inspect.signature(sleepacc.Sleeper).parameters
+    assert sig["method"].default == d["method"] and sig["quantile"].default == d["quantile"]
+    sig = inspect.signature(sleepacc.Pacer).parameters
+    assert sig["method"].default == d["method"] and sig["missed"].default == d["missed"]
+    assert inspect.signature(sleepacc.sleep).parameters["method"].default == d["method"]
+    with sleepacc.Sleeper() as s:
+        assert s.method == "auto" and s.stats["quantile"] == d["quantile"]
 
 
 def test_one_hybrid_margin():
@@ -193,6 +213,24 @@ def test_sweep_mode_and_names_by_the_core_rules():
     with pytest.raises(TypeError, match=r"^method: must be a str, got bytes$"):
         sleepacc._api.sweep_points([b"nanosleep"], [1e-3])
     assert sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode="periodic") == [("nanosleep", 10**6)]
+
+
+def test_a_default_sweep_is_the_cores_plan():
+    # None: every available method over the core's ladder (sleepacc_sweep_plan),
+    # and the settings name the methods that plan measures
+    points = sleepacc._api.sweep_points()
+    avail = [m for m in sleepacc.methods() if m.available]
+    floors = {m.name for m in avail if m.family == "baseline"}
+    assert {p.method for p in points} == {m.name for m in avail}
+    assert {p.duration_ns for p in points if p.method not in floors} == set(
+        _core.default_durations_ns)
+    sw = sleepacc.sweep(durations=[1e-5], budget=0.002, mode="periodic", warmup=0)
+    assert floors and not floors & set(sw.settings["methods"])     # periodic leaves floors out
+    assert sw.settings["methods"] == list(dict.fromkeys(m.method for m in sw))
+    assert sleepacc.sweep(["nanosleep"], budget=0.002, n=1).settings["durations"] == list(
+        sleepacc.DEFAULT_DURATIONS)
+    with pytest.raises(ValueError, match=r"^durations\[1\]: must be non-negative, got -1"):
+        sleepacc._api.sweep_points(["nanosleep"], [1e-3, -1])
 
 
 @pytest.mark.parametrize("make, says, exc", [

@@ -174,6 +174,23 @@ def test_thread_env_is_applied_and_restored(unchanged_thread):
         assert os.sched_getaffinity(0) == {cpu}
 
 
+def test_the_environment_is_the_cores_for_auto_too():
+    # auto's turns apply it from Python: its rules and defaults are still the core's
+    with pytest.raises(ValueError, match=r"^slack: must be 1 ns \.\. 1 s .*, got 0$"):
+        ex.Exporter(["auto"], [1_000_000], env={"slack": 0}, doctor_every=None)
+    with pytest.raises(ValueError, match=r"^priority: must be 0 unless the policy is fifo or rr"):
+        ex._ThreadEnv({"priority": 3})
+    cfg = ex._env_config({"policy": "fifo"})
+    assert cfg["priority"] == 1 and sleepacc._core.policy_names[cfg["policy"]] == "fifo"
+    assert ex._env_config({})["slack_ns"] == -1 and ex._env_config({})["policy"] == -1
+    # RT threads get no timer slack: the label says 0 (nothing runs to know it)
+    e = ex.Exporter(["nanosleep"], [1_000_000], env={"policy": "rr", "slack": 5},
+                    doctor_every=None)
+    assert e.host_labels()["slack_ns"] == "0"
+    e = ex.Exporter(["nanosleep"], [1_000_000], env={"slack": 5}, doctor_every=None)
+    assert e.host_labels()["slack_ns"] == "5"
+
+
 def test_the_measuring_thread_uses_the_environment():
     seen = {}
     real = sleepacc.measure

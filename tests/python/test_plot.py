@@ -54,6 +54,33 @@ def _legend_texts(fig):
             for t in ax.get_legend().get_texts()]
 
 
+def test_quantile_levels_are_the_cores():
+    # the level of each order statistic is the core's (sleepacc_stats_level):
+    # on 1..1000 the core's statistic at level q is q * 1000 (nearest rank)
+    import array
+    from sleepacc import _core
+    st = _core.stats(array.array("q", range(1000, 0, -1)), 0)
+    assert list(plot._QUANTILE_LEVEL) == ["min", "p1", "p10", "p25", "median", "p75", "p90",
+                                          "p99", "p999", "max"]
+    for name, q in plot._QUANTILE_LEVEL.items():
+        assert st[name] == max(1, round(q * 1000)), name
+    assert _core.stats_level("mean") == _core.stats_level("n") == -1.0
+    with pytest.raises(TypeError):
+        _core.stats_level(None)
+
+
+def test_histogram_counts_undersleeps_by_the_core():
+    # the footnote gives the record's (the core's) undersleeps, not a recount
+    import array
+    from sleepacc import _core
+    m = sleepacc.measure("nanosleep", 1e-4, n=5).to_dict()
+    m["samples"] = [50_000] * 3 + [150_000] * 197
+    m["stats"] = _core.stats(array.array("q", m["samples"]), 100_000)
+    assert plot.series([m])[0]["undersleeps"] == m["stats"]["undersleeps"] == 3
+    fig = plot.histogram(m)
+    assert any("3 undersleeps" in t.get_text() for t in fig.texts)
+
+
 def test_families_come_from_the_registry():
     from types import SimpleNamespace as Row
     reg = {m.name: m for m in sleepacc.methods()}

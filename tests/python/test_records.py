@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 
+import numpy as np
 import pytest
 
 import sleepacc
@@ -123,6 +124,13 @@ def test_error_rule():
     assert records.error_ns("periodic", 1000, 70) == 70
     assert records.error_ns(None, 1000, 990) == -10
     assert records.error_ns("relative", 1000, None) is None
+    # the one rule's origin, also the undersleep threshold the exporter gives the core
+    assert records.origin_ns("relative", 1000) == 1000
+    assert records.origin_ns("periodic", 1000) == 0
+    arr = np.arange(3, dtype=np.int64)
+    assert records.error_ns("periodic", 1000, arr) is arr           # lateness: no copy
+    assert list(records.error_ns("relative", 0, arr)) == [0, 1, 2]
+    assert records.error_ns("relative", 0, arr) is not arr         # relative: a new array
 
 
 def test_flatten_of_a_measurement_and_of_its_dict_agree():
@@ -190,6 +198,15 @@ def test_results_file_append_torn_tail_and_resume(tmp_path):
     path.write_text('{"schema": "sleepacc/1", "type": "header"}\n{"type": "point"}\n{}\n')
     with pytest.raises(ValueError, match=":2: bad point record"):
         records.ResultsFile(path).open(resume=True)
+
+
+def test_a_point_of_an_unknown_mode_is_refused_naming_the_cores_modes():
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    records.check_point(m, "f:2")
+    m["mode"] = "sideways"
+    with pytest.raises(ValueError, match=r"^f:2: mode must be 'relative' or 'periodic', "
+                                         r"got 'sideways'$"):
+        records.check_point(m, "f:2")
 
 
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):

@@ -43,10 +43,13 @@ def test_lists_refuse_mixing_bare_and_suffixed_items():
 def test_slack_bare_numbers_are_integer_ns():
     assert parse_slack_ns("1") == 1 and parse_slack_ns("50000") == 50_000
     assert parse_slack_ns("50us") == 50_000 and parse_slack_ns("1ns") == 1
-    for text, says in (("1.0", "nanoseconds"), ("1e3", "nanoseconds"), ("-1", "negative"),
-                       ("0", "at least 1 ns"), ("0ns", "at least 1 ns")):
+    for text, says in (("1.0", "nanoseconds"), ("1e3", "nanoseconds"), ("-1", "negative")):
         with pytest.raises(ValueError, match=says):
             parse_slack_ns(text)
+    # the range is the core's rule (1 ns .. 1 s), where the slack is used
+    for text in ("0", "0ns", "2s"):
+        with pytest.raises(ValueError, match=r"^slack: must be 1 ns \.\. 1 s"):
+            sleepacc.measure("nanosleep", 1e-4, n=1, slack=parse_slack_ns(text))
 
 
 @pytest.mark.parametrize("seconds", [86400.5, 100000, 10 ** 12, 1e300])
@@ -67,7 +70,7 @@ def test_sleeps_longer_than_a_day_are_accepted_like_time_sleep(seconds, unchange
 
 def test_long_sleeps_are_chunked_toward_one_deadline(monkeypatch):
     # the chunking itself, with a 30 ms "longest sleep": 0.1 s in 4 chunks
-    monkeypatch.setattr(precise, "_CHUNK_S", 0.03)
+    monkeypatch.setattr(precise, "_CHUNK_NS", 30_000_000)
     s = sleepacc.Sleeper("clock_nanosleep")
     t0 = time.monotonic_ns()
     s.sleep(0.1)
