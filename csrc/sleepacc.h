@@ -1055,17 +1055,26 @@ typedef struct sleepacc_point {
   const sleepacc_method *method;
   int64_t duration_ns;
 } sleepacc_point;
+/* What broke which rule of a sweep (sleepacc_sweep_plan, sleepacc_sweep_check). */
+typedef struct sleepacc_sweep_fault {
+  const char *field;               /* "methods", "durations" or a config field */
+  size_t index;                    /* the entry blamed, (size_t)-1 none */
+  const sleepacc_method *subject;  /* the message follows this method's name, or NULL */
+  const char *message;             /* the rule, or NULL */
+} sleepacc_sweep_fault;
 /* The points of a sweep, in order: each of the nm methods (NULL: every
  * available one) over the nd durations (NULL: the default ladder), each
  * duration once; a floor method (family baseline) at 0 only; periodic mode
- * skips 0 and leaves floors out.  Up to cap points go to out; returns how
- * many there are (more than cap: call again with room), or -EINVAL with
- * *bad (the index of the method blamed, or (size_t)-1 when nothing is left)
- * and *message (to follow the method's name) when periodic mode meets an
- * explicit floor or leaves nothing to measure. */
+ * skips 0 and leaves floors out.  A list given (not NULL) must not be empty
+ * (nm or nd 0).  Up to cap points go to out; returns how many there are
+ * (more than cap: call again with room), or -EINVAL with *fault (if not
+ * NULL) naming the rule broken: "methods"/"durations" index (size_t)-1 for
+ * a given list that is empty; "methods" index i, subject the method, when
+ * periodic mode meets an explicit floor; "durations" index (size_t)-1 when
+ * periodic mode leaves nothing to measure.  Other bad arguments (a NULL
+ * method, out NULL with cap > 0): -EINVAL, message NULL. */
 int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const int64_t *durations,
-                        size_t nd, int mode, sleepacc_point *out, size_t cap, size_t *bad,
-                        const char **message);
+                        size_t nd, int mode, sleepacc_point *out, size_t cap, sleepacc_sweep_fault *fault);
 
 /* Lines of a sleepacc/1 JSON Lines file (docs/schema.md), each ending in a
  * newline, rendered into buf by the buffer contract of sleepacc_table_irtt.
@@ -1101,12 +1110,6 @@ int sleepacc_json_footer(int64_t when_ns, char *buf, size_t cap, size_t *needed)
  *   subject: the method whose name the message follows (a floor in
  *     periodic mode), else NULL; message: the rule's text, NULL for an
  *     errno no rule explains (-E2BIG). */
-typedef struct sleepacc_sweep_fault {
-  const char *field;               /* "methods", "durations" or a config field */
-  size_t index;                    /* the entry blamed, (size_t)-1 none */
-  const sleepacc_method *subject;  /* the message follows this method's name, or NULL */
-  const char *message;             /* the rule, or NULL */
-} sleepacc_sweep_fault;
 int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *const *methods, size_t nm,
                          const int64_t *durations, size_t nd, sleepacc_point *out, size_t cap,
                          sleepacc_sweep_fault *fault);

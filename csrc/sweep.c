@@ -7,9 +7,11 @@
  * must be > 0), so it leaves floors out of a default sweep and refuses a
  * floor named explicitly.
  *
- * A sweep is checked as a whole before anything runs (sleepacc_sweep_check):
- * its durations, its plan and the run of every point, a fault naming the
- * list entry ("methods" i, "durations" j) or the config field to blame.
+ * A list given must not be empty (NULL, not an empty list, asks for the
+ * default).  A sweep is checked as a whole before anything runs
+ * (sleepacc_sweep_check): its durations, its plan and the run of every
+ * point, a fault naming the list ("methods", "durations"), its entry (i, j)
+ * or the config field to blame.
  *
  * Owns: sleepacc_sweep_plan, sleepacc_sweep_check.
  */
@@ -21,6 +23,13 @@
 static const char FLOOR_MSG[] =
     "is a floor (family 'baseline', measured at duration 0 only): periodic mode cannot measure it";
 static const char NOTHING_MSG[] = "nothing to measure: periodic mode needs a duration above 0";
+static const char EMPTY_MSG[] = "must not be empty";
+
+static int fault(sleepacc_sweep_fault *f, int rc, const char *field, size_t index,
+                 const sleepacc_method *subject, const char *message) {
+  if (f) f->field = field, f->index = index, f->subject = subject, f->message = message;
+  return rc;
+}
 
 static void add(sleepacc_point *out, size_t cap, size_t *k, const sleepacc_method *m, int64_t d) {
   if (*k < cap) out[*k].method = m, out[*k].duration_ns = d;
@@ -28,11 +37,13 @@ static void add(sleepacc_point *out, size_t cap, size_t *k, const sleepacc_metho
 }
 
 int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const int64_t *durations,
-                        size_t nd, int mode, sleepacc_point *out, size_t cap, size_t *bad,
-                        const char **message) {
+                        size_t nd, int mode, sleepacc_point *out, size_t cap, sleepacc_sweep_fault *f) {
   int periodic = mode == SLEEPACC_MODE_PERIODIC;
   size_t k = 0, count = methods ? nm : sleepacc_method_count();
-  if ((methods && !nm) || (durations && !nd) || (!out && cap)) return -EINVAL;
+  fault(f, 0, NULL, (size_t)-1, NULL, NULL);
+  if (methods && !nm) return fault(f, -EINVAL, "methods", (size_t)-1, NULL, EMPTY_MSG);
+  if (durations && !nd) return fault(f, -EINVAL, "durations", (size_t)-1, NULL, EMPTY_MSG);
+  if (!out && cap) return -EINVAL;
   if (!durations) durations = sleepacc_default_durations_ns, nd = SLEEPACC_DEFAULT_DURATION_COUNT;
   for (size_t i = 0; i < count; i++) {
     const sleepacc_method *m = methods ? methods[i] : sleepacc_method_at(i);
@@ -40,11 +51,7 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
     if (!methods && !sleepacc_method_available(m)) continue;
     if (m->family == SLEEPACC_FAMILY_BASELINE) {
       if (!periodic) add(out, cap, &k, m, 0);
-      else if (methods) {
-        if (bad) *bad = i;
-        if (message) *message = FLOOR_MSG;
-        return -EINVAL;
-      }
+      else if (methods) return fault(f, -EINVAL, "methods", i, m, FLOOR_MSG);
       continue;
     }
     for (size_t j = 0; j < nd; j++) {
@@ -53,11 +60,7 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
       if (seen == j && !(periodic && durations[j] == 0)) add(out, cap, &k, m, durations[j]);
     }
   }
-  if (!k) {
-    if (bad) *bad = (size_t)-1;
-    if (message) *message = NOTHING_MSG;
-    return -EINVAL;
-  }
+  if (!k) return fault(f, -EINVAL, "durations", (size_t)-1, NULL, NOTHING_MSG);
   return k > (size_t)2147483647 ? -E2BIG : (int)k;
 }
 
@@ -69,17 +72,10 @@ static size_t index_of(const void *a, size_t n, size_t size, const void *v) {
   return (size_t)-1;
 }
 
-static int fault(sleepacc_sweep_fault *f, int rc, const char *field, size_t index,
-                 const sleepacc_method *subject, const char *message) {
-  if (f) f->field = field, f->index = index, f->subject = subject, f->message = message;
-  return rc;
-}
-
 int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *const *methods, size_t nm,
                          const int64_t *durations, size_t nd, sleepacc_point *out, size_t cap,
                          sleepacc_sweep_fault *f) {
   const char *msg = NULL, *field = NULL;
-  size_t bad = (size_t)-1;
   int total, rc;
   sleepacc_config c;
   fault(f, 0, NULL, (size_t)-1, NULL, NULL);
@@ -87,9 +83,7 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
   for (size_t j = 0; durations && j < nd; j++)
     if ((rc = sleepacc_duration_check(durations[j], &msg)) != 0)
       return fault(f, rc, "durations", j, NULL, msg);
-  total = sleepacc_sweep_plan(methods, nm, durations, nd, base->mode, out, cap, &bad, &msg);
-  if (total == -EINVAL && msg && bad != (size_t)-1) return fault(f, total, "methods", bad, methods[bad], msg);
-  if (total == -EINVAL && msg) return fault(f, total, "durations", (size_t)-1, NULL, msg);
+  total = sleepacc_sweep_plan(methods, nm, durations, nd, base->mode, out, cap, f); /* its fault */
   if (total < 0 || (size_t)total > cap) return total; /* the points are checked with room for them */
   c = *base;
   for (int k = 0; k < total; k++) { /* every point, before anything runs */

@@ -213,15 +213,18 @@ static int sleepacc__sweep(lua_State *L) {
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   sleepacc__parse(L, 1, &c, OPTS, extra, 1);
   if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
-  else if (lua_type(L, 2) != LUA_TTABLE || !(nm = (size_t)lua_rawlen(L, 2)))
-    sleepacc_lua_error(L, "methods", "non-empty array of method names expected");
+  else if (lua_type(L, 2) != LUA_TTABLE)
+    sleepacc_lua_error(L, "methods", "array of method names expected, got %s", luaL_typename(L, 2));
+  else nm = (size_t)lua_rawlen(L, 2);
   if (!sleepacc_lua_field(L, 1, "durations")) lua_pushnil(L); /* 3 */
-  else if (lua_type(L, 3) != LUA_TTABLE || !(nd = (size_t)lua_rawlen(L, 3)))
-    sleepacc_lua_error(L, "durations", "non-empty array of seconds expected");
+  else if (lua_type(L, 3) != LUA_TTABLE)
+    sleepacc_lua_error(L, "durations", "array of seconds expected, got %s", luaL_typename(L, 3));
+  else nd = (size_t)lua_rawlen(L, 3);
   if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 4 */
   else if (lua_type(L, 4) != LUA_TFUNCTION)
     sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 4));
-  if (nm) ms = (const sleepacc_method **)lua_newuserdatauv(L, nm * sizeof *ms, 0);
+  /* a list given is never NULL (an empty one is the core's fault), nil is the default */
+  if (!lua_isnil(L, 2)) ms = (const sleepacc_method **)lua_newuserdatauv(L, (nm + 1) * sizeof *ms, 0);
   else lua_pushnil(L); /* 5 */
   for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) { /* each by the method row, into one */
     snprintf(name, sizeof name, "methods[%zu]", i + 1);
@@ -229,7 +232,7 @@ static int sleepacc__sweep(lua_State *L) {
     sleepacc_lua_option(L, -1, &sleepacc_options[0], name, &one);
     ms[i] = one.method;
   }
-  if (nd) ds = (int64_t *)lua_newuserdatauv(L, nd * sizeof *ds, 0);
+  if (!lua_isnil(L, 3)) ds = (int64_t *)lua_newuserdatauv(L, (nd + 1) * sizeof *ds, 0);
   else lua_pushnil(L); /* 6 */
   for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
     snprintf(name, sizeof name, "durations[%zu]", j + 1);

@@ -50,7 +50,8 @@ static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
  * (names: None for every available method; ladder_ns: a buffer of int64 ns,
  * array('q', ...), or None for the default ladder); mode and each name
  * converted by the rule of the options "mode" and "method"
- * (sleepacc_py_option); ValueError for the plan's rules. */
+ * (sleepacc_py_option); ValueError for the plan's rules ("methods: must
+ * not be empty", the list's name leading). */
 static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
   PyObject *names, *mode_obj, *out = NULL;
   Py_buffer ladder;
@@ -58,8 +59,8 @@ static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
   const sleepacc_method **ms = NULL;
   sleepacc_point *pts = NULL;
   Py_ssize_t nm = 0;
-  size_t nd, cap, bad = 0;
-  const char *msg = NULL;
+  size_t nd, cap;
+  sleepacc_sweep_fault f;
   int n;
   (void)self;
   if (!PyArg_ParseTuple(args, "Oz*O:sweep_plan", &names, &ladder, &mode_obj)) return NULL;
@@ -82,11 +83,10 @@ static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
     if (rc < 0) goto done;
     ms[i] = c.method;
   }
-  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, c.mode, pts, cap,
-                          &bad, &msg);
-  if (n == -EINVAL && msg && bad != (size_t)-1)
-    PyErr_Format(PyExc_ValueError, "method '%s' %s", ms[bad]->name, msg);
-  else if (n < 0) PyErr_SetString(PyExc_ValueError, msg ? msg : sleepacc_strerror(n));
+  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, c.mode, pts, cap, &f);
+  if (n < 0 && f.subject) PyErr_Format(PyExc_ValueError, "method '%s' %s", f.subject->name, f.message);
+  else if (n < 0 && f.message) PyErr_Format(PyExc_ValueError, "%s: %s", f.field, f.message);
+  else if (n < 0) PyErr_SetString(PyExc_ValueError, sleepacc_strerror(n));
   else if ((out = PyList_New(n)) != NULL)
     for (int i = 0; out && i < n; i++) {
       PyObject *t = Py_BuildValue("(sL)", pts[i].method->name, (long long)pts[i].duration_ns);

@@ -616,20 +616,16 @@ def _sweep_names(methods: Any) -> list[str]:
         except TypeError:
             raise TypeError("methods must be a list of method names or None, got "
                             f"{type(methods).__name__}") from None
-    if not names:
-        raise ValueError("methods must not be empty")
-    return names   # each name is checked by the core's rule (sweep_points)
+    return names   # each name, and the list's not being empty, by the core's rules (sweep_points)
 
 
 def _sweep_durations(durations: Any) -> list[Any]:
-    """The durations given (not None), as a list."""
+    """The durations given (not None), as a list (an empty one is refused by
+    the core's rule, sweep_points)."""
     if isinstance(durations, (str, bytes)) or not isinstance(durations, Iterable):
         raise TypeError("durations must be a list of seconds or None, got "
                         f"{type(durations).__name__}")
-    durations = list(durations)
-    if not durations:
-        raise ValueError("durations must not be empty")
-    return durations
+    return list(durations)
 
 
 def sweep_points(methods: Union[None, str, Iterable[str]] = None,

@@ -1,6 +1,7 @@
 /* test_sweep.c -- the sweep plan (csrc/sweep.c): the default ladder over
  * every available method, floors at 0 only, each duration once, periodic
- * mode skipping 0 and refusing an explicit floor, the size-query contract;
+ * mode skipping 0 and refusing an explicit floor, a list given but empty
+ * refused naming it, the size-query contract;
  * and the whole sweep's check (sleepacc_sweep_check): each fault names the
  * list entry or the config field it blames. */
 #include "check.h"
@@ -18,7 +19,7 @@ static const sleepacc_method *a_floor(void) {
 static void test_default_plan(void) {
   static sleepacc_point p[4096];
   size_t avail = 0, floors = 0;
-  int n = sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_RELATIVE, NULL, 0, NULL, NULL), k = 0;
+  int n = sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_RELATIVE, NULL, 0, NULL), k = 0;
   for (size_t i = 0; i < sleepacc_method_count(); i++) {
     const sleepacc_method *m = sleepacc_method_at(i);
     if (!sleepacc_method_available(m)) continue;
@@ -27,7 +28,7 @@ static void test_default_plan(void) {
   }
   CHECK(floors > 0);
   CHECKF(n == (int)(floors + (avail - floors) * SLEEPACC_DEFAULT_DURATION_COUNT), "%d", n);
-  CHECK(sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_RELATIVE, p, 4096, NULL, NULL) == n);
+  CHECK(sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_RELATIVE, p, 4096, NULL) == n);
   for (size_t i = 0; i < sleepacc_method_count(); i++) { /* registry order, ladder order */
     const sleepacc_method *m = sleepacc_method_at(i);
     if (!sleepacc_method_available(m)) continue;
@@ -46,27 +47,27 @@ static void test_explicit_plan(void) {
   const sleepacc_method *ms[2] = {sleepacc_method_find("nanosleep"), a_floor()};
   const int64_t ds[4] = {1000000, 0, 1000000, 5000};
   sleepacc_point p[8];
-  size_t bad = 7;
-  const char *msg = NULL;
+  sleepacc_sweep_fault f;
   memset(p, 0, sizeof p);
   CHECK(ms[0] && ms[1]);
-  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_RELATIVE, p, 2, NULL, NULL) == 4); /* room for 2 */
+  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_RELATIVE, p, 2, NULL) == 4); /* room for 2 */
   CHECK(p[0].duration_ns == 1000000 && p[1].duration_ns == 0 && p[2].method == NULL);
-  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_RELATIVE, p, 8, NULL, NULL) == 4);
+  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_RELATIVE, p, 8, NULL) == 4);
   CHECK(p[2].method == ms[0] && p[2].duration_ns == 5000); /* the repeated 1 ms once */
   CHECK(p[3].method == ms[1] && p[3].duration_ns == 0);    /* a floor at 0 only */
   /* periodic: 0 skipped; an explicit floor is refused, naming its index */
-  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_PERIODIC, p, 8, &bad, &msg) == -EINVAL);
-  CHECK(bad == 1 && msg && strstr(msg, "is a floor"));
-  CHECK(sleepacc_sweep_plan(ms, 1, ds, 4, SLEEPACC_MODE_PERIODIC, p, 8, NULL, NULL) == 2);
+  CHECK(sleepacc_sweep_plan(ms, 2, ds, 4, SLEEPACC_MODE_PERIODIC, p, 8, &f) == -EINVAL);
+  CHECK(!strcmp(f.field, "methods") && f.index == 1 && f.subject == ms[1] && strstr(f.message, "is a floor"));
+  CHECK(sleepacc_sweep_plan(ms, 1, ds, 4, SLEEPACC_MODE_PERIODIC, p, 8, NULL) == 2);
   CHECK(p[0].duration_ns == 1000000 && p[1].duration_ns == 5000);
   /* periodic over only 0: nothing left */
-  CHECK(sleepacc_sweep_plan(ms, 1, ds + 1, 1, SLEEPACC_MODE_PERIODIC, p, 8, &bad, &msg) == -EINVAL);
-  CHECK(bad == (size_t)-1 && strstr(msg, "nothing to measure"));
+  CHECK(sleepacc_sweep_plan(ms, 1, ds + 1, 1, SLEEPACC_MODE_PERIODIC, p, 8, &f) == -EINVAL);
+  CHECK(!strcmp(f.field, "durations") && f.index == (size_t)-1 && !f.subject &&
+        strstr(f.message, "nothing to measure"));
   /* a default periodic sweep leaves floors out */
   {
     static sleepacc_point q[4096];
-    int n = sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_PERIODIC, q, 4096, NULL, NULL);
+    int n = sleepacc_sweep_plan(NULL, 0, NULL, 0, SLEEPACC_MODE_PERIODIC, q, 4096, NULL);
     CHECK(n > 0);
     for (int i = 0; i < n; i++) CHECK(q[i].method->family != SLEEPACC_FAMILY_BASELINE && q[i].duration_ns > 0);
   }
@@ -75,10 +76,16 @@ static void test_explicit_plan(void) {
 static void test_bad_args(void) {
   const sleepacc_method *none[1] = {NULL};
   const int64_t d = 1000;
-  CHECK(sleepacc_sweep_plan(none, 0, &d, 1, 0, NULL, 0, NULL, NULL) == -EINVAL);
-  CHECK(sleepacc_sweep_plan(NULL, 0, &d, 0, 0, NULL, 0, NULL, NULL) == -EINVAL);
-  CHECK(sleepacc_sweep_plan(none, 1, &d, 1, 0, NULL, 0, NULL, NULL) == -EINVAL);
-  CHECK(sleepacc_sweep_plan(NULL, 0, &d, 1, 0, NULL, 3, NULL, NULL) == -EINVAL);
+  sleepacc_sweep_fault f;
+  /* a list given but empty is the list's fault (NULL asks for the default) */
+  CHECK(sleepacc_sweep_plan(none, 0, &d, 1, 0, NULL, 0, &f) == -EINVAL);
+  CHECK(!strcmp(f.field, "methods") && f.index == (size_t)-1 && !strcmp(f.message, "must not be empty"));
+  CHECK(sleepacc_sweep_plan(NULL, 0, &d, 0, 0, NULL, 0, &f) == -EINVAL);
+  CHECK(!strcmp(f.field, "durations") && f.index == (size_t)-1 && !strcmp(f.message, "must not be empty"));
+  CHECK(sleepacc_sweep_plan(none, 0, &d, 0, 0, NULL, 0, NULL) == -EINVAL); /* fault may be NULL */
+  /* no rule explains these: message NULL */
+  CHECK(sleepacc_sweep_plan(none, 1, &d, 1, 0, NULL, 0, &f) == -EINVAL && !f.message);
+  CHECK(sleepacc_sweep_plan(NULL, 0, &d, 1, 0, NULL, 3, &f) == -EINVAL && !f.message);
 }
 
 /* fault f is (rc, field, index, subject, message containing text) */
@@ -109,6 +116,11 @@ static void test_sweep_check(void) {
   CHECK(is_fault(rc, &f, -EINVAL, "methods", 1, ms[1], "is a floor"));
   rc = sleepacc_sweep_check(&c, ms, 1, ds + 1, 1, NULL, 0, &f);
   CHECK(is_fault(rc, &f, -EINVAL, "durations", (size_t)-1, NULL, "nothing to measure"));
+  /* a list given but empty, the list as a whole */
+  rc = sleepacc_sweep_check(&c, ms, 0, ds, 2, NULL, 0, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "methods", (size_t)-1, NULL, "must not be empty"));
+  rc = sleepacc_sweep_check(&c, ms, 1, ds, 0, NULL, 0, &f);
+  CHECK(is_fault(rc, &f, -EINVAL, "durations", (size_t)-1, NULL, "must not be empty"));
   /* a point's run: the count first (points unchecked), then with room */
   c.mode = SLEEPACC_MODE_RELATIVE;
   c.budget_ns = 2000000;

@@ -148,6 +148,11 @@ local words = {
   {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
   {sa.sweep, {durations = {0, -1}}, "durations[2]: must be non-negative, got -1"},
   {sa.sweep, {durations = {0, "1"}}, "durations[2]: number of seconds expected, got string"},
+  -- a list given but empty: the core's sweep rule (nil is the default list)
+  {sa.sweep, {methods = {}}, "methods: must not be empty"},
+  {sa.sweep, {durations = {}}, "durations: must not be empty"},
+  {sa.sweep, {methods = "spin"}, "methods: array of method names expected, got string"},
+  {sa.sweep, {durations = 1e-3}, "durations: array of seconds expected, got number"},
 }
 tests[#tests + 1] = {"one option's value: the core's rule and words, then the value", function()
   for _, w in ipairs(words) do

@@ -157,10 +157,10 @@ BAD_SWEEP = [
     (dict(durations=[math.nan]), ValueError, r"^durations\[0\]: must be finite"),
     (dict(durations=["1ms"]), TypeError, r"^durations\[0\]: must be a number of seconds"),
     (dict(durations="1ms"), TypeError, r"durations must be a list of seconds or None"),
-    (dict(durations=[]), ValueError, r"durations must not be empty"),
+    (dict(durations=[]), ValueError, r"^durations: must not be empty$"),   # the core's rule
     (dict(methods=["nanosleep", "nope"]), ValueError,
      r"^method: must be an available method \(.*\), got 'nope'$"),
-    (dict(methods=[]), ValueError, r"methods must not be empty"),
+    (dict(methods=[]), ValueError, r"^methods: must not be empty$"),   # the core's rule
     (dict(methods=3), TypeError, r"methods must be a list of method names or None"),
     (dict(methods=[None]), TypeError, r"^method: must be a str"),
     (dict(budget=0), ValueError, r"^budget: must be positive"),
