@@ -496,12 +496,12 @@ def cmd_sweep(args):
         args.format = "wide"
     flags = {"method": "--methods", "duration": "--durations", "durations": "--durations",
              "n": "--max-samples"}
-    # each duration given is a run's duration (in periodic mode, a period > 0)
-    for d in args.durations or ():
-        _core_rules(args, flags, duration=d / 1e9, mode=args.mode)
     durations = None if args.durations is None else [d / 1e9 for d in args.durations]
     names, env = args.methods, _env_kwargs(args)
-    try:   # the ladder and the floor rule: the one sweep generator's
+    # the ladder, each duration's range, the floor rule and periodic mode's
+    # skipping a duration of 0 (left: "nothing to measure"): the core's plan,
+    # through the one sweep generator, as sleepacc.sweep() has it
+    try:
         points = _api.sweep_points(names, durations, args.mode)
     except ValueError as exc:
         raise _core_error(exc, flags) from None
@@ -1405,7 +1405,8 @@ def build_parser():
                    help="methods to measure (default: every available one; see `sleepacc info`)")
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
                    help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
-                        "floor methods, syscall and clock, are measured at 0 only)")
+                        "floor methods, syscall and clock, are measured at 0 only; "
+                        "--mode periodic skips 0)")
     s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",

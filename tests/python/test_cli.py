@@ -197,6 +197,18 @@ def test_sweep_json_format_parses_and_stdout_is_only_the_table():
     assert "ETA" not in r.stderr          # no progress line when not on a terminal
 
 
+def test_periodic_sweep_skips_an_explicit_0_as_the_api_does():
+    """The core's plan (sleepacc_sweep_plan) skips a duration of 0 in
+    periodic mode (a period must be > 0): the CLI and sleepacc.sweep agree."""
+    argv = ["--methods", "nanosleep", "--durations", "0,1ms", "--mode", "periodic"]
+    r = run("sweep", *argv, "--budget", "0.02", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = [(p["method"], p["requested_ns"]) for p in json.loads(r.stdout)]
+    from sleepacc import _api
+    assert got == [tuple(p) for p in _api.sweep_points(["nanosleep"], [0, 1e-3], "periodic")]
+    assert got == [("nanosleep", 1_000_000)]
+
+
 def test_progress_line_when_asked():
     r = run("sweep", "--methods", "nanosleep", "--durations", "1ms,2ms", "--budget", "0.02",
             "--progress", "--format", "none")
@@ -338,7 +350,7 @@ BAD = [
     (["sweep", "--durations", "1ms,,2ms"], "--durations"),
     (["sweep", "--durations", "25h"], "--durations"),
     (["sweep", "--durations", "-1ms"], "--durations"),
-    (["sweep", "--mode", "periodic", "--durations", "0,1ms"], "--durations"),
+    (["sweep", "--mode", "periodic", "--durations", "0"], "--durations"),
     (["sweep", "--budget", "-1"], "--budget"),
     (["sweep", "--budget", "0"], "--budget"),
     (["sweep", "--budget", "nan"], "--budget"),
@@ -399,8 +411,8 @@ CORE_RULES = [
     (["sweep", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
     (["sweep", "--max-samples", "0"], "--max-samples", "must be >= 1, got 0"),
     (["sweep", "--methods", "nanosleep,nope"], "--methods", "must be an available method ("),
-    (["sweep", "--mode", "periodic", "--durations", "0,1ms"], "--durations",
-     "must be > 0 in periodic mode (it is the period), got 0.0"),
+    (["sweep", "--mode", "periodic", "--durations", "0"], "--durations",   # the plan's rule
+     "nothing to measure: periodic mode needs a duration above 0"),
     (["monitor", "--interval", "0"], "--interval",
      "must be > 0 in periodic mode (it is the period), got 0.0"),
     (["monitor", "--method", "nope"], "--method", "must be an available method ("),
