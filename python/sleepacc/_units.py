@@ -1,7 +1,9 @@
 """Duration parsing and formatting shared by the analysis modules and the CLI.
 
-Pure Python: the compiled core is imported only when a function needs a
-fact of it (the longest duration, Go's formatter).
+Pure Python: the compiled core is imported only when a function needs it
+(Go's formatter).  A duration's range (finite, non-negative, at most one
+day) is the core's rule, applied where the duration is used; this module
+only reads the text.
 
     parse_duration("10us") -> 1e-05          (seconds, float)
     parse_duration_ns("1.5ms") -> 1500000    (int ns)
@@ -53,8 +55,11 @@ def parse_duration_ns(text) -> int:
 
     Accepts "0", "100ns", "10us", "5µs", "1ms", "0.5s", "1m30s" (Go-style
     concatenation), "2e-3s", and a bare number, which means seconds (like
-    ``time.sleep``).  Surrounding blanks are ignored.  Raises ValueError for
-    anything else, for negative values and for more than one day.  Sub-ns
+    ``time.sleep``), each with an optional sign ("-1ms" is -1000000).
+    Surrounding blanks are ignored.  Raises ValueError for anything else
+    (and for a value too large to be a number of ns).  Its range is not
+    checked here: it is the core's rule where the duration is used
+    (sleepacc_option_set's seconds: non-negative, at most one day).  Sub-ns
     fractions are rounded to the nearest ns.
     """
     if isinstance(text, bool) or not isinstance(text, str):
@@ -62,10 +67,11 @@ def parse_duration_ns(text) -> int:
     s = text.strip()
     if not s:
         raise ValueError("duration is empty")
-    if s.startswith("-"):
-        raise ValueError(f"duration must not be negative: {text!r}")
-    if s.startswith("+"):
+    sign = -1 if s.startswith("-") else 1
+    if s[:1] in "+-":
         s = s[1:]
+    if not s:
+        raise ValueError(f"cannot parse duration {text!r}: a sign needs a number")
     pos = 0
     total = 0.0
     terms = 0
@@ -87,12 +93,9 @@ def parse_duration_ns(text) -> int:
         pos = m.end()
         while pos < len(s) and s[pos] == " ":
             pos += 1
-    if not math.isfinite(total):
+    if not math.isfinite(total):   # no int ns: a parse error, not the range rule
         raise ValueError(f"duration {text!r} is not finite")
-    from . import _core   # the core's longest duration (one day), read when it is needed
-    if total > _core.MAX_DURATION_NS:
-        raise ValueError(f"duration {text!r} is longer than one day")
-    return int(round(total))
+    return sign * int(round(total))
 
 
 def has_unit(text: str) -> bool:

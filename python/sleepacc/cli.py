@@ -97,11 +97,23 @@ def _arg_error(name, message):
 
 def _duration_ns(text):
     """argparse type: one duration ("10us", "1.5ms", "0"; a bare number is
-    seconds) -> int ns."""
+    seconds) -> int ns; its range is the core's rule where it is used."""
     try:
         return parse_duration_ns(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _requested_ns(text):
+    """argparse type: a requested duration that selects points (compare
+    --duration, plot --requested), in the core's seconds range (its rule and
+    words: no point is ever outside it)."""
+    ns = _duration_ns(text)
+    try:
+        _core.seconds_ns(ns / 1e9, "duration")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).partition(": ")[2]) from None
+    return ns
 
 
 def _durations_ns(text):
@@ -118,9 +130,7 @@ def _time_s(text):
     is the rule of the option it feeds (the core's, by _core_rules)."""
     try:
         return parse_duration_ns(text) / 1e9
-    except ValueError as exc:
-        if "negative" in str(exc):
-            raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}") from None
+    except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected a positive number of seconds (or a duration like 500ms), got {text!r}"
         ) from None
@@ -128,15 +138,19 @@ def _time_s(text):
 
 def _seconds(text):
     """argparse type: a positive time, for the CLI's own times (--total,
-    monitor's --duration, the exporter's --every, --turn, --stop-after)."""
+    monitor's --duration, the exporter's --every, --turn, --stop-after: no
+    core rule has them)."""
     s = _time_s(text)
+    if s < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}")
     if s <= 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
     return s
 
 
 def _margin_s(text):
-    """argparse type: a time >= 0 ("0", "50us"; a bare number is seconds)."""
+    """argparse type: a time ("0", "50us"; a bare number is seconds); its
+    range is the core's rule of --margin (_core_rules)."""
     return _duration_ns(text) / 1e9
 
 
@@ -1000,11 +1014,16 @@ def cmd_monitor(args):
     writes the lines as JSON Lines (records.monitor_line: Unix time `t`);
     --irtt-json FILE writes the totals in irtt's JSON shape at the end."""
     interval, report = args.interval, args.report
+    flags = {"duration": "--interval", "budget": "--report"}
+    try:   # --interval's range first (the core's seconds rule), then --report against it
+        _core.seconds_ns(interval / 1e9, "duration")
+    except ValueError as exc:
+        raise _core_error(exc, flags) from None
     if report * 1e9 < interval:   # (the core's words would name the duration, not --report)
         raise _arg_error("--report", f"must be at least --interval ({format_go(interval)})")
     # one report is a periodic run of --method every --interval for --report
-    env = _core_rules(args, {"duration": "--interval", "budget": "--report"}, method=args.method,
-                      duration=interval / 1e9, mode="periodic", budget=report)
+    env = _core_rules(args, flags, method=args.method, duration=interval / 1e9, mode="periodic",
+                      budget=report)
     to_stdout = args.json or args.output == "-"
     out = None
     if args.output is not None and args.output != "-":
@@ -1498,7 +1517,7 @@ def build_parser():
                    help="statistic compared (default median)")
     s.add_argument("--method", metavar="M",
                    help="method ranked (default nanosleep where every file has it)")
-    s.add_argument("--duration", type=_duration_ns, metavar="D",
+    s.add_argument("--duration", type=_requested_ns, metavar="D",
                    help="requested duration ranked (default 1ms where every file has it)")
     s.add_argument("--labels", metavar="A,B,...", help="names of the hosts, one per file "
                    "(default: the host names in the files)")
@@ -1528,7 +1547,7 @@ def build_parser():
                         "a log scale; pareto: accuracy against CPU; model: the fit over the "
                         "data; histogram: the errors of one point (--methods M --requested D; "
                         "needs sweep --samples); all: the first four, FIG-<kind> beside FIG")
-    s.add_argument("--requested", type=_duration_ns, default=None, metavar="D",
+    s.add_argument("--requested", type=_requested_ns, default=None, metavar="D",
                    help="the requested duration of the cdf, pareto and histogram plots "
                         "(default 1ms)")
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",

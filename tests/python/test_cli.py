@@ -514,6 +514,14 @@ UNIT_TRAPS = [
     (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "negative"),
     (["monitor", "--interval", "-10ms"], "--interval", "negative"),
     (["monitor", "--duration", "-1s"], "--duration", "negative"),
+    # a duration's range is the core's seconds rule, in its words (_units only parses)
+    (["measure", "nanosleep", "-1ms"], "DURATION", "must be non-negative, got -0.001"),
+    (["measure", "nanosleep", "25h"], "DURATION", "must be at most 86400 s (one day), got 90000.0"),
+    (["sweep", "--durations", "1ms,25h"], "--durations", "must be at most 86400 s (one day)"),
+    (["measure", "hybrid", "1ms", "--margin", "25h"], "--margin", "must be at most 86400 s"),
+    (["monitor", "--interval", "25h"], "--interval", "must be at most 86400 s (one day)"),
+    (["compare", "a.jsonl", "b.jsonl", "--duration", "-1ms"], "--duration", "must be non-negative"),
+    (["plot", "a.jsonl", "-o", "a.png", "--requested", "25h"], "--requested", "must be at most"),
 ]
 
 
