@@ -8,7 +8,7 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   config_default(), plan(), config_check(), measure(): a run, by the
+ *   config_default(), plan(), measure(): a run, by the
  *                  option, config and result tables;
  *   methods(), stats(), table(), format_duration(), host_facts(),
  *   clock_info(), seconds_ns(), and the tuples stats_fields,
@@ -122,17 +122,6 @@ static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
   (void)self; (void)unused;
   sleepacc_sleeper_config_default(&c);
   return sleepacc_py_from_fields(sleepacc_sleeper_config_fields, &c);
-}
-
-static PyObject *py_config_check(PyObject *self, PyObject *m) {
-  sleepacc_config cfg;
-  const char *field = NULL, *msg = NULL;
-  int rc;
-  (void)self;
-  if (config_from(m, &cfg) < 0) return NULL;
-  rc = sleepacc_config_explain(&cfg, &field, &msg);
-  if (rc == 0) Py_RETURN_NONE;
-  return Py_BuildValue("(sss)", field, msg, sleepacc_errname(rc));
 }
 
 /* plan(options, sweep_point=False): the checked config of a run (a dict of
@@ -383,7 +372,6 @@ static PyMethodDef core_methods[] = {
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
   {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
   {"sleeper_default", py_sleeper_default, METH_NOARGS, "sleeper_default() -> dict: Sleeper/Pacer's"},
-  {"config_check", py_config_check, METH_O, "config_check(config) -> None or (field, msg, errname)"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
   {"sweep_plan", py_sweep_plan, METH_VARARGS,
