@@ -135,15 +135,13 @@ def parse_slack_ns(text: str) -> int:
     """Timer slack: a bare number is an integer of nanoseconds (the unit of
     prctl(PR_SET_TIMERSLACK) and /proc/.../timerslack_ns); a suffixed one is
     a duration ("50us").  "1.0" is refused naming the unit (it is not clear
-    whether 1 ns or 1 s was meant).  Its range (1 ns .. 1 s) is the core's
-    rule, applied where the slack is used."""
+    whether 1 ns or 1 s was meant).  A sign is parsed: its range (>= 0,
+    1 ns .. 1 s) is the core's rule, applied where the slack is used."""
     if isinstance(text, bool) or not isinstance(text, str):
         raise ValueError(f"slack must be text like '1' (ns) or '50us', got {text!r}")
     t = text.strip()
-    if t.startswith("-"):
-        raise ValueError(f"slack must not be negative: {text!r}")
     if not has_unit(t):
-        if not re.fullmatch(r"\+?[0-9]+", t):
+        if not re.fullmatch(r"[+-]?[0-9]+", t):
             raise ValueError(
                 f"a bare slack is an integer number of nanoseconds (ns, the kernel's unit), "
                 f"got {text!r}: write an integer (1 = no slack) or give a unit (1ns, 50us, 1ms)")

@@ -504,7 +504,7 @@ def test_monitor_last_report_shorter_than_the_interval_still_runs():
 UNIT_TRAPS = [
     (["measure", "nanosleep", "1ms", "--slack", "1.0", "-n", "1"], "--slack", "nanoseconds"),
     (["sweep", "--slack", "1e3"], "--slack", "nanoseconds"),
-    (["sweep", "--slack", "-5"], "--slack", "negative"),
+    (["sweep", "--slack", "-5"], "--slack", "must be >= 0, got -5"),   # the core's slack row
     (["sweep", "--durations", "1ms,10"], "--durations", "'10'"),
     (["sweep", "--durations", "10,1us"], "--durations", "'10'"),
     (["measure", "nanosleep", "-1ms"], "DURATION", "negative"),

@@ -54,10 +54,14 @@ def test_lists_refuse_mixing_bare_and_suffixed_items():
 def test_slack_bare_numbers_are_integer_ns():
     assert parse_slack_ns("1") == 1 and parse_slack_ns("50000") == 50_000
     assert parse_slack_ns("50us") == 50_000 and parse_slack_ns("1ns") == 1
-    for text, says in (("1.0", "nanoseconds"), ("1e3", "nanoseconds"), ("-1", "negative")):
+    for text, says in (("1.0", "nanoseconds"), ("1e3", "nanoseconds")):
         with pytest.raises(ValueError, match=says):
             parse_slack_ns(text)
-    # the range is the core's rule (1 ns .. 1 s), where the slack is used
+    # the range is the core's rule (>= 0, 1 ns .. 1 s), where the slack is used
+    assert parse_slack_ns("-1") == -1 and parse_slack_ns("-1us") == -1000
+    for text in ("-1", "-1us"):
+        with pytest.raises(ValueError, match=r"^slack: must be >= 0, got -1"):
+            sleepacc.measure("nanosleep", 1e-4, n=1, slack=parse_slack_ns(text))
     for text in ("0", "0ns", "2s"):
         with pytest.raises(ValueError, match=r"^slack: must be 1 ns \.\. 1 s"):
             sleepacc.measure("nanosleep", 1e-4, n=1, slack=parse_slack_ns(text))
