@@ -847,6 +847,16 @@ def cmd_compare(args):
 # --------------------------------------------------------------------------
 
 PLOT_KINDS = ("error", "cdf", "pareto", "model", "histogram", "all")
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")   # the formats plot -o writes (from the file name)
+
+
+def _check_plot_output(path, stdout=True):
+    """plot -o: a file name ending in one of PLOT_SUFFIXES, or (stdout) "-"."""
+    if (stdout and path == "-") or os.path.splitext(path)[1].lower() in PLOT_SUFFIXES:
+        return
+    names = ", ".join(PLOT_SUFFIXES[:-1]) + " or " + PLOT_SUFFIXES[-1]
+    hint = " (or - for a PNG on the standard output)" if stdout else ""
+    raise _arg_error("-o", f"{path!r}: the file name must end in {names}{hint}")
 
 
 def _one_point(sweep, methods, requested_ns):
@@ -896,9 +906,7 @@ def cmd_plot(args):
     if to_stdout and len(kinds) > 1:
         raise _arg_error("-o", "--kind all writes several files: give -o FIG.png, not -")
     root, ext = os.path.splitext(args.output)
-    if not to_stdout and ext.lower() not in (".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf "
-                               "(or - for a PNG on the standard output)")
+    _check_plot_output(args.output)
     for i, kind in enumerate(kinds):
         path = args.output if i == 0 else f"{root}-{kind}{ext}"
         try:
@@ -936,9 +944,7 @@ def _plot_flent(args):
     if not args.file:
         raise _arg_error("FILE", "--flent needs the monitor's file: "
                                  "plot --flent RESULT.flent.gz MONITOR.jsonl -o FIG")
-    if args.output != "-" and os.path.splitext(args.output)[1].lower() not in (
-            ".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    _check_plot_output(args.output)
     try:
         from sleepacc import plot
         import matplotlib  # noqa: F401
@@ -958,8 +964,7 @@ def _plot_flent(args):
 
 def _plot_compare(args):
     """plot --compare: the hosts of several result files side by side."""
-    if os.path.splitext(args.output)[1].lower() not in (".png", ".svg", ".pdf"):
-        raise _arg_error("-o", f"{args.output!r}: the file name must end in .png, .svg or .pdf")
+    _check_plot_output(args.output, stdout=False)
     sweeps, labels = _compare_inputs(args, "--compare")
     try:
         from sleepacc import plot
@@ -1540,7 +1545,8 @@ def build_parser():
     s.add_argument("--stat", default="median", choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
-                   help="output image (.png, .svg, .pdf; - for a PNG on the standard output)")
+                   help=f"output image ({', '.join(PLOT_SUFFIXES)}; - for a PNG on the standard "
+                        "output)")
     s.add_argument("--kind", choices=PLOT_KINDS, default="error",
                    help="error: error against duration, one panel per method family "
                         "(default); cdf: error distribution at 1 ms (or --requested), tail on "
