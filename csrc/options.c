@@ -13,6 +13,7 @@
  * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
  * its field table), sleepacc_options_complete, sleepacc_option_choice(s),
  * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
+ * sleepacc_privilege_explain (what a refused privileged option needs),
  * sleepacc_option_set (one option from a script's value: every kind's rule).
  */
 #include "sleepacc_int.h"
@@ -155,6 +156,28 @@ const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size
            c->env.lock_memory ? "lock_memory " : "", c->env.dma_latency_us >= 0 ? "dma_latency " : "");
   if (*buf) buf[strlen(buf) - 1] = '\0';
   return *buf ? buf : NULL;
+}
+
+/* perm12: the one explanation of a refused run, in the words the Python API
+ * has always used, the values as the core holds them. */
+const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *buf, size_t cap) {
+  size_t len = 0;
+  if (err > 0) err = -err;
+  if (!c || !buf || !cap || (err != -EPERM && err != -EACCES && !(err == -ENOMEM && c->env.lock_memory)))
+    return NULL;
+  buf[0] = '\0';
+  if (c->env.policy != SLEEPACC_POLICY_KEEP)
+    len += (size_t)snprintf(buf, cap, "policy='%s' (priority %d) needs CAP_SYS_NICE or an "
+                            "RLIMIT_RTPRIO/RLIMIT_NICE allowance", sleepacc_policy_name(c->env.policy),
+                            c->env.priority);
+  if (c->env.lock_memory && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, "%slock_memory=True needs CAP_IPC_LOCK or a large "
+                            "enough RLIMIT_MEMLOCK", len ? "; " : "");
+  if (c->env.dma_latency_us >= 0 && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, "%sdma_latency=%d needs write access to "
+                            "/dev/cpu_dma_latency (root)", len ? "; " : "", c->env.dma_latency_us);
+  if (!len) snprintf(buf, cap, "the requested environment needs privileges");
+  return buf;
 }
 
 /* The words of a MODE or POLICY option's rule, from the names the core

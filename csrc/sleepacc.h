@@ -1233,6 +1233,20 @@ void sleepacc_method_names(char *buf, size_t cap);
  * fit): what an EPERM/EACCES names.  Returns buf, or NULL when c asks for
  * none of them. */
 const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap);
+/* --- perm12 (issue 12): the explanation of a run refused for privileges,
+ * one for both bindings (options.c). --- */
+/* Room for sleepacc_privilege_explain's words (all three options asked). */
+#define SLEEPACC_PRIVILEGE_MESSAGE_MAX 320
+/* When err (negative or positive errno) is a refusal for privileges --
+ * EPERM or EACCES, or ENOMEM (mlockall past RLIMIT_MEMLOCK) when c asks for
+ * lock_memory -- what each privileged option c asks for needs, joined by
+ * "; " into buf (cap bytes, cut to fit):
+ *   "policy='fifo' (priority 1) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance",
+ *   "lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK",
+ *   "dma_latency=0 needs write access to /dev/cpu_dma_latency (root)",
+ * or "the requested environment needs privileges" when c asks for none.
+ * Returns buf, or NULL (buf untouched) for any other err. */
+const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *buf, size_t cap);
 /* --- One option from a script's value (issue 12, this round): the
  * conversion of every option kind, so no binding and no Python code writes
  * an option's rule (options.c). --- */

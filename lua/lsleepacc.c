@@ -164,11 +164,19 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleep
   return 0;
 }
 
+/* The context of a failed run's error: what each privileged option asked
+ * for needs when the run was refused for privileges (the core's words, as
+ * Python's), else the names of those options. */
+static const char *sleepacc__why(const sleepacc_config *c, int rc, char *buf, size_t cap) {
+  const char *why = sleepacc_privilege_explain(c, rc, buf, cap);
+  return why ? why : sleepacc_config_privileged(c, buf, cap);
+}
+
 static int sleepacc__measure(lua_State *L) {
   const char *field, *msg;
   const sleepacc_lua_samples *s;
   sleepacc_config c;
-  char asked[48];
+  char why[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
   uint32_t given = sleepacc__parse(L, 1, &c, sleepacc_options, NULL, 0);
   int rc;
   for (int i = 0; i < 2; i++) { /* method and duration have no default: nil is refused, naming it */
@@ -179,7 +187,7 @@ static int sleepacc__measure(lua_State *L) {
   if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
     sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
   rc = sleepacc__run_one(L, &c, &s);
-  return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc_config_privileged(&c, asked, sizeof asked)) : 1;
+  return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__why(&c, rc, why, sizeof why)) : 1;
 }
 
 /* Raise the core's fault of a sweep: "methods[2]: ...", "durations: ...",
@@ -261,8 +269,8 @@ static int sleepacc__sweep(lua_State *L) {
     int rc;
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
     if ((rc = sleepacc__run_one(L, &c, &s)) < 0) {
-      char ctx[160];
-      const char *why = sleepacc_config_privileged(&c, name, sizeof name);
+      char ctx[SLEEPACC_PRIVILEGE_MESSAGE_MAX + 96], buf[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
+      const char *why = sleepacc__why(&c, rc, buf, sizeof buf);
       snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", why ? why : "", why ? ", " : "",
                c.method->name, (long long)c.duration_ns);
       return sleepacc_lua_pusherror(L, rc, ctx);

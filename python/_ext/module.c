@@ -208,10 +208,15 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   if (rc < 0) sleepacc_run_finish(run);
   Py_END_ALLOW_THREADS
   if (rc < 0) {
+    char why[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
+    PyObject *e = NULL;
     sleepacc_run_refusal(run, &field, &msg);
-    PyObject *e = field != NULL && msg != NULL /* refused up front, nothing changed */
-                      ? Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg))
-                      : sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
+    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
+      e = Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg));
+    else if (sleepacc_privilege_explain(&cfg, rc, why, sizeof why)) /* the core's words of what it needs */
+      e = Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s (%s: %s: %s)", why, field ? field :
+                        "sleepacc_run_start", sleepacc_errname(rc), sleepacc_strerror(rc)));
+    else sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
     if (e != NULL) PyErr_SetObject(PyExc_PermissionError, e); /* SetObject takes its own ref */
     Py_XDECREF(e);
     goto done;

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import array
 import datetime
-import errno as _errno
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -480,23 +479,11 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
     return _Plan(_core.plan(options, sweep_point), given)
 
 
-def _permission_message(plan: _Plan, err: OSError) -> str:
-    """Name the settings that need privileges for an EPERM/EACCES."""
-    what, g = [], plan.given
-    if g["policy"] is not None:
-        what.append(f"policy={g['policy']!r} (priority {plan.config['env']['priority']}) "
-                    "needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance")
-    if g["lock_memory"]:
-        what.append("lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK")
-    if g["dma_latency"] is not None:
-        what.append(f"dma_latency={g['dma_latency']} needs write access to "
-                    "/dev/cpu_dma_latency (root)")
-    if not what:
-        what.append("the requested environment needs privileges")
-    return "; ".join(what) + f" ({err.strerror})"
-
-
 def _run(plan: _Plan) -> Measurement:
+    """One run by the core.  A run refused for privileges is the core's
+    PermissionError, its message the core's words of what each privileged
+    option asked for needs (sleepacc_privilege_explain); one the core refused
+    up front (nothing was changed) also names what was asked."""
     try:
         raw = _core.measure(plan.config)
     except PermissionError as e:
@@ -504,11 +491,6 @@ def _run(plan: _Plan) -> Measurement:
             raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
                                            f"{plan.given['policy']!r}, priority "
                                            f"{plan.config['env']['priority']})") from None
-        raise PermissionError(e.errno or _errno.EPERM, _permission_message(plan, e)) from None
-    except MemoryError as e:
-        if plan.given["lock_memory"]:  # mlockall: ENOMEM past RLIMIT_MEMLOCK
-            raise PermissionError(_errno.ENOMEM, _permission_message(
-                plan, OSError(_errno.ENOMEM, os.strerror(_errno.ENOMEM)))) from None
         raise
     return Measurement(**raw)
 

@@ -185,6 +185,41 @@ static void test_privileged(void) {
   CHECK(sleepacc_config_privileged(&c, buf, 0) == NULL);
 }
 
+/* perm12: sleepacc_privilege_explain, the words both bindings give a refused run */
+static void test_privilege_explain(void) {
+  sleepacc_config c;
+  char buf[SLEEPACC_PRIVILEGE_MESSAGE_MAX], tiny[16];
+  const char *want_all = "policy='rr' (priority 7) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE "
+                         "allowance; lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK; "
+                         "dma_latency=0 needs write access to /dev/cpu_dma_latency (root)";
+  sleepacc_config_default(&c);
+  CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, sizeof buf) == buf);
+  CHECKF(!strcmp(buf, "the requested environment needs privileges"), "%s", buf);
+  strcpy(buf, "x");
+  CHECK(sleepacc_privilege_explain(&c, -EINVAL, buf, sizeof buf) == NULL && !strcmp(buf, "x"));
+  CHECK(sleepacc_privilege_explain(&c, -ENOMEM, buf, sizeof buf) == NULL); /* no lock_memory asked */
+  c.env.policy = SLEEPACC_POLICY_FIFO, c.env.priority = 1;
+  CHECK(sleepacc_privilege_explain(&c, EACCES, buf, sizeof buf) == buf); /* a positive errno too */
+  CHECKF(!strcmp(buf, "policy='fifo' (priority 1) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE "
+                      "allowance"), "%s", buf);
+  sleepacc_config_default(&c);
+  c.env.lock_memory = 1;
+  CHECK(sleepacc_privilege_explain(&c, -ENOMEM, buf, sizeof buf) == buf);
+  CHECKF(!strcmp(buf, "lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK"), "%s", buf);
+  c.env.policy = SLEEPACC_POLICY_RR, c.env.priority = 7, c.env.dma_latency_us = 0;
+  CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, sizeof buf) == buf);
+  CHECKF(!strcmp(buf, want_all), "%s", buf);
+  CHECK(strlen(want_all) < SLEEPACC_PRIVILEGE_MESSAGE_MAX);
+  CHECK(sleepacc_privilege_explain(&c, -EPERM, tiny, sizeof tiny) == tiny); /* cut to fit */
+  CHECK(strlen(tiny) == sizeof tiny - 1 && !strncmp(tiny, want_all, sizeof tiny - 1));
+  sleepacc_config_default(&c);
+  c.env.dma_latency_us = 25;
+  CHECK(sleepacc_privilege_explain(&c, -EACCES, buf, sizeof buf) == buf);
+  CHECKF(!strcmp(buf, "dma_latency=25 needs write access to /dev/cpu_dma_latency (root)"), "%s", buf);
+  CHECK(sleepacc_privilege_explain(NULL, -EPERM, buf, sizeof buf) == NULL);
+  CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, 0) == NULL);
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
@@ -196,5 +231,6 @@ int main(void) {
   TEST(test_find);
   TEST(test_method_names);
   TEST(test_privileged);
+  TEST(test_privilege_explain);
   return check_summary();
 }

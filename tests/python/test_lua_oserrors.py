@@ -64,6 +64,9 @@ def test_fifo_without_privilege_returns_eperm(as_nobody):
     assert rtype == "nil"
     assert name == "EPERM"
     assert msg.startswith("EPERM: ") and "not permitted" in msg, msg
+    # the core's words of what the option needs, as Python's PermissionError gives them
+    assert msg.endswith(" (policy='fifo' (priority 1) needs CAP_SYS_NICE or an "
+                        "RLIMIT_RTPRIO/RLIMIT_NICE allowance)"), msg
     assert after == before  # slack (applied first) and policy are as they were
 
 
@@ -73,6 +76,8 @@ def test_sweep_failure_names_the_point(as_nobody):
         'policy = "rr"} end')
     assert (rtype, name) == ("nil", "EPERM")
     assert msg.startswith("EPERM: ") and "method nanosleep" in msg, msg
+    assert "(policy='rr' (priority 1) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance, " \
+        "method nanosleep, duration 100000 ns)" in msg, msg
     assert after == before
 
 

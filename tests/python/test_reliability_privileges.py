@@ -204,6 +204,34 @@ def test_lua_realtime_refused_as_nobody():
     assert ok == "false" and "budget" in err, rows["spin"]
 
 
+# The core's words of what a refused run's privileged options need
+# (sleepacc_privilege_explain), the same from both bindings.
+REFUSED_WORDS = ("policy='fifo' (priority 3) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE "
+                 "allowance; dma_latency=0 needs write access to /dev/cpu_dma_latency (root)")
+
+
+def test_refused_run_is_explained_alike_by_python_and_lua():
+    if not shutil.which("setpriv"):
+        pytest.skip("needs setpriv to run lua5.4 as nobody")
+    py = as_nobody(lambda: outcome(lambda: sleepacc.measure(
+        "nanosleep", 1e-4, budget=0.01, policy="fifo", priority=3, dma_latency=0)))
+    assert py["type"] == "PermissionError" and py["errno"] == errno.EPERM and py["unchanged"], py
+    assert py["msg"].startswith(f"[Errno 1] {REFUSED_WORDS} (policy: EPERM: "), py["msg"]
+    lua, mod = _lua_module()
+    env = dict(os.environ, LUA_CPATH=f"{mod.parent}/?.so;;")
+    env.pop("LD_PRELOAD", None)
+    probe = ('local r, msg, name = require("sleepacc").measure{method = "nanosleep", duration = 1e-4, '
+             'budget = 0.01, policy = "fifo", priority = 3, dma_latency = 0} '
+             'print(tostring(r)) print(msg) print(name)')
+    r = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                        "--inh-caps=-all", "--bounding-set=-all", lua, "-e", probe],
+                       capture_output=True, text=True, timeout=60, env=env, cwd="/")
+    assert r.returncode == 0, r.stderr
+    res, msg, name = r.stdout.splitlines()
+    assert (res, name) == ("nil", "EPERM"), r.stdout
+    assert msg.startswith("EPERM: ") and msg.endswith(f" ({REFUSED_WORDS})"), msg
+
+
 # ------------------------------------------------------------------ spin under FIFO/RR
 
 @pytest.mark.parametrize("policy", ["fifo", "rr"])
