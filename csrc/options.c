@@ -11,7 +11,7 @@
  *
  * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
  * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
- * its field table), sleepacc_options_complete, sleepacc_option_choice(s),
+ * its field table), sleepacc_options_complete, sleepacc_option_choice,
  * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
  * sleepacc_privilege_explain (what a refused privileged option needs),
  * sleepacc_option_set (one option from a script's value: every kind's rule).
@@ -125,12 +125,6 @@ int sleepacc_option_choice(const sleepacc_option *o, const char *name) {
   if (o->kind == SLEEPACC_OPT_MODE) return sleepacc_mode_from_name(name);
   if (o->kind == SLEEPACC_OPT_POLICY) return sleepacc_policy_from_name(name);
   return -EINVAL;
-}
-
-const char *sleepacc_option_choices(const sleepacc_option *o) {
-  if (o && o->kind == SLEEPACC_OPT_MODE) return "relative, periodic";
-  if (o && o->kind == SLEEPACC_OPT_POLICY) return "other, batch, idle, fifo, rr";
-  return NULL;
 }
 
 const sleepacc_option *sleepacc_option_find(const sleepacc_option *list, const char *name) {

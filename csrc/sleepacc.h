@@ -1207,11 +1207,10 @@ int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow);
  * when n is not given). */
 void sleepacc_options_complete(sleepacc_config *c, uint32_t given, int sweep);
 /* A MODE or POLICY option's value by name (sleepacc_mode_from_name,
- * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind.
- * choices: the names it knows, for that error ("relative, periodic"), or
- * NULL for another kind. */
+ * sleepacc_policy_from_name): -EINVAL when unknown or o is of another kind
+ * (the words of that error, built from the same names, are
+ * sleepacc_option_set's). */
 int sleepacc_option_choice(const sleepacc_option *o, const char *name);
-const char *sleepacc_option_choices(const sleepacc_option *o);
 /* --- A seconds argument (py12b: issue 12), the whole conversion a binding
  * makes of one: a real s (real != 0: sleepacc_seconds_to_ns) or whole
  * seconds (real 0: sleepacc_whole_seconds_to_ns(whole, overflow)), then the
