@@ -242,8 +242,11 @@ def test_progress_line_on_a_terminal():
 
 def test_kill_and_resume_three_times(tmp_path):
     path = tmp_path / "kill.jsonl"
+    # 15 points of 0.2 s: three kills, each at most ~0.4 s after a new point, leave at
+    # least half the sweep to do, so no kill can come after its end (0.08 s a point did
+    # once, on a loaded machine).
     args = ["sweep", "--methods", "nanosleep,clock_nanosleep_abs,select", "--durations",
-            "0,10us,100us,1ms,5ms", "--budget", "0.08", "--format", "none", "-o", path]
+            "0,10us,100us,1ms,5ms", "--budget", "0.2", "--format", "none", "-o", path]
     expected = {(m, "relative", d) for m in ("nanosleep", "clock_nanosleep_abs", "select")
                 for d in (0, 10_000, 100_000, 1_000_000, 5_000_000)}
     rng = random.Random()
