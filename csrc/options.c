@@ -14,6 +14,7 @@
  * its field table), sleepacc_options_complete, sleepacc_option_choice,
  * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
  * sleepacc_privilege_explain (what a refused privileged option needs),
+ * sleepacc_config_words (the config check's words, the available methods named),
  * sleepacc_option_set (one option from a script's value: every kind's rule).
  */
 #include "sleepacc_int.h"
@@ -266,4 +267,14 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   default: return -EINVAL;
   }
   return -EINVAL;
+}
+
+int sleepacc_config_words(const sleepacc_config *c, const char **field, char *buf, size_t cap) {
+  const char *msg = NULL;
+  int rc = sleepacc_config_explain(c, field, &msg), len;
+  if (rc == 0 || !buf || !cap) return rc;
+  len = snprintf(buf, cap, rc == -ENOSYS ? "%s; available methods: " : "%s", msg ? msg : "");
+  if (rc == -ENOSYS && len > 0 && (size_t)len < cap) /* not available here: name those that are */
+    sleepacc_method_names(buf + len, cap - (size_t)len);
+  return rc;
 }

@@ -1251,6 +1251,12 @@ const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *
  * an option's rule (options.c). --- */
 /* Room for sleepacc_option_set's words (the longest lists the methods). */
 #define SLEEPACC_OPTION_MESSAGE_MAX 512
+/* The config check's first broken rule in words, into buf (cap bytes, cut
+ * to fit, always terminated): sleepacc_config_explain's message, and for a
+ * method not available here (-ENOSYS) "; available methods: <those that
+ * are>", so both bindings name them.  Returns explain's result (0: buf
+ * untouched); *field as explain sets it. */
+int sleepacc_config_words(const sleepacc_config *c, const char **field, char *buf, size_t cap);
 /* Set option o (a row of sleepacc_options into a sleepacc_config, or of
  * sleepacc_sleeper_options into a sleepacc_sleeper_config) of the struct
  * at base from the script's value v, by o's kind:

@@ -173,7 +173,8 @@ static const char *sleepacc__why(const sleepacc_config *c, int rc, char *buf, si
 }
 
 static int sleepacc__measure(lua_State *L) {
-  const char *field, *msg;
+  char words[2 * SLEEPACC_OPTION_MESSAGE_MAX];
+  const char *field;
   const sleepacc_lua_samples *s;
   sleepacc_config c;
   char why[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
@@ -184,8 +185,8 @@ static int sleepacc__measure(lua_State *L) {
     lua_pushnil(L);
     sleepacc_lua_option(L, 2, &sleepacc_options[i], NULL, &c);
   }
-  if (sleepacc_config_explain(&c, &field, &msg) != 0) /* every rule is the core's */
-    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
+  if (sleepacc_config_words(&c, &field, words, sizeof words) != 0) /* every rule is the core's */
+    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", words);
   rc = sleepacc__run_one(L, &c, &s);
   return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__why(&c, rc, why, sizeof why)) : 1;
 }

@@ -129,30 +129,25 @@ static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
  * sleepacc_options names: the core's defaults, each option given set by the
  * core's rule of its kind (sleepacc_py_option), the defaults that depend on
  * another option (sleepacc_options_complete; sweep_point: a sweep's point),
- * then every rule of a run (sleepacc_config_explain) as the ValueError
+ * then every rule of a run (sleepacc_config_words) as the ValueError
  * "<option>: <rule>, got <the value given, or None>". */
 static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"options", "sweep_point", NULL};
   char buf[2 * SLEEPACC_OPTION_MESSAGE_MAX];
-  const char *field = NULL, *msg = NULL;
+  const char *field = NULL;
   PyObject *opts;
   sleepacc_config cfg;
   uint32_t given;
-  int sweep = 0, rc, len;
+  int sweep = 0;
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:plan", kwlist, &PyDict_Type, &opts, &sweep))
     return NULL;
   sleepacc_config_default(&cfg);
   if (sleepacc_py_options(sleepacc_options, opts, &cfg, &given) < 0) return NULL;
   sleepacc_options_complete(&cfg, given, sweep);
-  if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) == 0)
+  if (sleepacc_config_words(&cfg, &field, buf, sizeof buf) == 0)
     return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
-  if (rc == -ENOSYS) { /* the method is not available here: name those that are */
-    len = snprintf(buf, sizeof buf, "%s; available methods: ", msg);
-    sleepacc_method_names(buf + len, sizeof buf - (size_t)len);
-    msg = buf;
-  }
-  return sleepacc_py_broken(opts, field, msg);
+  return sleepacc_py_broken(opts, field, buf);
 }
 
 /* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */

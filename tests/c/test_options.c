@@ -209,6 +209,33 @@ static void test_privilege_explain(void) {
   CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, 0) == NULL);
 }
 
+/* sleepacc_config_words: explain's words, and for an unavailable method the
+ * available ones named after them (every method of the registry is tried). */
+static void test_config_words(void) {
+  char buf[SLEEPACC_OPTION_MESSAGE_MAX * 2], names[SLEEPACC_OPTION_MESSAGE_MAX];
+  const char *field = NULL, *msg = NULL;
+  sleepacc_config c;
+  sleepacc_config_default(&c);
+  c.method = sleepacc_method_find("nanosleep"), c.duration_ns = 1000, c.n = 0, c.budget_ns = 0;
+  strcpy(buf, "untouched");
+  CHECK(sleepacc_config_explain(&c, &field, &msg) == -EINVAL);
+  CHECK(sleepacc_config_words(&c, &field, buf, sizeof buf) == -EINVAL && !strcmp(buf, msg));
+  CHECK(field && !strcmp(field, "n"));
+  c.n = 5;
+  strcpy(buf, "untouched");
+  CHECK(sleepacc_config_words(&c, &field, buf, sizeof buf) == 0 && !strcmp(buf, "untouched"));
+  sleepacc_method_names(names, sizeof names);
+  for (size_t i = 0; i < sleepacc_method_count(); i++) {
+    c.method = sleepacc_method_at(i);
+    if (sleepacc_method_available(c.method)) continue; /* none may be unavailable on this host */
+    CHECK(sleepacc_config_words(&c, &field, buf, sizeof buf) == -ENOSYS && !strcmp(field, "method"));
+    CHECK(strstr(buf, "; available methods: ") &&
+          !strcmp(strstr(buf, "; available methods: ") + strlen("; available methods: "), names));
+  }
+  c.method = sleepacc_method_find("nanosleep"), c.n = 0;
+  CHECK(sleepacc_config_words(&c, &field, buf, 4) <= 0 && strlen(buf) <= 3); /* cut, terminated */
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_bad_fields_name_options);
@@ -221,5 +248,6 @@ int main(void) {
   TEST(test_method_names);
   TEST(test_privileged);
   TEST(test_privilege_explain);
+  TEST(test_config_words);
   return check_summary();
 }
