@@ -19,21 +19,13 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#if PY_VERSION_HEX < 0x030A0000
+#error "sleepacc needs Python 3.10 or later (3.9 reached its end of life in October 2025)"
+#endif
 
 #include <stdint.h>
 
 #include "sleepacc.h"
-
-/* Python 3.9 compatibility for the few newer helpers used. */
-#if PY_VERSION_HEX < 0x030A0000
-static inline PyObject *sleepacc_py_newref(PyObject *o) {
-  Py_INCREF(o);
-  return o;
-}
-#define Py_NewRef(o) sleepacc_py_newref((PyObject *)(o))
-int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v);
-#define PyModule_AddObjectRef sleepacc_py_addobjectref
-#endif
 
 /* Set option `o` of the struct at `base` from `obj` by the core's rule of
  * its kind (sleepacc_option_set; obj as a core value, convert.c's py_value;

@@ -9,17 +9,6 @@
 
 #include <string.h>
 
-#if PY_VERSION_HEX < 0x030A0000
-int sleepacc_py_addobjectref(PyObject *m, const char *name, PyObject *v) {
-  Py_INCREF(v);
-  if (PyModule_AddObject(m, name, v) < 0) {
-    Py_DECREF(v);
-    return -1;
-  }
-  return 0;
-}
-#endif
-
 int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
   sleepacc_option o = *sleepacc_option_find(sleepacc_options, "duration");
   sleepacc_config c;

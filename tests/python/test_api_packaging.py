@@ -46,7 +46,7 @@ def test_sdist_and_wheel(tmp_path):
     meta = next(f for f in files if f.endswith(".dist-info/METADATA"))
     with zipfile.ZipFile(wheel) as z:
         text = z.read(meta).decode()
-    assert "Requires-Dist: numpy" in text and "Requires-Python: >=3.9" in text
+    assert "Requires-Dist: numpy" in text and "Requires-Python: >=3.10" in text
 
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import sleepacc; "
             "assert sleepacc.__file__.startswith(sys.argv[1]), sleepacc.__file__; "
