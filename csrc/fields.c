@@ -53,6 +53,11 @@ void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_valu
     out->sub = f->sub;
     out->base = p;
     break;
+  case SLEEPACC_FIELD_LIST: /* calls (issue 12): a sequence, each element by .sub[0] */
+    out->kind = SLEEPACC_VALUE_LIST;
+    out->sub = f->sub;
+    out->base = p;
+    break;
   default: break;
   }
   if (out->s)

@@ -1292,6 +1292,94 @@ typedef struct sleepacc_method_info {
 extern const sleepacc_field sleepacc_method_info_fields[]; /* in that order */
 int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out);
 
+/* -------------------------------------------------------------------------
+ * calls (issue 12): the bindings' queries as rows of one table
+ * (csrc/calls.c), so a binding has one generic dispatcher and adding a
+ * query is one row and one core function, no binding code.  A row names
+ * the query in each binding, its arguments (option rows, converted by the
+ * binding's option converter), the size of the caller's answer buffer, the
+ * function that fills it and the field table the answer is converted by.
+ * ---------------------------------------------------------------------- */
+/* A field type beside sleepacc_field_type's: a sequence (sleepacc_list),
+ * each element the row .sub[0] (its offset relative to the element);
+ * Python a list, Lua an array.  Its value: SLEEPACC_VALUE_LIST. */
+#define SLEEPACC_FIELD_LIST 12
+/* Row flag: the keys of the object's null values, for a binding whose
+ * objects cannot hold a null (Lua: such a key is absent); a binding whose
+ * objects can (Python's None) leaves this row out. */
+#define SLEEPACC_FIELD_NULL_KEYS 4
+#define SLEEPACC_VALUE_LIST (SLEEPACC_VALUE_PAIRS + 1) /* .base: the sleepacc_list, .sub: its row */
+typedef struct sleepacc_list {
+  const void *at; /* the first element */
+  size_t n;       /* elements */
+  size_t stride;  /* bytes from one element to the next */
+} sleepacc_list;
+
+/* The arguments of a query, one slot per option kind a row's args use
+ * (INT64, INT, NAME); an argument not given is 0 or NULL. */
+typedef struct sleepacc_call_args {
+  int64_t i64;      /* an INT64 argument (format_duration's ns) */
+  int i;            /* an INT argument (clock_info's reads) */
+  const char *name; /* a NAME argument (stats_level's name) */
+} sleepacc_call_args;
+
+/* How a binding shows an answer: */
+typedef enum sleepacc_call_shape {
+  SLEEPACC_CALL_OBJECT = 0, /* a dict / table of the answer's fields */
+  SLEEPACC_CALL_VALUE,      /* the value of its first field alone */
+  SLEEPACC_CALL_MODULE      /* no function: its fields are set on the module once, at load */
+} sleepacc_call_shape;
+/* Row flag: the call may take a while (reads files, measures): a binding
+ * releases its interpreter lock around it. */
+#define SLEEPACC_CALL_BLOCKS 1
+
+/* Where an answer is: its field table and the struct it describes (by
+ * default the row's fields over the whole buffer; a function may point
+ * them elsewhere in the buffer, e.g. host facts' rows built at run time). */
+typedef struct sleepacc_answer {
+  const sleepacc_field *fields;
+  const void *base;
+} sleepacc_answer;
+
+typedef struct sleepacc_call {
+  const char *python;          /* the function's (or MODULE row's) name in sleepacc._core; NULL: none */
+  const char *lua;             /* the name in the Lua module; NULL: none */
+  const char *doc;             /* one line (Python's __doc__) */
+  const char *what;            /* the core function an error names */
+  int shape;                   /* sleepacc_call_shape */
+  int flags;                   /* SLEEPACC_CALL_BLOCKS */
+  const sleepacc_option *args; /* the arguments in order, over a sleepacc_call_args; NULL: none */
+  int required;                /* the first `required` args must be given (Lua: not nil) */
+  size_t size;                 /* bytes of the answer buffer (aligned as malloc's) */
+  int (*fn)(const sleepacc_call_args *a, void *buf, sleepacc_answer *out);
+  const sleepacc_field *fields; /* the answer's rows (sleepacc_answer's default) */
+} sleepacc_call;
+/* The queries, ending with a row whose fn is NULL: at most SLEEPACC_CALL_MAX
+ * rows, each with at most SLEEPACC_CALL_MAX_ARGS arguments. */
+#define SLEEPACC_CALL_MAX 32
+#define SLEEPACC_CALL_MAX_ARGS 4
+extern const sleepacc_call sleepacc_calls[];
+/* Answer call c with the arguments a (NULL: none given) into buf (c->size
+ * bytes, zeroed here first): 0 with *out set, or the negative errno of the
+ * core function (-EFAULT for a NULL c, buf or out). */
+int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void *buf,
+                      sleepacc_answer *out);
+/* The module constants (the MODULE rows' struct): the version, limits and
+ * name lists a binding exposes. */
+typedef struct sleepacc_constants {
+  const char *version;            /* SLEEPACC_VERSION */
+  int64_t max_duration_ns;        /* SLEEPACC_MAX_DURATION_NS */
+  int64_t max_samples;            /* SLEEPACC_MAX_SAMPLES */
+  int64_t sweep_budget_ns;        /* SLEEPACC_SWEEP_BUDGET_NS */
+  double hist_precision;          /* SLEEPACC_HIST_PRECISION */
+  sleepacc_list stats_fields;     /* the names of sleepacc_stats_fields' rows */
+  sleepacc_list result_fields;    /* the names of sleepacc_result_fields' rows */
+  sleepacc_list policy_names;     /* sleepacc_policy_name(0), (1), ...: index = value */
+  sleepacc_list mode_names;       /* sleepacc_mode_name(0), (1), ... */
+  sleepacc_list durations_ns;     /* sleepacc_default_durations_ns */
+  const char *names[2][16];       /* the policy and mode names policy_names/mode_names point at */
+} sleepacc_constants;
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,6 +71,9 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 /* Push the struct at base as a table through a core field table (nested
  * rows become sub-tables; a null value is an absent key). */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
+/* Push row f of the struct at base the same way and return 1, or push
+ * nothing and return 0 for a null value. */
+int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base);
 
 /* A run's kept samples and its core record: the userdata behind a record
  * table's `samples` (lua/lsleepacc.c; sa.table and sa.save read it). */

@@ -7,6 +7,7 @@
  */
 #include "binding.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,31 +125,43 @@ uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list
   return given;
 }
 
+int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base) {
+  sleepacc_value v;
+  luaL_checkstack(L, 3, NULL);
+  sleepacc_field_get(f, base, &v); /* the core reads every field type: one case per kind */
+  switch (v.kind) {
+  case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v.i); break;
+  case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v.d); break;
+  case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v.i); break;
+  case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v.s); break;
+  case SLEEPACC_VALUE_NESTED: sleepacc_lua_push_fields(L, v.sub, v.base); break;
+  case SLEEPACC_VALUE_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
+    const sleepacc_pairs *pairs = (const sleepacc_pairs *)v.base;
+    lua_createtable(L, (int)pairs->n, 0);
+    for (int i = 0; i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
+      sleepacc_lua_push_fields(L, v.sub, &pairs->at[i]);
+      lua_rawseti(L, -2, i + 1);
+    }
+    break;
+  }
+  case SLEEPACC_VALUE_LIST: { /* an array, each element by the row .sub (a null one a hole) */
+    const sleepacc_list *list = (const sleepacc_list *)v.base;
+    lua_createtable(L, list->n > INT_MAX ? INT_MAX : (int)list->n, 0);
+    for (size_t k = 0; k < list->n && k < INT_MAX; k++)
+      if (sleepacc_lua_push_value(L, v.sub, (const char *)list->at + k * list->stride))
+        lua_rawseti(L, -2, (int)k + 1);
+    break;
+  }
+  default: return 0; /* null: nothing pushed */
+  }
+  return 1;
+}
+
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {
   luaL_checkstack(L, 3, NULL);
   lua_newtable(L);
-  for (; f->name; f++) {
-    sleepacc_value v;
-    sleepacc_field_get(f, base, &v); /* the core reads every field type: one case per kind */
-    switch (v.kind) {
-    case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v.i); break;
-    case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v.d); break;
-    case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v.i); break;
-    case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v.s); break;
-    case SLEEPACC_VALUE_NESTED: sleepacc_lua_push_fields(L, v.sub, v.base); break;
-    case SLEEPACC_VALUE_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
-      const sleepacc_pairs *pairs = (const sleepacc_pairs *)v.base;
-      lua_createtable(L, (int)pairs->n, 0);
-      for (int i = 0; i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-        sleepacc_lua_push_fields(L, v.sub, &pairs->at[i]);
-        lua_rawseti(L, -2, i + 1);
-      }
-      break;
-    }
-    default: continue; /* null: the key is absent */
-    }
-    lua_setfield(L, -2, f->name);
-  }
+  for (; f->name; f++)
+    if (sleepacc_lua_push_value(L, f, base)) lua_setfield(L, -2, f->name); /* null: the key is absent */
 }
 
 /* ------------------------------------------------------------- Ctrl-C */

@@ -315,66 +315,53 @@ static int sleepacc__table(lua_State *L) {
   return 1;
 }
 
-/* ------------------------------------------------------------ facts */
+/* ------------------------------------------------------------ the core's queries */
 
-static int sleepacc__methods(lua_State *L) {
-  lua_newtable(L);
-  for (size_t i = 0; i < sleepacc_method_count(); i++) {
-    sleepacc_method_info info;
-    sleepacc_method_info_get(sleepacc_method_at(i), &info);
-    sleepacc_lua_push_fields(L, sleepacc_method_info_fields, &info);
-    lua_rawseti(L, -2, (int)(i + 1));
+/* One query of the core's call table (sleepacc_calls, csrc/calls.c; the
+ * row is the closure's upvalue), the dispatcher of them all: its arguments
+ * by the row's option rows (sleepacc_lua_option: "<arg>: ..." for a bad
+ * one; nil is refused for a required one and keeps the default of another),
+ * the answer in a buffer of the row's size, pushed as a table of its fields
+ * or its first field's value.  An OS failure is nil, err, ename. */
+static int sleepacc__call(lua_State *L) {
+  const sleepacc_call *c = (const sleepacc_call *)lua_touserdata(L, lua_upvalueindex(1));
+  sleepacc_call_args a;
+  sleepacc_answer ans;
+  void *buf;
+  int rc;
+  memset(&a, 0, sizeof a);
+  for (int i = 0; c->args && c->args[i].name; i++)
+    if (i < c->required || !lua_isnoneornil(L, i + 1)) sleepacc_lua_option(L, i + 1, &c->args[i], NULL, &a);
+  buf = sleepacc_lua_newaligned(L, c->size);
+  if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  if (c->shape == SLEEPACC_CALL_VALUE) {
+    if (!sleepacc_lua_push_value(L, ans.fields, ans.base)) lua_pushnil(L);
+    return 1;
   }
+  sleepacc_lua_push_fields(L, ans.fields, ans.base);
   return 1;
 }
 
-/* sa.defaults(): the core's default config (its field names and units). */
-static int sleepacc__defaults(lua_State *L) {
-  sleepacc_config c;
-  sleepacc_config_default(&c);
-  sleepacc_lua_push_fields(L, sleepacc_config_fields, &c);
-  return 1;
-}
-
-/* sa.system_info(): the core's host facts through their field table, and
- * .unknown: the keys that could not be read. */
-static int sleepacc__system_info(lua_State *L) {
-  sleepacc_fact *facts = (sleepacc_fact *)lua_newuserdatauv(L, SLEEPACC_MAX_FACTS * sizeof *facts, 0);
-  sleepacc_field rows[SLEEPACC_MAX_FACTS + 1];
-  size_t count = 0, unknown = 0;
-  int rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
-  sleepacc_fact_fields(facts, count, rows);
-  sleepacc_lua_push_fields(L, rows, facts);
-  lua_newtable(L);
-  for (size_t i = 0; i < count; i++) {
-    if (facts[i].type != SLEEPACC_FACT_UNKNOWN) continue;
-    lua_pushstring(L, facts[i].key);
-    lua_rawseti(L, -2, (int)++unknown);
+/* The Lua rows of the call table into the module table on top: a closure
+ * of sleepacc__call each, or a MODULE row's fields set on the module. */
+static void sleepacc__open_calls(lua_State *L) {
+  for (const sleepacc_call *c = sleepacc_calls; c->fn; c++) {
+    sleepacc_answer ans;
+    if (c->lua && c->shape == SLEEPACC_CALL_MODULE) {
+      if (sleepacc_call_run(c, NULL, sleepacc_lua_newaligned(L, c->size), &ans) == 0)
+        for (const sleepacc_field *f = ans.fields; f->name; f++)
+          if (sleepacc_lua_push_value(L, f, ans.base)) lua_setfield(L, -3, f->name);
+      lua_pop(L, 1); /* the buffer */
+    } else if (c->lua) {
+      lua_pushlightuserdata(L, (void *)(uintptr_t)c);
+      lua_pushcclosure(L, sleepacc__call, 1);
+      lua_setfield(L, -2, c->lua);
+    }
   }
-  lua_setfield(L, -2, "unknown");
-  return 1;
-}
-
-/* sa.clock_info(): {clock = {resolution_ns=, read_cost_ns=}}, an unknown value absent. */
-static int sleepacc__clock_info(lua_State *L) {
-  sleepacc_clocks clocks;
-  int rc = sleepacc_clocks_get(0, &clocks);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
-  sleepacc_lua_push_fields(L, sleepacc_clocks_fields, &clocks);
-  return 1;
-}
-
-static int sleepacc__now_ns(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)sleepacc_now_ns());
-  return 1;
 }
 
 static const luaL_Reg sleepacc__funcs[] = {
-    {"measure", sleepacc__measure},   {"sweep", sleepacc__sweep},
-    {"table", sleepacc__table},       {"methods", sleepacc__methods},
-    {"defaults", sleepacc__defaults}, {"system_info", sleepacc__system_info},
-    {"clock_info", sleepacc__clock_info}, {"now_ns", sleepacc__now_ns},
+    {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {"table", sleepacc__table},
     {NULL, NULL}};
 
 static const luaL_Reg samples_meta[] = {
@@ -387,8 +374,7 @@ SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   lua_pop(L, 1);
   lua_newtable(L);
   luaL_setfuncs(L, sleepacc__funcs, 0);
-  lua_pushliteral(L, SLEEPACC_VERSION);
-  lua_setfield(L, -2, "_VERSION");
+  sleepacc__open_calls(L);
   sleepacc_lua_open_precise(L);
   sleepacc_lua_open_save(L);
   return 1;

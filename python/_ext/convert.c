@@ -45,6 +45,20 @@ static PyObject *py_pairs(const sleepacc_pairs *pairs) {
   return d;
 }
 
+static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit);
+
+/* A sleepacc_list as a list, each element by the row `row`. */
+static PyObject *py_list(const sleepacc_list *l, const sleepacc_field *row) {
+  PyObject *list = PyList_New((Py_ssize_t)l->n);
+  for (size_t k = 0; list && k < l->n; k++) {
+    int omit;
+    PyObject *v = py_field_value(row, (const char *)l->at + k * l->stride, &omit);
+    if (v) PyList_SET_ITEM(list, (Py_ssize_t)k, v);
+    else Py_CLEAR(list);
+  }
+  return list;
+}
+
 /* Row f of the struct at base as a new object, by the core's reading of it
  * (NULL: an exception, or with *omit set, nothing to add). */
 static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit) {
@@ -58,6 +72,7 @@ static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *
   case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
   case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
   case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
+  case SLEEPACC_VALUE_LIST: return py_list((const sleepacc_list *)v.base, v.sub);
   default: return *omit ? NULL : Py_NewRef(Py_None);
   }
 }
@@ -67,7 +82,9 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
   if (d == NULL) return NULL;
   for (const sleepacc_field *f = table; f->name != NULL; f++) {
     int omit;
-    PyObject *v = py_field_value(f, base, &omit);
+    PyObject *v;
+    if (f->flags & SLEEPACC_FIELD_NULL_KEYS) continue; /* a dict holds None: the list is Lua's */
+    v = py_field_value(f, base, &omit);
     if (omit) continue;
     if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
       Py_XDECREF(v);

@@ -8,31 +8,18 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   config_default(), plan(), measure(): a run, by the
- *                  option, config and result tables;
- *   methods(), stats(), table(), format_duration(), host_facts(),
- *   clock_info(), seconds_ns(), and the tuples stats_fields,
- *   result_fields, policy_names, mode_names (index = value),
- *   default_durations_ns.
+ *   plan(), measure(): a run, by the option, config and result tables;
+ *   stats(), table(), seconds_ns(), sweep_plan();
+ *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
+ *   all: methods(), config_default(), sleeper_default(), host_facts(),
+ *   clock_info(), format_duration(), stats_level(), and the constants
+ *   VERSION, MAX_DURATION_NS, MAX_SAMPLES, SWEEP_BUDGET_NS, HIST_PRECISION
+ *   and the tuples stats_fields, result_fields, policy_names, mode_names
+ *   (index = value), default_durations_ns.
  */
 #include "binding.h"
 
 #include <string.h>
-
-/* methods(): the registry's rows, each a dict of sleepacc_method_info_fields. */
-static PyObject *py_methods(PyObject *self, PyObject *unused) {
-  PyObject *list = PyList_New((Py_ssize_t)sleepacc_method_count());
-  (void)self; (void)unused;
-  for (size_t i = 0; list && i < sleepacc_method_count(); i++) {
-    sleepacc_method_info m;
-    int rc = sleepacc_method_info_get(sleepacc_method_at(i), &m);
-    PyObject *row = rc < 0 ? sleepacc_py_raise(rc, "sleepacc_method_info_get")
-                           : sleepacc_py_from_fields(sleepacc_method_info_fields, &m);
-    if (row) PyList_SET_ITEM(list, (Py_ssize_t)i, row);
-    else Py_CLEAR(list);
-  }
-  return list;
-}
 
 static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"value", "name", NULL};
@@ -107,21 +94,6 @@ static int config_from(PyObject *m, sleepacc_config *cfg) {
     return -1;
   }
   return sleepacc_py_to_fields(sleepacc_config_fields, m, cfg);
-}
-
-static PyObject *py_config_default(PyObject *self, PyObject *unused) {
-  sleepacc_config cfg;
-  (void)self; (void)unused;
-  sleepacc_config_default(&cfg);
-  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
-}
-
-/* The defaults of a Sleeper/Pacer (sleepacc_sleeper_config_default), by its field table. */
-static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
-  sleepacc_sleeper_config c;
-  (void)self; (void)unused;
-  sleepacc_sleeper_config_default(&c);
-  return sleepacc_py_from_fields(sleepacc_sleeper_config_fields, &c);
 }
 
 /* plan(options, sweep_point=False): the checked config of a run (a dict of
@@ -274,13 +246,6 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
-/* stats_level(name): sleepacc_stats_level, the quantile level of a statistic (-1: none). */
-static PyObject *py_stats_level(PyObject *self, PyObject *name) {
-  const char *s = PyUnicode_AsUTF8(name);
-  (void)self;
-  return s ? PyFloat_FromDouble(sleepacc_stats_level(s)) : NULL;
-}
-
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
@@ -323,110 +288,121 @@ done:
   return result;
 }
 
-static PyObject *py_format_duration(PyObject *self, PyObject *arg) {
-  (void)self;
-  long long ns = PyLong_AsLongLong(arg);
-  if (ns == -1 && PyErr_Occurred()) return NULL;
-  char buf[64];
-  int len = sleepacc_format_duration(ns, buf, sizeof buf);
-  if (len < 0) return sleepacc_py_raise(len, "sleepacc_format_duration");
-  return PyUnicode_DecodeUTF8(buf, len, "strict");
+/* ------------------------------------------------------------ the core's queries */
+
+/* The queries of the core's call table (sleepacc_calls): one function
+ * object per row, made at load, whose self is a capsule of its row; one
+ * dispatcher, py_call, answers them all. */
+#define CALL_CAPSULE "sleepacc._core.call"
+
+/* The arguments of call c from args and kwds (positional or by name, as
+ * CPython's own parser takes them and words their TypeErrors) into *a by
+ * its option rows, each converted by the core's rule of its kind
+ * (sleepacc_py_option).  0 or -1. */
+static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sleepacc_call_args *a) {
+  char format[64], *kwlist[SLEEPACC_CALL_MAX_ARGS + 1] = {NULL};
+  PyObject *v[SLEEPACC_CALL_MAX_ARGS] = {NULL};
+  int n = 0;
+  memset(a, 0, sizeof *a);
+  while (n < SLEEPACC_CALL_MAX_ARGS && c->args && c->args[n].name) kwlist[n] = (char *)c->args[n].name, n++;
+  /* "O" per argument, the optional ones after "|" (SLEEPACC_CALL_MAX_ARGS is 4: "OOOO", v[0..3]) */
+  snprintf(format, sizeof format, "%.*s|%.*s:%s", c->required, "OOOO", n - c->required, "OOOO", c->python);
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &v[0], &v[1], &v[2], &v[3])) return -1;
+  for (int i = 0; i < n; i++)
+    if (v[i] && sleepacc_py_option(&c->args[i], a, v[i]) < 0) return -1;
+  return 0;
 }
 
-static PyObject *py_host_facts(PyObject *self, PyObject *unused) {
-  sleepacc_fact *facts = PyMem_Calloc(SLEEPACC_MAX_FACTS, sizeof *facts);
-  sleepacc_field rows[SLEEPACC_MAX_FACTS + 1];
-  size_t count = 0;
-  PyObject *d = NULL;
+/* The answer of call c as an object: a dict of its fields, or the value of
+ * the first (SLEEPACC_CALL_VALUE).  a: its arguments, NULL: none.  NULL on
+ * error (the core's errno raised, naming c->what). */
+static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a) {
+  PyThreadState *ts = NULL;
+  sleepacc_answer ans;
+  PyObject *d = NULL, *v;
+  void *buf = PyMem_Malloc(c->size);
   int rc;
-  (void)self; (void)unused;
-  if (facts == NULL) return PyErr_NoMemory();
-  Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_host_facts(facts, SLEEPACC_MAX_FACTS, &count);
-  Py_END_ALLOW_THREADS
-  if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_host_facts");
-  } else {
-    sleepacc_fact_fields(facts, count, rows);
-    d = sleepacc_py_from_fields(rows, facts);
-  }
-  PyMem_Free(facts);
-  return d;
+  if (buf == NULL) return PyErr_NoMemory();
+  if (c->flags & SLEEPACC_CALL_BLOCKS) ts = PyEval_SaveThread(); /* the GIL released */
+  rc = sleepacc_call_run(c, a, buf, &ans);
+  if (ts) PyEval_RestoreThread(ts);
+  if (rc < 0) sleepacc_py_raise(rc, c->what);
+  else d = sleepacc_py_from_fields(ans.fields, ans.base);
+  PyMem_Free(buf);
+  if (d == NULL || c->shape != SLEEPACC_CALL_VALUE) return d;
+  v = Py_XNewRef(PyDict_GetItemString(d, ans.fields[0].name));
+  Py_DECREF(d);
+  return v;
 }
 
-static PyObject *py_clock_info(PyObject *self, PyObject *args) {
-  sleepacc_clocks clocks;
-  int reads = 0, rc;
-  (void)self;
-  if (!PyArg_ParseTuple(args, "|i:clock_info", &reads)) return NULL;
-  Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_clocks_get(reads, &clocks);
-  Py_END_ALLOW_THREADS
-  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_clocks_get");
-  return sleepacc_py_from_fields(sleepacc_clocks_fields, &clocks);
+/* The one dispatcher of the core's queries. */
+static PyObject *py_call(PyObject *self, PyObject *args, PyObject *kwds) {
+  const sleepacc_call *c = PyCapsule_GetPointer(self, CALL_CAPSULE);
+  sleepacc_call_args a;
+  if (c == NULL || call_args(c, args, kwds, &a) < 0) return NULL;
+  return call_answer(c, &a);
+}
+
+/* A MODULE row: each field of its answer set on the module (a list as a
+ * tuple: module constants are immutable).  0 or -1. */
+static int add_constants(PyObject *module, const sleepacc_call *c) {
+  PyObject *d = call_answer(c, NULL), *k, *v;
+  Py_ssize_t pos = 0;
+  int rc = d ? 0 : -1;
+  while (rc == 0 && PyDict_Next(d, &pos, &k, &v)) {
+    PyObject *o = PyList_Check(v) ? PyList_AsTuple(v) : Py_NewRef(v);
+    rc = o ? PyObject_SetAttr(module, k, o) : -1;
+    Py_XDECREF(o);
+  }
+  Py_XDECREF(d);
+  return rc;
+}
+
+/* The call table's Python functions, filled from the rows at load (the
+ * same values at every load). */
+static PyMethodDef call_defs[SLEEPACC_CALL_MAX];
+
+/* The Python rows of the call table on the module: a function each, or
+ * its constants.  0 or -1. */
+static int add_calls(PyObject *module) {
+  PyObject *modname = PyModule_GetNameObject(module);
+  size_t k = 0;
+  int rc = modname ? 0 : -1;
+  for (const sleepacc_call *c = sleepacc_calls; rc == 0 && c->fn; c++) {
+    PyObject *cap, *f;
+    if (c->python == NULL) continue;
+    if (c->shape == SLEEPACC_CALL_MODULE) {
+      rc = add_constants(module, c);
+      continue;
+    }
+    call_defs[k] = (PyMethodDef){c->python, (PyCFunction)(void (*)(void))py_call,
+                                 METH_VARARGS | METH_KEYWORDS, c->doc};
+    cap = PyCapsule_New((void *)(uintptr_t)c, CALL_CAPSULE, NULL);
+    f = cap ? PyCFunction_NewEx(&call_defs[k++], cap, modname) : NULL;
+    rc = f ? PyModule_AddObjectRef(module, c->python, f) : -1;
+    Py_XDECREF(cap);
+    Py_XDECREF(f);
+  }
+  Py_XDECREF(modname);
+  return rc;
 }
 
 static PyMethodDef core_methods[] = {
-  {"methods", py_methods, METH_NOARGS, "methods() -> list of the registry's rows (dicts)"},
   {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
    "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
-  {"config_default", py_config_default, METH_NOARGS, "config_default() -> dict of config fields"},
-  {"sleeper_default", py_sleeper_default, METH_NOARGS, "sleeper_default() -> dict: Sleeper/Pacer's"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
   {"sweep_plan", py_sweep_plan, METH_VARARGS,
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
-  {"stats_level", py_stats_level, METH_O, "stats_level(name) -> quantile level, -1 for none"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
-  {"format_duration", py_format_duration, METH_O, "format_duration(ns) -> str, as Go prints it"},
-  {"host_facts", py_host_facts, METH_NOARGS, "host_facts() -> dict of sleepacc_host_facts()"},
-  {"clock_info", py_clock_info, METH_VARARGS,
-   "clock_info(reads=0) -> {clock: {resolution_ns, read_cost_ns}} (None: unknown)"},
   {NULL, NULL, 0, NULL},
 };
 
-/* A tuple of the names of a field table's rows (table != NULL) or of
- * name(0), name(1), ... up to the first NULL (an enum's names by value). */
-static PyObject *names_tuple(const sleepacc_field *table, const char *(*name)(int)) {
-  PyObject *list = PyList_New(0), *t;
-  for (int i = 0; list && (table ? table[i].name : name(i)) != NULL; i++) {
-    PyObject *s = PyUnicode_FromString(table ? table[i].name : name(i));
-    if (s == NULL || PyList_Append(list, s) < 0) Py_CLEAR(list);
-    Py_XDECREF(s);
-  }
-  t = list ? PyList_AsTuple(list) : NULL;
-  Py_XDECREF(list);
-  return t;
-}
-
-/* module.name = value (stealing value); 0 or -1. */
-static int add(PyObject *module, const char *name, PyObject *value) {
-  int rc = value ? PyModule_AddObjectRef(module, name, value) : -1;
-  Py_XDECREF(value);
-  return rc;
-}
-
 static int core_exec(PyObject *module) {
-  PyObject *ladder = PyTuple_New(SLEEPACC_DEFAULT_DURATION_COUNT);
-  for (int i = 0; ladder && i < SLEEPACC_DEFAULT_DURATION_COUNT; i++) {
-    PyObject *v = PyLong_FromLongLong(sleepacc_default_durations_ns[i]);
-    if (v == NULL) Py_CLEAR(ladder);
-    else PyTuple_SET_ITEM(ladder, i, v);
-  }
-  if (PyModule_AddStringConstant(module, "VERSION", SLEEPACC_VERSION) < 0 ||
-      PyModule_AddIntConstant(module, "MAX_DURATION_NS", SLEEPACC_MAX_DURATION_NS) < 0 ||
-      PyModule_AddIntConstant(module, "MAX_SAMPLES", SLEEPACC_MAX_SAMPLES) < 0 ||
-      PyModule_AddIntConstant(module, "SWEEP_BUDGET_NS", SLEEPACC_SWEEP_BUDGET_NS) < 0 ||
-      add(module, "HIST_PRECISION", PyFloat_FromDouble(SLEEPACC_HIST_PRECISION)) < 0 ||
-      add(module, "stats_fields", names_tuple(sleepacc_stats_fields, NULL)) < 0 ||
-      add(module, "result_fields", names_tuple(sleepacc_result_fields, NULL)) < 0 ||
-      add(module, "policy_names", names_tuple(NULL, sleepacc_policy_name)) < 0 ||
-      add(module, "mode_names", names_tuple(NULL, sleepacc_mode_name)) < 0 ||
-      add(module, "default_durations_ns", ladder) < 0)
-    return -1;
+  if (add_calls(module) < 0) return -1;
   return sleepacc_py_init_precise(module);
 }
 

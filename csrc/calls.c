@@ -1,0 +1,261 @@
+/*
+ * calls.c -- the bindings' queries as rows of one table (calls, issue 12):
+ * the registry's rows, the defaults of a run and of a sleeper, host facts,
+ * clocks, a formatted duration, a statistic's quantile level, the clock's
+ * now, and the module constants.  Each row says how a binding shows the
+ * answer; each function fills a caller's buffer of the row's size, so a
+ * binding has one dispatcher for all of them (python/_ext/module.c's
+ * py_call, lua/lsleepacc.c's sleepacc__call) and a new query is one row and
+ * one function here.
+ *
+ * Owns: sleepacc_calls, sleepacc_call_run, and the answers' structs and
+ * field tables below.
+ */
+#include "sleepacc_int.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ arguments */
+
+/* The rows of an argument: option rows over sleepacc_call_args, so each
+ * binding converts them with its option converter and words (lo: the least
+ * value). */
+static const sleepacc_option ns_arg[] = {
+    {"ns", SLEEPACC_OPT_INT64, "ns", offsetof(sleepacc_call_args, i64), INT64_MIN},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option reads_arg[] = {
+    {"reads", SLEEPACC_OPT_INT, "reads", offsetof(sleepacc_call_args, i), 0},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option name_arg[] = {
+    {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
+    {NULL, 0, NULL, 0, 0}};
+
+/* The row of a list element (sleepacc_list) that is a field table's row name, a name, an int64. */
+static const sleepacc_field row_name[] = {
+    {"", offsetof(sleepacc_field, name), 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field a_name[] = {
+    {"", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field an_int64[] = {
+    {"", 0, 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* ------------------------------------------------------------ methods */
+
+/* Room for the registry's rows (sleepacc_method_count() is checked). */
+#define CALLS_MAX_METHODS 64
+
+typedef struct {
+  sleepacc_list list;                         /* the rows below */
+  sleepacc_method_info at[CALLS_MAX_METHODS]; /* by sleepacc_method_info_fields */
+} methods_answer;
+
+static const sleepacc_field method_row[] = {
+    {"", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc_method_info_fields, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field methods_fields[] = {
+    {"methods", offsetof(methods_answer, list), 0, SLEEPACC_FIELD_LIST, method_row, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+static int call_methods(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  methods_answer *m = (methods_answer *)buf;
+  size_t n = sleepacc_method_count();
+  (void)a, (void)out;
+  if (n > CALLS_MAX_METHODS)
+    return -ENOSPC;
+  for (size_t i = 0; i < n; i++) {
+    int rc = sleepacc_method_info_get(sleepacc_method_at(i), &m->at[i]);
+    if (rc < 0)
+      return rc;
+  }
+  m->list = (sleepacc_list){m->at, n, sizeof m->at[0]};
+  return 0;
+}
+
+/* ------------------------------------------------------------ defaults */
+
+static int call_config_default(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)a, (void)out;
+  sleepacc_config_default((sleepacc_config *)buf);
+  return 0;
+}
+
+static int call_sleeper_default(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)a, (void)out;
+  sleepacc_sleeper_config_default((sleepacc_sleeper_config *)buf);
+  return 0;
+}
+
+/* ------------------------------------------------------------ host facts */
+
+typedef struct {
+  sleepacc_fact facts[SLEEPACC_MAX_FACTS];
+  sleepacc_field rows[SLEEPACC_MAX_FACTS + 2]; /* sleepacc_fact_fields of facts, then "unknown" */
+  const char *unknown[SLEEPACC_MAX_FACTS];     /* the keys of the facts not read */
+  sleepacc_list unknown_list;                  /* over unknown */
+} facts_answer;
+
+/* The facts by the rows built for them (each fact by its key, an unknown
+ * one null), and "unknown": the keys of those not read (a NULL_KEYS row). */
+static int call_host_facts(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  facts_answer *f = (facts_answer *)buf;
+  size_t count = 0, n = 0;
+  int rc = sleepacc_host_facts(f->facts, SLEEPACC_MAX_FACTS, &count);
+  (void)a;
+  if (rc < 0)
+    return rc;
+  sleepacc_fact_fields(f->facts, count, f->rows);
+  for (size_t i = 0; i < count; i++)
+    if (f->facts[i].type == SLEEPACC_FACT_UNKNOWN)
+      f->unknown[n++] = f->facts[i].key;
+  f->unknown_list = (sleepacc_list){f->unknown, n, sizeof f->unknown[0]};
+  /* the facts' rows' offsets are relative to facts, the first member */
+  f->rows[count] = (sleepacc_field){"unknown", offsetof(facts_answer, unknown_list), 0,
+                                    SLEEPACC_FIELD_LIST, a_name, SLEEPACC_FIELD_NULL_KEYS};
+  f->rows[count + 1] = (sleepacc_field){NULL, 0, 0, 0, NULL, 0};
+  out->fields = f->rows;
+  return 0;
+}
+
+/* ------------------------------------------------------------ clocks */
+
+static int call_clock_info(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)out;
+  return sleepacc_clocks_get(a->i, (sleepacc_clocks *)buf);
+}
+
+static int call_now_ns(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)a, (void)out;
+  *(int64_t *)buf = sleepacc_now_ns();
+  return 0;
+}
+
+static const sleepacc_field now_fields[] = {
+    {"now_ns", 0, 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* ------------------------------------------------------------ one value */
+
+#define CALLS_DURATION_TEXT 64 /* room for sleepacc_format_duration's text */
+
+static int call_format_duration(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  int len = sleepacc_format_duration(a->i64, (char *)buf, CALLS_DURATION_TEXT);
+  (void)out;
+  return len < 0 ? len : 0;
+}
+
+static const sleepacc_field duration_fields[] = {
+    {"text", 0, 0, SLEEPACC_FIELD_TEXT, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+static int call_stats_level(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)out;
+  *(double *)buf = sleepacc_stats_level(a->name);
+  return 0;
+}
+
+static const sleepacc_field level_fields[] = {
+    {"level", 0, 1, SLEEPACC_FIELD_DOUBLE, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* ------------------------------------------------------------ constants */
+
+/* The rows of a field table as a list of their names. */
+static sleepacc_list field_names(const sleepacc_field *table) {
+  size_t n = 0;
+  while (table[n].name)
+    n++;
+  return (sleepacc_list){table, n, sizeof *table};
+}
+
+/* name(0), name(1), ... up to the first NULL (an enum's names by value),
+ * into names (room for 16), as a list. */
+static sleepacc_list enum_names(const char *(*name)(int), const char **names) {
+  size_t n = 0;
+  while (n < 16 && (names[n] = name((int)n)) != NULL)
+    n++;
+  return (sleepacc_list){names, n, sizeof *names};
+}
+
+static int call_constants(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  sleepacc_constants *k = (sleepacc_constants *)buf;
+  (void)a, (void)out;
+  k->version = SLEEPACC_VERSION;
+  k->max_duration_ns = SLEEPACC_MAX_DURATION_NS;
+  k->max_samples = SLEEPACC_MAX_SAMPLES;
+  k->sweep_budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
+  k->hist_precision = SLEEPACC_HIST_PRECISION;
+  k->stats_fields = field_names(sleepacc_stats_fields);
+  k->result_fields = field_names(sleepacc_result_fields);
+  k->policy_names = enum_names(sleepacc_policy_name, k->names[0]);
+  k->mode_names = enum_names(sleepacc_mode_name, k->names[1]);
+  k->durations_ns = (sleepacc_list){sleepacc_default_durations_ns, SLEEPACC_DEFAULT_DURATION_COUNT,
+                                    sizeof sleepacc_default_durations_ns[0]};
+  return 0;
+}
+
+#define K(m) offsetof(sleepacc_constants, m)
+/* sleepacc._core's constants (a list there is a tuple: module constants are immutable). */
+static const sleepacc_field python_constants[] = {
+    {"VERSION", K(version), 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {"MAX_DURATION_NS", K(max_duration_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {"MAX_SAMPLES", K(max_samples), 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {"SWEEP_BUDGET_NS", K(sweep_budget_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {"HIST_PRECISION", K(hist_precision), 1, SLEEPACC_FIELD_DOUBLE, NULL, 0},
+    {"stats_fields", K(stats_fields), 0, SLEEPACC_FIELD_LIST, row_name, 0},
+    {"result_fields", K(result_fields), 0, SLEEPACC_FIELD_LIST, row_name, 0},
+    {"policy_names", K(policy_names), 0, SLEEPACC_FIELD_LIST, a_name, 0},
+    {"mode_names", K(mode_names), 0, SLEEPACC_FIELD_LIST, a_name, 0},
+    {"default_durations_ns", K(durations_ns), 0, SLEEPACC_FIELD_LIST, an_int64, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+/* The Lua module's (lua-cjson's convention). */
+static const sleepacc_field lua_constants[] = {
+    {"_VERSION", K(version), 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+#undef K
+
+/* ------------------------------------------------------------ the table */
+
+const sleepacc_call sleepacc_calls[] = {
+    {"methods", "methods", "methods() -> list of the registry's rows (dicts)",
+     "sleepacc_method_info_get", SLEEPACC_CALL_VALUE, 0, NULL, 0,
+     sizeof(methods_answer), call_methods, methods_fields},
+    {"config_default", "defaults", "config_default() -> dict of config fields",
+     "sleepacc_config_default", SLEEPACC_CALL_OBJECT, 0, NULL, 0,
+     sizeof(sleepacc_config), call_config_default, sleepacc_config_fields},
+    {"sleeper_default", NULL, "sleeper_default() -> dict: Sleeper/Pacer's",
+     "sleepacc_sleeper_config_default", SLEEPACC_CALL_OBJECT, 0, NULL, 0,
+     sizeof(sleepacc_sleeper_config), call_sleeper_default, sleepacc_sleeper_config_fields},
+    {"host_facts", "system_info", "host_facts() -> dict of sleepacc_host_facts()",
+     "sleepacc_host_facts", SLEEPACC_CALL_OBJECT, SLEEPACC_CALL_BLOCKS, NULL, 0,
+     sizeof(facts_answer), call_host_facts, NULL},
+    {"clock_info", "clock_info",
+     "clock_info(reads=0) -> {clock: {resolution_ns, read_cost_ns}} (None: unknown)",
+     "sleepacc_clocks_get", SLEEPACC_CALL_OBJECT, SLEEPACC_CALL_BLOCKS, reads_arg, 0,
+     sizeof(sleepacc_clocks), call_clock_info, sleepacc_clocks_fields},
+    {NULL, "now_ns", "now_ns() -> CLOCK_MONOTONIC now, in ns", "sleepacc_now_ns",
+     SLEEPACC_CALL_VALUE, 0, NULL, 0, sizeof(int64_t), call_now_ns, now_fields},
+    {"format_duration", NULL, "format_duration(ns) -> str, as Go prints it",
+     "sleepacc_format_duration", SLEEPACC_CALL_VALUE, 0, ns_arg, 1, CALLS_DURATION_TEXT,
+     call_format_duration, duration_fields},
+    {"stats_level", NULL, "stats_level(name) -> quantile level, -1 for none", "sleepacc_stats_level",
+     SLEEPACC_CALL_VALUE, 0, name_arg, 1, sizeof(double), call_stats_level, level_fields},
+    {"constants", NULL, "the core's version, limits and name lists", "sleepacc_constants",
+     SLEEPACC_CALL_MODULE, 0, NULL, 0, sizeof(sleepacc_constants), call_constants,
+     python_constants},
+    {NULL, "constants", "the core's version", "sleepacc_constants", SLEEPACC_CALL_MODULE, 0, NULL, 0,
+     sizeof(sleepacc_constants), call_constants, lua_constants},
+    {NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+
+int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void *buf,
+                      sleepacc_answer *out) {
+  static const sleepacc_call_args none;
+  if (!c || !c->fn || !buf || !out)
+    return -EFAULT;
+  memset(buf, 0, c->size);
+  out->fields = c->fields;
+  out->base = buf;
+  return c->fn(a ? a : &none, buf, out);
+}
