@@ -50,19 +50,12 @@ static inline int sleepacc_lua_tointeger(lua_State *L, int idx, lua_Integer *v) 
 #if LUA_VERSION_NUM < 502
 #define lua_rawlen(L, idx) lua_objlen((L), (idx))
 
-/* luaL_setfuncs with upvalues (lsleeper.c's kind; LuaJIT 2.1 has its own;
- * this replaces it the same way for both). */
-static inline void sleepacc__setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
-  luaL_checkstack(L, nup + 1, "too many upvalues");
-  for (; l->name; l++) {
-    for (int i = 0; i < nup; i++) lua_pushvalue(L, -nup);
-    lua_pushcclosure(L, l->func, nup);
-    lua_setfield(L, -(nup + 2), l->name);
-  }
-  lua_pop(L, nup);
-}
+/* luaL_setfuncs without upvalues, the module's only use (nup is 0: a
+ * closure with upvalues is made by lua_pushcclosure, lsleeper.c's kind and
+ * lsleepacc.c's call rows).  LuaJIT 2.1 has its own; this replaces it the
+ * same way for both. */
 #undef luaL_setfuncs
-#define luaL_setfuncs sleepacc__setfuncs
+#define luaL_setfuncs(L, l, nup) luaL_register((L), NULL, (l))
 #endif
 
 /* The state's main thread (LUA_RIDX_MAINTHREAD since 5.2; on 5.1 the

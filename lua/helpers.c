@@ -7,7 +7,6 @@
  */
 #include "binding.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,8 +145,8 @@ int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *b
   }
   case SLEEPACC_VALUE_LIST: { /* an array, each element by the row .sub (a null one a hole) */
     const sleepacc_list *list = (const sleepacc_list *)v.base;
-    lua_createtable(L, list->n > INT_MAX ? INT_MAX : (int)list->n, 0);
-    for (size_t k = 0; k < list->n && k < INT_MAX; k++)
+    lua_createtable(L, (int)list->n, 0); /* a core list is short (a registry, a name list) */
+    for (size_t k = 0; k < list->n; k++)
       if (sleepacc_lua_push_value(L, v.sub, (const char *)list->at + k * list->stride))
         lua_rawseti(L, -2, (int)k + 1);
     break;

@@ -9,7 +9,8 @@
  *   sa.measure{method=, duration=, <option>=...}   -> record
  *   sa.sweep{methods=, durations=, progress=, <option>=...} -> array of records
  *   sa.table(results [, "irtt"|"wide"])            -> text rendered by the core
- *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns()
+ *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns(),
+ *   sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
  *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c), sa.save (lsave.c)
  * <option>: n, budget (false: only n), mode, warmup, keep_samples, margin,
  * slack (ns), policy, priority, cpu, lock_memory, dma_latency (us).

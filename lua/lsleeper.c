@@ -215,14 +215,22 @@ static const luaL_Reg handle_meta[] = {{"__gc", handle_close}, {"__close", handl
                                        {"__tostring", handle_tostring}, {NULL, NULL}};
 static const luaL_Reg handle_methods[] = {{"stats", handle_stats}, {"close", handle_close}, {NULL, NULL}};
 
+/* The functions of l into the table on top, each a closure whose upvalue
+ * is kind (KIND()). */
+static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
+  for (; l->name; l++) {
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, l->func, 1);
+    lua_setfield(L, -2, l->name);
+  }
+}
+
 /* The metatable of kind, with __index = {stats, close} + its own methods. */
 static void handle_type(lua_State *L, int kind, const luaL_Reg *own) {
   luaL_newmetatable(L, MT[kind]);
-  lua_pushinteger(L, kind);
-  luaL_setfuncs(L, handle_meta, 1);
+  kind_funcs(L, handle_meta, kind);
   lua_newtable(L);
-  lua_pushinteger(L, kind);
-  luaL_setfuncs(L, handle_methods, 1);
+  kind_funcs(L, handle_methods, kind);
   luaL_setfuncs(L, own, 0);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

@@ -304,7 +304,7 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
   PyObject *v[SLEEPACC_CALL_MAX_ARGS] = {NULL};
   int n = 0;
   memset(a, 0, sizeof *a);
-  while (n < SLEEPACC_CALL_MAX_ARGS && c->args && c->args[n].name) kwlist[n] = (char *)c->args[n].name, n++;
+  for (; n < SLEEPACC_CALL_MAX_ARGS && c->args && c->args[n].name; n++) kwlist[n] = (char *)c->args[n].name;
   /* "O" per argument, the optional ones after "|" (SLEEPACC_CALL_MAX_ARGS is 4: "OOOO", v[0..3]) */
   snprintf(format, sizeof format, "%.*s|%.*s:%s", c->required, "OOOO", n - c->required, "OOOO", c->python);
   if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &v[0], &v[1], &v[2], &v[3])) return -1;
@@ -368,7 +368,7 @@ static int add_calls(PyObject *module) {
   PyObject *modname = PyModule_GetNameObject(module);
   size_t k = 0;
   int rc = modname ? 0 : -1;
-  for (const sleepacc_call *c = sleepacc_calls; rc == 0 && c->fn; c++) {
+  for (const sleepacc_call *c = sleepacc_calls; rc == 0 && c->fn && k < SLEEPACC_CALL_MAX; c++) {
     PyObject *cap, *f;
     if (c->python == NULL) continue;
     if (c->shape == SLEEPACC_CALL_MODULE) {

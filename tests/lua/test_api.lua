@@ -153,6 +153,14 @@ return {
     end
   end},
 
+  {"clock_info(reads): the core's call row converts its argument", function()
+    -- one row (csrc/calls.c) for Python's clock_info(reads=0) and this one
+    T.check(sa.clock_info(50).monotonic.read_cost_ns >= 0, "reads given")
+    T.raises_naming("reads", sa.clock_info, "many")
+    local ok, err = pcall(sa.clock_info, -1)
+    T.check(not ok and tostring(err):find("^reads: must be >= 0, got %-1"), "%s", tostring(err))
+  end},
+
   {"now_ns() is monotonic", function()
     local a = sa.now_ns()
     local b = sa.now_ns()
