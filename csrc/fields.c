@@ -54,7 +54,7 @@ void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_valu
     out->base = p;
     break;
   case SLEEPACC_FIELD_LIST: /* calls (issue 12): a sequence, each element by .sub[0] */
-    out->kind = SLEEPACC_VALUE_LIST;
+    out->kind = SLEEPACC_VALUE_ITEMS;
     out->sub = f->sub;
     out->base = p;
     break;

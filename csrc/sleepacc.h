@@ -1302,13 +1302,13 @@ int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out
  * ---------------------------------------------------------------------- */
 /* A field type beside sleepacc_field_type's: a sequence (sleepacc_list),
  * each element the row .sub[0] (its offset relative to the element);
- * Python a list, Lua an array.  Its value: SLEEPACC_VALUE_LIST. */
+ * Python a list, Lua an array.  Its value: SLEEPACC_VALUE_ITEMS. */
 #define SLEEPACC_FIELD_LIST 12
 /* Row flag: the keys of the object's null values, for a binding whose
  * objects cannot hold a null (Lua: such a key is absent); a binding whose
  * objects can (Python's None) leaves this row out. */
 #define SLEEPACC_FIELD_NULL_KEYS 4
-#define SLEEPACC_VALUE_LIST (SLEEPACC_VALUE_PAIRS + 1) /* .base: the sleepacc_list, .sub: its row */
+#define SLEEPACC_VALUE_ITEMS 8 /* .base: the sleepacc_list, .sub: its row */
 typedef struct sleepacc_list {
   const void *at; /* the first element */
   size_t n;       /* elements */

@@ -143,7 +143,7 @@ int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *b
     }
     break;
   }
-  case SLEEPACC_VALUE_LIST: { /* an array, each element by the row .sub (a null one a hole) */
+  case SLEEPACC_VALUE_ITEMS: { /* an array, each element by the row .sub (a null one a hole) */
     const sleepacc_list *list = (const sleepacc_list *)v.base;
     lua_createtable(L, (int)list->n, 0); /* a core list is short (a registry, a name list) */
     for (size_t k = 0; k < list->n; k++)

@@ -72,7 +72,7 @@ static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *
   case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
   case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
   case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
-  case SLEEPACC_VALUE_LIST: return py_list((const sleepacc_list *)v.base, v.sub);
+  case SLEEPACC_VALUE_ITEMS: return py_list((const sleepacc_list *)v.base, v.sub);
   default: return *omit ? NULL : Py_NewRef(Py_None);
   }
 }

@@ -80,7 +80,7 @@ static void test_methods_list(void) {
   const sleepacc_list *l;
   CHECK(rc == 0 && c->shape == SLEEPACC_CALL_VALUE);
   sleepacc_field_get(&out.fields[0], out.base, &v);
-  CHECK(v.kind == SLEEPACC_VALUE_LIST && v.sub && v.sub[0].type == SLEEPACC_FIELD_NESTED);
+  CHECK(v.kind == SLEEPACC_VALUE_ITEMS && v.sub && v.sub[0].type == SLEEPACC_FIELD_NESTED);
   l = (const sleepacc_list *)v.base;
   CHECK(l->n == sleepacc_method_count() && l->stride == sizeof(sleepacc_method_info));
   for (size_t i = 0; i < l->n; i++) {
@@ -116,7 +116,7 @@ static void test_constants(void) {
   for (const sleepacc_field *f = out.fields; f->name; f++) {
     if (strcmp(f->name, "stats_fields") != 0) continue;
     sleepacc_field_get(f, out.base, &v);
-    CHECK(v.kind == SLEEPACC_VALUE_LIST);
+    CHECK(v.kind == SLEEPACC_VALUE_ITEMS);
     for (n = 0; sleepacc_stats_fields[n].name; n++) {
       sleepacc_value e = element(&k->stats_fields, v.sub, n);
       CHECK(e.kind == SLEEPACC_VALUE_TEXT && strcmp(e.s, sleepacc_stats_fields[n].name) == 0);
@@ -192,7 +192,7 @@ static void test_host_facts(void) {
     nulls += v.kind == SLEEPACC_VALUE_NULL;
     if (!(f->flags & SLEEPACC_FIELD_NULL_KEYS)) continue;
     /* the last row, "unknown": the keys of the null ones before it */
-    CHECK(strcmp(f->name, "unknown") == 0 && f[1].name == NULL && v.kind == SLEEPACC_VALUE_LIST);
+    CHECK(strcmp(f->name, "unknown") == 0 && f[1].name == NULL && v.kind == SLEEPACC_VALUE_ITEMS);
     listed = ((const sleepacc_list *)v.base)->n;
     for (size_t i = 0; i < listed; i++) {
       const char *key = ((const char *const *)((const sleepacc_list *)v.base)->at)[i];
