@@ -326,6 +326,7 @@ static int sleepacc__table(lua_State *L) {
  * or its first field's value.  An OS failure is nil, err, ename. */
 static int sleepacc__call(lua_State *L) {
   const sleepacc_call *c = (const sleepacc_call *)lua_touserdata(L, lua_upvalueindex(1));
+  union { char bytes[256]; long double ld; void *p; } small; /* a small answer (now_ns) makes no garbage */
   sleepacc_call_args a;
   sleepacc_answer ans;
   void *buf;
@@ -333,7 +334,7 @@ static int sleepacc__call(lua_State *L) {
   memset(&a, 0, sizeof a);
   for (int i = 0; c->args && c->args[i].name; i++)
     if (i < c->required || !lua_isnoneornil(L, i + 1)) sleepacc_lua_option(L, i + 1, &c->args[i], NULL, &a);
-  buf = sleepacc_lua_newaligned(L, c->size);
+  buf = c->size <= sizeof small ? (void *)&small : sleepacc_lua_newaligned(L, c->size);
   if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0) return sleepacc_lua_pusherror(L, rc, NULL);
   if (c->shape == SLEEPACC_CALL_VALUE) {
     if (!sleepacc_lua_push_value(L, ans.fields, ans.base)) lua_pushnil(L);
