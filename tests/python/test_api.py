@@ -115,6 +115,22 @@ def test_system_and_clock_info():
     assert clocks["monotonic"]["read_cost_ns"] >= 0
 
 
+def test_core_queries_convert_their_arguments_by_their_rows():
+    # the call table's rows (csrc/calls.c) give each argument an option row:
+    # the option converter's words and rules, positional or by name
+    assert _core.clock_info(reads=20)["monotonic"]["read_cost_ns"] >= 0
+    with pytest.raises(ValueError, match=r"^reads: must be >= 0, got -1$"):
+        _core.clock_info(-1)
+    with pytest.raises(TypeError, match=r"^ns: must be an int, got str$"):
+        _core.format_duration("1")
+    with pytest.raises(TypeError, match="missing required argument 'ns'"):
+        _core.format_duration()
+    with pytest.raises(TypeError, match="at most 0 arguments"):
+        _core.methods(1)
+    assert _core.format_duration(ns=-1500) == _core.format_duration(-1500)
+    assert all(isinstance(v, tuple) for v in (_core.stats_fields, _core.mode_names))  # constants
+
+
 def test_seconds_ns_conversion():
     assert _core.seconds_ns(0) == 0
     assert _core.seconds_ns(1) == 1_000_000_000

@@ -2,8 +2,9 @@
 subprocess over build/lua/sleepacc.so) give the same config defaults, and
 records and stats with the same keys and types, because both bindings
 convert the core's structs by the core's field tables.  Compared: the
-defaults (values too), measure for hybrid, spin and nanosleep, a sweep, and
-the sleeper's and pacer's stats.  A None in Python is an absent key in Lua,
+defaults (values too), measure for hybrid, spin and nanosleep, a sweep, the
+sleeper's and pacer's stats, and the queries both answer from one row of the
+core's call table (csrc/calls.c: host facts, clocks, methods).  A None in Python is an absent key in Lua,
 so nulls are left out on both sides; samples are a buffer object in both
 and compared by length."""
 import shutil
@@ -36,6 +37,14 @@ show("sleeper", s:stats())
 local p = assert(sa.pacer(0.001))
 for _ = 1, 3 do p:wait() end
 show("pacer", p:stats())
+local si = assert(sa.system_info())
+print("unknown " .. table.concat(si.unknown, ","))
+si.unknown = nil
+show("system_info", si)
+show("clock_info", assert(sa.clock_info(10)))
+local names = {}
+for i, m in ipairs(sa.methods()) do names[i] = m.name; show("method:" .. m.name, m) end
+print("methods " .. table.concat(names, ","))
 """
 
 
@@ -136,3 +145,18 @@ def test_broken_option_rules_read_the_same_in_both():
             sleepacc.measure(kw.pop("method"), kw.pop("duration"), **kw)
         py_rule, lua_rule = (s.rsplit(", got ", 1)[0] for s in (str(e.value), lua_msg))
         assert py_rule == lua_rule and py_rule.startswith(f"{k}: "), (str(e.value), lua_msg)
+
+
+def test_queries_of_one_call_row_are_the_same(lua):
+    # one row of sleepacc_calls answers both: host facts (a fact not read is
+    # None in Python, absent in Lua and listed in its `unknown`, the core's
+    # NULL_KEYS row), clocks and the registry
+    facts = _core.host_facts()
+    assert lua["system_info"].split() == flat(facts)
+    assert (lua["unknown"].split(",") if lua["unknown"] else []) == [
+        k for k, v in facts.items() if v is None]
+    assert lua["clock_info"].split() == flat(_core.clock_info(10))
+    rows = _core.methods()
+    assert lua["methods"] == ",".join(m["name"] for m in rows)
+    for m in rows:
+        assert lua[f"method:{m['name']}"].split() == flat(m), m["name"]
