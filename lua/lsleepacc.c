@@ -350,9 +350,10 @@ static void sleepacc__open_calls(lua_State *L) {
   for (const sleepacc_call *c = sleepacc_calls; c->fn; c++) {
     sleepacc_answer ans;
     if (c->lua && c->shape == SLEEPACC_CALL_MODULE) {
-      if (sleepacc_call_run(c, NULL, sleepacc_lua_newaligned(L, c->size), &ans) == 0)
-        for (const sleepacc_field *f = ans.fields; f->name; f++)
-          if (sleepacc_lua_push_value(L, f, ans.base)) lua_setfield(L, -3, f->name);
+      if (sleepacc_call_run(c, NULL, sleepacc_lua_newaligned(L, c->size), &ans) < 0)
+        luaL_error(L, "%s failed", c->what); /* the constants cannot: never a module without them */
+      for (const sleepacc_field *f = ans.fields; f->name; f++)
+        if (sleepacc_lua_push_value(L, f, ans.base)) lua_setfield(L, -3, f->name);
       lua_pop(L, 1); /* the buffer */
     } else if (c->lua) {
       lua_pushlightuserdata(L, (void *)(uintptr_t)c);
