@@ -73,7 +73,7 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
 
 /* The object v (the value of key) as a core value: None NULL; a bool or a
  * numpy bool BOOL; a str TEXT (its UTF-8, borrowed from v, NUL bytes
- * refused); an int (or what operator.index() takes) INT, beyond int64
+ * refused); a list or tuple LIST (its length); an int (or what operator.index() takes) INT, beyond int64
  * saturated with *overflow its sign; a real number (PyFloat_AsDouble: not
  * bytes or complex) REAL; the rest NESTED, a kind no option or plain field
  * takes (the caller's TypeError).  0 or -1. */
@@ -89,6 +89,10 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
   if (PyUnicode_Check(v)) {
     out->kind = SLEEPACC_VALUE_TEXT;
     return (out->s = sleepacc_py_name(v, key)) != NULL ? 0 : -1;
+  }
+  if (PyList_Check(v) || PyTuple_Check(v)) { /* a list option's value; no field takes it */
+    out->kind = SLEEPACC_VALUE_LIST, out->i = PySequence_Fast_GET_SIZE(v);
+    return 0;
   }
   if (PyIndex_Check(v)) {
     PyObject *i = PyNumber_Index(v);
@@ -131,8 +135,8 @@ static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t in
   return PySequence_Fast_GET_ITEM(v, (Py_ssize_t)index);
 }
 
-/* The core's getter (sleepacc_getter.get) over src: the dict's keys, a
- * list or tuple as a LIST, any other object by py_value. */
+/* The core's getter (sleepacc_getter.get) over src: the dict's keys, and
+ * each value by py_value. */
 static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_py_source *src = (sleepacc_py_source *)ctx;
   PyObject *v, *key;
@@ -145,10 +149,6 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
     return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
   }
   if ((v = py_lookup(src, name, index)) == NULL) return 0;
-  if (PyList_Check(v) || PyTuple_Check(v)) {
-    out->kind = SLEEPACC_VALUE_LIST, out->i = PySequence_Fast_GET_SIZE(v);
-    return 1;
-  }
   snprintf(item, sizeof item, index < 0 ? "%s" : "%s[%lld]", name, (long long)index);
   return py_value(v, item, out, &overflow) < 0 ? -1 : 1;
 }
