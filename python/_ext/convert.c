@@ -111,20 +111,16 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
   return 0;
 }
 
-/* What a value of an option of kind `kind` must be, in the TypeError of a
+/* What a value of an option of each kind must be, in the TypeError of a
  * read's TYPE fault (the kinds' words in Python). */
-static const char *option_takes(int kind) {
-  switch (kind) {
-  case SLEEPACC_OPT_SECONDS: case SLEEPACC_OPT_BUDGET: return "a number of seconds (int or float)";
-  case SLEEPACC_OPT_INT64: case SLEEPACC_OPT_INT: return "an int";
-  case SLEEPACC_OPT_BOOL: return "a bool";
-  case SLEEPACC_OPT_NUMBER: return "a number";
-  case SLEEPACC_OPT_DEADLINE: return "an int (ns, as time.monotonic_ns())";
-  case SLEEPACC_OPT_METHODS: return "a list of method names";
-  case SLEEPACC_OPT_DURATIONS: return "a list of seconds";
-  default: return "a str"; /* METHOD, MODE, POLICY, NAME */
-  }
-}
+static const char *const option_takes[] = {
+    [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
+    [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
+    [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
+    [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
+    [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
+    [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
+};
 
 /* The object of option name (its element index, >= 0, of a list or tuple)
  * in src, borrowed, or NULL when absent. */
@@ -175,7 +171,9 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
   snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index);
   if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
   if (f->kind == SLEEPACC_FAULT_TYPE)
-    return PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", name, option_takes(f->takes),
+    return PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", name,
+                        (size_t)f->takes < sizeof option_takes / sizeof *option_takes &&
+                            option_takes[f->takes] ? option_takes[f->takes] : "another value",
                         Py_TYPE(v)->tp_name);
   if (!f->show) return PyErr_Format(PyExc_ValueError, "%s: %s", name, f->words);
   return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, f->words, v);
