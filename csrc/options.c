@@ -382,7 +382,7 @@ static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sle
     int text = key.kind == SLEEPACC_VALUE_TEXT && key.s;
     if (text && known_key(parts, np, g, key.s)) continue;
     known_keys(parts, np, g, known, sizeof known);
-    return fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, 0, known);
+    return fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, text, known);
   }
   return rc < 0 ? fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
 }

@@ -1327,10 +1327,11 @@ typedef enum sleepacc_fault_kind {
 /* What a read refused, for the binding's one error. */
 typedef struct sleepacc_fault {
   int kind;       /* sleepacc_fault_kind */
-  char option[64];/* the option named ("duration", "methods"); KEY: the key ("" not a string) */
+  char option[64];/* the option named ("duration", "methods"); KEY: the key (when show) */
   int64_t index;  /* the element of a list option (0-based), -1 the option itself */
   int takes;      /* TYPE: the kind of value it takes (a sleepacc_option_kind) */
-  int show;       /* RULE: 1 when the binding adds ", got <the value>" (got again by option, index) */
+  int show;       /* RULE: 1 when the binding adds ", got <the value>" (got again by option,
+                     index); KEY: 1 when the key is a string (0: the binding names its type) */
   char words[SLEEPACC_FAULT_WORDS_MAX]; /* RULE: the core's words; KEY: the known keys, ", "-joined */
 } sleepacc_fault;
 /* A sweep's lists (rows of kind METHODS and DURATIONS, read into

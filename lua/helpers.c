@@ -140,7 +140,7 @@ int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f
   char name[96];
   int idx, type;
   if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
-  if (f->kind == SLEEPACC_FAULT_KEY && !f->option[0])
+  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
     return sleepacc_lua_error(L, "options", "option names must be strings, got a %s key", src->keytype);
   if (f->kind == SLEEPACC_FAULT_KEY)
     return sleepacc_lua_error(L, f->option, "unknown option; known: %s", f->words);

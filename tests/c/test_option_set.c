@@ -150,11 +150,11 @@ static int get(void *ctx, const char *name, int64_t index, sleepacc_value *out) 
   table *t = (table *)ctx;
   if (!name) { /* the keys: the index-th entry that is not an argument */
     for (size_t i = 0; i < t->n; i++)
-      if (!t->e[i].arg && index-- == 0) return *out = TEXTV(t->e[i].name), 1;
+      if (!t->e[i].arg && index-- == 0) return *out = t->e[i].name ? TEXTV(t->e[i].name) : INTV(1), 1;
     return 0;
   }
   for (size_t i = 0; i < t->n; i++) {
-    if (strcmp(t->e[i].name, name)) continue;
+    if (!t->e[i].name || strcmp(t->e[i].name, name)) continue;
     if (index < 0) *out = t->e[i].v;
     else if (index < t->e[i].v.i) *out = t->e[i].list[index];
     else return 0;
@@ -210,7 +210,11 @@ static void test_config_read(void) {
   put(&t, "method", TEXTV("nanosleep"));
   put(&t, "durration", INTV(1));
   CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
-  CHECK(!strcmp(f.option, "durration") && !strncmp(f.words, "method, duration, n, budget, ", 29));
+  CHECK(!strcmp(f.option, "durration") && f.show && !strncmp(f.words, "method, duration, n, budget, ", 29));
+  t.e[2].name = ""; /* a string, but no option's name */
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && f.show);
+  t.e[2].name = NULL; /* a key that is not a string */
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && !f.show);
   /* a sweep's point: n completed from the budget */
   t.n = 2;
   put(&t, "budget", REALV(0.2));
