@@ -163,6 +163,10 @@ BAD_SWEEP = [
     (dict(methods=[]), ValueError, r"^methods: must not be empty$"),   # the core's rule
     (dict(methods=3), TypeError, r"methods must be a list of method names or None"),
     (dict(methods=[None]), TypeError, r"^methods\[0\]: must be a str"),
+    # a floor named in a periodic sweep: its entry, as Lua names it (the core's sweep read)
+    (dict(methods=["nanosleep", "syscall"], mode="periodic"), ValueError,
+     r"^methods\[1\]: 'syscall' is a floor \(family 'baseline', measured at duration 0 only\): "
+     r"periodic mode cannot measure it$"),
     (dict(budget=0), ValueError, r"^budget: must be positive"),
     (dict(mode="both"), ValueError, r"^mode: must be 'relative' or 'periodic'"),
     (dict(progress=3), TypeError, r"progress must be callable or None, got int"),
