@@ -480,18 +480,12 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
 
 
 def _run(plan: _Plan) -> Measurement:
-    """One run by the core.  A run refused for privileges is the core's
-    PermissionError, its message the core's words of what each privileged
-    option asked for needs (sleepacc_privilege_explain); one the core refused
-    up front (nothing was changed) also names what was asked."""
-    try:
-        raw = _core.measure(plan.config)
-    except PermissionError as e:
-        if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
-            raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
-                                           f"{plan.given['policy']!r}, priority "
-                                           f"{plan.config['env']['priority']})") from None
-        raise
+    """One run by the core.  A failed run raises in the core's words of it
+    (sleepacc_run_words: "EPERM: ... (<what failed>)"): a run refused for
+    privileges is a PermissionError naming what each privileged option asked
+    for needs (sleepacc_privilege_explain), or, refused up front (nothing was
+    changed), why and what was asked."""
+    raw = _core.measure(plan.config)
     return Measurement(**raw)
 
 
