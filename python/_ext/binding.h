@@ -75,10 +75,10 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
 PyObject *sleepacc_py_raise(int err, const char *what);
 
 /* Set the exception of the failed run r, err its failure
- * (sleepacc_run_close's): the core's words of it (sleepacc_run_words),
- * a PermissionError when it was refused for privileges, else the type of
- * err as sleepacc_py_raise maps it.  Returns NULL. */
-PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err);
+ * (sleepacc_run_close's): the core's words of it (sleepacc_run_words, with
+ * flags), a PermissionError when it was refused for privileges, else the
+ * type of err as sleepacc_py_raise maps it.  Returns NULL. */
+PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags);
 
 /* One chunk of core work: 1 complete, 0 more to do, SLEEPACC_NEAR handed
  * off, -EINTR interrupted (call again), another -errno. */

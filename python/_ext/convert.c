@@ -216,9 +216,9 @@ PyObject *sleepacc_py_raise(int err, const char *what) {
   return raise_text(err, 0, msg);
 }
 
-PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err) {
+PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags) {
   char words[SLEEPACC_RUN_WORDS_MAX];
-  return raise_text(err, sleepacc_run_words(run, 0, words, sizeof words), words);
+  return raise_text(err, sleepacc_run_words(run, flags, words, sizeof words), words);
 }
 
 int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, const char *what) {

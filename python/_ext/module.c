@@ -173,21 +173,25 @@ static int samples_view(PyObject *block, size_t used, int64_t n, PyObject **samp
   return *starts ? 0 : -1;
 }
 
-/* measure(config): one run of the engine in the one block the core states
- * (sleepacc_run_memory: samples, start times, the statistics' scratch), its
- * chunks with the GIL released and signals checked between them; the
- * thread is restored on every path, Ctrl-C included; a failed run raised in
- * the core's words (sleepacc_py_raise_run). */
-static PyObject *py_measure(PyObject *self, PyObject *m) {
+/* measure(config, point=False): one run of the engine in the one block the
+ * core states (sleepacc_run_memory: samples, start times, the statistics'
+ * scratch), its chunks with the GIL released and signals checked between
+ * them; the thread is restored on every path, Ctrl-C included; a failed run
+ * raised in the core's words (sleepacc_py_raise_run; point: a sweep's
+ * point, named as Lua's sweep names it). */
+static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"config", "point", NULL};
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
-  PyObject *block = NULL, *result = NULL, *samples = NULL, *starts = NULL, *stream = NULL;
+  PyObject *m, *block = NULL, *result = NULL, *samples = NULL, *starts = NULL, *stream = NULL;
   sleepacc_run *run;
   sleepacc_result res;
   size_t size, used = 0;
-  int rc, interrupted = 0;
+  int rc, interrupted = 0, point = 0;
   (void)self;
-  if (config_from(m, &cfg) < 0) return NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:measure", kwlist, &m, &point) ||
+      config_from(m, &cfg) < 0)
+    return NULL;
   if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) < 0)
     return PyErr_Format(rc == -ENOSYS ? PyExc_OSError : PyExc_ValueError, "%s: %s", field, msg);
   size = sleepacc_run_memory(&cfg, SLEEPACC_RUN_STARTS);
@@ -204,7 +208,7 @@ static PyObject *py_measure(PyObject *self, PyObject *m) {
   Py_END_ALLOW_THREADS
   if (interrupted) goto done; /* Ctrl-C (a signal handler's exception) wins */
   if (rc < 0) {
-    sleepacc_py_raise_run(run, rc);
+    sleepacc_py_raise_run(run, rc, point ? SLEEPACC_RUN_POINT : 0);
     goto done;
   }
   rc = samples_view(block, used, res.n, &samples, &starts);
@@ -349,7 +353,8 @@ static PyMethodDef core_methods[] = {
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
   {"sweep_plan", py_sweep_plan, METH_VARARGS,
    "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
-  {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
+  {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
+   "measure(config, point=False) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
   {"stats_level", py_stats_level, METH_O, "stats_level(name) -> quantile level, -1 for none"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,

@@ -479,13 +479,14 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
     return _Plan(_core.plan(options, sweep_point), given)
 
 
-def _run(plan: _Plan) -> Measurement:
+def _run(plan: _Plan, point: bool = False) -> Measurement:
     """One run by the core.  A failed run raises in the core's words of it
-    (sleepacc_run_words: "EPERM: ... (<what failed>)"): a run refused for
+    (sleepacc_run_words: "EPERM: ... (<what failed>)"; `point`: a sweep's
+    point, its method and duration named, as in Lua): a run refused for
     privileges is a PermissionError naming what each privileged option asked
     for needs (sleepacc_privilege_explain), or, refused up front (nothing was
     changed), why and what was asked."""
-    raw = _core.measure(plan.config)
+    raw = _core.measure(plan.config, point)
     return Measurement(**raw)
 
 
@@ -669,7 +670,7 @@ def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measuremen
             extra = per_point(todo[i:])
             if extra:
                 plan = _plan(point.method, point.duration_ns / 1e9, **{**kwargs, **extra})
-        m = _run(plan)
+        m = _run(plan, point=True)
         yield m
         if progress is not None:
             progress(i + 1, len(todo), point.method, point.duration_ns / 1e9)
