@@ -636,8 +636,10 @@ int sleepacc_run_open(sleepacc_run *r, const sleepacc_config *cfg, void *mem, si
  * interrupted a sleep: it resumes toward the same deadline).  Never an
  * errno. */
 int sleepacc_run_chunk(void *run);
-/* Finish r on every path (the thread restored; safe twice) and fill *out
- * with its record, the exact statistics sorted in the block's scratch.
+/* Finish r, a run of sleepacc_run_open (never one of sleepacc_run_start:
+ * its buffers have no scratch), on every path (the thread restored; safe
+ * twice) and fill *out with its record, the exact statistics sorted in the
+ * block's scratch.
  * Then the block holds the record's n samples at its front and, with
  * SLEEPACC_RUN_STARTS, their n start times right after them: *used (may be
  * NULL) gets those bytes, the rest may be given back (then call it no

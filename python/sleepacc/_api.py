@@ -454,6 +454,7 @@ class _Plan(NamedTuple):
 
     config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
     given: dict          # Python argument -> the value the caller gave
+    point: bool = False  # a sweep's point: a failed run's words name it
 
 
 #: The options whose Python default is None: None given is "not given" (the
@@ -476,17 +477,17 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
     options = {k: v for k, v in given.items() if v is not None or k not in _NONE_IS_ABSENT}
-    return _Plan(_core.plan(options, sweep_point), given)
+    return _Plan(_core.plan(options, sweep_point), given, sweep_point)
 
 
-def _run(plan: _Plan, point: bool = False) -> Measurement:
+def _run(plan: _Plan) -> Measurement:
     """One run by the core.  A failed run raises in the core's words of it
-    (sleepacc_run_words: "EPERM: ... (<what failed>)"; `point`: a sweep's
-    point, its method and duration named, as in Lua): a run refused for
+    (sleepacc_run_words: "EPERM: ... (<what failed>)"; a sweep's point names
+    its method and duration, as in Lua): a run refused for
     privileges is a PermissionError naming what each privileged option asked
     for needs (sleepacc_privilege_explain), or, refused up front (nothing was
     changed), why and what was asked."""
-    raw = _core.measure(plan.config, point)
+    raw = _core.measure(plan.config, plan.point)
     return Measurement(**raw)
 
 
@@ -670,7 +671,7 @@ def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measuremen
             extra = per_point(todo[i:])
             if extra:
                 plan = _plan(point.method, point.duration_ns / 1e9, **{**kwargs, **extra})
-        m = _run(plan, point=True)
+        m = _run(plan)
         yield m
         if progress is not None:
             progress(i + 1, len(todo), point.method, point.duration_ns / 1e9)
