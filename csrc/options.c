@@ -278,3 +278,268 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
     sleepacc_method_names(buf + len, cap - (size_t)len);
   return rc;
 }
+
+/* ------------------------------------------------------------------------
+ * args (issue 12): a whole options table read through the binding's getter
+ * (sleepacc_getter), its faults in one struct (sleepacc_fault).
+ * ---------------------------------------------------------------------- */
+
+#define LOPT(name, kind, count) \
+  {name, SLEEPACC_OPT_##kind, name, offsetof(sleepacc_sweep_args, count), 0}
+const sleepacc_option sleepacc_sweep_lists[] = {
+    LOPT("methods", METHODS, nm),
+    LOPT("durations", DURATIONS, nd),
+    {NULL, 0, NULL, 0, 0},
+};
+
+const sleepacc_option sleepacc_deadline_option[] = {
+    {"deadline_ns", SLEEPACC_OPT_DEADLINE, "deadline_ns", 0, 0},
+    {NULL, 0, NULL, 0, 0},
+};
+
+/* Set *f (if not NULL) and return rc. */
+static int fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
+                     int show, const char *words) {
+  if (!f) return rc;
+  f->kind = kind, f->index = index, f->takes = takes, f->show = show;
+  snprintf(f->option, sizeof f->option, "%s", option ? option : "");
+  snprintf(f->words, sizeof f->words, "%s", words ? words : "");
+  return rc;
+}
+
+int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, const sleepacc_value *v,
+                        sleepacc_fault *f) {
+  static const sleepacc_value absent = {SLEEPACC_VALUE_NULL, 0, 0.0, NULL, NULL, NULL};
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  const char *words = NULL;
+  int rc;
+  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!o || !base) return -EFAULT;
+  if (!name) name = o->name;
+  if (!v) v = &absent;
+  if (o->kind != SLEEPACC_OPT_DEADLINE) {
+    rc = sleepacc_option_set(o, base, v, msg, sizeof msg);
+  } else if (v->kind != SLEEPACC_VALUE_INT) { /* a deadline is whole ns */
+    rc = -EINVAL;
+  } else if ((rc = sleepacc_deadline_check(v->i, &words)) < 0) {
+    snprintf(msg, sizeof msg, "%s", words), rc = -ERANGE;
+  } else {
+    *(int64_t *)(void *)((char *)base + o->offset) = v->i;
+  }
+  if (rc == -EINVAL) return fault_set(f, rc, SLEEPACC_FAULT_TYPE, name, -1, o->kind, 0, NULL);
+  if (rc == -ERANGE) return fault_set(f, rc, SLEEPACC_FAULT_RULE, name, -1, o->kind, 1, msg);
+  return rc;
+}
+
+/* Whether name is an option the call takes (g->take; NULL: every one), and
+ * whether it is one of the call's arguments rather than a key. */
+static int takes(const sleepacc_getter *g, const char *name, int *arg) {
+  *arg = 0;
+  for (int i = 0; g->take && g->take[i]; i++)
+    if (!strcmp(g->take[i], name)) return *arg = i < g->args, 1;
+  return g->take == NULL;
+}
+
+/* The rows of a read: lists of rows (a NULL-name row ends each) and the
+ * struct each fills. */
+typedef struct part {
+  const sleepacc_option *rows;
+  void *base;
+} part;
+
+/* The keys a table of this read may hold, ", "-joined into buf: the
+ * options it takes (not its arguments), in the order taken, then g->own. */
+static void known_keys(const part *parts, size_t np, const sleepacc_getter *g, char *buf, size_t cap) {
+  size_t len = 0;
+  int arg;
+  buf[0] = '\0';
+  for (int i = 0; g->take && g->take[i] && len < cap; i++)
+    if (i >= g->args) len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", g->take[i]);
+  for (size_t p = 0; !g->take && p < np; p++)
+    for (const sleepacc_option *o = parts[p].rows; o->name && len < cap; o++)
+      if (takes(g, o->name, &arg) && !arg)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", o->name);
+  for (const char *const *k = g->own; k && *k && len < cap; k++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", *k);
+}
+
+/* Whether key is one a table of this read may hold. */
+static int known_key(const part *parts, size_t np, const sleepacc_getter *g, const char *key) {
+  int arg;
+  for (const char *const *k = g->own; k && *k; k++)
+    if (!strcmp(*k, key)) return 1;
+  for (size_t p = 0; p < np; p++)
+    if (sleepacc_option_find(parts[p].rows, key) && takes(g, key, &arg) && !arg) return 1;
+  return 0;
+}
+
+/* Every key of the table names an option of the read (or one of g->own). */
+static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sleepacc_fault *f) {
+  char known[SLEEPACC_FAULT_WORDS_MAX];
+  sleepacc_value key;
+  int rc;
+  for (int64_t i = 0; (rc = g->get(g->ctx, NULL, i, &key)) == 1; i++) {
+    int text = key.kind == SLEEPACC_VALUE_TEXT && key.s;
+    if (text && known_key(parts, np, g, key.s)) continue;
+    known_keys(parts, np, g, known, sizeof known);
+    return fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, text, known);
+  }
+  return rc < 0 ? fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
+}
+
+/* Each row of p the call takes, from the getter (the list rows: their
+ * length into their count field); required: bits of rows that must be
+ * given.  *given: bit i for p->rows[i].  0 or -errno with *f. */
+static int read_rows(const part *p, const sleepacc_getter *g, uint32_t required, uint32_t *given,
+                     sleepacc_fault *f) {
+  const sleepacc_option *order[SLEEPACC_OPTION_COUNT + 1];
+  size_t n = 0;
+  int arg, rc;
+  for (int i = 0; g->take && g->take[i] && n < SLEEPACC_OPTION_COUNT; i++) /* the order taken */
+    if ((order[n] = sleepacc_option_find(p->rows, g->take[i])) != NULL) n++;
+  for (const sleepacc_option *o = p->rows; !g->take && o->name && n < SLEEPACC_OPTION_COUNT; o++)
+    order[n++] = o;
+  for (size_t k = 0; k < n; k++) {
+    const sleepacc_option *o = order[k];
+    uint32_t bit = 1u << (o - p->rows);
+    sleepacc_value v;
+    if (!takes(g, o->name, &arg)) continue;
+    if ((rc = g->get(g->ctx, o->name, -1, &v)) < 0) return fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
+    if (rc == 0 && !(required & bit)) continue; /* absent: the default */
+    if (o->kind == SLEEPACC_OPT_METHODS || o->kind == SLEEPACC_OPT_DURATIONS) {
+      if (rc == 0 || v.kind != SLEEPACC_VALUE_LIST || v.i < 0)
+        return fault_set(f, -EINVAL, SLEEPACC_FAULT_TYPE, o->name, -1, o->kind, 0, NULL);
+      *(size_t *)(void *)((char *)p->base + o->offset) = (size_t)v.i;
+    } else if ((rc = sleepacc_value_read(o, NULL, p->base, rc ? &v : NULL, f)) < 0) {
+      return rc;
+    }
+    *given |= bit;
+  }
+  return 0;
+}
+
+/* A read of parts: the keys, then each part's rows (required: part 0's). */
+static int read_parts(const part *parts, size_t np, const sleepacc_getter *g, uint32_t required,
+                      uint32_t *given, sleepacc_fault *f) {
+  int rc = read_keys(parts, np, g, f);
+  for (size_t i = 0; rc == 0 && i < np; i++) {
+    given[i] = 0;
+    rc = read_rows(&parts[i], g, i ? 0 : required, &given[i], f);
+  }
+  return rc;
+}
+
+/* A rule of the whole config broken: its field named by its option. */
+static int rule_fault(sleepacc_fault *f, int rc, const char *field, const char *words, int show) {
+  return fault_set(f, rc, SLEEPACC_FAULT_RULE, sleepacc_option_of_field(field), -1, 0, show, words);
+}
+
+/* The bit of row name of sleepacc_options. */
+static uint32_t option_bit(const char *name) {
+  return 1u << (sleepacc_option_find(sleepacc_options, name) - sleepacc_options);
+}
+
+int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point, sleepacc_fault *f) {
+  char words[SLEEPACC_FAULT_WORDS_MAX];
+  const char *field = NULL;
+  part p = {sleepacc_options, c};
+  uint32_t given;
+  int rc;
+  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!c || !g || !g->get) return -EFAULT;
+  sleepacc_config_default(c);
+  if ((rc = read_parts(&p, 1, g, option_bit("method") | option_bit("duration"), &given, f)) < 0) return rc;
+  sleepacc_options_complete(c, given, point);
+  if ((rc = sleepacc_config_words(c, &field, words, sizeof words)) < 0)
+    return rule_fault(f, rc, field, words, 1);
+  return 0;
+}
+
+int sleepacc_sleeper_read(sleepacc_sleeper_config *c, int pacer, const sleepacc_getter *g,
+                          sleepacc_fault *f) {
+  const char *field = NULL, *msg = NULL;
+  part p = {sleepacc_sleeper_options, c};
+  uint32_t given, period = 1u << (sleepacc_option_find(sleepacc_sleeper_options, "period") -
+                                  sleepacc_sleeper_options);
+  int rc;
+  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!c || !g || !g->get) return -EFAULT;
+  sleepacc_sleeper_config_default(c);
+  if ((rc = read_parts(&p, 1, g, pacer ? period : 0, &given, f)) < 0) return rc;
+  if ((rc = sleepacc_sleeper_config_explain(c, pacer, &field, &msg)) < 0)
+    return rule_fault(f, rc, field, msg, 1);
+  return 0;
+}
+
+/* The elements of list option o (s's count field holds its length) into
+ * out: each by the rule of the option one is (a method, a duration),
+ * named o->name index i. */
+static int read_elements(const sleepacc_option *o, size_t n, void *out, const sleepacc_getter *g,
+                         sleepacc_fault *f) {
+  const sleepacc_option *one = sleepacc_option_find(sleepacc_options,
+                                                    o->kind == SLEEPACC_OPT_METHODS ? "method" : "duration");
+  sleepacc_config c;
+  sleepacc_value v;
+  for (size_t i = 0; i < n; i++) {
+    int rc = g->get(g->ctx, o->name, (int64_t)i, &v);
+    if (rc < 0) return fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
+    if ((rc = sleepacc_value_read(one, o->name, &c, rc ? &v : NULL, f)) < 0)
+      return f ? (f->index = (int64_t)i, rc) : rc;
+    if (o->kind == SLEEPACC_OPT_METHODS) ((const sleepacc_method **)out)[i] = c.method;
+    else ((int64_t *)out)[i] = c.duration_ns;
+  }
+  return 0;
+}
+
+/* A sweep's fault from sleepacc_sweep_plan/check's: a list's entry, or a
+ * config field named by its option; an errno no rule explains is NONE. */
+static int sweep_fault(sleepacc_fault *f, int rc, const sleepacc_sweep_fault *sf, int show) {
+  char words[SLEEPACC_FAULT_WORDS_MAX];
+  if (!sf->message) return fault_set(f, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (sf->subject) snprintf(words, sizeof words, "'%s' %s", sf->subject->name, sf->message);
+  else snprintf(words, sizeof words, "%s", sf->message);
+  rule_fault(f, rc, sf->field, words, show);
+  if (f) f->index = sf->index == (size_t)-1 ? -1 : (int64_t)sf->index;
+  return rc;
+}
+
+int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int check, sleepacc_fault *f) {
+  static const char *const plan_only[] = {"methods", "durations", "mode", NULL};
+  part parts[2];
+  sleepacc_getter plan = g ? *g : (sleepacc_getter){0};
+  sleepacc_sweep_fault sf;
+  uint32_t given[2];
+  size_t nm, nd, cap;
+  char *room;
+  int rc, n;
+  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!s || !g || !g->get || !g->room) return -EFAULT;
+  memset(s, 0, sizeof *s);
+  sleepacc_config_default(&s->config);
+  s->config.budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
+  parts[0] = (part){sleepacc_sweep_lists, s};
+  parts[1] = (part){check ? sleepacc_options + 2 : sleepacc_options, &s->config};
+  if (!check && !plan.take) plan.take = plan_only; /* a plan takes its mode, no run's options */
+  if ((rc = read_parts(parts, 2, &plan, 0, given, f)) < 0) return rc;
+  nm = s->nm, nd = s->nd;
+  cap = (given[0] & 1 ? nm : sleepacc_method_count()) * (given[0] & 2 ? nd : SLEEPACC_DEFAULT_DURATION_COUNT);
+  if (nm > ((size_t)1 << 32) || nd > ((size_t)1 << 24) || cap > ((size_t)1 << 32)) return -E2BIG;
+  room = (char *)g->room(g->ctx, cap * sizeof *s->points + nd * sizeof(int64_t) + nm * sizeof(void *) + 8);
+  if (!room) return -ENOMEM;
+  s->points = (sleepacc_point *)(void *)room; /* each part 8-byte aligned: points, durations, methods */
+  if (given[0] & 2) s->durations = (int64_t *)(void *)(room + cap * sizeof *s->points);
+  if (given[0] & 1)
+    s->methods = (const sleepacc_method **)(void *)(room + cap * sizeof *s->points + nd * sizeof(int64_t));
+  if ((rc = read_elements(&sleepacc_sweep_lists[0], nm, s->methods, g, f)) < 0 ||
+      (rc = read_elements(&sleepacc_sweep_lists[1], nd, s->durations, g, f)) < 0)
+    return rc;
+  if (check) sleepacc_options_complete(&s->config, given[1] << 2, 1);
+  n = sleepacc_sweep_plan(s->methods, nm, s->durations, nd, s->config.mode, s->points, cap, &sf);
+  if (n < 0) return sweep_fault(f, n, &sf, 0);
+  if (check)
+    n = sleepacc_sweep_check(&s->config, s->methods, nm, s->durations, nd, s->points, cap, &sf);
+  if (n < 0)
+    return sweep_fault(f, n, &sf, 1);
+  s->count = (size_t)n;
+  return n;
+}

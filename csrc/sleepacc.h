@@ -1341,6 +1341,99 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
 int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_value *v, char *msg,
                         size_t cap);
 
+/* --- args (issue 12): a whole options table read by the core through one
+ * getter the binding supplies, and one fault the binding words in one
+ * place (options.c, sweep.c).  The binding converts values; the core walks
+ * the options (which it takes, required ones, defaults, lists and their
+ * element rules, the config check, a sweep's plan). --- */
+/* A value that is a list (a sweep's methods, durations): .i its length,
+ * its elements asked for by index. */
+#define SLEEPACC_VALUE_LIST 7
+/* Option kinds beside sleepacc_option_kind's: */
+#define SLEEPACC_OPT_METHODS 10   /* a list of METHOD values (sleepacc_sweep_lists) */
+#define SLEEPACC_OPT_DURATIONS 11 /* a list of SECONDS values */
+#define SLEEPACC_OPT_DEADLINE 12  /* INT: a CLOCK_MONOTONIC deadline in ns (sleepacc_deadline_check) */
+/* How a binding gives the core its call's options. */
+typedef struct sleepacc_getter {
+  /* The value of option name into *out (index -1), or of element index
+   * (0-based) of the list option name: 1 given, 0 absent (None/nil/not a
+   * key), or a negative number, the binding's own failure (its exception
+   * set), which the core returns at once.  name NULL: the key number index
+   * of the options table (asked for 0, 1, ... until 0 is returned, before
+   * any value; a string key is TEXT).  A TEXT value stays valid while the
+   * call lasts.  (A Lua getter may raise instead: the core holds nothing
+   * across a call.) */
+  int (*get)(void *ctx, const char *name, int64_t index, sleepacc_value *out);
+  /* bytes of memory for what the core reads (a sweep's lists and plan),
+   * owned by the binding and kept until it is done with them; asked for at
+   * most once per read; NULL: -ENOMEM. */
+  void *(*room)(void *ctx, size_t bytes);
+  void *ctx;
+  /* The options the call takes, in the order they are read (NULL: every
+   * option of the read); the first args of them are the call's own
+   * arguments, not keys of its table. */
+  const char *const *take;
+  int args;
+  /* Keys the binding reads itself (known, never read by the core), or NULL. */
+  const char *const *own;
+} sleepacc_getter;
+typedef enum sleepacc_fault_kind {
+  SLEEPACC_FAULT_NONE = 0, /* no fault (or the getter's own failure) */
+  SLEEPACC_FAULT_TYPE,     /* the value's kind is not one the option takes */
+  SLEEPACC_FAULT_RULE,     /* the value (or the config it made) breaks a rule */
+  SLEEPACC_FAULT_KEY       /* a key of the table names no option */
+} sleepacc_fault_kind;
+#define SLEEPACC_FAULT_WORDS_MAX (2 * SLEEPACC_OPTION_MESSAGE_MAX)
+/* What a read refused, for the binding's one error. */
+typedef struct sleepacc_fault {
+  int kind;       /* sleepacc_fault_kind */
+  char option[64];/* the option named ("duration", "methods"); KEY: the key (when show) */
+  int64_t index;  /* the element of a list option (0-based), -1 the option itself */
+  int takes;      /* TYPE: the kind of value it takes (a sleepacc_option_kind) */
+  int show;       /* RULE: 1 when the binding adds ", got <the value>" (got again by option,
+                     index); KEY: 1 when the key is a string (0: the binding names its type) */
+  char words[SLEEPACC_FAULT_WORDS_MAX]; /* RULE: the core's words; KEY: the known keys, ", "-joined */
+} sleepacc_fault;
+/* A sweep's lists (rows of kind METHODS and DURATIONS, read into
+ * sleepacc_sweep_args) and one deadline (DEADLINE, into an int64_t). */
+extern const sleepacc_option sleepacc_sweep_lists[];
+extern const sleepacc_option sleepacc_deadline_option[];
+/* One value v (NULL: absent) of option o under the name name (NULL:
+ * o->name) into base, by sleepacc_option_set (DEADLINE: an INT by
+ * sleepacc_deadline_check); 0, or -EINVAL/-ERANGE with *f. */
+int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, const sleepacc_value *v,
+                        sleepacc_fault *f);
+/* A run's config from g: the defaults, every option (method and duration
+ * required: an absent one is a TYPE fault), the defaults that depend on
+ * another (sleepacc_options_complete; point: a sweep's point), then every
+ * rule (sleepacc_config_words: a RULE fault naming the option).  0 or a
+ * negative errno with *f (kind NONE: the getter's failure). */
+int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point, sleepacc_fault *f);
+/* A sweep as read: its options, lists and plan (in the getter's room). */
+typedef struct sleepacc_sweep_args {
+  sleepacc_config config;          /* what every point shares */
+  const sleepacc_method **methods; /* the methods given, or NULL: every available one */
+  size_t nm;
+  int64_t *durations;              /* the durations given, or NULL: the default ladder */
+  size_t nd;
+  sleepacc_point *points;          /* the plan */
+  size_t count;
+} sleepacc_sweep_args;
+/* A sweep from g: methods, durations (each element by its rule, named
+ * "methods" index i), then the options every point shares (budget
+ * SLEEPACC_SWEEP_BUDGET_NS unless given; sleepacc_options_complete as a
+ * point), the plan (sleepacc_sweep_plan: a RULE fault, show 0) and, when
+ * check, every point's run (sleepacc_sweep_check: a RULE fault, show 1).
+ * check 0: only the plan (its options: mode).  Returns the points'
+ * count, or a negative errno with *f (NONE: the getter's or an errno no rule
+ * explains). */
+int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int check, sleepacc_fault *f);
+/* A sleeper's (pacer != 0: a pacer's, its period required) config from g:
+ * the defaults, the options of sleepacc_sleeper_options, then every rule
+ * (sleepacc_sleeper_config_explain: a RULE fault).  0 or -errno with *f. */
+int sleepacc_sleeper_read(sleepacc_sleeper_config *c, int pacer, const sleepacc_getter *g,
+                          sleepacc_fault *f);
+
 /* One registry row as a binding shows it (sa.methods(), sleepacc.methods()):
  * family and honours_slack by name, the probe's answer. */
 typedef struct sleepacc_method_info {

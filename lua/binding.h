@@ -4,11 +4,10 @@
  *
  * Conventions, stated once:
  *   - Bad arguments raise "<field>: <message>" (the option's name:
- *     "duration", "methods[2]", ...).  The rules are the core's (one
- *     option's value: sleepacc_option_set; the whole config:
- *     sleepacc_config_explain names the field, sleepacc_option_of_field
- *     its option); the binding only converts Lua values, by the core's
- *     option list.
+ *     "duration", "methods[2]", ...).  The rules are the core's: it reads
+ *     a call's options through the binding's getter (sleepacc_lua_getter)
+ *     and reports one fault (sleepacc_lua_fault words it); the binding only
+ *     converts Lua values.
  *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
  *   - Times in are seconds (Lua numbers), except slack (integer ns) and
  *     dma_latency (integer us); times out are integer ns in *_ns fields.
@@ -45,25 +44,39 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
     SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* The options table at idx (> 0), by the core's option list (rows of list;
- * only: those named, in that order, NULL: every row): its keys are extra's
- * (NULL-terminated or NULL, at most 7; the caller reads them) or those
- * rows' names, else an error names the misspelt key and lists the known
- * ones; then each row given converts into base (sleepacc_lua_option: a bad value
- * raises "<option>: ...").  Returns the rows given (bit i: list[i]). */
-uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
-                              const char *const *only, const char *const *extra, void *base);
+/* Where the core's reader (sleepacc_getter) takes a Lua call's options
+ * from: its options table and its own arguments. */
+typedef struct sleepacc_lua_source {
+  lua_State *L;
+  int table;               /* the options table's stack index, 0 none */
+  const char *const *take; /* the options the call takes (the getter's) */
+  int args;                /* the first args of them are arguments, */
+  int arg[4];              /* at these stack indexes */
+  const char *keytype;     /* the type of the last key read */
+} sleepacc_lua_source;
+/* The getter over the table at `table` (0: none; another value than a
+ * table raises "options: table expected, got <type>") and the call's
+ * arguments (the first args names of take are at the stack indexes arg[],
+ * at most 4); own: keys the caller reads itself.  Values convert by their
+ * Lua type (a boolean BOOL, an integer that fits INT, a number REAL, a
+ * string TEXT, a NUL byte raising "<option>: holds a NUL byte", a table
+ * LIST); the core's room is a userdata pushed on the stack. */
+sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
+                                    const char *const *take, const int *arg, int args,
+                                    const char *const *own);
+/* Raise a read's fault, the one place they are worded: TYPE "<option>:
+ * <what it takes> expected, got <type>" ("a fraction" where an integer is
+ * expected), RULE "<option>: <the core's words>[, got <value>]", KEY
+ * "<key>: unknown option; known: ..."; "<option>[i]" (1-based) for an
+ * array's element.  NONE (an errno no rule explains): returns nil, err,
+ * ename pushed (3; `what` its context). */
+int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
-/* Set option o (a row of sleepacc_options or sleepacc_sleeper_options) of
- * the struct at base from the Lua value at idx (a boolean: BOOL, an integer
- * that fits: INT, another number: REAL, a string without NUL: TEXT, whose
- * pointer is kept) by the core's rule (sleepacc_option_set).  A bad value
- * raises "<name>: <what o takes> expected, got <type>" ("a fraction" where
- * an integer is expected) or "<name>: <the core's rule>, got <value>";
- * name NULL: o->name. */
-void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
+/* Set option o of the struct at base from the one Lua value at idx under
+ * name (NULL: o->name), by the core (sleepacc_value_read); a fault raises. */
+void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
 /* The string at idx, raising "<name>: string expected, got ..." or
  * "<name>: holds a NUL byte". */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);

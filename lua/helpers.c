@@ -1,6 +1,7 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors,
- * conversions, the options reader (by a core option list), the field-table
+ * conversions, the getter the core reads a call's options through and its
+ * one fault mapper, the field-table
  * converter, the Ctrl-C checkpoint and the chunked run, aligned userdata,
  * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
  * depends on none of them.
@@ -46,82 +47,130 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   return s;
 }
 
-/* The options table at idx: a table whose keys are all in known (NULL-
- * terminated); a misspelt key is an error naming it. */
-static void sleepacc__checkoptions(lua_State *L, int idx, const char *const *known) {
-  if (lua_type(L, idx) != LUA_TTABLE)
-    sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, idx));
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    size_t i = 0;
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING)
-      for (; known[i] && strcmp(known[i], lua_tostring(L, -1)); i++) continue;
-    if (lua_type(L, -1) != LUA_TSTRING || !known[i]) {
-      char list[512];
-      size_t len = 0;
-      list[0] = '\0';
-      for (i = 0; known[i] && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", known[i]);
-      if (lua_type(L, -1) != LUA_TSTRING)
-        sleepacc_lua_error(L, "options", "option names must be strings, got a %s key",
-                           luaL_typename(L, -1));
-      sleepacc_lua_error(L, lua_tostring(L, -1), "unknown option; known: %s", list);
-    }
-  }
-}
-
-/* What an option of each kind takes, in sleepacc_option_set's -EINVAL
- * error: "<option>: <takes> expected, got <type>". */
+/* What an option of each kind takes, in a TYPE fault:
+ * "<option>: <takes> expected, got <type>". */
 static const char *const sleepacc__takes[] = {
     [SLEEPACC_OPT_METHOD] = "string",  [SLEEPACC_OPT_SECONDS] = "number of seconds",
     [SLEEPACC_OPT_BUDGET] = "number of seconds", [SLEEPACC_OPT_INT64] = "integer",
     [SLEEPACC_OPT_INT] = "integer",    [SLEEPACC_OPT_BOOL] = "boolean",
     [SLEEPACC_OPT_MODE] = "string",    [SLEEPACC_OPT_POLICY] = "string",
     [SLEEPACC_OPT_NAME] = "string",    [SLEEPACC_OPT_NUMBER] = "number",
+    [SLEEPACC_OPT_METHODS] = "array of method names", [SLEEPACC_OPT_DURATIONS] = "array of seconds",
+    [SLEEPACC_OPT_DEADLINE] = "integer",
 };
 
-void sleepacc_lua_option(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base) {
-  /* nil, a table, a function...: a kind no option takes (an absent key is
-   * the option's default, never "none") */
-  sleepacc_value v = {SLEEPACC_VALUE_NESTED, 0, 0.0, NULL, NULL, NULL};
-  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
-  int type = lua_type(L, idx), rc, whole = o->kind == SLEEPACC_OPT_INT || o->kind == SLEEPACC_OPT_INT64;
+/* The Lua value at idx as a core value: a boolean BOOL, an integer that
+ * fits INT, another number REAL, a string TEXT (a NUL byte raises "<name>:
+ * holds a NUL byte"), a table LIST (its length), nil NULL, the rest
+ * NESTED, a kind no option takes. */
+static void sleepacc__value(lua_State *L, int idx, const char *name, sleepacc_value *v) {
+  int type = lua_type(L, idx);
   lua_Integer i;
-  if (!name) name = o->name;
-  if (type == LUA_TBOOLEAN) v.kind = SLEEPACC_VALUE_BOOL, v.i = lua_toboolean(L, idx);
-  else if (sleepacc_lua_tointeger(L, idx, &i)) v.kind = SLEEPACC_VALUE_INT, v.i = (int64_t)i;
-  else if (type == LUA_TNUMBER) v.kind = SLEEPACC_VALUE_REAL, v.d = (double)lua_tonumber(L, idx);
-  else if (type == LUA_TSTRING) v.kind = SLEEPACC_VALUE_TEXT, v.s = sleepacc_lua_str(L, idx, name);
-  if ((rc = sleepacc_option_set(o, base, &v, msg, sizeof msg)) == -EINVAL) /* the value's kind */
-    sleepacc_lua_error(L, name, "%s expected, got %s",
-                       (size_t)o->kind < sizeof sleepacc__takes / sizeof *sleepacc__takes
-                           ? sleepacc__takes[o->kind] : "another value",
-                       whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
-                                                    : luaL_typename(L, idx));
-  if (rc < 0) /* -ERANGE: the core's rule, in its words (a number or a string broke it) */
-    sleepacc_lua_error(L, name, type == LUA_TSTRING ? "%s, got \"%.60s\"" : "%s, got %s", msg,
-                       lua_tostring(L, idx));
+  memset(v, 0, sizeof *v);
+  v->kind = SLEEPACC_VALUE_NESTED;
+  if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
+  else if (sleepacc_lua_tointeger(L, idx, &i)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)i;
+  else if (type == LUA_TNUMBER) v->kind = SLEEPACC_VALUE_REAL, v->d = (double)lua_tonumber(L, idx);
+  else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = sleepacc_lua_str(L, idx, name);
+  else if (type == LUA_TTABLE) v->kind = SLEEPACC_VALUE_LIST, v->i = (int64_t)lua_rawlen(L, idx);
+  else if (type == LUA_TNIL || type == LUA_TNONE) v->kind = SLEEPACC_VALUE_NULL;
 }
 
-uint32_t sleepacc_lua_options(lua_State *L, int idx, const sleepacc_option *list,
-                              const char *const *only, const char *const *extra, void *base) {
-  const char *known[SLEEPACC_OPTION_COUNT + 8]; /* extra: at most 7 keys; only's names are list's */
-  const sleepacc_option *rows[SLEEPACC_OPTION_COUNT];
-  size_t k = 0, n = 0;
-  uint32_t given = 0;
-  for (; extra && *extra && k < 7; extra++) known[k++] = *extra;
-  for (; n < SLEEPACC_OPTION_COUNT && (only ? only[n] != NULL : list[n].name != NULL); n++)
-    known[k++] = (rows[n] = only ? sleepacc_option_find(list, only[n]) : &list[n])->name;
-  known[k] = NULL;
-  sleepacc__checkoptions(L, idx, known);
-  for (size_t i = 0; i < n; i++) {
-    if (!sleepacc_lua_field(L, idx, rows[i]->name)) continue;
-    given |= 1u << (rows[i] - list);
-    sleepacc_lua_option(L, -1, rows[i], NULL, base);
-    lua_pop(L, 1); /* the table keeps NAME strings */
+/* Push the value of option name (element index >= 0 of its array) from
+ * src, nil when absent; or return the stack index of the call's argument
+ * (or the one value) that holds it, pushing nothing. */
+static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t index) {
+  lua_State *L = src->L;
+  int k = 0;
+  while (k < src->args && strcmp(src->take[k], name)) k++;
+  if (k < src->args) return src->arg[k];
+  if (src->table) lua_getfield(L, src->table, name);
+  else lua_pushnil(L);
+  if (index >= 0 && lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, (int)(index + 1)), lua_remove(L, -2);
+  else if (index >= 0) lua_pop(L, 1), lua_pushnil(L);
+  return 0;
+}
+
+/* The core's getter (sleepacc_getter.get) over src.  The keys: lua_next,
+ * the key left on the stack between calls (the core asks for them in order,
+ * before any value). */
+static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
+  sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
+  lua_State *L = src->L;
+  char item[96];
+  int idx;
+  if (!name) { /* the next key */
+    if (!src->table) return 0;
+    if (index == 0) lua_pushnil(L);
+    if (!lua_next(L, src->table)) return 0;
+    lua_pop(L, 1); /* its value */
+    src->keytype = luaL_typename(L, -1);
+    memset(out, 0, sizeof *out);
+    out->kind = lua_type(L, -1) == LUA_TSTRING ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
+    out->s = out->kind == SLEEPACC_VALUE_TEXT ? lua_tostring(L, -1) : NULL;
+    return 1;
   }
-  return given;
+  snprintf(item, sizeof item, index < 0 ? "%s" : "%s[%lld]", name, (long long)index + 1);
+  idx = sleepacc__push(src, name, index);
+  sleepacc__value(L, idx ? idx : -1, item, out); /* the table or the argument keeps a string */
+  if (!idx) lua_pop(L, 1);
+  return out->kind != SLEEPACC_VALUE_NULL;
+}
+
+static void *sleepacc__room(void *ctx, size_t bytes) {
+  return lua_newuserdatauv(((sleepacc_lua_source *)ctx)->L, bytes, 0); /* on the stack */
+}
+
+sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
+                                    const char *const *take, const int *arg, int args,
+                                    const char *const *own) {
+  sleepacc_getter g = {sleepacc__get, sleepacc__room, src, take, args, own};
+  memset(src, 0, sizeof *src);
+  src->L = L, src->table = table, src->take = take, src->args = args;
+  for (int k = 0; k < args && k < 4; k++) src->arg[k] = arg[k];
+  if (table && lua_type(L, table) != LUA_TTABLE)
+    sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, table));
+  return g;
+}
+
+int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what) {
+  lua_State *L = src->L;
+  int whole = f->takes == SLEEPACC_OPT_INT || f->takes == SLEEPACC_OPT_INT64 ||
+              f->takes == SLEEPACC_OPT_DEADLINE;
+  char name[96];
+  int idx, type;
+  if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
+  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
+    return sleepacc_lua_error(L, "options", "option names must be strings, got a %s key", src->keytype);
+  if (f->kind == SLEEPACC_FAULT_KEY)
+    return sleepacc_lua_error(L, f->option, "unknown option; known: %s", f->words);
+  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index + 1);
+  if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
+  type = lua_type(L, idx);
+  if (f->kind == SLEEPACC_FAULT_TYPE)
+    return sleepacc_lua_error(L, name, "%s expected, got %s",
+                              (size_t)f->takes < sizeof sleepacc__takes / sizeof *sleepacc__takes &&
+                                  sleepacc__takes[f->takes] ? sleepacc__takes[f->takes] : "another value",
+                              whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
+                                                           : luaL_typename(L, idx));
+  if (!f->show) return sleepacc_lua_error(L, name, "%s", f->words);
+  if (type == LUA_TSTRING)
+    return sleepacc_lua_error(L, name, "%s, got \"%.60s\"", f->words, lua_tostring(L, idx));
+  return sleepacc_lua_error(L, name, "%s, got %s", f->words, type == LUA_TNUMBER ? lua_tostring(L, idx)
+                            : type == LUA_TBOOLEAN ? (lua_toboolean(L, idx) ? "true" : "false")
+                            : luaL_typename(L, idx));
+}
+
+void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base) {
+  const char *take[] = {name ? name : o->name, NULL};
+  sleepacc_lua_source src;
+  sleepacc_value v;
+  sleepacc_fault f;
+  int rc;
+  sleepacc_lua_getter(L, &src, 0, take, &idx, 1, NULL); /* the value: the one argument */
+  sleepacc__value(L, idx, take[0], &v);
+  if ((rc = sleepacc_value_read(o, take[0], base, v.kind == SLEEPACC_VALUE_NULL ? NULL : &v, &f)) < 0)
+    sleepacc_lua_fault(&src, rc, &f, take[0]);
 }
 
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {

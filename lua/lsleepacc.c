@@ -100,27 +100,6 @@ static int samples_gc(lua_State *L) {
   return 0;
 }
 
-/* ------------------------------------------------------------ options */
-
-/* The options every run shares: the core's list after method, duration. */
-#define OPTS (sleepacc_options + 2)
-
-/* The core's defaults (sweep: SLEEPACC_SWEEP_BUDGET_NS per point), then
- * the options table at t by the core's option list (sleepacc_lua_options):
- * list's rows (measure: all, sweep: OPTS) convert by their kind, extra's
- * keys (sweep's methods, durations, progress, output) are the caller's;
- * every rule is the core's.  Returns the rows of sleepacc_options given. */
-static uint32_t sleepacc__parse(lua_State *L, int t, sleepacc_config *c, const sleepacc_option *list,
-                                const char *const *extra, int sweep) {
-  uint32_t given;
-  sleepacc_config_default(c);
-  if (sweep) c->budget_ns = SLEEPACC_SWEEP_BUDGET_NS;
-  given = sleepacc_lua_options(L, t, list, NULL, extra, c) << (list - sleepacc_options);
-  sleepacc_options_complete(c, given, sweep); /* fifo/rr priority 1; a sweep's n (as in Python) */
-  lua_settop(L, t);
-  return given;
-}
-
 /* ------------------------------------------------------------ one run */
 
 /* Run the checked config c in the one block the core states
@@ -165,92 +144,54 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
 }
 
 static int sleepacc__measure(lua_State *L) {
-  char words[2 * SLEEPACC_OPTION_MESSAGE_MAX];
-  const char *field;
+  sleepacc_lua_source src;
+  sleepacc_getter g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, NULL);
+  sleepacc_fault f;
   sleepacc_config c;
-  uint32_t given = sleepacc__parse(L, 1, &c, sleepacc_options, NULL, 0);
-  for (int i = 0; i < 2; i++) { /* method and duration have no default: nil is refused, naming it */
-    if (given & (1u << i)) continue;
-    lua_pushnil(L);
-    sleepacc_lua_option(L, 2, &sleepacc_options[i], NULL, &c);
-  }
-  if (sleepacc_config_words(&c, &field, words, sizeof words) != 0) /* every rule is the core's */
-    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", words);
+  int rc;
+  if ((rc = sleepacc_config_read(&c, &g, 0, &f)) < 0) /* every option and rule is the core's */
+    return sleepacc_lua_fault(&src, rc, &f, "measure");
+  lua_settop(L, 1);
   return sleepacc__run_one(L, &c, 0, NULL);
-}
-
-/* Raise the core's fault of a sweep: "methods[2]: ...", "durations: ...",
- * "<option>: ..." (an errno no rule explains is returned as nil, err). */
-static int sleepacc__sweep_fault(lua_State *L, int rc, const sleepacc_sweep_fault *f) {
-  char name[48];
-  if (!f->message) return sleepacc_lua_pusherror(L, rc, "sweep");
-  if (f->index == (size_t)-1) snprintf(name, sizeof name, "%s", sleepacc_option_of_field(f->field));
-  else snprintf(name, sizeof name, "%s[%zu]", f->field, f->index + 1);
-  if (f->subject) return sleepacc_lua_error(L, name, "'%s' %s", f->subject->name, f->message);
-  return sleepacc_lua_error(L, name, "%s", f->message);
 }
 
 /* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
  * each method over the durations, by default every available method over
- * the core's ladder; floors at 0 only; periodic mode skips 0), all checked
- * by the core before anything runs (sleepacc_sweep_check), each run and its
- * record kept (and, with output=, written to disk as it finishes). */
+ * the core's ladder; floors at 0 only; periodic mode skips 0), all read and
+ * checked by the core before anything runs (sleepacc_sweep_read), each run
+ * and its record kept (and, with output=, written to disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
-  static const char *const extra[] = {"methods", "durations", "progress", "output", NULL};
+  static const char *const own[] = {"progress", "output", NULL};
   const char *output = NULL;
-  const sleepacc_method **ms = NULL;
-  int64_t *ds = NULL;
+  sleepacc_lua_source src;
+  sleepacc_getter g;
+  sleepacc_sweep_args a;
   sleepacc_point *pts;
-  sleepacc_sweep_fault fault;
-  sleepacc_config c, one;
-  size_t nm = 0, nd = 0;
+  sleepacc_fault fault;
+  sleepacc_config c;
   int total, out, err = 0;
-  char name[48];
   sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
-  sleepacc__parse(L, 1, &c, OPTS, extra, 1);
-  if (!sleepacc_lua_field(L, 1, "methods")) lua_pushnil(L); /* 2 */
-  else if (lua_type(L, 2) != LUA_TTABLE)
-    sleepacc_lua_error(L, "methods", "array of method names expected, got %s", luaL_typename(L, 2));
-  else nm = (size_t)lua_rawlen(L, 2);
-  if (!sleepacc_lua_field(L, 1, "durations")) lua_pushnil(L); /* 3 */
-  else if (lua_type(L, 3) != LUA_TTABLE)
-    sleepacc_lua_error(L, "durations", "array of seconds expected, got %s", luaL_typename(L, 3));
-  else nd = (size_t)lua_rawlen(L, 3);
-  if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 4 */
-  else if (lua_type(L, 4) != LUA_TFUNCTION)
-    sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 4));
-  /* a list given is never NULL (an empty one is the core's fault), nil is the default */
-  if (!lua_isnil(L, 2)) ms = (const sleepacc_method **)lua_newuserdatauv(L, (nm + 1) * sizeof *ms, 0);
-  else lua_pushnil(L); /* 5 */
-  for (size_t i = 0; i < nm; i++, lua_pop(L, 1)) { /* each by the method row, into one */
-    snprintf(name, sizeof name, "methods[%zu]", i + 1);
-    lua_rawgeti(L, 2, (int)i + 1);
-    sleepacc_lua_option(L, -1, &sleepacc_options[0], name, &one);
-    ms[i] = one.method;
-  }
-  if (!lua_isnil(L, 3)) ds = (int64_t *)lua_newuserdatauv(L, (nd + 1) * sizeof *ds, 0);
-  else lua_pushnil(L); /* 6 */
-  for (size_t j = 0; j < nd; j++, lua_pop(L, 1)) {
-    snprintf(name, sizeof name, "durations[%zu]", j + 1);
-    lua_rawgeti(L, 3, (int)j + 1);
-    sleepacc_lua_option(L, -1, &sleepacc_options[1], name, &one); /* the duration row */
-    ds[j] = one.duration_ns;
-  }
-  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, NULL, 0, &fault)) < 0)
-    return sleepacc__sweep_fault(L, total, &fault);
-  pts = (sleepacc_point *)lua_newuserdatauv(L, (size_t)total * sizeof *pts, 0); /* 7: the plan */
-  if ((total = sleepacc_sweep_check(&c, ms, nm, ds, nd, pts, (size_t)total, &fault)) < 0)
-    return sleepacc__sweep_fault(L, total, &fault);
+  lua_settop(L, 1);
+  g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, own);
+  if ((total = sleepacc_sweep_read(&a, &g, 1, &fault)) < 0)
+    return sleepacc_lua_fault(&src, total, &fault, "sweep");
+  c = a.config, pts = a.points;
+  lua_settop(L, 2); /* 2: the core's room, the plan */
+  if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 3 for now */
+  else if (lua_type(L, 3) != LUA_TFUNCTION)
+    sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 3));
   if (sleepacc_lua_field(L, 1, "output")) {
     output = sleepacc_lua_str(L, -1, "output");
     lua_pop(L, 1); /* the options table keeps it */
-    w = sleepacc_lua_writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err); /* 8 */
+    w = sleepacc_lua_writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
     if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
     if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
+  lua_settop(L, 4);
+  lua_insert(L, 3); /* 3: the writer (or nil), 4: progress (or nil) */
   lua_createtable(L, total, 0); /* results */
   out = lua_gettop(L);
   for (int done = 1; done <= total; done++) {

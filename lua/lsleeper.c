@@ -70,22 +70,20 @@ static int handle_tostring(lua_State *L) {
 }
 
 /* The core's sleeper config from the period at pidx (a pacer's; 0 for a
- * sleeper), the options table at opts (0 or none: no table) and the method
- * at midx (0 or none: "auto"), by the core's option list
- * (sleepacc_sleeper_options): a sleeper takes dma_latency, a pacer method,
- * missed and dma_latency.  Every rule is the core's: a bad value or field
- * raises "<option>: <rule>" (sleepacc_option_of_field names a field). */
+ * sleeper) or the method at midx (a sleeper's; nil: "auto"), and the
+ * options table at opts (0, none or nil: no table), read by the core
+ * (sleepacc_sleeper_read): a sleeper's table takes dma_latency, a pacer's
+ * method, missed and dma_latency.  Every rule is the core's: its fault
+ * raises "<option>: <rule>, got <value>". */
 static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts, int pidx) {
-  static const char *const takes[][4] = {{"dma_latency", NULL}, {"method", "missed", "dma_latency", NULL}};
-  const char *field, *msg;
-  sleepacc_sleeper_config_default(c);
-  if (pidx) sleepacc_lua_option(L, pidx, sleepacc_option_find(sleepacc_sleeper_options, "period"), NULL, c);
-  if (opts && !lua_isnoneornil(L, opts)) /* the table keeps the strings */
-    sleepacc_lua_options(L, opts, sleepacc_sleeper_options, takes[pidx != 0], NULL, c);
-  if (midx && !lua_isnoneornil(L, midx)) /* the argument keeps the string */
-    sleepacc_lua_option(L, midx, sleepacc_option_find(sleepacc_sleeper_options, "method"), NULL, c);
-  if (sleepacc_sleeper_config_explain(c, pidx != 0, &field, &msg) != 0)
-    sleepacc_lua_error(L, sleepacc_option_of_field(field), "%s", msg);
+  static const char *const takes[][5] = {{"method", "dma_latency", NULL},
+                                         {"period", "method", "missed", "dma_latency", NULL}};
+  int arg = pidx ? pidx : midx, rc;
+  sleepacc_lua_source src;
+  sleepacc_fault f;
+  sleepacc_getter g = sleepacc_lua_getter(L, &src, opts && !lua_isnoneornil(L, opts) ? opts : 0,
+                                          takes[pidx != 0], &arg, 1, NULL);
+  if ((rc = sleepacc_sleeper_read(c, pidx != 0, &g, &f)) < 0) sleepacc_lua_fault(&src, rc, &f, MT[pidx != 0]);
 }
 
 /* A new handle of kind opened from c, on the stack (1), or nil,
@@ -131,7 +129,7 @@ static int sleep_until(lua_State *L, int idx, int64_t deadline) {
  * finite, non-negative, at most one day), through the sleeper's period row. */
 static int64_t seconds_arg(lua_State *L, int idx) {
   sleepacc_sleeper_config c;
-  sleepacc_lua_option(L, idx, sleepacc_option_find(sleepacc_sleeper_options, "period"), "seconds", &c);
+  sleepacc_lua_value(L, idx, sleepacc_option_find(sleepacc_sleeper_options, "period"), "seconds", &c);
   return c.period_ns;
 }
 
@@ -153,15 +151,10 @@ static int sleeper_sleep(lua_State *L) {
 /* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(),
  * by the core's deadline rule (sleepacc_deadline_check, as Python's). */
 static int sleeper_until(lua_State *L) {
-  lua_Integer dl;
-  const char *msg;
+  int64_t dl;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  if (!sleepacc_lua_tointeger(L, 2, &dl))
-    sleepacc_lua_error(L, "deadline_ns", "integer expected, got %s",
-                       lua_type(L, 2) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, 2));
-  if (sleepacc_deadline_check((int64_t)dl, &msg) < 0)
-    sleepacc_lua_error(L, "deadline_ns", "%s, got %s", msg, lua_tostring(L, 2));
-  return sleep_until(L, 1, (int64_t)dl);
+  sleepacc_lua_value(L, 2, sleepacc_deadline_option, NULL, &dl); /* the core's deadline option */
+  return sleep_until(L, 1, dl);
 }
 
 /* Push sa.sleep's sleeper of the checked config c (opened on first use,

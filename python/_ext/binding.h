@@ -5,9 +5,9 @@
  * in chunks so Ctrl-C is seen, and maps errors.  Every rule of a run lives
  * in the core (sleepacc_config_check); none is written here.
  *
- *   sleepacc_py_option(s)()    options from Python values, by the core;
- *   sleepacc_py_broken()       a broken rule, named by its option;
- *   sleepacc_py_seconds_ns()   seconds -> int64 ns, the duration's rule;
+ *   sleepacc_py_getter()       the getter the core reads options through;
+ *   sleepacc_py_fault()        a read's fault as the exception;
+ *   sleepacc_py_value()        one value by an option's rule;
  *   sleepacc_py_name()         a str name, NUL bytes refused by the core;
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
  *   sleepacc_py_to_fields()    a mapping -> a core struct, by its table;
@@ -28,28 +28,30 @@
 
 #include "sleepacc.h"
 
-/* Set option `o` of the struct at `base` from `obj` by the core's rule of
- * its kind (sleepacc_option_set; obj as a core value, convert.c's py_value;
- * the struct may keep a str's text: the caller keeps obj alive): the
- * TypeError "<o>: must be <what o's kind takes>, got <type>", the
- * ValueError "<o>: <the core's words>, got <obj>".  0 or -1. */
-int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj);
+/* Where the core's reader (sleepacc_getter) takes a call's options from:
+ * a dict {option: value}, or one value. */
+typedef struct sleepacc_py_source {
+  PyObject *options; /* the dict (borrowed), or NULL */
+  PyObject *value;   /* the one value (sleepacc_py_value), or NULL */
+  Py_ssize_t pos;    /* PyDict_Next's position over the keys */
+  void *room;        /* the memory the core asked for (PyMem): the caller frees it */
+} sleepacc_py_source;
 
-/* Set the options of `list` (sleepacc_options, sleepacc_sleeper_options)
- * that the dict `options` ({name: value}) holds, in the table's order, by
- * sleepacc_py_option; *given: bit i for list[i] set (a 32-bit mask).  A key
- * that names no option is a TypeError.  0 or -1. */
-int sleepacc_py_options(const sleepacc_option *list, PyObject *options, void *base, uint32_t *given);
+/* The getter over the dict `options` (src filled; values converted by
+ * their Python type: None NULL, bool BOOL, str TEXT, int INT, a real number
+ * REAL, a list or tuple LIST). */
+sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options);
 
-/* The ValueError of a broken rule of a run's or a sleeper's config: the
- * core's field named by its option, "<option>: <msg>, got <the value
- * options gave it, or None>".  Returns NULL. */
-PyObject *sleepacc_py_broken(PyObject *options, const char *field, const char *msg);
+/* The exception of a read's fault (rc its result), the one place they are
+ * worded: TYPE "<opt>: must be <what it takes>, got <type>" (TypeError),
+ * RULE "<opt>: <the core's words>[, got <value, or None>]" (ValueError),
+ * KEY a TypeError; "<opt>[i]" for a list's element.  Frees src's room.
+ * Returns NULL. */
+PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f);
 
-/* `obj`, a duration in seconds, as int64 ns in *out (rounded): the
- * duration option's conversion and rule (sleepacc_py_option) with its
- * errors naming `name`.  0 or -1. */
-int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out);
+/* One value `obj` of option o under `name` into base (sleepacc_value_read);
+ * 0 or -1 with the fault's exception. */
+int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj);
 
 /* `obj` as a name (method, strategy, missed policy): TypeError unless a
  * str, ValueError "<arg>: must not contain a NUL byte" (the core's

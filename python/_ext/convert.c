@@ -1,23 +1,14 @@
 /*
  * convert.c -- the conversions of the CPython binding (see binding.h): one
- * option converter (a Python value set by the core's rule of its kind,
- * sleepacc_option_set; seconds are the duration's), one name converter, one
- * loop each way over the core's field tables, one error mapper and one
- * chunked runner.
+ * getter the core reads a call's options through (sleepacc_getter; every
+ * option's rule, the lists and the config check are the core's), one
+ * fault mapper, one name converter, one loop each way over the core's field
+ * tables, one error mapper and one chunked runner.
  */
 #include "binding.h"
 
 #include <stdio.h>
 #include <string.h>
-
-int sleepacc_py_seconds_ns(PyObject *obj, const char *name, int64_t *out) {
-  sleepacc_option o = *sleepacc_option_find(sleepacc_options, "duration");
-  sleepacc_config c;
-  o.name = name; /* the duration's row under the caller's name: its errors name it */
-  if (sleepacc_py_option(&o, &c, obj) < 0) return -1;
-  *out = c.duration_ns;
-  return 0;
-}
 
 const char *sleepacc_py_name(PyObject *obj, const char *arg) {
   Py_ssize_t len;
@@ -82,7 +73,7 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
 
 /* The object v (the value of key) as a core value: None NULL; a bool or a
  * numpy bool BOOL; a str TEXT (its UTF-8, borrowed from v, NUL bytes
- * refused); an int (or what operator.index() takes) INT, beyond int64
+ * refused); a list or tuple LIST (its length); an int (or what operator.index() takes) INT, beyond int64
  * saturated with *overflow its sign; a real number (PyFloat_AsDouble: not
  * bytes or complex) REAL; the rest NESTED, a kind no option or plain field
  * takes (the caller's TypeError).  0 or -1. */
@@ -98,6 +89,10 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
   if (PyUnicode_Check(v)) {
     out->kind = SLEEPACC_VALUE_TEXT;
     return (out->s = sleepacc_py_name(v, key)) != NULL ? 0 : -1;
+  }
+  if (PyList_Check(v) || PyTuple_Check(v)) { /* a list option's value; no field takes it */
+    out->kind = SLEEPACC_VALUE_LIST, out->i = PySequence_Fast_GET_SIZE(v);
+    return 0;
   }
   if (PyIndex_Check(v)) {
     PyObject *i = PyNumber_Index(v);
@@ -116,50 +111,82 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
   return 0;
 }
 
-/* What a value of an option of kind `kind` must be, for the TypeError of
- * sleepacc_option_set's -EINVAL (the kinds' words in Python). */
-static const char *option_takes(int kind) {
-  switch (kind) {
-  case SLEEPACC_OPT_SECONDS: case SLEEPACC_OPT_BUDGET: return "a number of seconds (int or float)";
-  case SLEEPACC_OPT_INT64: case SLEEPACC_OPT_INT: return "an int";
-  case SLEEPACC_OPT_BOOL: return "a bool";
-  case SLEEPACC_OPT_NUMBER: return "a number";
-  default: return "a str"; /* METHOD, MODE, POLICY, NAME */
+/* What a value of an option of each kind must be, in the TypeError of a
+ * read's TYPE fault (the kinds' words in Python). */
+static const char *const option_takes[] = {
+    [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
+    [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
+    [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
+    [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
+    [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
+    [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
+};
+
+/* The object of option name (its element index, >= 0, of a list or tuple)
+ * in src, borrowed, or NULL when absent. */
+static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t index) {
+  PyObject *v = src->value ? src->value : PyDict_GetItemString(src->options, name);
+  if (v == NULL || index < 0) return v;
+  if (!(PyList_Check(v) || PyTuple_Check(v)) || index >= PySequence_Fast_GET_SIZE(v)) return NULL;
+  return PySequence_Fast_GET_ITEM(v, (Py_ssize_t)index);
+}
+
+/* The core's getter (sleepacc_getter.get) over src: the dict's keys, and
+ * each value by py_value. */
+static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
+  sleepacc_py_source *src = (sleepacc_py_source *)ctx;
+  PyObject *v, *key;
+  char item[96];
+  int overflow;
+  memset(out, 0, sizeof *out);
+  if (name == NULL) { /* the next key */
+    if (!PyDict_Next(src->options, &src->pos, &key, NULL)) return 0;
+    out->kind = PyUnicode_Check(key) ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
+    return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
   }
+  if ((v = py_lookup(src, name, index)) == NULL) return 0;
+  snprintf(item, sizeof item, index < 0 ? "%s" : "%s[%lld]", name, (long long)index);
+  return py_value(v, item, out, &overflow) < 0 ? -1 : 1;
 }
 
-int sleepacc_py_option(const sleepacc_option *o, void *base, PyObject *obj) {
-  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
-  sleepacc_value v;
-  int overflow, rc;
-  if (py_value(obj, o->name, &v, &overflow) < 0) return -1;
-  rc = sleepacc_option_set(o, base, &v, msg, sizeof msg);
-  if (rc == -EINVAL)
-    PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", o->name, option_takes(o->kind),
-                 Py_TYPE(obj)->tp_name);
-  else if (rc == -ERANGE) PyErr_Format(PyExc_ValueError, "%s: %s, got %R", o->name, msg, obj);
-  else if (rc < 0) sleepacc_py_raise(rc, o->name);
-  return rc < 0 ? -1 : 0;
+static void *py_room(void *ctx, size_t bytes) {
+  return ((sleepacc_py_source *)ctx)->room = PyMem_Malloc(bytes);
 }
 
-int sleepacc_py_options(const sleepacc_option *list, PyObject *options, void *base, uint32_t *given) {
-  Py_ssize_t found = 0;
+sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options) {
+  sleepacc_getter g = {py_get, py_room, src, NULL, 0, NULL};
+  memset(src, 0, sizeof *src);
+  src->options = options;
+  return g;
+}
+
+PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f) {
+  char name[96];
   PyObject *v;
-  *given = 0;
-  for (const sleepacc_option *o = list; o->name; o++) { /* in the table's order */
-    if ((v = PyDict_GetItemString(options, o->name)) == NULL) continue;
-    if (sleepacc_py_option(o, base, v) < 0) return -1;
-    *given |= 1u << (o - list), found++;
-  }
-  if (found == PyDict_Size(options)) return 0;
-  PyErr_Format(PyExc_TypeError, "options must be the core's option names, got %R", options);
-  return -1;
+  PyMem_Free(src->room);
+  src->room = NULL;
+  if (f->kind == SLEEPACC_FAULT_NONE) return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "options");
+  if (f->kind == SLEEPACC_FAULT_KEY)
+    return PyErr_Format(PyExc_TypeError, "options must be the core's option names, got %R", src->options);
+  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index);
+  if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
+  if (f->kind == SLEEPACC_FAULT_TYPE)
+    return PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", name,
+                        (size_t)f->takes < sizeof option_takes / sizeof *option_takes &&
+                            option_takes[f->takes] ? option_takes[f->takes] : "another value",
+                        Py_TYPE(v)->tp_name);
+  if (!f->show) return PyErr_Format(PyExc_ValueError, "%s: %s", name, f->words);
+  return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, f->words, v);
 }
 
-PyObject *sleepacc_py_broken(PyObject *options, const char *field, const char *msg) {
-  const char *arg = sleepacc_option_of_field(field);
-  PyObject *v = PyDict_GetItemString(options, arg);
-  return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", arg, msg, v ? v : Py_None);
+int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
+  sleepacc_py_source src = {NULL, obj, 0, NULL};
+  sleepacc_value v;
+  sleepacc_fault f;
+  int overflow, rc;
+  if (py_value(obj, name, &v, &overflow) < 0) return -1;
+  if ((rc = sleepacc_value_read(o, name, base, &v, &f)) < 0) sleepacc_py_fault(&src, rc, &f);
+  return rc < 0 ? -1 : 0;
 }
 
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) {

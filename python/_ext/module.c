@@ -38,64 +38,39 @@ static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"value", "name", NULL};
   PyObject *value;
   const char *name = "duration";
-  int64_t ns;
+  sleepacc_config c;
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:seconds_ns", kwlist, &value, &name))
     return NULL;
-  if (sleepacc_py_seconds_ns(value, name, &ns) < 0) return NULL;
-  return PyLong_FromLongLong(ns);
+  if (sleepacc_py_value(sleepacc_option_find(sleepacc_options, "duration"), name, &c, value) < 0)
+    return NULL;
+  return PyLong_FromLongLong(c.duration_ns);
 }
 
-/* sweep_plan(names, ladder_ns, mode): sleepacc_sweep_plan()'s points
- * (names: None for every available method; ladder_ns: a buffer of int64 ns,
- * array('q', ...), or None for the default ladder); mode and each name
- * converted by the rule of the options "mode" and "method"
- * (sleepacc_py_option); ValueError for the plan's rules ("methods: must
- * not be empty", the list's name leading). */
-static PyObject *py_sweep_plan(PyObject *self, PyObject *args) {
-  PyObject *names, *mode_obj, *out = NULL;
-  Py_buffer ladder;
-  sleepacc_config c; /* the options converted, one at a time */
-  const sleepacc_method **ms = NULL;
-  sleepacc_point *pts = NULL;
-  Py_ssize_t nm = 0;
-  size_t nd, cap;
-  sleepacc_sweep_fault f;
+/* sweep_plan(options): sleepacc_sweep_plan()'s points [(name, duration_ns)]
+ * of options, a dict of "methods" (absent: every available method),
+ * "durations" (seconds; absent: the default ladder) and "mode", read by the
+ * core (sleepacc_sweep_read: each element by its rule, named "methods[i]";
+ * the plan's rules, "methods: must not be empty"). */
+static PyObject *py_sweep_plan(PyObject *self, PyObject *opts) {
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  sleepacc_sweep_args s;
+  sleepacc_fault f;
+  PyObject *out;
   int n;
   (void)self;
-  if (!PyArg_ParseTuple(args, "Oz*O:sweep_plan", &names, &ladder, &mode_obj)) return NULL;
-  nd = (size_t)ladder.len / sizeof(int64_t);
-  if (sleepacc_py_option(sleepacc_option_find(sleepacc_options, "mode"), &c, mode_obj) < 0 ||
-      (names != Py_None && (nm = PySequence_Size(names)) < 0))
-    goto done;
-  /* room for every point: each method over the ladder at most */
-  cap = (names == Py_None ? sleepacc_method_count() : (size_t)nm) *
-        (ladder.buf ? nd : SLEEPACC_DEFAULT_DURATION_COUNT);
-  ms = PyMem_Calloc((size_t)nm + 1, sizeof *ms), pts = PyMem_Calloc(cap + 1, sizeof *pts);
-  if (!ms || !pts) {
-    PyErr_NoMemory();
-    goto done;
+  if (!PyDict_Check(opts))
+    return PyErr_Format(PyExc_TypeError, "options must be a dict, got %s", Py_TYPE(opts)->tp_name);
+  g = sleepacc_py_getter(&src, opts);
+  if ((n = sleepacc_sweep_read(&s, &g, 0, &f)) < 0) return sleepacc_py_fault(&src, n, &f);
+  out = PyList_New(n);
+  for (int i = 0; out && i < n; i++) {
+    PyObject *t = Py_BuildValue("(sL)", s.points[i].method->name, (long long)s.points[i].duration_ns);
+    if (t) PyList_SET_ITEM(out, i, t);
+    else Py_CLEAR(out);
   }
-  for (Py_ssize_t i = 0; i < nm; i++) {
-    PyObject *o = PySequence_GetItem(names, i);
-    int rc = o ? sleepacc_py_option(sleepacc_option_find(sleepacc_options, "method"), &c, o) : -1;
-    Py_XDECREF(o);
-    if (rc < 0) goto done;
-    ms[i] = c.method;
-  }
-  n = sleepacc_sweep_plan(names == Py_None ? NULL : ms, (size_t)nm, ladder.buf, nd, c.mode, pts, cap, &f);
-  if (n < 0 && f.subject) PyErr_Format(PyExc_ValueError, "method '%s' %s", f.subject->name, f.message);
-  else if (n < 0 && f.message) PyErr_Format(PyExc_ValueError, "%s: %s", f.field, f.message);
-  else if (n < 0) PyErr_SetString(PyExc_ValueError, sleepacc_strerror(n));
-  else if ((out = PyList_New(n)) != NULL)
-    for (int i = 0; out && i < n; i++) {
-      PyObject *t = Py_BuildValue("(sL)", pts[i].method->name, (long long)pts[i].duration_ns);
-      if (t) PyList_SET_ITEM(out, i, t);
-      else Py_CLEAR(out);
-    }
-done:
-  PyBuffer_Release(&ladder);
-  PyMem_Free(ms), PyMem_Free(pts);
+  PyMem_Free(src.room);
   return out;
 }
 
@@ -126,28 +101,24 @@ static PyObject *py_sleeper_default(PyObject *self, PyObject *unused) {
 
 /* plan(options, sweep_point=False): the checked config of a run (a dict of
  * sleepacc_config_fields) from options, a dict {option: value} of
- * sleepacc_options names: the core's defaults, each option given set by the
- * core's rule of its kind (sleepacc_py_option), the defaults that depend on
- * another option (sleepacc_options_complete; sweep_point: a sweep's point),
- * then every rule of a run (sleepacc_config_words) as the ValueError
- * "<option>: <rule>, got <the value given, or None>". */
+ * sleepacc_options names, read by the core (sleepacc_config_read: the
+ * defaults, each option by the rule of its kind, the defaults that depend on
+ * another option, sweep_point: a sweep's point, then every rule of a run);
+ * its fault is the exception (sleepacc_py_fault). */
 static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"options", "sweep_point", NULL};
-  char buf[2 * SLEEPACC_OPTION_MESSAGE_MAX];
-  const char *field = NULL;
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  sleepacc_fault f;
   PyObject *opts;
   sleepacc_config cfg;
-  uint32_t given;
-  int sweep = 0;
+  int sweep = 0, rc;
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:plan", kwlist, &PyDict_Type, &opts, &sweep))
     return NULL;
-  sleepacc_config_default(&cfg);
-  if (sleepacc_py_options(sleepacc_options, opts, &cfg, &given) < 0) return NULL;
-  sleepacc_options_complete(&cfg, given, sweep);
-  if (sleepacc_config_words(&cfg, &field, buf, sizeof buf) == 0)
-    return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
-  return sleepacc_py_broken(opts, field, buf);
+  g = sleepacc_py_getter(&src, opts);
+  if ((rc = sleepacc_config_read(&cfg, &g, sweep, &f)) < 0) return sleepacc_py_fault(&src, rc, &f);
+  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
 /* The n samples and their n start times at the front of a run's block
@@ -351,8 +322,8 @@ static PyMethodDef core_methods[] = {
   {"sleeper_default", py_sleeper_default, METH_NOARGS, "sleeper_default() -> dict: Sleeper/Pacer's"},
   {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
-  {"sweep_plan", py_sweep_plan, METH_VARARGS,
-   "sweep_plan(names, ladder_ns, mode) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
+  {"sweep_plan", py_sweep_plan, METH_O,
+   "sweep_plan({methods=, durations=, mode=}) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
    "measure(config, point=False) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},

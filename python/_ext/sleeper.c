@@ -41,23 +41,23 @@ static PyObject *precise_raise(PreciseObject *o, int rc, const char *what) {
 }
 
 /* __init__(options): options, a dict {option: value} of
- * sleepacc_sleeper_options names, set over the core's defaults by the core's
- * rule of each kind (sleepacc_py_options), every rule of the config checked
- * (sleepacc_sleeper_config_explain: ValueError "<option>: <rule>, got
- * <value>"), then the core handle opened; 0 or -1 with an exception. */
+ * sleepacc_sleeper_options names, read by the core (sleepacc_sleeper_read:
+ * the defaults, each option by its kind's rule, a pacer's period required,
+ * every rule of the config; its fault the exception, sleepacc_py_fault),
+ * then the core handle opened; 0 or -1 with an exception. */
 static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   sleepacc_sleeper_config c;
-  const char *field = NULL, *msg = NULL;
+  const char *field = NULL;
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  sleepacc_fault f;
   PyObject *m, *name;
-  uint32_t given;
   int rc;
   (void)kwds;
-  sleepacc_sleeper_config_default(&c);
-  if (!PyArg_ParseTuple(args, "O!:__init__", &PyDict_Type, &m) ||
-      sleepacc_py_options(sleepacc_sleeper_options, m, &c, &given) < 0)
-    return -1;
-  if (sleepacc_sleeper_config_explain(&c, is_pacer(self), &field, &msg) < 0) {
-    sleepacc_py_broken(m, field, msg);
+  if (!PyArg_ParseTuple(args, "O!:__init__", &PyDict_Type, &m)) return -1;
+  g = sleepacc_py_getter(&src, m);
+  if ((rc = sleepacc_sleeper_read(&c, is_pacer(self), &g, &f)) < 0) {
+    sleepacc_py_fault(&src, rc, &f);
     return -1;
   }
   if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
@@ -86,24 +86,9 @@ static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* `monotonic_ns` as a deadline: an int, by the core's deadline rule. */
+/* `monotonic_ns` as a deadline, by the core's deadline option. */
 static int precise_deadline_arg(PyObject *arg, int64_t *out) {
-  long long dl;
-  int overflow = 0;
-  const char *msg;
-  if (!PyLong_Check(arg) || PyBool_Check(arg)) {
-    PyErr_Format(PyExc_TypeError, "monotonic_ns: must be an int (ns, as time.monotonic_ns()), "
-                 "got %s", Py_TYPE(arg)->tp_name);
-    return -1;
-  }
-  dl = PyLong_AsLongLongAndOverflow(arg, &overflow);
-  if (dl == -1 && PyErr_Occurred()) return -1;
-  if (sleepacc_deadline_check(overflow ? (overflow < 0 ? -1 : INT64_MAX) : dl, &msg) < 0) {
-    PyErr_Format(PyExc_ValueError, "monotonic_ns: %s, got %R", msg, arg);
-    return -1;
-  }
-  *out = (int64_t)dl;
-  return 0;
+  return sleepacc_py_value(sleepacc_deadline_option, "monotonic_ns", out, arg);
 }
 
 /* _begin(x): the sleep toward x = monotonic_ns (Sleeper) or the wait for

@@ -618,13 +618,15 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     periodic mode skips a duration of 0 (a period must be > 0), so a floor
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
-    names = None if methods is None else _sweep_names(methods)
-    # None: the core's defaults (every available method, its ladder); each
-    # duration by the core's duration rule, named; mode and each name by the
-    # core's rules of the options "mode" and "method"
-    ladder = None if durations is None else array.array("q", [
-        _core.seconds_ns(d, f"durations[{i}]") for i, d in enumerate(_sweep_durations(durations))])
-    return [SweepPoint(*p) for p in _core.sweep_plan(names, ladder, mode)]
+    # absent: the core's defaults (every available method, its ladder); each
+    # name and duration by the core's rules of the options "method" and
+    # "duration", named "methods[i]", and mode by its option's
+    options = {"mode": mode}
+    if methods is not None:
+        options["methods"] = _sweep_names(methods)
+    if durations is not None:
+        options["durations"] = _sweep_durations(durations)
+    return [SweepPoint(*p) for p in _core.sweep_plan(options)]
 
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,

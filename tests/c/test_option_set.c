@@ -1,12 +1,15 @@
 /* test_option_set.c -- sleepacc_option_set (csrc/options.c): every option
  * kind set from a script's value by the core's rule, a wrong kind -EINVAL,
- * a broken rule -ERANGE with its words, and nothing set on an error. */
+ * a broken rule -ERANGE with its words, and nothing set on an error; and
+ * the reader of a whole options table built on it (sleepacc_config_read,
+ * sleepacc_sweep_read, sleepacc_sleeper_read, sleepacc_value_read). */
 #include "check.h"
 #include "sleepacc.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static sleepacc_value val(int kind, int64_t i, double d, const char *s) {
@@ -116,9 +119,230 @@ static void test_names(void) {
         == -ERANGE);
 }
 
+/* --- The options reader (args: issue 12): a whole table read through one
+ * getter (sleepacc_getter), the required options, the keys, a sweep's lists
+ * with their element rules and its plan, a sleeper's and a deadline's
+ * rules, each refusal one fault (sleepacc_fault) naming the option, its
+ * element and its kind. --- */
+
+/* A fake table: name -> one value, or a list of values. */
+typedef struct entry {
+  const char *name;
+  int arg;              /* 1: one of the call's arguments, not a key */
+  sleepacc_value v;     /* the value; LIST: its elements are list[] */
+  sleepacc_value list[4];
+} entry;
+typedef struct table {
+  entry e[8];
+  size_t n;
+  void *room;           /* what the core asked for (freed by the test) */
+  int rooms;            /* how many times */
+} table;
+
+#define LISTV(n) val(SLEEPACC_VALUE_LIST, (n), 0.0, NULL)
+
+static void put(table *t, const char *name, sleepacc_value v) {
+  t->e[t->n].name = name;
+  t->e[t->n++].v = v;
+}
+
+static int get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
+  table *t = (table *)ctx;
+  if (!name) { /* the keys: the index-th entry that is not an argument */
+    for (size_t i = 0; i < t->n; i++)
+      if (!t->e[i].arg && index-- == 0) return *out = t->e[i].name ? TEXTV(t->e[i].name) : INTV(1), 1;
+    return 0;
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    if (!t->e[i].name || strcmp(t->e[i].name, name)) continue;
+    if (index < 0) *out = t->e[i].v;
+    else if (index < t->e[i].v.i) *out = t->e[i].list[index];
+    else return 0;
+    return out->kind == SLEEPACC_VALUE_NULL && index >= 0 ? 0 : 1;
+  }
+  return 0;
+}
+
+static void *room(void *ctx, size_t bytes) {
+  table *t = (table *)ctx;
+  t->rooms++;
+  return t->room = malloc(bytes);
+}
+
+static sleepacc_getter getter(table *t) {
+  sleepacc_getter g;
+  memset(&g, 0, sizeof g);
+  g.get = get, g.room = room, g.ctx = t;
+  return g;
+}
+
+static void test_config_read(void) {
+  table t = {0};
+  sleepacc_getter g;
+  sleepacc_config c;
+  sleepacc_fault f;
+  put(&t, "method", TEXTV("nanosleep"));
+  put(&t, "duration", REALV(1e-3));
+  put(&t, "policy", TEXTV("fifo"));
+  g = getter(&t);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == 0 && f.kind == SLEEPACC_FAULT_NONE);
+  CHECK(c.duration_ns == 1000000 && !strcmp(c.method->name, "nanosleep"));
+  CHECK(c.env.priority == 1); /* completed: fifo without a priority */
+  CHECK(c.budget_ns == SLEEPACC_DEFAULT_BUDGET_NS && c.warmup == SLEEPACC_DEFAULT_WARMUP);
+  /* a wrong kind: TYPE, naming the option and what it takes */
+  t.e[1].v = TEXTV("1ms");
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_TYPE);
+  CHECK(!strcmp(f.option, "duration") && f.index == -1 && f.takes == SLEEPACC_OPT_SECONDS);
+  /* a broken rule: RULE, the core's words, shown with the value */
+  t.e[1].v = REALV(-1);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "duration") && f.show && !strcmp(f.words, "must be non-negative"));
+  /* a rule of the whole config: named by its option */
+  t.e[1].v = REALV(2.0);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) < 0 && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "duration") && f.show && strstr(f.words, "budget"));
+  /* a required option absent: TYPE (its value is missing) */
+  t.n = 0;
+  put(&t, "duration", REALV(1e-3));
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_TYPE);
+  CHECK(!strcmp(f.option, "method") && f.takes == SLEEPACC_OPT_METHOD);
+  /* an unknown key: KEY, the known ones listed in the table's order */
+  put(&t, "method", TEXTV("nanosleep"));
+  put(&t, "durration", INTV(1));
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
+  CHECK(!strcmp(f.option, "durration") && f.show && !strncmp(f.words, "method, duration, n, budget, ", 29));
+  t.e[2].name = ""; /* a string, but no option's name */
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && f.show);
+  t.e[2].name = NULL; /* a key that is not a string */
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && !f.show);
+  /* a sweep's point: n completed from the budget */
+  t.n = 2;
+  put(&t, "budget", REALV(0.2));
+  CHECK(sleepacc_config_read(&c, &g, 1, &f) == 0 && c.n == SLEEPACC_MAX_SAMPLES);
+}
+
+static void test_take_and_own(void) {
+  static const char *const take[] = {"method", "dma_latency", NULL};
+  static const char *const own[] = {"colour", NULL};
+  table t = {0};
+  sleepacc_getter g = getter(&t);
+  sleepacc_sleeper_config c;
+  sleepacc_fault f;
+  g.take = take, g.args = 1, g.own = own;
+  put(&t, "method", TEXTV("spin"));
+  t.e[0].arg = 1;
+  put(&t, "colour", INTV(3)); /* the binding's own key: known, not read */
+  CHECK(sleepacc_sleeper_read(&c, 0, &g, &f) == 0 && !strcmp(c.method, "spin"));
+  /* an argument is not a key: a table's method is unknown */
+  t.e[0].arg = 0;
+  CHECK(sleepacc_sleeper_read(&c, 0, &g, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
+  CHECK(!strcmp(f.option, "method") && !strcmp(f.words, "dma_latency, colour"));
+  t.n = 0;
+  put(&t, "quantile", REALV(0.5)); /* not taken: unknown */
+  CHECK(sleepacc_sleeper_read(&c, 0, &g, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
+  CHECK(!strcmp(f.option, "quantile") && !strcmp(f.words, "dma_latency, colour"));
+  /* a rule of the sleeper's config: RULE, named by its option */
+  t.n = 0;
+  put(&t, "method", TEXTV("sideways"));
+  t.e[0].arg = 1;
+  CHECK(sleepacc_sleeper_read(&c, 0, &g, &f) < 0 && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "method") && f.show && f.words[0]);
+  /* a pacer's period is required */
+  t.n = 0;
+  g.take = NULL, g.args = 0;
+  CHECK(sleepacc_sleeper_read(&c, 1, &g, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_TYPE);
+  CHECK(!strcmp(f.option, "period") && f.takes == SLEEPACC_OPT_SECONDS);
+  put(&t, "period", REALV(0.01));
+  t.e[0].arg = 0;
+  CHECK(sleepacc_sleeper_read(&c, 1, &g, &f) == 0 && c.period_ns == 10000000);
+}
+
+static void test_sweep_read(void) {
+  table t = {0};
+  sleepacc_getter g = getter(&t);
+  sleepacc_sweep_args s;
+  sleepacc_fault f;
+  int n;
+  put(&t, "methods", LISTV(2));
+  t.e[0].list[0] = TEXTV("nanosleep"), t.e[0].list[1] = TEXTV("clock");
+  put(&t, "durations", LISTV(2));
+  t.e[1].list[0] = REALV(1e-3), t.e[1].list[1] = INTV(0);
+  put(&t, "n", INTV(3));
+  n = sleepacc_sweep_read(&s, &g, 1, &f);
+  CHECKF(n == 3, "%d %s", n, f.words); /* nanosleep at 1 ms and 0, clock (a floor) at 0 */
+  CHECK(t.rooms == 1 && s.count == 3 && s.points[2].method == s.methods[1] && s.nd == 2);
+  CHECK(s.config.n == 3 && s.config.budget_ns == SLEEPACC_SWEEP_BUDGET_NS && s.durations[0] == 1000000);
+  free(t.room), t.room = NULL;
+  /* an element of the wrong kind, or breaking its rule: named with its index */
+  t.e[0].list[1] = INTV(7);
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_TYPE);
+  CHECK(!strcmp(f.option, "methods") && f.index == 1 && f.takes == SLEEPACC_OPT_METHOD);
+  free(t.room), t.room = NULL;
+  t.e[0].list[1] = TEXTV("clock"), t.e[1].list[1] = REALV(-1);
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "durations") && f.index == 1 && f.show && !strcmp(f.words, "must be non-negative"));
+  free(t.room), t.room = NULL;
+  /* a list that is not a list: TYPE of the list kind */
+  t.e[1].v = REALV(1e-3);
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_TYPE);
+  CHECK(!strcmp(f.option, "durations") && f.index == -1 && f.takes == SLEEPACC_OPT_DURATIONS);
+  /* the plan's rules: not shown (the words say it) */
+  t.e[1].v = LISTV(0);
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "durations") && f.index == -1 && !f.show && !strcmp(f.words, "must not be empty"));
+  free(t.room), t.room = NULL;
+  t.e[1].v = LISTV(1), t.e[1].list[0] = REALV(1e-3);
+  put(&t, "mode", TEXTV("periodic"));
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "methods") && f.index == 1 && !strncmp(f.words, "'clock' is a floor", 18));
+  free(t.room), t.room = NULL;
+  /* a point's run rule: the option of the field, shown */
+  t.n = 2;
+  put(&t, "budget", REALV(-1));
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -ERANGE && !strcmp(f.option, "budget"));
+  free(t.room), t.room = NULL;
+  /* a plan only: its options are the lists and mode */
+  t.n = 2;
+  put(&t, "mode", TEXTV("relative"));
+  CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == 2);
+  free(t.room), t.room = NULL;
+  put(&t, "n", INTV(3));
+  CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
+  CHECK(!strcmp(f.option, "n") && !strcmp(f.words, "methods, durations, mode"));
+  /* the defaults: every available method over the ladder */
+  t.n = 0;
+  CHECK(sleepacc_sweep_read(&s, &g, 0, &f) > SLEEPACC_DEFAULT_DURATION_COUNT && !s.methods && !s.durations);
+  free(t.room), t.room = NULL;
+}
+
+static void test_value_read(void) {
+  sleepacc_value v = INTV(-5);
+  sleepacc_fault f;
+  int64_t dl = 0;
+  sleepacc_config c;
+  CHECK(sleepacc_value_read(sleepacc_deadline_option, "monotonic_ns", &dl, &v, &f) == -ERANGE);
+  CHECK(f.kind == SLEEPACC_FAULT_RULE && !strcmp(f.option, "monotonic_ns") && f.show && f.words[0]);
+  v = REALV(1.5);
+  CHECK(sleepacc_value_read(sleepacc_deadline_option, NULL, &dl, &v, &f) == -EINVAL);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && !strcmp(f.option, "deadline_ns"));
+  CHECK(f.takes == SLEEPACC_OPT_DEADLINE);
+  v = INTV(sleepacc_now_ns() + 1000);
+  CHECK(sleepacc_value_read(sleepacc_deadline_option, NULL, &dl, &v, &f) == 0 && dl == v.i);
+  v = BOOLV(1);
+  CHECK(sleepacc_value_read(sleepacc_option_find(sleepacc_options, "duration"), "seconds", &c, &v, &f) ==
+        -EINVAL);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && !strcmp(f.option, "seconds"));
+  CHECK(sleepacc_value_read(sleepacc_option_find(sleepacc_options, "duration"), "seconds", &c, NULL, &f) ==
+        -EINVAL);
+}
+
 int main(void) {
   TEST(test_seconds_and_budget);
   TEST(test_integers_and_bools);
   TEST(test_names);
+  TEST(test_config_read);
+  TEST(test_take_and_own);
+  TEST(test_sweep_read);
+  TEST(test_value_read);
   return check_summary();
 }

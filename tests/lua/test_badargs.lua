@@ -146,6 +146,14 @@ local words = {
   {sa.measure, with{slack = 1e-6}, "slack: integer expected, got a fraction"},
   {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
   {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
+  -- a rule of the whole run, or of a sweep's plan: the core's words (its reader's fault)
+  {sa.measure, with{duration = 0, mode = "periodic"},
+   "duration: must be > 0 in periodic mode (it is the period), got 0"},
+  {sa.measure, with{n = "<nil>", budget = false},
+   "n: is required when there is no budget (nothing would stop the run), got nil"},
+  {sa.sweep, {methods = {"nanosleep", "clock"}, durations = {1e-3}, mode = "periodic"},
+   "methods[2]: 'clock' is a floor (family 'baseline', measured at duration 0 only): " ..
+   "periodic mode cannot measure it"},
   {sa.sweep, {durations = {0, -1}}, "durations[2]: must be non-negative, got -1"},
   {sa.sweep, {durations = {0, "1"}}, "durations[2]: number of seconds expected, got string"},
   -- a list given but empty: the core's sweep rule (nil is the default list)

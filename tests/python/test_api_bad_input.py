@@ -159,10 +159,14 @@ BAD_SWEEP = [
     (dict(durations="1ms"), TypeError, r"durations must be a list of seconds or None"),
     (dict(durations=[]), ValueError, r"^durations: must not be empty$"),   # the core's rule
     (dict(methods=["nanosleep", "nope"]), ValueError,
-     r"^method: must be an available method \(.*\), got 'nope'$"),
+     r"^methods\[1\]: must be an available method \(.*\), got 'nope'$"),
     (dict(methods=[]), ValueError, r"^methods: must not be empty$"),   # the core's rule
     (dict(methods=3), TypeError, r"methods must be a list of method names or None"),
-    (dict(methods=[None]), TypeError, r"^method: must be a str"),
+    (dict(methods=[None]), TypeError, r"^methods\[0\]: must be a str"),
+    # a floor named in a periodic sweep: its entry, as Lua names it (the core's sweep read)
+    (dict(methods=["nanosleep", "syscall"], mode="periodic"), ValueError,
+     r"^methods\[1\]: 'syscall' is a floor \(family 'baseline', measured at duration 0 only\): "
+     r"periodic mode cannot measure it$"),
     (dict(budget=0), ValueError, r"^budget: must be positive"),
     (dict(mode="both"), ValueError, r"^mode: must be 'relative' or 'periodic'"),
     (dict(progress=3), TypeError, r"progress must be callable or None, got int"),

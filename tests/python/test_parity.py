@@ -136,3 +136,28 @@ def test_broken_option_rules_read_the_same_in_both():
             sleepacc.measure(kw.pop("method"), kw.pop("duration"), **kw)
         py_rule, lua_rule = (s.rsplit(", got ", 1)[0] for s in (str(e.value), lua_msg))
         assert py_rule == lua_rule and py_rule.startswith(f"{k}: "), (str(e.value), lua_msg)
+
+
+# A rule of the whole run (sleepacc_config_read's RULE fault, not one option's
+# value) reads the same in both, the value given included (issue 12, args:
+# Lua added no ", got <value>" before).
+WHOLE_RUN_RULES = [("priority", 50), ("slack", 0), ("cpu", 4095), ("dma_latency", 2**31 - 1)]
+
+
+def test_whole_run_rules_read_the_same_in_both():
+    calls = "\n".join(
+        f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
+        f'{k} = {_lua_literal(v)}}})))' for k, v in WHOLE_RUN_RULES)
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    out = subprocess.run([LUA, "-"], input='local sa = require "sleepacc"\n' + calls,
+                         capture_output=True, text=True, timeout=60,
+                         env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
+    assert out.returncode == 0, out.stderr
+    lua_words = out.stdout.strip().splitlines()
+    assert len(lua_words) == len(WHOLE_RUN_RULES), out.stdout
+    for (k, v), lua_msg in zip(WHOLE_RUN_RULES, lua_words):
+        with pytest.raises(ValueError) as e:
+            sleepacc.measure("nanosleep", 1e-4, n=1, **{k: v})
+        assert lua_msg.endswith(str(e.value)) and str(e.value).endswith(f", got {v}"), (str(e.value), lua_msg)
