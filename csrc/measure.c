@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* Where a run failed (sleepacc_run.err_at). */
-enum { AT_NONE, AT_MEMORY, AT_OPEN, AT_STEP, AT_CLOSE };
+enum { AT_NONE, AT_MEMORY, AT_OPEN, AT_STEP, AT_CLOSE, AT_RESULT };
 
 /* Keep err as r's failure unless it has one; return the one kept. */
 static int fail(sleepacc_run *r, int err, int at) {
@@ -79,7 +79,7 @@ int sleepacc_run_close(sleepacc_run *r, sleepacc_result *out, size_t *used) {
   if (r->err) return r->err;
   n = sleepacc_run_count(r);
   scratch = r->samples ? r->samples + r->capacity * (r->starts ? 2 : 1) : NULL;
-  if ((rc = sleepacc_run_result(r, scratch, out)) < 0) return fail(r, rc, AT_CLOSE);
+  if ((rc = sleepacc_run_result(r, scratch, out)) < 0) return fail(r, rc, AT_RESULT);
   if (r->starts && r->starts != r->samples + n) { /* the start times right after the samples */
     memmove(r->samples + n, r->starts, (size_t)n * sizeof *r->starts);
     r->starts = r->samples + n;
@@ -121,6 +121,7 @@ int sleepacc_run_words(const sleepacc_run *r, int flags, char *buf, size_t cap) 
     break;
   case AT_OPEN: privileged = open_words(r, what, sizeof what); break;
   case AT_STEP: snprintf(what, sizeof what, "measuring"); break;
+  case AT_RESULT: snprintf(what, sizeof what, "computing the record"); break;
   default: snprintf(what, sizeof what, "restoring the thread"); break;
   }
   m = r->cfg.method;

@@ -655,7 +655,7 @@ int sleepacc_run_close(sleepacc_run *r, sleepacc_result *out, size_t *used);
  * priority n"; a refusal for privileges sleepacc_privilege_explain's words;
  * another failure of the environment its option ("cpu"); a broken rule
  * "<option>: <rule>"; else "opening the method", "measuring", "restoring
- * the thread" or the block's allocation.  The point with
+ * the thread", "computing the record" or the block's allocation.  The point with
  * SLEEPACC_RUN_POINT.  Returns 1 when r was refused for privileges (up
  * front, or EPERM/EACCES, or ENOMEM from lock_memory: Python's
  * PermissionError), 0 for another failure or none (buf "" then). */
