@@ -524,6 +524,8 @@ typedef struct sleepacc_run {
   int64_t pending_t0_ns;   /* its start (relative mode) */
   int64_t pending_deadline_ns; /* its deadline */
   int64_t *starts;         /* caller buffer of sample start times, or NULL */
+  int err;                 /* runs (measure.c): the first failure, 0 none */
+  int err_at;              /* runs (measure.c): where it happened */
 } sleepacc_run;
 
 /* The environment a run applied, as the record shows it (sleepacc/1 env). */
@@ -600,6 +602,64 @@ int sleepacc_run_result(const sleepacc_run *r, int64_t *scratch, sleepacc_result
 /* Convenience: start, step until done (resuming on EINTR), finish. */
 int sleepacc_measure(const sleepacc_config *cfg, int64_t *samples, size_t capacity,
                      sleepacc_run *r);
+
+/* --- runs (issue 12): one run as a binding measures it, its memory,
+ * lifecycle and failure words owned by the core (measure.c), so a
+ * binding's measure converts the config, allocates the one block the core
+ * states, runs the chunks between its Ctrl-C checks, converts the record by
+ * its field table and maps the error:
+ *     size = sleepacc_run_memory(&cfg, flags);       block = alloc(size)
+ *     sleepacc_run_open(&r, &cfg, block, size, flags);
+ *     while (!sleepacc_run_chunk(&r) ...) check signals;
+ *     if (sleepacc_run_close(&r, &res, &used) < 0) sleepacc_run_words(&r, ...);
+ *     give back the block past `used`.
+ * A run fails at most once: open, a chunk or close keep the first failure
+ * in the run, and close returns it. --- */
+/* Flags of a run's memory and words. */
+#define SLEEPACC_RUN_STARTS 1 /* keep each sample's start time too */
+#define SLEEPACC_RUN_POINT 2  /* words: name the point ("method X, duration N ns") */
+/* The bytes of the one block a run of cfg needs (its layout is the core's:
+ * the samples, with SLEEPACC_RUN_STARTS their start times, and the scratch
+ * the exact statistics sort in, each sleepacc_config_capacity(cfg) int64
+ * values); 0 when the run keeps no samples or cfg breaks a rule (open then
+ * says which). */
+size_t sleepacc_run_memory(const sleepacc_config *cfg, int flags);
+/* Start the run r of cfg in mem (size bytes, sleepacc_run_memory's; NULL
+ * with 0): the config checked, the environment applied, the method opened,
+ * the start times' buffer set with SLEEPACC_RUN_STARTS.  mem NULL where a
+ * block is needed is the binding's failed allocation: -ENOMEM.  0, or the
+ * negative errno of a failure, with nothing left changed (r closed). */
+int sleepacc_run_open(sleepacc_run *r, const sleepacc_config *cfg, void *mem, size_t size, int flags);
+/* One chunk of an open run (a sleepacc_run *, the shape of a binding's
+ * chunked runner, like sleepacc_precise_step): 1 done, the run complete or
+ * failed (the failure kept for sleepacc_run_close), 0 call again (a signal
+ * interrupted a sleep: it resumes toward the same deadline).  Never an
+ * errno. */
+int sleepacc_run_chunk(void *run);
+/* Finish r, a run of sleepacc_run_open (never one of sleepacc_run_start:
+ * its buffers have no scratch), on every path (the thread restored; safe
+ * twice) and fill *out with its record, the exact statistics sorted in the
+ * block's scratch.
+ * Then the block holds the record's n samples at its front and, with
+ * SLEEPACC_RUN_STARTS, their n start times right after them: *used (may be
+ * NULL) gets those bytes, the rest may be given back (then call it no
+ * more).  0, or the run's first failure (open's, a chunk's, restoring the
+ * thread's): then explain it with sleepacc_run_words. */
+int sleepacc_run_close(sleepacc_run *r, sleepacc_result *out, size_t *used);
+/* Room for sleepacc_run_words. */
+#define SLEEPACC_RUN_WORDS_MAX (SLEEPACC_PRIVILEGE_MESSAGE_MAX + 512)
+/* The words of r's failure, the one wording both bindings give, into buf
+ * (cap bytes, cut to fit, always terminated):
+ *   "<ENAME>: <message> (<what failed>[, method <m>, duration <d> ns])"
+ * what failed: a refusal up front "<option>: <why>; asked: policy='p',
+ * priority n"; a refusal for privileges sleepacc_privilege_explain's words;
+ * another failure of the environment its option ("cpu"); a broken rule
+ * "<option>: <rule>"; else "opening the method", "measuring", "restoring
+ * the thread", "computing the record" or the block's allocation.  The point with
+ * SLEEPACC_RUN_POINT.  Returns 1 when r was refused for privileges (up
+ * front, or EPERM/EACCES, or ENOMEM from lock_memory: Python's
+ * PermissionError), 0 for another failure or none (buf "" then). */
+int sleepacc_run_words(const sleepacc_run *r, int flags, char *buf, size_t cap);
 
 /* -------------------------------------------------------------------------
  * Text tables rendered by the core, so every binding prints the same bytes.

@@ -104,8 +104,9 @@ const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t 
  * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
  * (may be NULL) and raises.  0 when done, else the failed step's errno. */
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
-/* A started run stepped to completion so (r still open on an error). */
-int sleepacc_lua_run(lua_State *L, sleepacc_run *r);
+/* A run opened by sleepacc_run_open chunked to its end so (sleepacc_run_chunk:
+ * a failure ends it, kept for sleepacc_run_close; Ctrl-C finishes r, then raises). */
+void sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 
 /* Core structs are aligned(16), more than userdata promise: push a
  * userdata of size bytes (plus slack) and return its aligned address. */

@@ -269,11 +269,10 @@ int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cle
   }
 }
 
-static int sleepacc__step_cb(void *ud) { return sleepacc_run_step((sleepacc_run *)ud); }
 static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }
 
-int sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
-  return sleepacc_lua_chunks(L, sleepacc__step_cb, r, sleepacc__finish_cb);
+void sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
+  sleepacc_lua_chunks(L, sleepacc_run_chunk, r, sleepacc__finish_cb); /* a chunk never fails */
 }
 
 void *sleepacc_lua_aligned(void *ud) {

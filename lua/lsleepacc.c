@@ -103,68 +103,57 @@ static int samples_gc(lua_State *L) {
 
 /* ------------------------------------------------------------ one run */
 
-/* Run the checked config c; push its record and return 0 (*got: its
- * samples), or return the negative errno of an OS failure with nothing
- * pushed.  Ctrl-C finishes the run, then raises. */
-static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, const sleepacc_lua_samples **got) {
+/* Run the checked config c in the one block the core states
+ * (sleepacc_run_memory) and return what to return: 1, its record pushed
+ * (*got, when not NULL: its samples), or 3, nil, the core's words of the
+ * failure (sleepacc_run_words; flags SLEEPACC_RUN_POINT: a sweep's point
+ * named) and its ENAME pushed.  Ctrl-C finishes the run, then raises. */
+static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
+                             const sleepacc_lua_samples **got) {
+  char words[SLEEPACC_RUN_WORDS_MAX];
   sleepacc_run *r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
   sleepacc_lua_samples *s = (sleepacc_lua_samples *)lua_newuserdatauv(L, sizeof *s, 0);
-  int64_t cap = sleepacc_config_capacity(c), *scratch = NULL;
-  int rc, frc;
+  size_t size = sleepacc_run_memory(c, 0), used = 0;
+  int rc;
   memset(s, 0, sizeof *s);
   luaL_getmetatable(L, SAMPLES_MT);
-  lua_setmetatable(L, -2);
-  if (cap > 0 && !(s->data = (int64_t *)malloc((size_t)cap * sizeof(int64_t)))) rc = -ENOMEM;
-  else rc = sleepacc_run_start(r, c, s->data, (size_t)cap);
-  if (rc < 0) {
-    lua_pop(L, 2);
-    return rc;
-  }
-  rc = sleepacc_lua_run(L, r); /* raises only after finishing r */
-  frc = sleepacc_run_finish(r);
-  s->len = s->data ? (size_t)sleepacc_run_count(r) : 0;
-  if (!rc && !frc && s->len && !(scratch = (int64_t *)malloc(s->len * sizeof *scratch))) rc = -ENOMEM;
-  if (!rc && !frc) rc = sleepacc_run_result(r, scratch, &s->res);
-  free(scratch);
-  if (s->data && s->len < (size_t)cap) { /* give back the unused tail */
-    int64_t *p = (int64_t *)realloc(s->data, (s->len ? s->len : 1) * sizeof *p);
+  lua_setmetatable(L, -2); /* from here its __gc frees the block */
+  s->data = size ? (int64_t *)malloc(size) : NULL; /* NULL: open's -ENOMEM */
+  if (sleepacc_run_open(r, c, s->data, size, 0) == 0) sleepacc_lua_run(L, r); /* raises after closing r */
+  rc = sleepacc_run_close(r, &s->res, &used);
+  s->len = used / sizeof *s->data;
+  if (s->data) { /* the n samples at the front: give back the rest */
+    int64_t *p = (int64_t *)realloc(s->data, used ? used : sizeof *p);
     if (p) s->data = p;
   }
-  if (rc < 0 || frc < 0) {
-    s->res.method = NULL;
+  if (rc < 0) {
+    sleepacc_run_words(r, flags, words, sizeof words);
+    s->res.method = NULL; /* not a record */
     lua_pop(L, 2);
-    return rc < 0 ? rc : frc;
+    lua_pushnil(L); /* as sleepacc_lua_pusherror: nil, "ENAME: message (...)", "ENAME" */
+    lua_pushstring(L, words);
+    lua_pushstring(L, sleepacc_errname(rc));
+    return 3;
   }
   sleepacc_lua_push_fields(L, sleepacc_result_fields, &s->res);
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "samples");
   lua_replace(L, -3); /* the record replaces the run */
   lua_pop(L, 1);
-  *got = s;
-  return 0;
-}
-
-/* The context of a failed run's error: what each privileged option asked
- * for needs when the run was refused for privileges (the core's words, as
- * Python's), else the names of those options. */
-static const char *sleepacc__why(const sleepacc_config *c, int rc, char *buf, size_t cap) {
-  const char *why = sleepacc_privilege_explain(c, rc, buf, cap);
-  return why ? why : sleepacc_config_privileged(c, buf, cap);
+  if (got) *got = s;
+  return 1;
 }
 
 static int sleepacc__measure(lua_State *L) {
-  const sleepacc_lua_samples *s;
   sleepacc_lua_source src;
   sleepacc_getter g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, NULL);
   sleepacc_fault f;
   sleepacc_config c;
-  char why[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
   int rc;
   if ((rc = sleepacc_config_read(&c, &g, 0, &f)) < 0) /* every option and rule is the core's */
     return sleepacc_lua_fault(&src, rc, &f, "measure");
   lua_settop(L, 1);
-  rc = sleepacc__run_one(L, &c, &s);
-  return rc < 0 ? sleepacc_lua_pusherror(L, rc, sleepacc__why(&c, rc, why, sizeof why)) : 1;
+  return sleepacc__run_one(L, &c, 0, NULL);
 }
 
 /* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
@@ -208,15 +197,8 @@ static int sleepacc__sweep(lua_State *L) {
   out = lua_gettop(L);
   for (int done = 1; done <= total; done++) {
     const sleepacc_lua_samples *s;
-    int rc;
     c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
-    if ((rc = sleepacc__run_one(L, &c, &s)) < 0) {
-      char ctx[SLEEPACC_PRIVILEGE_MESSAGE_MAX + 96], buf[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
-      const char *why = sleepacc__why(&c, rc, buf, sizeof buf);
-      snprintf(ctx, sizeof ctx, "%s%smethod %s, duration %lld ns", why ? why : "", why ? ", " : "",
-               c.method->name, (long long)c.duration_ns);
-      return sleepacc_lua_pusherror(L, rc, ctx);
-    }
+    if (sleepacc__run_one(L, &c, SLEEPACC_RUN_POINT, &s) != 1) return 3; /* nil, its words, ENAME */
     if (w && (err = sleepacc_writer_point(w, &s->res, s->data, s->len)) < 0) /* on disk, then the next */
       return sleepacc_lua_pusherror(L, err, output);
     lua_rawseti(L, out, done);

@@ -12,6 +12,7 @@
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
  *   sleepacc_py_to_fields()    a mapping -> a core struct, by its table;
  *   sleepacc_py_raise()        a negative errno -> a Python exception;
+ *   sleepacc_py_raise_run()    a failed run -> the core's words of it;
  *   sleepacc_py_run_chunks()   a core step, GIL released, signals checked.
  */
 #ifndef SLEEPACC_BINDING_H
@@ -74,6 +75,12 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
  * ValueError, ENOMEM MemoryError, the rest OSError with .errno (so
  * PermissionError for EPERM/EACCES).  Returns NULL. */
 PyObject *sleepacc_py_raise(int err, const char *what);
+
+/* Set the exception of the failed run r, err its failure
+ * (sleepacc_run_close's): the core's words of it (sleepacc_run_words, with
+ * flags), a PermissionError when it was refused for privileges, else the
+ * type of err as sleepacc_py_raise maps it.  Returns NULL. */
+PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags);
 
 /* One chunk of core work: 1 complete, 0 more to do, SLEEPACC_NEAR handed
  * off, -EINTR interrupted (call again), another -errno. */

@@ -237,26 +237,32 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
   return 0;
 }
 
-PyObject *sleepacc_py_raise(int err, const char *what) {
-  PyObject *type;
+/* The exception of core error err (negative errno) with the text msg:
+ * PermissionError when privileged, else the type sleepacc_py_raise states
+ * (an OSError with .errno, its subclass picked by OSError's constructor).
+ * Returns NULL. */
+static PyObject *raise_text(int err, int privileged, const char *msg) {
+  PyObject *type = privileged ? PyExc_PermissionError : PyExc_OSError, *args;
   if (err < 0) err = -err;
-  switch (err) {
-  case EINVAL: case ERANGE: case EOVERFLOW: case ENOENT: type = PyExc_ValueError; break;
-  case ENOMEM: type = PyExc_MemoryError; break;
-  default: type = NULL; break;
-  }
-  if (type != NULL) {
-    PyErr_Format(type, "%s: %s: %s", what, sleepacc_errname(-err), sleepacc_strerror(-err));
-    return NULL;
-  }
-  /* OSError's constructor picks the subclass (PermissionError, ...) */
-  PyObject *args = Py_BuildValue("(iN)", err, PyUnicode_FromFormat("%s: %s: %s", what,
-                                 sleepacc_errname(-err), sleepacc_strerror(-err)));
-  if (args != NULL) {
-    PyErr_SetObject(PyExc_OSError, args);
+  if (!privileged && (err == EINVAL || err == ERANGE || err == EOVERFLOW || err == ENOENT))
+    return PyErr_Format(PyExc_ValueError, "%s", msg);
+  if (!privileged && err == ENOMEM) return PyErr_Format(PyExc_MemoryError, "%s", msg);
+  if ((args = Py_BuildValue("(is)", err, msg)) != NULL) {
+    PyErr_SetObject(type, args);
     Py_DECREF(args);
   }
   return NULL;
+}
+
+PyObject *sleepacc_py_raise(int err, const char *what) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: %s: %s", what, sleepacc_errname(err), sleepacc_strerror(err));
+  return raise_text(err, 0, msg);
+}
+
+PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags) {
+  char words[SLEEPACC_RUN_WORDS_MAX];
+  return raise_text(err, sleepacc_run_words(run, flags, words, sizeof words), words);
 }
 
 int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, const char *what) {

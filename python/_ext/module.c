@@ -93,103 +93,80 @@ static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
   return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
-/* One chunk of a run, in the shape sleepacc_py_run_chunks wants. */
-static int run_step_adapter(void *run) { return sleepacc_run_step((sleepacc_run *)run); }
-
-/* A buffer the core writes capacity int64 samples into: a new bytes object
- * (its contents unset, refcount 1, as os.read fills one), or Py_None when
- * capacity is 0.  NULL on error. */
-static PyObject *samples_alloc(int64_t capacity) {
-  if (capacity == 0) return Py_NewRef(Py_None);
-  return PyBytes_FromStringAndSize(NULL, (Py_ssize_t)capacity * (Py_ssize_t)sizeof(int64_t));
-}
-
-/* The first n samples of buf (from samples_alloc; this consumes it) as the
- * stdlib's read-only int64 buffer, memoryview(bytes).cast('q'), the unused
- * tail of the capacity given back.  None stays None.  NULL on error. */
-static PyObject *samples_view(PyObject *buf, int64_t n) {
-  PyObject *mv, *view;
-  if (buf == Py_None) return buf;
-  if (_PyBytes_Resize(&buf, (Py_ssize_t)n * (Py_ssize_t)sizeof(int64_t)) < 0) return NULL;
-  mv = PyMemoryView_FromObject(buf);
-  Py_DECREF(buf);
-  view = mv ? PyObject_CallMethod(mv, "cast", "s", "q") : NULL;
+/* The n samples and their n start times at the front of a run's block
+ * (sleepacc_run_close's layout; this consumes block, NULL when the run kept
+ * no samples) as two read-only int64 views of it,
+ * memoryview(bytes).cast('q')[:n] and [n:], the bytes past `used` given
+ * back; None, None without a block.  0 or -1. */
+static int samples_view(PyObject *block, size_t used, int64_t n, PyObject **samples, PyObject **starts) {
+  PyObject *mv, *all;
+  *samples = *starts = NULL;
+  if (block == NULL) {
+    *samples = Py_NewRef(Py_None), *starts = Py_NewRef(Py_None);
+    return 0;
+  }
+  if (_PyBytes_Resize(&block, (Py_ssize_t)used) < 0) return -1;
+  mv = PyMemoryView_FromObject(block);
+  Py_DECREF(block);
+  all = mv ? PyObject_CallMethod(mv, "cast", "s", "q") : NULL;
   Py_XDECREF(mv);
-  return view;
+  if (all) *samples = PySequence_GetSlice(all, 0, (Py_ssize_t)n);
+  if (*samples) *starts = PySequence_GetSlice(all, (Py_ssize_t)n, 2 * (Py_ssize_t)n);
+  Py_XDECREF(all);
+  return *starts ? 0 : -1;
 }
 
-/* measure(config): one run of the engine, sized by the core
- * (sleepacc_config_capacity), in chunks with the GIL released; the thread
- * is restored on every path, Ctrl-C included. */
-static PyObject *py_measure(PyObject *self, PyObject *m) {
+/* measure(config, point=False): one run of the engine in the one block the
+ * core states (sleepacc_run_memory: samples, start times, the statistics'
+ * scratch), its chunks with the GIL released and signals checked between
+ * them; the thread is restored on every path, Ctrl-C included; a failed run
+ * raised in the core's words (sleepacc_py_raise_run; point: a sweep's
+ * point, named as Lua's sweep names it). */
+static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"config", "point", NULL};
   sleepacc_config cfg;
   const char *field = NULL, *msg = NULL;
-  PyObject *result = NULL, *samples = NULL, *starts = NULL;
-  int64_t *scratch = NULL, *into, *into_starts, cap, n;
+  PyObject *m, *block = NULL, *result = NULL, *samples = NULL, *starts = NULL, *stream = NULL;
   sleepacc_run *run;
   sleepacc_result res;
-  int rc, failed;
+  size_t size, used = 0;
+  int rc, interrupted = 0, point = 0;
   (void)self;
-  if (config_from(m, &cfg) < 0) return NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:measure", kwlist, &m, &point) ||
+      config_from(m, &cfg) < 0)
+    return NULL;
   if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) < 0)
     return PyErr_Format(rc == -ENOSYS ? PyExc_OSError : PyExc_ValueError, "%s: %s", field, msg);
-  cap = sleepacc_config_capacity(&cfg);
+  size = sleepacc_run_memory(&cfg, SLEEPACC_RUN_STARTS);
   if ((run = PyMem_Calloc(1, sizeof *run)) == NULL) return PyErr_NoMemory();
-  if ((samples = samples_alloc(cap)) == NULL || (starts = samples_alloc(cap)) == NULL) goto done;
-  into = cap ? (int64_t *)PyBytes_AS_STRING(samples) : NULL;
-  into_starts = cap ? (int64_t *)PyBytes_AS_STRING(starts) : NULL;
-  /* Same OS thread throughout: the environment applied by start is the
-   * one the steps run under and the one finish restores. */
+  if (size && (block = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size)) == NULL) goto done;
+  /* Same OS thread throughout: the environment applied by open is the
+   * one the chunks run under and the one close restores. */
   Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_run_start(run, &cfg, into, (size_t)cap);
-  if (rc == 0 && cap) rc = sleepacc_run_set_starts(run, into_starts);
-  if (rc < 0) sleepacc_run_finish(run);
+  rc = sleepacc_run_open(run, &cfg, block ? PyBytes_AS_STRING(block) : NULL, size, SLEEPACC_RUN_STARTS);
   Py_END_ALLOW_THREADS
-  if (rc < 0) {
-    char why[SLEEPACC_PRIVILEGE_MESSAGE_MAX];
-    PyObject *e = NULL;
-    sleepacc_run_refusal(run, &field, &msg);
-    if (field != NULL && msg != NULL) /* refused up front, nothing changed */
-      e = Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s: %s", field, msg));
-    else if (sleepacc_privilege_explain(&cfg, rc, why, sizeof why)) /* the core's words of what it needs */
-      e = Py_BuildValue("(iN)", -rc, PyUnicode_FromFormat("%s (%s: %s: %s)", why, field ? field :
-                        "sleepacc_run_start", sleepacc_errname(rc), sleepacc_strerror(rc)));
-    else sleepacc_py_raise(rc, field ? field : "sleepacc_run_start");
-    if (e != NULL) PyErr_SetObject(PyExc_PermissionError, e); /* SetObject takes its own ref */
-    Py_XDECREF(e);
-    goto done;
-  }
-  failed = sleepacc_py_run_chunks(run_step_adapter, run, "sleepacc_run_step");
+  if (rc == 0) interrupted = sleepacc_py_run_chunks(sleepacc_run_chunk, run, "measure") < 0;
   Py_BEGIN_ALLOW_THREADS
-  rc = sleepacc_run_finish(run);
+  rc = sleepacc_run_close(run, &res, &used);
   Py_END_ALLOW_THREADS
-  if (failed) goto done; /* the first exception wins */
+  if (interrupted) goto done; /* Ctrl-C (a signal handler's exception) wins */
   if (rc < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_finish (restoring the thread)");
+    sleepacc_py_raise_run(run, rc, point ? SLEEPACC_RUN_POINT : 0);
     goto done;
   }
-  n = sleepacc_run_count(run);
-  if (cap && n > 0 && (scratch = PyMem_Malloc((size_t)n * sizeof(int64_t))) == NULL) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  if ((rc = sleepacc_run_result(run, scratch, &res)) < 0) {
-    sleepacc_py_raise(rc, "sleepacc_run_result");
-    goto done;
-  }
-  if ((samples = samples_view(samples, n)) == NULL || (starts = samples_view(starts, n)) == NULL)
-    goto done;
-  if ((result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
-  PyObject *stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
+  rc = samples_view(block, used, res.n, &samples, &starts);
+  block = NULL; /* consumed */
+  if (rc < 0 || (result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
+  stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
   if (stream == NULL || PyDict_SetItemString(result, "stream_stats", stream) < 0 ||
       PyDict_SetItemString(result, "samples", samples) < 0 ||
       PyDict_SetItemString(result, "starts", starts) < 0)
     Py_CLEAR(result);
-  Py_XDECREF(stream);
 done:
-  PyMem_Free(scratch);
+  Py_XDECREF(block);
   Py_XDECREF(samples);
   Py_XDECREF(starts);
+  Py_XDECREF(stream);
   PyMem_Free(run);
   return result;
 }
@@ -365,7 +342,8 @@ static PyMethodDef core_methods[] = {
    "plan(options, sweep_point=False) -> the checked config of {option: value}"},
   {"sweep_plan", py_sweep_plan, METH_O,
    "sweep_plan({methods=, durations=, mode=}) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
-  {"measure", py_measure, METH_O, "measure(config) -> dict: the record, samples, starts"},
+  {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
+   "measure(config, point=False) -> dict: the record, samples, starts"},
   {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},

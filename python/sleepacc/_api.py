@@ -454,6 +454,7 @@ class _Plan(NamedTuple):
 
     config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
     given: dict          # Python argument -> the value the caller gave
+    point: bool = False  # a sweep's point: a failed run's words name it
 
 
 #: The options whose Python default is None: None given is "not given" (the
@@ -476,22 +477,17 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
     options = {k: v for k, v in given.items() if v is not None or k not in _NONE_IS_ABSENT}
-    return _Plan(_core.plan(options, sweep_point), given)
+    return _Plan(_core.plan(options, sweep_point), given, sweep_point)
 
 
 def _run(plan: _Plan) -> Measurement:
-    """One run by the core.  A run refused for privileges is the core's
-    PermissionError, its message the core's words of what each privileged
-    option asked for needs (sleepacc_privilege_explain); one the core refused
-    up front (nothing was changed) also names what was asked."""
-    try:
-        raw = _core.measure(plan.config)
-    except PermissionError as e:
-        if str(e.strerror).endswith("nothing was changed"):  # the core refused up front
-            raise PermissionError(e.errno, f"{e.strerror} (asked: policy="
-                                           f"{plan.given['policy']!r}, priority "
-                                           f"{plan.config['env']['priority']})") from None
-        raise
+    """One run by the core.  A failed run raises in the core's words of it
+    (sleepacc_run_words: "EPERM: ... (<what failed>)"; a sweep's point names
+    its method and duration, as in Lua): a run refused for
+    privileges is a PermissionError naming what each privileged option asked
+    for needs (sleepacc_privilege_explain), or, refused up front (nothing was
+    changed), why and what was asked."""
+    raw = _core.measure(plan.config, plan.point)
     return Measurement(**raw)
 
 

@@ -216,7 +216,8 @@ def test_refused_run_is_explained_alike_by_python_and_lua():
     py = as_nobody(lambda: outcome(lambda: sleepacc.measure(
         "nanosleep", 1e-4, budget=0.01, policy="fifo", priority=3, dma_latency=0)))
     assert py["type"] == "PermissionError" and py["errno"] == errno.EPERM and py["unchanged"], py
-    assert py["msg"].startswith(f"[Errno 1] {REFUSED_WORDS} (policy: EPERM: "), py["msg"]
+    assert py["msg"].startswith("[Errno 1] EPERM: ") and py["msg"].endswith(f" ({REFUSED_WORDS})"), \
+        py["msg"]
     lua, mod = _lua_module()
     env = dict(os.environ, LUA_CPATH=f"{mod.parent}/?.so;;")
     env.pop("LD_PRELOAD", None)
@@ -230,6 +231,17 @@ def test_refused_run_is_explained_alike_by_python_and_lua():
     res, msg, name = r.stdout.splitlines()
     assert (res, name) == ("nil", "EPERM"), r.stdout
     assert msg.startswith("EPERM: ") and msg.endswith(f" ({REFUSED_WORDS})"), msg
+
+
+def test_refused_sweep_point_is_named_alike_by_python_and_lua():
+    """A sweep's failed point: the core's words with the point named
+    (SLEEPACC_RUN_POINT), Python's sweep as Lua's (test_lua_oserrors)."""
+    py = as_nobody(lambda: outcome(lambda: list(sleepacc.sweep(
+        ["nanosleep"], [1e-4], budget=0.01, policy="rr"))))
+    assert py["type"] == "PermissionError" and py["errno"] == errno.EPERM and py["unchanged"], py
+    assert py["msg"].startswith("[Errno 1] EPERM: ") and py["msg"].endswith(
+        " (policy='rr' (priority 1) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE allowance, "
+        "method nanosleep, duration 100000 ns)"), py["msg"]
 
 
 # ------------------------------------------------------------------ spin under FIFO/RR
