@@ -496,11 +496,18 @@ class Exporter:
 
     def _rest(self, cpu0: int, wall0: int) -> None:
         """Wait until the thread's CPU time is within the budget's share of
-        the wall time since it started (a stop request ends the wait)."""
+        the wall time since it started (a stop request ends the wait).  The
+        end of the wait is checked on the monotonic clock, not assumed: a
+        timed wait that returns before its timeout waits again for what is
+        left, so the next turn never starts over the budget.  The turn that
+        follows may overspend by its own CPU; the next rest repays it (the
+        budget counts all the CPU since the start)."""
         cpu = time.thread_time_ns() - cpu0
         due = wall0 + cpu / self.cpu_budget
-        left = (due - time.monotonic_ns()) / 1e9
-        if left > 0:
+        while not self._stop.is_set():
+            left = (due - time.monotonic_ns()) / 1e9
+            if left <= 0:
+                break
             self._stop.wait(left)
 
     # -- output ---------------------------------------------------------------
