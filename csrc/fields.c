@@ -76,6 +76,8 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
 {
   char *p = (char *)base + f->offset;
   int whole = v->kind == SLEEPACC_VALUE_INT || v->kind == SLEEPACC_VALUE_BOOL;
+  if (v->kind == SLEEPACC_VALUE_INT && v->overflow) /* beyond int64 (words, issue 12) */
+    return field_fail(message, "out of range", -ERANGE);
   switch (f->type) {
   case SLEEPACC_FIELD_INT64:
   case SLEEPACC_FIELD_OPT_INT64:

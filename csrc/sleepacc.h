@@ -314,6 +314,8 @@ typedef struct sleepacc_value {
   const char *s;             /* TEXT */
   const sleepacc_field *sub; /* NESTED: its rows */
   const void *base;          /* NESTED: its struct */
+  int overflow;              /* INT: 1 or -1 when the integer given was beyond int64 that way (.i
+                                saturated: words (issue 12) -- the core refuses it, no binding) */
 } sleepacc_value;
 /* Row f of the struct at base as a value: INT64, INT and OPT_INT64 (a
  * negative is NULL) as INT, DOUBLE as REAL, BOOL as BOOL, STRING and TEXT as

@@ -60,7 +60,8 @@ static const char *const sleepacc__takes[] = {
 };
 
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
- * fits INT, another number REAL, a string TEXT (a NUL byte raises "<name>:
+ * fits INT (an integral number beyond int64: INT with .overflow its sign,
+ * which the core refuses), another number REAL, a string TEXT (a NUL byte raises "<name>:
  * holds a NUL byte"), a table LIST (its length), nil NULL, the rest
  * NESTED, a kind no option takes. */
 static void sleepacc__value(lua_State *L, int idx, const char *name, sleepacc_value *v) {
@@ -71,6 +72,8 @@ static void sleepacc__value(lua_State *L, int idx, const char *name, sleepacc_va
   if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
   else if (sleepacc_lua_tointeger(L, idx, &i)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)i;
   else if (type == LUA_TNUMBER) v->kind = SLEEPACC_VALUE_REAL, v->d = (double)lua_tonumber(L, idx);
+  if (v->kind == SLEEPACC_VALUE_REAL && isfinite(v->d) && v->d == floor(v->d)) /* integral, beyond int64 */
+    v->kind = SLEEPACC_VALUE_INT, v->overflow = v->d > 0 ? 1 : -1, v->i = v->d > 0 ? INT64_MAX : INT64_MIN;
   else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = sleepacc_lua_str(L, idx, name);
   else if (type == LUA_TTABLE) v->kind = SLEEPACC_VALUE_LIST, v->i = (int64_t)lua_rawlen(L, idx);
   else if (type == LUA_TNIL || type == LUA_TNONE) v->kind = SLEEPACC_VALUE_NULL;

@@ -144,6 +144,11 @@ local words = {
   {sa.measure, with{budget = true}, "budget: number of seconds expected, got boolean"},
   {sa.measure, with{keep_samples = 1}, "keep_samples: boolean expected, got number"},
   {sa.measure, with{slack = 1e-6}, "slack: integer expected, got a fraction"},
+  -- words (issue 12): an integral number beyond int64 is out of range, as in Python (it was
+  -- "integer expected, got a fraction"); a rule with a range words it first
+  {sa.measure, with{warmup = 2 ^ 70}, "warmup: must be <= 9223372036854775807, got 1.1805916207174e+21"},
+  {sa.measure, with{n = 10, warmup = -2 ^ 70}, "warmup: must be >= 0, got -1.1805916207174e+21"},
+  {sa.measure, with{slack = 2 ^ 64}, "slack: must be 1 ns .. 1 s (or left as it is), got 1.844674407371e+19"},
   {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
   {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
   -- a rule of the whole run, or of a sweep's plan: the core's words (its reader's fault)
