@@ -203,6 +203,8 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   int x;
   if (msg && cap) msg[0] = '\0';
   if (!p || !v) return -EFAULT;
+  if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
+    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
   switch (o->kind) {
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
@@ -267,6 +269,10 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   default: return -EINVAL;
   }
   return -EINVAL;
+}
+
+const char *sleepacc_text_words(const char *s, size_t len) {
+  return s && len && memchr(s, '\0', len) ? "must not contain a NUL byte" : NULL;
 }
 
 int sleepacc_config_words(const sleepacc_config *c, const char **field, char *buf, size_t cap) {

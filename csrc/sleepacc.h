@@ -311,7 +311,7 @@ typedef struct sleepacc_value {
   int kind;                  /* sleepacc_value_kind */
   int64_t i;                 /* INT, BOOL */
   double d;                  /* REAL */
-  const char *s;             /* TEXT */
+  const char *s;             /* TEXT (.i: its length in bytes when the binding knows it, else 0) */
   const sleepacc_field *sub; /* NESTED: its rows */
   const void *base;          /* NESTED: its struct */
   int overflow;              /* INT: 1 or -1 when the integer given was beyond int64 that way (.i
@@ -1534,6 +1534,21 @@ typedef struct sleepacc_constants {
   sleepacc_list durations_ns;     /* sleepacc_default_durations_ns */
   const char *names[2][16];       /* the policy and mode names policy_names/mode_names point at */
 } sleepacc_constants;
+
+/* --- words (issue 12): where the two bindings worded one rule each their
+ * own way, the core's one rule and words (options.c, fields.c). --- */
+/* The rule of every text a script gives (an option's or a field's value, a
+ * path, a style): NULL when s (len bytes; 0: not known) holds no NUL byte,
+ * else the words "must not contain a NUL byte" (it would be cut short
+ * there).  sleepacc_option_set and sleepacc_field_set apply it to a TEXT
+ * value whose .i is its length, before any other rule (-ERANGE). */
+const char *sleepacc_text_words(const char *s, size_t len);
+/* An integer beyond int64 (a value's .overflow): sleepacc_value_read
+ * refuses it for an INT64 option, "must be <= 9223372036854775807" (or ">=
+ * the option's least"); the whole-table readers (config, sleeper, sweep)
+ * take it saturated so a rule with a range words it first ("slack: must be
+ * 1 ns .. 1 s"), then refuse it that way; an INT option, seconds and a
+ * deadline by their own bounds; sleepacc_field_set: "out of range". */
 
 #ifdef __cplusplus
 }

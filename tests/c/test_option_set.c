@@ -431,6 +431,41 @@ static void test_beyond_int64_is_refused(void) {
   }
 }
 
+/* words (issue 12): a NUL byte in a text (given with its length) is the
+ * core's rule, before any kind's; a field's too; the words for any text. */
+static void test_nul_byte_is_refused(void) {
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  table t = {0};
+  sleepacc_getter g;
+  sleepacc_config c;
+  sleepacc_fault f;
+  sleepacc_value v = val(SLEEPACC_VALUE_TEXT, 9, 0.0, "nano\0sleep");
+  const char *words = NULL;
+  CHECK(sleepacc_text_words("ab", 2) == NULL && sleepacc_text_words("a\0b", 0) == NULL);
+  CHECK(sleepacc_text_words(NULL, 3) == NULL);
+  CHECK(!strcmp(sleepacc_text_words("a\0b", 3), "must not contain a NUL byte"));
+  sleepacc_config_default(&c);
+  CHECK(set(&c, "method", v, msg) == -ERANGE && !strcmp(msg, "must not contain a NUL byte"));
+  CHECK(set(&c, "duration", v, msg) == -ERANGE && c.method == NULL); /* before the kind's rule */
+  CHECK(set(&c, "method", val(SLEEPACC_VALUE_TEXT, 4, 0.0, "nano\0sleep"), msg) == -ERANGE);
+  CHECK(set(&c, "method", val(SLEEPACC_VALUE_TEXT, 9, 0.0, "nanosleep"), msg) == 0 && c.method);
+  /* through the reader: a RULE fault shown with the value */
+  put(&t, "method", v);
+  put(&t, "duration", REALV(1e-3));
+  g = getter(&t);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE && f.show);
+  CHECK(!strcmp(f.option, "method") && !strcmp(f.words, "must not contain a NUL byte"));
+  /* a field of a struct filled from a script's mapping */
+  {
+    const sleepacc_field *row = NULL;
+    sleepacc_method_info info;
+    for (const sleepacc_field *r = sleepacc_method_info_fields; r->name; r++)
+      if (!strcmp(r->name, "family")) row = r;
+    CHECK(row && sleepacc_field_set(row, &info, &v, &words) == -ERANGE);
+    CHECK(words && !strcmp(words, "must not contain a NUL byte"));
+  }
+}
+
 int main(void) {
   TEST(test_seconds_and_budget);
   TEST(test_integers_and_bools);
@@ -440,5 +475,6 @@ int main(void) {
   TEST(test_sweep_read);
   TEST(test_value_read);
   TEST(test_beyond_int64_is_refused);
+  TEST(test_nul_byte_is_refused);
   return check_summary();
 }

@@ -131,7 +131,8 @@ local words = {
   {sa.measure, with{warmup = "1"}, "warmup: integer expected, got string"},
   {sa.measure, with{mode = "sideways"}, "mode: must be 'relative' or 'periodic', got \"sideways\""},
   {sa.measure, with{mode = 1}, "mode: string expected, got number"},
-  {sa.measure, with{mode = "relative\0"}, "mode: holds a NUL byte"},
+  -- words (issue 12): the core's NUL rule, Python's words (was "mode: holds a NUL byte")
+  {sa.measure, with{mode = "relative\0"}, "mode: must not contain a NUL byte, got \"relative\\0\""},
   {sa.measure, with{policy = "bogus"},
    "policy: must be one of 'other', 'batch', 'idle', 'fifo', 'rr', got \"bogus\""},
   {sa.measure, with{method = "bogus"}, "method: must be an available method (select, "},
