@@ -186,4 +186,10 @@ tests[#tests + 1] = {"budget=false (no budget) with n still runs, n stopping it"
   local r = assert(sa.measure(with{method = "clock", duration = 0, n = 3, budget = false}))
   T.eq(r.n, 3, "n")
 end}
+tests[#tests + 1] = {"style: the core's one rule and words, as Python's (words, issue 12)", function()
+  -- was: style: unknown style "fancy"; known: irtt, wide
+  local ok, err = pcall(sa.table, {}, "fancy")
+  T.check(not ok and tostring(err):find("style: must be 'irtt' or 'wide', got \"fancy\"", 1, true), "%s",
+          tostring(err))
+end}
 return tests

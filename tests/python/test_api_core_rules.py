@@ -221,6 +221,14 @@ def test_an_int_beyond_int64_is_never_taken_as_int64_max():
         sleepacc.Sleeper("spin", quantile=2**64)
 
 
+def test_a_table_style_by_the_core_rule():
+    """words (issue 12): one rule and words for both bindings (Python's was "style must be 'irtt'
+    or 'wide', got 'x'", Lua's 'style: unknown style "x"; known: irtt, wide')."""
+    with pytest.raises(ValueError, match=r"^style: must be 'irtt' or 'wide', got 'fancy'$"):
+        sleepacc._core.table([], "fancy")
+    assert sleepacc._core.table([], "wide") == sleepacc._core.table([], style="wide")
+
+
 def test_sweep_mode_and_names_by_the_core_rules():
     with pytest.raises(TypeError, match=r"^mode: must be a str, got int$"):
         sleepacc._api.sweep_points(["nanosleep"], [1e-3], mode=1)
