@@ -1555,6 +1555,11 @@ const char *sleepacc_text_words(const char *s, size_t len);
  * style's rule, "must be 'irtt' or 'wide'" (the binding adds ", got
  * <style>"); -ENOMEM when alloc returns NULL; the renderer's negative errno
  * (table.c). */
+/* A handle's refusal in words, to follow its type's name ("Sleeper",
+ * "sleepacc.Pacer"): -EBADF (closed) "is closed", -EBUSY (another
+ * identity's call holds it) "is sleeping in another thread"; NULL for
+ * another err (precise.c). */
+const char *sleepacc_precise_words(int err);
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
                         void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
                         const char **words);

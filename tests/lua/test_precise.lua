@@ -151,6 +151,8 @@ test("a closed pacer refuses to wait", function()
   p:close()
   local ok, err = pcall(p.wait, p)
   T.check(not ok and tostring(err):find("closed", 1, true), "wait on a closed pacer: %s", tostring(err))
+  -- words (issue 12): the core's, as Python's "Pacer is closed" (was "sleepacc.Pacer: closed")
+  T.check(tostring(err):find("sleepacc.Pacer: is closed", 1, true), "the words: %s", tostring(err))
   T.check(tostring(p):find("closed", 1, true), "tostring: %s", tostring(p))
 end)
 
