@@ -438,7 +438,7 @@ static int read_rows(const part *p, const sleepacc_getter *g, uint32_t required,
       return rc;
     }
     *given |= bit;
-    if (v.kind == SLEEPACC_VALUE_INT && v.overflow) *over |= bit;
+    if (o->kind == SLEEPACC_OPT_INT64 && v.kind == SLEEPACC_VALUE_INT && v.overflow) *over |= bit;
   }
   return 0;
 }

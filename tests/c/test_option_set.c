@@ -419,6 +419,15 @@ static void test_beyond_int64_is_refused(void) {
   sleepacc_sleeper_config_default(&sc);
   CHECK(q && sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == 0);
   CHECK(sleepacc_sleeper_config_explain(&sc, 0, &field, &why) < 0 && !strcmp(field, "quantile"));
+  /* ... and through the reader, also when another rule breaks first (a number is not INT64) */
+  memset(&st, 0, sizeof st);
+  put(&st, "quantile", beyond(1));
+  put(&st, "margin", REALV(-1));
+  g = getter(&st);
+  CHECK(sleepacc_sleeper_read(&sc, 0, &g, &f) < 0 && !strcmp(f.option, "margin"));
+  st.e[1].v = REALV(1e-5);
+  CHECK(sleepacc_sleeper_read(&sc, 0, &g, &f) < 0 && !strcmp(f.option, "quantile"));
+  CHECK(strstr(f.words, "9223372036854775807") == NULL);
   /* a plain field (a record read back): "out of range" */
   {
     const sleepacc_field *row = &sleepacc_stats_fields[0];
