@@ -484,7 +484,9 @@ int64_t sleepacc_config_capacity(const sleepacc_config *cfg);
 int sleepacc_duration_check(int64_t ns, const char **message);
 /* A name argument given with its length (method, strategy, missed policy):
  * 0, or -EINVAL when it is NULL or holds a NUL byte (it would be cut short
- * there).  Bindings pass every name through it. */
+ * there).  A TEXT value's NUL byte is refused by sleepacc_option_set and
+ * sleepacc_field_set, in sleepacc_text_words' words ("must not contain a NUL
+ * byte"), by the length the binding gave. */
 int sleepacc_name_check(const char *name, size_t len);
 
 /* irtt sleep's duration ladder, the default of a sweep: 1, 10, 100 ns,
@@ -1331,8 +1333,8 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
  *   MODE, POLICY  TEXT, one of the names of the option's values;
  *   METHOD   TEXT, a registered method (whether it is available here is
  *            the config check's rule);
- *   NAME     TEXT (the pointer is stored: the caller keeps the text alive
- *            and has refused a NUL byte, sleepacc_name_check);
+ *   NAME     TEXT (the pointer is stored: the caller keeps the text alive;
+ *            a NUL byte within the length given in .i is refused first);
  *   NUMBER   INT or REAL, as a double.
  * 0 when set.  -EINVAL when v's kind is not one o takes (NULL included):
  * the binding words "must be <what o->kind takes>, got <v's type>".
