@@ -76,6 +76,10 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
 {
   char *p = (char *)base + f->offset;
   int whole = v->kind == SLEEPACC_VALUE_INT || v->kind == SLEEPACC_VALUE_BOOL;
+  if (v->kind == SLEEPACC_VALUE_INT && v->overflow) /* beyond int64 (words, issue 12) */
+    return field_fail(message, "out of range", -ERANGE);
+  if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
+    return field_fail(message, sleepacc_text_words(v->s, (size_t)v->i), -ERANGE);
   switch (f->type) {
   case SLEEPACC_FIELD_INT64:
   case SLEEPACC_FIELD_OPT_INT64:

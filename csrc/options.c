@@ -203,6 +203,8 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   int x;
   if (msg && cap) msg[0] = '\0';
   if (!p || !v) return -EFAULT;
+  if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
+    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
   switch (o->kind) {
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
@@ -212,7 +214,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     /* fall through */
   case SLEEPACC_OPT_SECONDS:
     if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
-    if (sleepacc_seconds_check(!whole, v->d, v->i, 0, &ns, &words) < 0)
+    if (sleepacc_seconds_check(!whole, v->d, v->i, whole ? v->overflow : 0, &ns, &words) < 0)
       return option_broken(msg, cap, words);
     if (o->kind == SLEEPACC_OPT_BUDGET && ns <= 0) /* 0 is the core's "none": none says that */
       return option_broken(msg, cap, "must be positive (or none: only n stops the run)");
@@ -269,6 +271,10 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   return -EINVAL;
 }
 
+const char *sleepacc_text_words(const char *s, size_t len) {
+  return s && len && memchr(s, '\0', len) ? "must not contain a NUL byte" : NULL;
+}
+
 int sleepacc_config_words(const sleepacc_config *c, const char **field, char *buf, size_t cap) {
   const char *msg = NULL;
   int rc = sleepacc_config_explain(c, field, &msg), len;
@@ -307,9 +313,19 @@ static int fault_set(sleepacc_fault *f, int rc, int kind, const char *option, in
   return rc;
 }
 
-int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, const sleepacc_value *v,
-                        sleepacc_fault *f) {
-  static const sleepacc_value absent = {SLEEPACC_VALUE_NULL, 0, 0.0, NULL, NULL, NULL};
+/* words (issue 12): the rule of an INT64 option given an integer beyond
+ * int64 (the binding's .overflow), on the side it went past. */
+static void beyond_words(const sleepacc_option *o, int sign, char *msg, size_t cap) {
+  snprintf(msg, cap, sign > 0 ? "must be <= %lld" : "must be >= %lld",
+           sign > 0 ? (long long)INT64_MAX : (long long)o->lo);
+}
+
+/* sleepacc_value_read; defer: an INT64 option beyond int64 is taken
+ * saturated (its refusal is the reader's, after the rules that may word it
+ * better: beyond_fault). */
+static int value_read(const sleepacc_option *o, const char *name, void *base, const sleepacc_value *v,
+                      int defer, sleepacc_fault *f) {
+  static const sleepacc_value absent = {SLEEPACC_VALUE_NULL, 0, 0.0, NULL, NULL, NULL, 0};
   char msg[SLEEPACC_OPTION_MESSAGE_MAX];
   const char *words = NULL;
   int rc;
@@ -317,7 +333,9 @@ int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, 
   if (!o || !base) return -EFAULT;
   if (!name) name = o->name;
   if (!v) v = &absent;
-  if (o->kind != SLEEPACC_OPT_DEADLINE) {
+  if (o->kind == SLEEPACC_OPT_INT64 && v->kind == SLEEPACC_VALUE_INT && v->overflow && !defer) {
+    beyond_words(o, v->overflow, msg, sizeof msg), rc = -ERANGE;
+  } else if (o->kind != SLEEPACC_OPT_DEADLINE) {
     rc = sleepacc_option_set(o, base, v, msg, sizeof msg);
   } else if (v->kind != SLEEPACC_VALUE_INT) { /* a deadline is whole ns */
     rc = -EINVAL;
@@ -329,6 +347,11 @@ int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, 
   if (rc == -EINVAL) return fault_set(f, rc, SLEEPACC_FAULT_TYPE, name, -1, o->kind, 0, NULL);
   if (rc == -ERANGE) return fault_set(f, rc, SLEEPACC_FAULT_RULE, name, -1, o->kind, 1, msg);
   return rc;
+}
+
+int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, const sleepacc_value *v,
+                        sleepacc_fault *f) {
+  return value_read(o, name, base, v, 0, f);
 }
 
 /* Whether name is an option the call takes (g->take; NULL: every one), and
@@ -389,9 +412,10 @@ static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sle
 
 /* Each row of p the call takes, from the getter (the list rows: their
  * length into their count field); required: bits of rows that must be
- * given.  *given: bit i for p->rows[i].  0 or -errno with *f. */
+ * given.  *given: bit i for p->rows[i]; *over: those given beyond int64
+ * (taken saturated).  0 or -errno with *f. */
 static int read_rows(const part *p, const sleepacc_getter *g, uint32_t required, uint32_t *given,
-                     sleepacc_fault *f) {
+                     uint32_t *over, sleepacc_fault *f) {
   const sleepacc_option *order[SLEEPACC_OPTION_COUNT + 1];
   size_t n = 0;
   int arg, rc;
@@ -410,23 +434,41 @@ static int read_rows(const part *p, const sleepacc_getter *g, uint32_t required,
       if (rc == 0 || v.kind != SLEEPACC_VALUE_LIST || v.i < 0)
         return fault_set(f, -EINVAL, SLEEPACC_FAULT_TYPE, o->name, -1, o->kind, 0, NULL);
       *(size_t *)(void *)((char *)p->base + o->offset) = (size_t)v.i;
-    } else if ((rc = sleepacc_value_read(o, NULL, p->base, rc ? &v : NULL, f)) < 0) {
+    } else if ((rc = value_read(o, NULL, p->base, rc ? &v : NULL, 1, f)) < 0) {
       return rc;
     }
     *given |= bit;
+    if (o->kind == SLEEPACC_OPT_INT64 && v.kind == SLEEPACC_VALUE_INT && v.overflow) *over |= bit;
   }
   return 0;
 }
 
 /* A read of parts: the keys, then each part's rows (required: part 0's). */
 static int read_parts(const part *parts, size_t np, const sleepacc_getter *g, uint32_t required,
-                      uint32_t *given, sleepacc_fault *f) {
+                      uint32_t *given, uint32_t *over, sleepacc_fault *f) {
   int rc = read_keys(parts, np, g, f);
   for (size_t i = 0; rc == 0 && i < np; i++) {
-    given[i] = 0;
-    rc = read_rows(&parts[i], g, i ? 0 : required, &given[i], f);
+    given[i] = over[i] = 0;
+    rc = read_rows(&parts[i], g, i ? 0 : required, &given[i], &over[i], f);
   }
   return rc;
+}
+
+/* words (issue 12): the first option of parts given beyond int64 (over)
+ * other than skip (the option a rule of the whole config already refuses,
+ * in better words: "slack: must be 1 ns .. 1 s"), refused by the bound it
+ * went past; 0 when there is none. */
+static int beyond_fault(const part *parts, size_t np, const uint32_t *over, const char *skip,
+                        sleepacc_fault *f) {
+  char msg[64];
+  for (size_t p = 0; p < np; p++)
+    for (const sleepacc_option *o = parts[p].rows; o->name; o++) {
+      const char *at = (const char *)parts[p].base + o->offset;
+      if (!(over[p] & (1u << (o - parts[p].rows))) || (skip && !strcmp(skip, o->name))) continue;
+      beyond_words(o, *(const int64_t *)(const void *)at > 0 ? 1 : -1, msg, sizeof msg);
+      return fault_set(f, -ERANGE, SLEEPACC_FAULT_RULE, o->name, -1, o->kind, 1, msg);
+    }
+  return 0;
 }
 
 /* A rule of the whole config broken: its field named by its option. */
@@ -443,15 +485,18 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   char words[SLEEPACC_FAULT_WORDS_MAX];
   const char *field = NULL;
   part p = {sleepacc_options, c};
-  uint32_t given;
+  uint32_t given, over;
   int rc;
   fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!c || !g || !g->get) return -EFAULT;
   sleepacc_config_default(c);
-  if ((rc = read_parts(&p, 1, g, option_bit("method") | option_bit("duration"), &given, f)) < 0) return rc;
+  rc = read_parts(&p, 1, g, option_bit("method") | option_bit("duration"), &given, &over, f);
+  if (rc < 0) return rc;
   sleepacc_options_complete(c, given, point);
-  if ((rc = sleepacc_config_words(c, &field, words, sizeof words)) < 0)
-    return rule_fault(f, rc, field, words, 1);
+  rc = sleepacc_config_words(c, &field, words, sizeof words);
+  if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
+    return -ERANGE;
+  if (rc < 0) return rule_fault(f, rc, field, words, 1);
   return 0;
 }
 
@@ -459,15 +504,17 @@ int sleepacc_sleeper_read(sleepacc_sleeper_config *c, int pacer, const sleepacc_
                           sleepacc_fault *f) {
   const char *field = NULL, *msg = NULL;
   part p = {sleepacc_sleeper_options, c};
-  uint32_t given, period = 1u << (sleepacc_option_find(sleepacc_sleeper_options, "period") -
-                                  sleepacc_sleeper_options);
+  uint32_t given, over, period = 1u << (sleepacc_option_find(sleepacc_sleeper_options, "period") -
+                                        sleepacc_sleeper_options);
   int rc;
   fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!c || !g || !g->get) return -EFAULT;
   sleepacc_sleeper_config_default(c);
-  if ((rc = read_parts(&p, 1, g, pacer ? period : 0, &given, f)) < 0) return rc;
-  if ((rc = sleepacc_sleeper_config_explain(c, pacer, &field, &msg)) < 0)
-    return rule_fault(f, rc, field, msg, 1);
+  if ((rc = read_parts(&p, 1, g, pacer ? period : 0, &given, &over, f)) < 0) return rc;
+  rc = sleepacc_sleeper_config_explain(c, pacer, &field, &msg);
+  if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
+    return -ERANGE;
+  if (rc < 0) return rule_fault(f, rc, field, msg, 1);
   return 0;
 }
 
@@ -508,7 +555,7 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   part parts[2];
   sleepacc_getter plan = g ? *g : (sleepacc_getter){0};
   sleepacc_sweep_fault sf;
-  uint32_t given[2];
+  uint32_t given[2], over[2];
   size_t nm, nd, cap;
   char *room;
   int rc, n;
@@ -520,7 +567,7 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   parts[0] = (part){sleepacc_sweep_lists, s};
   parts[1] = (part){check ? sleepacc_options + 2 : sleepacc_options, &s->config};
   if (!check && !plan.take) plan.take = plan_only; /* a plan takes its mode, no run's options */
-  if ((rc = read_parts(parts, 2, &plan, 0, given, f)) < 0) return rc;
+  if ((rc = read_parts(parts, 2, &plan, 0, given, over, f)) < 0) return rc;
   nm = s->nm, nd = s->nd;
   cap = (given[0] & 1 ? nm : sleepacc_method_count()) * (given[0] & 2 ? nd : SLEEPACC_DEFAULT_DURATION_COUNT);
   if (nm > ((size_t)1 << 32) || nd > ((size_t)1 << 24) || cap > ((size_t)1 << 32)) return -E2BIG;
@@ -538,6 +585,9 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   if (n < 0) return sweep_fault(f, n, &sf, 0);
   if (check)
     n = sleepacc_sweep_check(&s->config, s->methods, nm, s->durations, nd, s->points, cap, &sf);
+  if ((over[0] | over[1]) &&
+      beyond_fault(parts, 2, over, n < 0 && sf.message ? sleepacc_option_of_field(sf.field) : NULL, f) < 0)
+    return -ERANGE;
   if (n < 0)
     return sweep_fault(f, n, &sf, 1);
   s->count = (size_t)n;

@@ -311,9 +311,11 @@ typedef struct sleepacc_value {
   int kind;                  /* sleepacc_value_kind */
   int64_t i;                 /* INT, BOOL */
   double d;                  /* REAL */
-  const char *s;             /* TEXT */
+  const char *s;             /* TEXT (.i: its length in bytes when the binding knows it, else 0) */
   const sleepacc_field *sub; /* NESTED: its rows */
   const void *base;          /* NESTED: its struct */
+  int overflow;              /* INT: 1 or -1 when the integer given was beyond int64 that way (.i
+                                saturated: words (issue 12) -- the core refuses it, no binding) */
 } sleepacc_value;
 /* Row f of the struct at base as a value: INT64, INT and OPT_INT64 (a
  * negative is NULL) as INT, DOUBLE as REAL, BOOL as BOOL, STRING and TEXT as
@@ -482,7 +484,9 @@ int64_t sleepacc_config_capacity(const sleepacc_config *cfg);
 int sleepacc_duration_check(int64_t ns, const char **message);
 /* A name argument given with its length (method, strategy, missed policy):
  * 0, or -EINVAL when it is NULL or holds a NUL byte (it would be cut short
- * there).  Bindings pass every name through it. */
+ * there).  A TEXT value's NUL byte is refused by sleepacc_option_set and
+ * sleepacc_field_set, in sleepacc_text_words' words ("must not contain a NUL
+ * byte"), by the length the binding gave. */
 int sleepacc_name_check(const char *name, size_t len);
 
 /* irtt sleep's duration ladder, the default of a sweep: 1, 10, 100 ns,
@@ -1329,8 +1333,8 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
  *   MODE, POLICY  TEXT, one of the names of the option's values;
  *   METHOD   TEXT, a registered method (whether it is available here is
  *            the config check's rule);
- *   NAME     TEXT (the pointer is stored: the caller keeps the text alive
- *            and has refused a NUL byte, sleepacc_name_check);
+ *   NAME     TEXT (the pointer is stored: the caller keeps the text alive;
+ *            a NUL byte within the length given in .i is refused first);
  *   NUMBER   INT or REAL, as a double.
  * 0 when set.  -EINVAL when v's kind is not one o takes (NULL included):
  * the binding words "must be <what o->kind takes>, got <v's type>".
@@ -1532,6 +1536,35 @@ typedef struct sleepacc_constants {
   sleepacc_list durations_ns;     /* sleepacc_default_durations_ns */
   const char *names[2][16];       /* the policy and mode names policy_names/mode_names point at */
 } sleepacc_constants;
+
+/* --- words (issue 12): where the two bindings worded one rule each their
+ * own way, the core's one rule and words (options.c, fields.c). --- */
+/* The rule of every text a script gives (an option's or a field's value, a
+ * path, a style): NULL when s (len bytes; 0: not known) holds no NUL byte,
+ * else the words "must not contain a NUL byte" (it would be cut short
+ * there).  sleepacc_option_set and sleepacc_field_set apply it to a TEXT
+ * value whose .i is its length, before any other rule (-ERANGE). */
+const char *sleepacc_text_words(const char *s, size_t len);
+/* An integer beyond int64 (a value's .overflow): sleepacc_value_read
+ * refuses it for an INT64 option, "must be <= 9223372036854775807" (or ">=
+ * the option's least"); the whole-table readers (config, sleeper, sweep)
+ * take it saturated so a rule with a range words it first ("slack: must be
+ * 1 ns .. 1 s"), then refuse it that way; an INT option, seconds and a
+ * deadline by their own bounds; sleepacc_field_set: "out of range". */
+/* The table of n rows in style (NULL: "irtt"; sleepacc_table_style) as
+ * text in memory the binding gives, alloc(ctx, bytes) asked for once (the
+ * NUL included), into *text: the text's length; or -EINVAL with *words the
+ * style's rule, "must be 'irtt' or 'wide'" (the binding adds ", got
+ * <style>"); -ENOMEM when alloc returns NULL; the renderer's negative errno
+ * (table.c). */
+/* A handle's refusal in words, to follow its type's name ("Sleeper",
+ * "sleepacc.Pacer"): -EBADF (closed) "is closed", -EBUSY (another
+ * identity's call holds it) "is sleeping in another thread"; NULL for
+ * another err (precise.c). */
+const char *sleepacc_precise_words(int err);
+int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
+                        void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
+                        const char **words);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * same bytes: Go-style durations, the `irtt sleep` table and a wide table.
  *
  * Owns: sleepacc_format_duration, sleepacc_table_irtt, sleepacc_table_wide,
- * sleepacc_row_from_result, sleepacc_row_fields, sleepacc_table_style.
+ * sleepacc_row_from_result, sleepacc_row_fields, sleepacc_table_style,
+ * sleepacc_table_text (a style by its one rule, the size then the text).
  *
  * Buffer contract (all three functions): the result is NUL-terminated in
  * buf (cap bytes) and its length (without the NUL) is returned.  When cap
@@ -473,4 +474,36 @@ sleepacc_table_fn sleepacc_table_style(const char *style)
     if (strcmp(style, table_styles[i].style) == 0)
       return table_styles[i].render;
   return NULL;
+}
+
+/* words (issue 12): the rule of a style in words, one for both bindings
+ * (the names of table_styles; a C test checks them). */
+static const char table_style_words[] = "must be 'irtt' or 'wide'";
+
+int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
+                        void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
+                        const char **words)
+{
+  sleepacc_table_fn render = sleepacc_table_style(style ? style : "irtt");
+  size_t needed = 0;
+  int len;
+  if (words)
+    *words = NULL;
+  if (!text || !alloc)
+    return -EFAULT;
+  *text = NULL;
+  if (!render) {
+    if (words)
+      *words = table_style_words;
+    return -EINVAL;
+  }
+  /* the size first, then the table */
+  len = render(rows, n, NULL, 0, &needed);
+  if (len >= 0)
+    needed = (size_t)len + 1;
+  else if (len != -ENOSPC)
+    return len;
+  if ((*text = (char *)alloc(ctx, needed)) == NULL)
+    return -ENOMEM;
+  return render(rows, n, *text, needed, NULL);
 }

@@ -77,8 +77,9 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name);
 /* Set option o of the struct at base from the one Lua value at idx under
  * name (NULL: o->name), by the core (sleepacc_value_read); a fault raises. */
 void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
-/* The string at idx, raising "<name>: string expected, got ..." or
- * "<name>: holds a NUL byte". */
+/* The string at idx (not an option's: a path, a style), raising "<name>:
+ * string expected, got ..." or the core's "<name>: must not contain a NUL
+ * byte" (sleepacc_text_words). */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 
 /* Push the struct at base as a table through a core field table (nested

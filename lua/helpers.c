@@ -43,7 +43,7 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   if (lua_type(L, idx) != LUA_TSTRING)
     sleepacc_lua_error(L, name, "string expected, got %s", luaL_typename(L, idx));
   s = lua_tolstring(L, idx, &len);
-  if (sleepacc_name_check(s, len) != 0) sleepacc_lua_error(L, name, "holds a NUL byte");
+  if (sleepacc_text_words(s, len)) sleepacc_lua_error(L, name, "%s", sleepacc_text_words(s, len));
   return s;
 }
 
@@ -60,20 +60,25 @@ static const char *const sleepacc__takes[] = {
 };
 
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
- * fits INT, another number REAL, a string TEXT (a NUL byte raises "<name>:
- * holds a NUL byte"), a table LIST (its length), nil NULL, the rest
+ * fits INT (an integral number beyond int64: INT with .overflow its sign,
+ * which the core refuses), another number REAL, a string TEXT (with its
+ * length: a NUL byte is the core's rule), a table LIST (its length), nil NULL, the rest
  * NESTED, a kind no option takes. */
-static void sleepacc__value(lua_State *L, int idx, const char *name, sleepacc_value *v) {
+static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   int type = lua_type(L, idx);
+  size_t len = 0;
   lua_Integer i;
   memset(v, 0, sizeof *v);
   v->kind = SLEEPACC_VALUE_NESTED;
   if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
   else if (sleepacc_lua_tointeger(L, idx, &i)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)i;
   else if (type == LUA_TNUMBER) v->kind = SLEEPACC_VALUE_REAL, v->d = (double)lua_tonumber(L, idx);
-  else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = sleepacc_lua_str(L, idx, name);
+  else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = lua_tolstring(L, idx, &len);
   else if (type == LUA_TTABLE) v->kind = SLEEPACC_VALUE_LIST, v->i = (int64_t)lua_rawlen(L, idx);
   else if (type == LUA_TNIL || type == LUA_TNONE) v->kind = SLEEPACC_VALUE_NULL;
+  if (v->kind == SLEEPACC_VALUE_REAL && isfinite(v->d) && v->d == floor(v->d)) /* integral, beyond int64 */
+    v->kind = SLEEPACC_VALUE_INT, v->overflow = v->d > 0 ? 1 : -1, v->i = v->d > 0 ? INT64_MAX : INT64_MIN;
+  if (type == LUA_TSTRING) v->i = (int64_t)len;
 }
 
 /* Push the value of option name (element index >= 0 of its array) from
@@ -97,7 +102,6 @@ static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t in
 static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
   lua_State *L = src->L;
-  char item[96];
   int idx;
   if (!name) { /* the next key */
     if (!src->table) return 0;
@@ -110,9 +114,8 @@ static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_va
     out->s = out->kind == SLEEPACC_VALUE_TEXT ? lua_tostring(L, -1) : NULL;
     return 1;
   }
-  snprintf(item, sizeof item, index < 0 ? "%s" : "%s[%lld]", name, (long long)index + 1);
   idx = sleepacc__push(src, name, index);
-  sleepacc__value(L, idx ? idx : -1, item, out); /* the table or the argument keeps a string */
+  sleepacc__value(L, idx ? idx : -1, out); /* the table or the argument keeps a string */
   if (!idx) lua_pop(L, 1);
   return out->kind != SLEEPACC_VALUE_NULL;
 }
@@ -154,8 +157,16 @@ int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f
                               whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
                                                            : luaL_typename(L, idx));
   if (!f->show) return sleepacc_lua_error(L, name, "%s", f->words);
-  if (type == LUA_TSTRING)
-    return sleepacc_lua_error(L, name, "%s, got \"%.60s\"", f->words, lua_tostring(L, idx));
+  if (type == LUA_TSTRING) { /* its first 60 bytes, a NUL byte as \0 (the text would stop there) */
+    size_t len, k = 0;
+    const char *s = lua_tolstring(L, idx, &len);
+    char shown[128];
+    for (size_t j = 0; j < len && j < 60; j++)
+      if (s[j]) shown[k++] = s[j];
+      else shown[k++] = '\\', shown[k++] = '0';
+    shown[k] = '\0';
+    return sleepacc_lua_error(L, name, "%s, got \"%s\"", f->words, shown);
+  }
   return sleepacc_lua_error(L, name, "%s, got %s", f->words, type == LUA_TNUMBER ? lua_tostring(L, idx)
                             : type == LUA_TBOOLEAN ? (lua_toboolean(L, idx) ? "true" : "false")
                             : luaL_typename(L, idx));
@@ -168,7 +179,7 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
   sleepacc_fault f;
   int rc;
   sleepacc_lua_getter(L, &src, 0, take, &idx, 1, NULL); /* the value: the one argument */
-  sleepacc__value(L, idx, take[0], &v);
+  sleepacc__value(L, idx, &v);
   if ((rc = sleepacc_value_read(o, take[0], base, v.kind == SLEEPACC_VALUE_NULL ? NULL : &v, &f)) < 0)
     sleepacc_lua_fault(&src, rc, &f, take[0]);
 }

@@ -218,22 +218,24 @@ static int sleepacc__sweep(lua_State *L) {
 
 /* ------------------------------------------------------------ sa.table */
 
+/* The memory of a table's text (sleepacc_table_text's alloc): a userdata on the stack. */
+static void *sleepacc__text_alloc(void *L, size_t bytes) {
+  return lua_newuserdatauv((lua_State *)L, bytes, 0);
+}
+
 static int sleepacc__table(lua_State *L) {
-  const char *style = lua_isnoneornil(L, 2) ? "irtt" : sleepacc_lua_str(L, 2, "style");
-  sleepacc_table_fn render = sleepacc_table_style(style);
+  const char *style = lua_isnoneornil(L, 2) ? "irtt" : sleepacc_lua_str(L, 2, "style"), *words = NULL;
   const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
-  size_t n, needed = 0;
+  size_t n;
   int rc;
   char *p;
-  if (!render) sleepacc_lua_error(L, "style", "unknown style \"%.40s\"; known: irtt, wide", style);
   recs = sleepacc_lua_records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
   for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
-  rc = render(rows, n, NULL, 0, &needed);
-  if (rc >= 0) needed = (size_t)rc + 1;
-  p = (char *)lua_newuserdatauv(L, needed ? needed : 1, 0);
-  if ((rc = render(rows, n, p, needed, NULL)) < 0) return sleepacc_lua_pusherror(L, rc, "table");
+  rc = sleepacc_table_text(style, rows, n, sleepacc__text_alloc, L, &p, &words);
+  if (words) sleepacc_lua_error(L, "style", "%s, got \"%.40s\"", words, style); /* the core's rule */
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "table");
   lua_pushlstring(L, p, (size_t)rc);
   return 1;
 }

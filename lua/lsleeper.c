@@ -99,7 +99,9 @@ static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call 
 /* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
  * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
  * checked between them): 0, or nil, err, ename pushed (3; `what` names the
- * call).  A closed handle raises "<type>: closed". */
+ * call).  A closed handle raises "<type>: is closed", a busy one gives
+ * "EBUSY: ... (<type> is sleeping in another thread)": the core's words
+ * after the type's name, as Python's (sleepacc_precise_words). */
 static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const char *what) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
@@ -112,7 +114,8 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const 
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
     sleepacc_precise_end(&c, rc < 0);
   }
-  if (rc == -EBADF) sleepacc_lua_error(L, MT[kind], "closed");
+  if (rc == -EBADF) sleepacc_lua_error(L, MT[kind], "%s", sleepacc_precise_words(rc));
+  if (rc == -EBUSY) what = lua_pushfstring(L, "%s %s", MT[kind], sleepacc_precise_words(rc));
   if (rc < 0) return sleepacc_lua_pusherror(L, rc, what);
   *deadline = c.deadline_ns;
   return 0;

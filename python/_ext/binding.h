@@ -8,7 +8,6 @@
  *   sleepacc_py_getter()       the getter the core reads options through;
  *   sleepacc_py_fault()        a read's fault as the exception;
  *   sleepacc_py_value()        one value by an option's rule;
- *   sleepacc_py_name()         a str name, NUL bytes refused by the core;
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
  *   sleepacc_py_to_fields()    a mapping -> a core struct, by its table;
  *   sleepacc_py_raise()        a negative errno -> a Python exception;
@@ -53,12 +52,6 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
  * 0 or -1 with the fault's exception. */
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj);
 
-/* `obj` as a name (method, strategy, missed policy): TypeError unless a
- * str, ValueError "<arg>: must not contain a NUL byte" (the core's
- * sleepacc_name_check, given the length).  The UTF-8 text (borrowed from
- * obj) or NULL. */
-const char *sleepacc_py_name(PyObject *obj, const char *arg);
-
 /* A new dict of the struct at `base` described by `table` (each row read
  * by the core, sleepacc_field_get). */
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
@@ -66,7 +59,7 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
 /* Fill the struct at `base` from the mapping `m` by `table` (each row set by
  * the core, sleepacc_field_set): keys absent from m keep their value (a
  * required row's absence is the KeyError); a bad type is a TypeError naming
- * the key; a str the struct keeps (a name, sleepacc_py_name) is borrowed
+ * the key; a str the struct keeps (a name; a NUL byte: the core's rule) is borrowed
  * from m, which must be a dict.  0 or -1. */
 int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
 

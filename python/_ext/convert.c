@@ -2,28 +2,13 @@
  * convert.c -- the conversions of the CPython binding (see binding.h): one
  * getter the core reads a call's options through (sleepacc_getter; every
  * option's rule, the lists and the config check are the core's), one
- * fault mapper, one name converter, one loop each way over the core's field
+ * fault mapper, one loop each way over the core's field
  * tables, one error mapper and one chunked runner.
  */
 #include "binding.h"
 
 #include <stdio.h>
 #include <string.h>
-
-const char *sleepacc_py_name(PyObject *obj, const char *arg) {
-  Py_ssize_t len;
-  const char *s;
-  if (!PyUnicode_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: must be a str, got %s", arg, Py_TYPE(obj)->tp_name);
-    return NULL;
-  }
-  if ((s = PyUnicode_AsUTF8AndSize(obj, &len)) == NULL) return NULL;
-  if (sleepacc_name_check(s, (size_t)len) < 0) {
-    PyErr_Format(PyExc_ValueError, "%s: must not contain a NUL byte, got %R", arg, obj);
-    return NULL;
-  }
-  return s;
-}
 
 /* A sleepacc_pairs as a dict {key: value}, in order. */
 static PyObject *py_pairs(const sleepacc_pairs *pairs) {
@@ -88,24 +73,25 @@ PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base)
   return d;
 }
 
-/* The object v (the value of key) as a core value: None NULL; a bool or a
- * numpy bool BOOL; a str TEXT (its UTF-8, borrowed from v, NUL bytes
- * refused); a list or tuple LIST (its length); an int (or what operator.index() takes) INT, beyond int64
- * saturated with *overflow its sign; a real number (PyFloat_AsDouble: not
+/* The object v as a core value: None NULL; a bool or a numpy bool BOOL; a
+ * str TEXT (its UTF-8, borrowed from v, and its length: a NUL byte is the
+ * core's rule); a list or tuple LIST (its length); an int (or what operator.index() takes) INT, beyond int64
+ * saturated with .overflow its sign (the core refuses it); a real number (PyFloat_AsDouble: not
  * bytes or complex) REAL; the rest NESTED, a kind no option or plain field
  * takes (the caller's TypeError).  0 or -1. */
-static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *overflow) {
+static int py_value(PyObject *v, sleepacc_value *out) {
   const char *type = Py_TYPE(v)->tp_name;
   memset(out, 0, sizeof *out);
-  *overflow = 0;
   if (v == Py_None) return 0;
   if (PyBool_Check(v) || !strcmp(type, "numpy.bool") || !strcmp(type, "numpy.bool_")) {
     out->kind = SLEEPACC_VALUE_BOOL;
     return (out->i = PyObject_IsTrue(v)) < 0 ? -1 : 0;
   }
   if (PyUnicode_Check(v)) {
+    Py_ssize_t len;
     out->kind = SLEEPACC_VALUE_TEXT;
-    return (out->s = sleepacc_py_name(v, key)) != NULL ? 0 : -1;
+    out->i = (out->s = PyUnicode_AsUTF8AndSize(v, &len)) != NULL ? (int64_t)len : 0;
+    return out->s != NULL ? 0 : -1;
   }
   if (PyList_Check(v) || PyTuple_Check(v)) { /* a list option's value; no field takes it */
     out->kind = SLEEPACC_VALUE_LIST, out->i = PySequence_Fast_GET_SIZE(v);
@@ -115,9 +101,9 @@ static int py_value(PyObject *v, const char *key, sleepacc_value *out, int *over
     PyObject *i = PyNumber_Index(v);
     if (i == NULL) return -1;
     out->kind = SLEEPACC_VALUE_INT;
-    out->i = PyLong_AsLongLongAndOverflow(i, overflow);
+    out->i = PyLong_AsLongLongAndOverflow(i, &out->overflow);
     Py_DECREF(i);
-    if (*overflow) out->i = *overflow > 0 ? INT64_MAX : INT64_MIN;
+    if (out->overflow) out->i = out->overflow > 0 ? INT64_MAX : INT64_MIN;
     return out->i == -1 && PyErr_Occurred() ? -1 : 0;
   }
   out->kind = SLEEPACC_VALUE_REAL; /* what float() takes, but str (above), bytes and complex */
@@ -153,8 +139,6 @@ static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t in
 static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_py_source *src = (sleepacc_py_source *)ctx;
   PyObject *v, *key;
-  char item[96];
-  int overflow;
   memset(out, 0, sizeof *out);
   if (name == NULL) { /* the next key */
     if (!PyDict_Next(src->options, &src->pos, &key, NULL)) return 0;
@@ -162,8 +146,7 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
     return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
   }
   if ((v = py_lookup(src, name, index)) == NULL) return 0;
-  snprintf(item, sizeof item, index < 0 ? "%s" : "%s[%lld]", name, (long long)index);
-  return py_value(v, item, out, &overflow) < 0 ? -1 : 1;
+  return py_value(v, out) < 0 ? -1 : 1;
 }
 
 static void *py_room(void *ctx, size_t bytes) {
@@ -200,8 +183,8 @@ int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, Py
   sleepacc_py_source src = {NULL, obj, 0, NULL};
   sleepacc_value v;
   sleepacc_fault f;
-  int overflow, rc;
-  if (py_value(obj, name, &v, &overflow) < 0) return -1;
+  int rc;
+  if (py_value(obj, &v) < 0) return -1;
   if ((rc = sleepacc_value_read(o, name, base, &v, &f)) < 0) sleepacc_py_fault(&src, rc, &f);
   return rc < 0 ? -1 : 0;
 }
@@ -211,7 +194,7 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
     PyObject *v = PyMapping_GetItemString(m, f->name);
     sleepacc_value val;
     const char *msg = NULL;
-    int rc, overflow;
+    int rc;
     if (v == NULL) { /* absent: keep the value (a required key: the KeyError) */
       if (!PyErr_ExceptionMatches(PyExc_KeyError) || (f->flags & SLEEPACC_FIELD_REQUIRED)) return -1;
       PyErr_Clear();
@@ -219,9 +202,7 @@ int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) 
     }
     if (f->type == SLEEPACC_FIELD_NESTED)
       rc = sleepacc_py_to_fields(f->sub, v, (char *)base + f->offset);
-    else if ((rc = py_value(v, f->name, &val, &overflow)) == 0 && overflow)
-      rc = -ERANGE, msg = "out of range";
-    else if (rc == 0)
+    else if ((rc = py_value(v, &val)) == 0)
       rc = sleepacc_field_set(f, base, &val, &msg);
     if (rc == -EINVAL && msg)
       PyErr_Format(PyExc_TypeError, "%s: %s %s", f->name, msg, Py_TYPE(v)->tp_name);

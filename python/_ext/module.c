@@ -194,23 +194,25 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
   return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
 }
 
+/* The memory of a table's text (sleepacc_table_text's alloc). */
+static void *py_table_alloc(void *ctx, size_t bytes) {
+  (void)ctx;
+  return PyMem_Malloc(bytes);
+}
+
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
   PyObject *rows_obj;
-  const char *style = "irtt";
+  const char *style = "irtt", *words = NULL;
   (void)self;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:table", kwlist, &rows_obj, &style))
     return NULL;
-  sleepacc_table_fn render = sleepacc_table_style(style);
-  if (render == NULL)
-    return PyErr_Format(PyExc_ValueError, "style must be 'irtt' or 'wide', got '%s'", style);
   PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
   if (seq == NULL) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
   char *buf = NULL;
   PyObject *result = NULL;
-  size_t needed = 0;
   int len;
   if (rows == NULL) {
     PyErr_NoMemory();
@@ -220,14 +222,10 @@ static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   for (Py_ssize_t i = 0; i < n; i++)
     if (sleepacc_py_to_fields(sleepacc_row_fields, PySequence_Fast_GET_ITEM(seq, i), &rows[i]) < 0)
       goto done;
-  /* the size first, then the table */
-  len = render(rows, (size_t)n, NULL, 0, &needed);
-  if (len == -ENOSPC && (buf = PyMem_Malloc(needed)) == NULL) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  if (len == -ENOSPC) len = render(rows, (size_t)n, buf, needed, NULL);
-  if (len < 0) sleepacc_py_raise(len, "sleepacc_table");
+  len = sleepacc_table_text(style, rows, (size_t)n, py_table_alloc, NULL, &buf, &words);
+  if (words) PyErr_Format(PyExc_ValueError, "style: %s, got '%s'", words, style); /* the core's rule */
+  else if (len == -ENOMEM) PyErr_NoMemory();
+  else if (len < 0) sleepacc_py_raise(len, "sleepacc_table");
   else result = PyUnicode_DecodeUTF8(buf, len, "strict");
 done:
   PyMem_Free(buf);

@@ -34,9 +34,9 @@ static uint64_t precise_me(void) { return (uint64_t)PyThread_get_thread_ident();
 
 /* A handle's error as an exception (`what` names the call); NULL. */
 static PyObject *precise_raise(PreciseObject *o, int rc, const char *what) {
-  const char *kind = is_pacer(o) ? "Pacer" : "Sleeper";
-  if (rc == -EBUSY) return PyErr_Format(PyExc_RuntimeError, "%s is sleeping in another thread", kind);
-  if (rc == -EBADF) return PyErr_Format(PyExc_ValueError, "%s is closed", kind);
+  const char *kind = is_pacer(o) ? "Pacer" : "Sleeper", *words = sleepacc_precise_words(rc);
+  if (words) /* busy: RuntimeError, closed: ValueError, in the core's words */
+    return PyErr_Format(rc == -EBUSY ? PyExc_RuntimeError : PyExc_ValueError, "%s %s", kind, words);
   return sleepacc_py_raise(rc, what ? what : kind);
 }
 

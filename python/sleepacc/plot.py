@@ -469,8 +469,10 @@ def lateness_cdf(data, methods=None, *, requested: Optional[float] = None,
                     n = e.size
                     surv = 1.0 - np.arange(1, n + 1) / n    # share of samples above e[k]
                     keep = surv > 0
+                    if n == 1:  # no tail: the curve is its one point, at 1/n
+                        surv, keep = np.ones(1), np.ones(1, dtype=bool)
                     ax.step(e[keep], surv[keep], where="post", color=c, lw=1.2,
-                            label=f"{name} (n={n:,})")
+                            marker="o" if n == 1 else None, ms=3.5, label=f"{name} (n={n:,})")
                     lowest = min(lowest, 1.0 / n)
                 else:
                     n = r["n"] or 0

@@ -149,7 +149,7 @@ static void test_values_with_arguments(void) {
   memset(&a, 0, sizeof a);
   CHECK(fd->required == 1 && strcmp(fd->args[0].name, "ns") == 0 && fd->args[0].kind == SLEEPACC_OPT_INT64);
   /* the argument by its option row, as a binding sets it */
-  sleepacc_value in = {SLEEPACC_VALUE_INT, 1500, 0.0, NULL, NULL, NULL};
+  sleepacc_value in = {SLEEPACC_VALUE_INT, 1500, 0.0, NULL, NULL, NULL, 0};
   char msg[SLEEPACC_OPTION_MESSAGE_MAX];
   CHECK(sleepacc_option_set(&fd->args[0], &a, &in, msg, sizeof msg) == 0 && a.i64 == 1500);
   buf = answer(fd, &a, &out, &rc);

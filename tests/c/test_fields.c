@@ -113,7 +113,7 @@ static void test_set(void) {
   CHECK(set(&p, STATS, SLEEPACC_VALUE_INT, 1, 0, NULL, &msg) == -EINVAL);
   CHECK(set(&p, TEXT, SLEEPACC_VALUE_TEXT, 0, 0, "x", &msg) == -EINVAL && p.text[0] == '\0');
   CHECK(set(&p, NONE, SLEEPACC_VALUE_NULL, 0, 0, NULL, &msg) == -EINVAL);
-  CHECK(sleepacc_field_set(&rows[I], &p, &(sleepacc_value){SLEEPACC_VALUE_INT, 4, 0, NULL, NULL, NULL},
+  CHECK(sleepacc_field_set(&rows[I], &p, &(sleepacc_value){SLEEPACC_VALUE_INT, 4, 0, NULL, NULL, NULL, 0},
                            NULL) == 0 && p.i == 4);
 }
 

@@ -111,11 +111,11 @@ static void test_names(void) {
   v = TEXTV("0.5");
   CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == -EINVAL && sc.quantile == 0.5);
   /* a short message buffer is cut, never overrun; NULL arguments */
-  CHECK(sleepacc_option_set(opt("method"), &c, &(sleepacc_value){SLEEPACC_VALUE_TEXT, 0, 0, "x", 0, 0},
+  CHECK(sleepacc_option_set(opt("method"), &c, &(sleepacc_value){SLEEPACC_VALUE_TEXT, 0, 0, "x", 0, 0, 0},
                             msg, 8) == -ERANGE && strlen(msg) == 7);
   CHECK(sleepacc_option_set(opt("n"), &c, NULL, msg, sizeof msg) == -EFAULT);
   CHECK(sleepacc_option_set(NULL, &c, &v, NULL, 0) == -EFAULT);
-  CHECK(sleepacc_option_set(opt("n"), &c, &(sleepacc_value){SLEEPACC_VALUE_INT, 0, 0, 0, 0, 0}, NULL, 0)
+  CHECK(sleepacc_option_set(opt("n"), &c, &(sleepacc_value){SLEEPACC_VALUE_INT, 0, 0, 0, 0, 0, 0}, NULL, 0)
         == -ERANGE);
 }
 
@@ -336,6 +336,145 @@ static void test_value_read(void) {
         -EINVAL);
 }
 
+/* words (issue 12): an integer beyond int64, as a binding reports it
+ * (saturated, .overflow its sign), is refused by the bound on its side,
+ * never taken as INT64_MAX/INT64_MIN. */
+static sleepacc_value beyond(int sign) {
+  sleepacc_value v = INTV(sign > 0 ? INT64_MAX : INT64_MIN);
+  v.overflow = sign;
+  return v;
+}
+
+/* The argument of the call row format_duration. */
+static const sleepacc_option *format_duration_arg(void) {
+  for (const sleepacc_call *c = sleepacc_calls; c->fn; c++)
+    if (c->python && !strcmp(c->python, "format_duration")) return c->args;
+  return NULL;
+}
+
+static void test_beyond_int64_is_refused(void) {
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  const sleepacc_option *ns = format_duration_arg();
+  const sleepacc_option *q = sleepacc_option_find(sleepacc_sleeper_options, "quantile");
+  const char *field = NULL, *why = NULL;
+  table t = {0}, st = {0};
+  sleepacc_getter g;
+  sleepacc_call_args a = {5, 0, NULL};
+  sleepacc_config c;
+  sleepacc_sleeper_config sc;
+  sleepacc_value v;
+  sleepacc_fault f;
+  int64_t deadline = 7;
+  /* a run's options: refused by the bound, after the rules that word it better */
+  put(&t, "method", TEXTV("nanosleep"));
+  put(&t, "duration", REALV(1e-3));
+  put(&t, "warmup", beyond(1));
+  g = getter(&t);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE && f.show);
+  CHECK(!strcmp(f.option, "warmup") && !strcmp(f.words, "must be <= 9223372036854775807"));
+  put(&t, "slack", beyond(1)); /* slack's own range words win for slack; warmup is still refused */
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && !strcmp(f.option, "warmup"));
+  t.e[2].v = INTV(0);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && !strcmp(f.option, "slack"));
+  CHECK(!strcmp(f.words, "must be 1 ns .. 1 s (or left as it is)"));
+  t.e[3].v = beyond(-1);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && !strcmp(f.words, "must be >= 0"));
+  t.e[3].v = INTV(1000);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == 0 && c.env.slack_ns == 1000);
+  put(&t, "cpu", beyond(1));
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && !strcmp(f.words, "must be <= 2147483647"));
+  /* a sleeper's: dma_latency's range words */
+  put(&st, "dma_latency", beyond(1));
+  g = getter(&st);
+  CHECK(sleepacc_sleeper_read(&sc, 0, &g, &f) < 0 && !strcmp(f.option, "dma_latency"));
+  CHECK(strstr(f.words, "0..2000000000 us") != NULL);
+  /* a sweep's shared options */
+  memset(&t, 0, sizeof t);
+  put(&t, "methods", LISTV(1));
+  t.e[0].list[0] = TEXTV("nanosleep");
+  put(&t, "warmup", beyond(1));
+  g = getter(&t);
+  {
+    sleepacc_sweep_args sw;
+    CHECK(sleepacc_sweep_read(&sw, &g, 1, &f) == -ERANGE && !strcmp(f.option, "warmup"));
+    CHECK(!strcmp(f.words, "must be <= 9223372036854775807"));
+    free(t.room);
+  }
+  /* an argument whose least is INT64_MIN (format_duration's ns) */
+  CHECK(ns && sleepacc_value_read(ns, NULL, &a, &(sleepacc_value){0}, &f) == -EINVAL);
+  v = beyond(-1);
+  CHECK(sleepacc_value_read(ns, NULL, &a, &v, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.words, "must be >= -9223372036854775808") && !strcmp(f.option, "ns") && a.i64 == 5);
+  v = beyond(1);
+  CHECK(sleepacc_value_read(ns, NULL, &a, &v, &f) == -ERANGE && a.i64 == 5);
+  CHECK(!strcmp(f.words, "must be <= 9223372036854775807") && f.show == 1);
+  v = INTV(INT64_MIN);
+  CHECK(sleepacc_value_read(ns, NULL, &a, &v, &f) == 0 && a.i64 == INT64_MIN);
+  /* seconds and deadlines: their own rules' words, as for any too large value */
+  CHECK(set(&c, "duration", beyond(1), msg) == -ERANGE && strstr(msg, "one day"));
+  CHECK(set(&c, "duration", beyond(-1), msg) == -ERANGE && !strcmp(msg, "must be non-negative"));
+  v = beyond(1);
+  CHECK(sleepacc_value_read(sleepacc_deadline_option, NULL, &deadline, &v, &f) == -ERANGE && deadline == 7);
+  /* a number: a too large quantile by the sleeper's rule */
+  sleepacc_sleeper_config_default(&sc);
+  CHECK(q && sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == 0);
+  CHECK(sleepacc_sleeper_config_explain(&sc, 0, &field, &why) < 0 && !strcmp(field, "quantile"));
+  /* ... and through the reader, also when another rule breaks first (a number is not INT64) */
+  memset(&st, 0, sizeof st);
+  put(&st, "quantile", beyond(1));
+  put(&st, "margin", REALV(-1));
+  g = getter(&st);
+  CHECK(sleepacc_sleeper_read(&sc, 0, &g, &f) < 0 && !strcmp(f.option, "margin"));
+  st.e[1].v = REALV(1e-5);
+  CHECK(sleepacc_sleeper_read(&sc, 0, &g, &f) < 0 && !strcmp(f.option, "quantile"));
+  CHECK(strstr(f.words, "9223372036854775807") == NULL);
+  /* a plain field (a record read back): "out of range" */
+  {
+    const sleepacc_field *row = &sleepacc_stats_fields[0];
+    sleepacc_stats rec;
+    const char *words = NULL;
+    memset(&rec, 0, sizeof rec);
+    CHECK(sleepacc_field_set(row, &rec, &v, &words) == -ERANGE && words && !strcmp(words, "out of range"));
+    v = INTV(4);
+    CHECK(sleepacc_field_set(row, &rec, &v, &words) == 0);
+  }
+}
+
+/* words (issue 12): a NUL byte in a text (given with its length) is the
+ * core's rule, before any kind's; a field's too; the words for any text. */
+static void test_nul_byte_is_refused(void) {
+  char msg[SLEEPACC_OPTION_MESSAGE_MAX];
+  table t = {0};
+  sleepacc_getter g;
+  sleepacc_config c;
+  sleepacc_fault f;
+  sleepacc_value v = val(SLEEPACC_VALUE_TEXT, 9, 0.0, "nano\0sleep");
+  const char *words = NULL;
+  CHECK(sleepacc_text_words("ab", 2) == NULL && sleepacc_text_words("a\0b", 0) == NULL);
+  CHECK(sleepacc_text_words(NULL, 3) == NULL);
+  CHECK(!strcmp(sleepacc_text_words("a\0b", 3), "must not contain a NUL byte"));
+  sleepacc_config_default(&c);
+  CHECK(set(&c, "method", v, msg) == -ERANGE && !strcmp(msg, "must not contain a NUL byte"));
+  CHECK(set(&c, "duration", v, msg) == -ERANGE && c.method == NULL); /* before the kind's rule */
+  CHECK(set(&c, "method", val(SLEEPACC_VALUE_TEXT, 4, 0.0, "nano\0sleep"), msg) == -ERANGE);
+  CHECK(set(&c, "method", val(SLEEPACC_VALUE_TEXT, 9, 0.0, "nanosleep"), msg) == 0 && c.method);
+  /* through the reader: a RULE fault shown with the value */
+  put(&t, "method", v);
+  put(&t, "duration", REALV(1e-3));
+  g = getter(&t);
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE && f.show);
+  CHECK(!strcmp(f.option, "method") && !strcmp(f.words, "must not contain a NUL byte"));
+  /* a field of a struct filled from a script's mapping */
+  {
+    const sleepacc_field *row = NULL;
+    sleepacc_method_info info;
+    for (const sleepacc_field *r = sleepacc_method_info_fields; r->name; r++)
+      if (!strcmp(r->name, "family")) row = r;
+    CHECK(row && sleepacc_field_set(row, &info, &v, &words) == -ERANGE);
+    CHECK(words && !strcmp(words, "must not contain a NUL byte"));
+  }
+}
+
 int main(void) {
   TEST(test_seconds_and_budget);
   TEST(test_integers_and_bools);
@@ -344,5 +483,7 @@ int main(void) {
   TEST(test_take_and_own);
   TEST(test_sweep_read);
   TEST(test_value_read);
+  TEST(test_beyond_int64_is_refused);
+  TEST(test_nul_byte_is_refused);
   return check_summary();
 }

@@ -72,6 +72,11 @@ static void test_open_close_twice(void) {
   CHECK(sleepacc_precise_begin(&call, &H, 1, sleepacc_now_ns(), 0, NULL) == -EBADF);
   CHECK(sleepacc_precise_step(&call) == -EINVAL && sleepacc_precise_end(&call, 1) == 0);
   CHECK(sleepacc_precise_poll(&H, 1, sleepacc_now_ns(), 0) == -EBADF);
+  /* words (issue 12): each binding's refusal follows its type's name */
+  CHECK(!strcmp(sleepacc_precise_words(-EBADF), "is closed"));
+  CHECK(!strcmp(sleepacc_precise_words(EBADF), "is closed"));
+  CHECK(!strcmp(sleepacc_precise_words(-EBUSY), "is sleeping in another thread"));
+  CHECK(sleepacc_precise_words(-EINVAL) == NULL && sleepacc_precise_words(0) == NULL);
   /* the stats of a closed handle stay readable */
   CHECK(sleepacc_precise_stats_get(&H, 1, &ST, NULL) == 0 && ST.sleeper.count == 1);
   /* reopened: as the kind asked for */

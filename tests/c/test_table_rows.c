@@ -4,6 +4,7 @@
 #include "check.h"
 #include "sleepacc.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const sleepacc_field *row_field(const char *name) {
@@ -50,8 +51,49 @@ static void test_table_style(void) {
   CHECK(strcmp(a, b) == 0);
 }
 
+/* words (issue 12): sleepacc_table_text -- the style's one rule and words,
+ * the size then the text in the binding's memory, asked for once. */
+typedef struct pool {
+  char mem[4096];
+  size_t asked;
+  int calls, fail;
+} pool;
+
+static void *pool_alloc(void *ctx, size_t bytes) {
+  pool *p = (pool *)ctx;
+  p->calls++, p->asked = bytes;
+  return p->fail || bytes > sizeof p->mem ? NULL : p->mem;
+}
+
+static void test_table_text(void) {
+  sleepacc_row row;
+  pool p = {{0}, 0, 0, 0};
+  char want[2048];
+  char *text = NULL;
+  const char *words = NULL;
+  int len;
+  memset(&row, 0, sizeof row);
+  row.method = "nanosleep", row.requested_ns = 1000000, row.stats.n = 1, row.cpu_percent = -1;
+  len = sleepacc_table_text("wide", &row, 1, pool_alloc, &p, &text, &words);
+  CHECK(len == sleepacc_table_wide(&row, 1, want, sizeof want, NULL) && len > 0);
+  CHECK(text == p.mem && !strcmp(text, want) && p.calls == 1 && p.asked == (size_t)len + 1 && !words);
+  len = sleepacc_table_text(NULL, &row, 1, pool_alloc, &p, &text, &words); /* NULL: irtt */
+  CHECK(len == sleepacc_table_irtt(&row, 1, want, sizeof want, NULL) && !strcmp(text, want));
+  CHECK(sleepacc_table_text("irtt", &row, 0, pool_alloc, &p, &text, &words) >= 0 && !words);
+  /* an unknown style: the rule's words, naming every style; nothing asked for */
+  p.calls = 0;
+  CHECK(sleepacc_table_text("fancy", &row, 1, pool_alloc, &p, &text, &words) == -EINVAL);
+  CHECK(words && !strcmp(words, "must be 'irtt' or 'wide'") && p.calls == 0 && text == NULL);
+  CHECK(sleepacc_table_style("irtt") && sleepacc_table_style("wide"));
+  CHECK(strstr(words, "'irtt'") && strstr(words, "'wide'"));
+  p.fail = 1;
+  CHECK(sleepacc_table_text("irtt", &row, 1, pool_alloc, &p, &text, &words) == -ENOMEM && !words);
+  CHECK(sleepacc_table_text("irtt", &row, 1, NULL, &p, &text, &words) == -EFAULT);
+}
+
 int main(void) {
   TEST(test_row_fields);
   TEST(test_table_style);
+  TEST(test_table_text);
   return check_summary();
 }

@@ -131,7 +131,8 @@ local words = {
   {sa.measure, with{warmup = "1"}, "warmup: integer expected, got string"},
   {sa.measure, with{mode = "sideways"}, "mode: must be 'relative' or 'periodic', got \"sideways\""},
   {sa.measure, with{mode = 1}, "mode: string expected, got number"},
-  {sa.measure, with{mode = "relative\0"}, "mode: holds a NUL byte"},
+  -- words (issue 12): the core's NUL rule, Python's words (was "mode: holds a NUL byte")
+  {sa.measure, with{mode = "relative\0"}, "mode: must not contain a NUL byte, got \"relative\\0\""},
   {sa.measure, with{policy = "bogus"},
    "policy: must be one of 'other', 'batch', 'idle', 'fifo', 'rr', got \"bogus\""},
   {sa.measure, with{method = "bogus"}, "method: must be an available method (select, "},
@@ -144,6 +145,11 @@ local words = {
   {sa.measure, with{budget = true}, "budget: number of seconds expected, got boolean"},
   {sa.measure, with{keep_samples = 1}, "keep_samples: boolean expected, got number"},
   {sa.measure, with{slack = 1e-6}, "slack: integer expected, got a fraction"},
+  -- words (issue 12): an integral number beyond int64 is out of range, as in Python (it was
+  -- "integer expected, got a fraction"); a rule with a range words it first
+  {sa.measure, with{warmup = 2 ^ 70}, "warmup: must be <= 9223372036854775807, got 1.1805916207174e+21"},
+  {sa.measure, with{n = 10, warmup = -2 ^ 70}, "warmup: must be >= 0, got -1.1805916207174e+21"},
+  {sa.measure, with{slack = 2 ^ 64}, "slack: must be 1 ns .. 1 s (or left as it is), got 1.844674407371e+19"},
   {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
   {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
   -- a rule of the whole run, or of a sweep's plan: the core's words (its reader's fault)
@@ -179,5 +185,11 @@ end}
 tests[#tests + 1] = {"budget=false (no budget) with n still runs, n stopping it", function()
   local r = assert(sa.measure(with{method = "clock", duration = 0, n = 3, budget = false}))
   T.eq(r.n, 3, "n")
+end}
+tests[#tests + 1] = {"style: the core's one rule and words, as Python's (words, issue 12)", function()
+  -- was: style: unknown style "fancy"; known: irtt, wide
+  local ok, err = pcall(sa.table, {}, "fancy")
+  T.check(not ok and tostring(err):find("style: must be 'irtt' or 'wide', got \"fancy\"", 1, true), "%s",
+          tostring(err))
 end}
 return tests

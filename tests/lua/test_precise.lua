@@ -151,6 +151,8 @@ test("a closed pacer refuses to wait", function()
   p:close()
   local ok, err = pcall(p.wait, p)
   T.check(not ok and tostring(err):find("closed", 1, true), "wait on a closed pacer: %s", tostring(err))
+  -- words (issue 12): the core's, as Python's "Pacer is closed" (was "sleepacc.Pacer: closed")
+  T.check(tostring(err):find("sleepacc.Pacer: is closed", 1, true), "the words: %s", tostring(err))
   T.check(tostring(p):find("closed", 1, true), "tostring: %s", tostring(p))
 end)
 
@@ -289,7 +291,7 @@ test("seconds, period and deadline_ns: the core's rule and words, then the value
     {"seconds: number of seconds expected, got string", sa.sleep, "0.1"},
     {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
     {"method: string expected, got number", sa.sleep, 0, 5},
-    {"method: holds a NUL byte", sa.sleep, 0, "auto\0"},
+    {"method: must not contain a NUL byte, got \"auto\\0\"", sa.sleep, 0, "auto\0"}, -- words (issue 12)
     {"period: must be non-negative, got -0.5", sa.pacer, -0.5},
     {"period: must be positive", sa.pacer, 0},
     {"period: number of seconds expected, got no value", sa.pacer},

@@ -199,12 +199,34 @@ def test_numpy_scalars_convert_by_their_kind():
     (dict(n=2**70), r"^n: .*, got 1180591620717411303424$"),
     (dict(n=-2**70), r"^n: must be >= 1, got -1180591620717411303424$"),
     (dict(slack=2**64), r"^slack: must be 1 ns \.\. 1 s \(or left as it is\), got 18446744073709551616$"),
+    # words (issue 12): no rule bounds warmup: the int64 bound refuses it (it was taken as INT64_MAX)
+    (dict(warmup=2**70), r"^warmup: must be <= 9223372036854775807, got 1180591620717411303424$"),
+    (dict(n=10, warmup=2**70), r"^warmup: must be <= 9223372036854775807, got 1180591620717411303424$"),
     (dict(cpu=2**40), r"^cpu: must be <= 2147483647, got 1099511627776$"),
     (dict(warmup=-2**80), r"^warmup: must be >= 0, got -1208925819614629174706176$"),
 ])
 def test_ints_beyond_int64_are_refused_with_the_callers_value(kw, says):
     with pytest.raises(ValueError, match=says):
         sleepacc.measure("nanosleep", 1e-4, **kw)
+
+
+def test_an_int_beyond_int64_is_never_taken_as_int64_max():
+    """words (issue 12): the binding reports the overflow, the core refuses it (it was saturated)."""
+    with pytest.raises(ValueError, match=r"^ns: must be <= 9223372036854775807, got 1180591620717411303424$"):
+        sleepacc._core.format_duration(2**70)
+    with pytest.raises(ValueError, match=r"^ns: must be >= -9223372036854775808, got -9223372036854775809$"):
+        sleepacc._core.format_duration(-2**63 - 1)
+    assert sleepacc._core.format_duration(2**63 - 1) == sleepacc._core.format_duration(np.int64(2**63 - 1))
+    with pytest.raises(ValueError, match=r"^quantile: must be in \(0, 1\), got 18446744073709551616$"):
+        sleepacc.Sleeper("spin", quantile=2**64)
+
+
+def test_a_table_style_by_the_core_rule():
+    """words (issue 12): one rule and words for both bindings (Python's was "style must be 'irtt'
+    or 'wide', got 'x'", Lua's 'style: unknown style "x"; known: irtt, wide')."""
+    with pytest.raises(ValueError, match=r"^style: must be 'irtt' or 'wide', got 'fancy'$"):
+        sleepacc._core.table([], "fancy")
+    assert sleepacc._core.table([], "wide") == sleepacc._core.table([], style="wide")
 
 
 def test_sweep_mode_and_names_by_the_core_rules():

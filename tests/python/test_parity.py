@@ -126,10 +126,12 @@ def _lua_literal(v):
     return f'"{v}"' if isinstance(v, str) else repr(v)
 
 
-def test_broken_option_rules_read_the_same_in_both():
+def _lua_measure_errors(options):
+    """Lua's error of sa.measure{method = "nanosleep", duration = 1e-4, n = 1, <k> = <v>}
+    for each (k, v) of options, in order (the Lua module built first)."""
     calls = "\n".join(
         f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
-        f'{k} = {_lua_literal(v)}}})))' for k, v in BAD_OPTIONS)
+        f'{k} = {_lua_literal(v)}}})))' for k, v in options)
     build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
@@ -138,8 +140,12 @@ def test_broken_option_rules_read_the_same_in_both():
                          env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
     assert out.returncode == 0, out.stderr
     lua_words = out.stdout.strip().splitlines()
-    assert len(lua_words) == len(BAD_OPTIONS), out.stdout
-    for (k, v), lua_msg in zip(BAD_OPTIONS, lua_words):
+    assert len(lua_words) == len(options), out.stdout
+    return lua_words
+
+
+def test_broken_option_rules_read_the_same_in_both():
+    for (k, v), lua_msg in zip(BAD_OPTIONS, _lua_measure_errors(BAD_OPTIONS)):
         kw = dict(dict(method="nanosleep", duration=1e-4, n=1), **{k: v})
         with pytest.raises(ValueError) as e:
             sleepacc.measure(kw.pop("method"), kw.pop("duration"), **kw)
@@ -169,19 +175,7 @@ WHOLE_RUN_RULES = [("priority", 50), ("slack", 0), ("cpu", 4095), ("dma_latency"
 
 
 def test_whole_run_rules_read_the_same_in_both():
-    calls = "\n".join(
-        f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
-        f'{k} = {_lua_literal(v)}}})))' for k, v in WHOLE_RUN_RULES)
-    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    out = subprocess.run([LUA, "-"], input='local sa = require "sleepacc"\n' + calls,
-                         capture_output=True, text=True, timeout=60,
-                         env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
-    assert out.returncode == 0, out.stderr
-    lua_words = out.stdout.strip().splitlines()
-    assert len(lua_words) == len(WHOLE_RUN_RULES), out.stdout
-    for (k, v), lua_msg in zip(WHOLE_RUN_RULES, lua_words):
+    for (k, v), lua_msg in zip(WHOLE_RUN_RULES, _lua_measure_errors(WHOLE_RUN_RULES)):
         with pytest.raises(ValueError) as e:
             sleepacc.measure("nanosleep", 1e-4, n=1, **{k: v})
         assert lua_msg.endswith(str(e.value)) and str(e.value).endswith(f", got {v}"), (str(e.value), lua_msg)
