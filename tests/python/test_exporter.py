@@ -163,8 +163,8 @@ def test_the_cpu_budget_is_enforced_on_a_spinning_method():
     # the thread's CPU time since the loop began is at most the budget's share
     # of the wall time since then.  It holds however long a turn takes and
     # whatever share of a CPU the machine gives the thread (a fixed allowance
-    # for the last turn's CPU did not: a turn and its snapshot take 20-40 ms of
-    # CPU by build and load), and it fails as soon as a turn starts over the budget.
+    # for the last turn's CPU did not: a 20 ms turn took 10-25 ms of CPU here,
+    # up to 54 ms under ASan), and it fails as soon as a turn starts over the budget.
     budget = 0.05
     e = ex.Exporter(["spin"], [1_000_000], cpu_budget=budget, doctor_every=None, turn_s=0.02)
     rests = []        # (CPU before the rest, wall after it) since the loop began, ns
