@@ -36,10 +36,12 @@ def test_other_threads_run_during_a_measure(method, duration):
         stop.set()
         t.join()
     assert elapsed >= 1.0 and m.n > 0
-    # with the GIL held by the measure the counter would stand still; released,
-    # it keeps a good part of its pace (2 CPUs: a spinning measure takes one)
+    # with the GIL held by the measure the counter would stand still (it could
+    # run only until the measure took the GIL: a switch interval, 5 ms, is 0.5 %
+    # of the 1 s); released, it keeps a share of its pace however loaded the
+    # machine is (2 CPUs: a spinning measure takes one; other work may take more)
     assert baseline > 0
-    assert advanced >= 0.2 * baseline * elapsed, (advanced, baseline)
+    assert advanced >= 0.05 * baseline * elapsed, (advanced, baseline)
 
 
 def _interrupt_after(delay, seen):
