@@ -91,12 +91,13 @@ int sleepacc_run_close(sleepacc_run *r, sleepacc_result *out, size_t *used) {
 /* What failed at open, into buf; 1 when it was a refusal for privileges. */
 static int open_words(const sleepacc_run *r, char *buf, size_t cap) {
   const sleepacc_config *c = &r->cfg;
-  const char *field = r->saved.bad_field, *msg = NULL;
+  const char *field, *why, *msg = NULL;
   char env_field[32];
+  sleepacc_run_refusal(r, &field, &why); /* the environment step's blame */
   snprintf(env_field, sizeof env_field, "env.%s", field ? field : "");
-  if (field && r->saved.why) { /* refused up front: nothing was changed */
+  if (field && why) { /* refused up front: nothing was changed */
     snprintf(buf, cap, "%s: %s; asked: policy='%s', priority %d", sleepacc_option_of_field(env_field),
-             r->saved.why, sleepacc_policy_name(c->env.policy), c->env.priority);
+             why, sleepacc_policy_name(c->env.policy), c->env.priority);
     return 1;
   }
   if (field && sleepacc_privilege_explain(c, r->err, buf, cap)) return 1;
