@@ -89,18 +89,6 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
  * nothing and return 0 for a null value. */
 int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base);
 
-/* A run's kept samples and its core record: the userdata behind a record
- * table's `samples` (lua/lsleepacc.c; sa.table and sa.save read it). */
-typedef struct {
-  int64_t *data;       /* malloc'd (NULL when streaming) */
-  size_t len;          /* samples recorded */
-  sleepacc_result res; /* the record (valid once the run finished) */
-} sleepacc_lua_samples;
-/* The records of the results argument at idx (> 0; one record, or an array
- * of them; the table keeps them alive): an array of *n, in a userdata
- * pushed on the stack.  A bad entry raises "results[i]: ...". */
-const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n);
-
 /* Ctrl-C between core chunks (see above): call step(arg) until it returns
  * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
  * (may be NULL) and raises.  0 when done, else the failed step's errno. */
@@ -116,13 +104,8 @@ void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 /* That address again, from the userdata's own (luaL_checkudata's). */
 void *sleepacc_lua_aligned(void *ud);
 
-/* The core's results file writer (csrc/json.c) opened on path with flags
- * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts
- * it; *err: sleepacc_writer_open's 0 or -errno (lua/lsave.c). */
-sleepacc_writer *sleepacc_lua_writer(lua_State *L, const char *path, int flags, int *err);
-
-/* Module parts: add their functions to the table on top of the stack. */
-int sleepacc_lua_open_precise(lua_State *L); /* lua/lsleeper.c */
-int sleepacc_lua_open_save(lua_State *L);    /* lua/lsave.c */
+/* The precise handles' part of the module (lua/lsleeper.c): adds its
+ * functions to the table on top of the stack. */
+int sleepacc_lua_open_precise(lua_State *L);
 
 #endif /* SLEEPACC_LUA_BINDING_H */

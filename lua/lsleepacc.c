@@ -9,9 +9,10 @@
  *   sa.measure{method=, duration=, <option>=...}   -> record
  *   sa.sweep{methods=, durations=, progress=, <option>=...} -> array of records
  *   sa.table(results [, "irtt"|"wide"])            -> text rendered by the core
+ *   sa.save(results, path)                         -> true (the results file)
  *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns(),
  *   sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
- *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c), sa.save (lsave.c)
+ *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c)
  * <option>: n, budget (false: only n), mode, warmup, keep_samples, margin,
  * slack (ns), policy, priority, cpu, lock_memory, dma_latency (us).
  */
@@ -23,8 +24,17 @@
 #include <string.h>
 
 #define SAMPLES_MT "sleepacc.Samples"
+#define WRITER_MT "sleepacc.Writer"
 
 /* ------------------------------------------------------------ Samples */
+
+/* A run's kept samples and its core record: the userdata behind a record
+ * table's `samples` (sa.table and sa.save read it). */
+typedef struct {
+  int64_t *data;       /* malloc'd (NULL when streaming) */
+  size_t len;          /* samples recorded */
+  sleepacc_result res; /* the record (valid once the run finished) */
+} sleepacc_lua_samples;
 
 /* The samples behind the record table at t (named what in errors). */
 static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const char *what) {
@@ -39,7 +49,10 @@ static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const c
   return s;
 }
 
-const sleepacc_lua_samples **sleepacc_lua_records(lua_State *L, int idx, size_t *n) {
+/* The records of the results argument at idx (> 0; one record, or an array
+ * of them; the table keeps them alive): an array of *n, in a userdata
+ * pushed on the stack.  A bad entry raises "results[i]: ...". */
+static const sleepacc_lua_samples **sleepacc__records(lua_State *L, int idx, size_t *n) {
   const sleepacc_lua_samples **recs;
   int single;
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -99,6 +112,51 @@ static int samples_gc(lua_State *L) {
   s->data = NULL;
   s->len = 0;
   return 0;
+}
+
+/* ------------------------------------------------------------ the results file */
+
+/* __gc: after an error or a Ctrl-C the lines written so far stay, without
+ * a footer ("interrupted"). */
+static int writer_gc(lua_State *L) {
+  sleepacc_writer_abort((sleepacc_writer *)luaL_checkudata(L, 1, WRITER_MT));
+  return 0;
+}
+
+/* The core's results file writer (csrc/json.c) opened on path with flags
+ * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts
+ * it; *err: sleepacc_writer_open's 0 or -errno. */
+static sleepacc_writer *sleepacc__writer(lua_State *L, const char *path, int flags, int *err) {
+  sleepacc_writer *w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0);
+  *err = sleepacc_writer_open(w, path, flags, "lua", LUA_VERSION); /* no Lua error before it */
+  luaL_getmetatable(L, WRITER_MT);
+  lua_setmetatable(L, -2);
+  return w;
+}
+
+/* sa.save(results, path): the sleepacc/1 JSON Lines file that `sleepacc
+ * sweep -o` writes and sleepacc.load reads (docs/schema.md): a header (host
+ * facts + hostname and os, settings, start time), one point line per
+ * record (the core's record through sleepacc_result_fields, the kept
+ * samples or null), a footer.  The file is the core's writer's
+ * (SLEEPACC_WRITE_ATOMIC: whole or absent).  Returns true, or nil, "ENAME:
+ * msg", "ENAME".  The same writer serves sa.sweep{output=}. */
+static int sleepacc__save(lua_State *L) {
+  const char *path = sleepacc_lua_str(L, 2, "path");
+  size_t n;
+  const sleepacc_lua_samples **recs = sleepacc__records(L, 1, &n); /* all checked first */
+  int err;
+  sleepacc_writer *w = sleepacc__writer(L, path, SLEEPACC_WRITE_ATOMIC, &err);
+  if (err == -ENAMETOOLONG) sleepacc_lua_error(L, "path", "too long");
+  for (size_t i = 0; i < n && !err; i++) /* one sync, at the end */
+    err = sleepacc_writer_point(w, &recs[i]->res, recs[i]->data, recs[i]->len);
+  if (!err) err = sleepacc_writer_close(w);
+  if (err) {
+    sleepacc_writer_abort(w);
+    return sleepacc_lua_pusherror(L, err, path);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
 }
 
 /* ------------------------------------------------------------ one run */
@@ -185,7 +243,7 @@ static int sleepacc__sweep(lua_State *L) {
   if (sleepacc_lua_field(L, 1, "output")) {
     output = sleepacc_lua_str(L, -1, "output");
     lua_pop(L, 1); /* the options table keeps it */
-    w = sleepacc_lua_writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
+    w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
     if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
@@ -230,7 +288,7 @@ static int sleepacc__table(lua_State *L) {
   size_t n;
   int rc;
   char *p;
-  recs = sleepacc_lua_records(L, 1, &n);
+  recs = sleepacc__records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
   for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
   rc = sleepacc_table_text(style, rows, n, sleepacc__text_alloc, L, &p, &words);
@@ -289,20 +347,22 @@ static void sleepacc__open_calls(lua_State *L) {
 
 static const luaL_Reg sleepacc__funcs[] = {
     {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {"table", sleepacc__table},
-    {NULL, NULL}};
+    {"save", sleepacc__save},       {NULL, NULL}};
 
 static const luaL_Reg samples_meta[] = {
     {"__index", samples_index}, {"__len", samples_len}, {"__tostring", samples_tostring},
     {"__gc", samples_gc},       {NULL, NULL}};
+static const luaL_Reg writer_meta[] = {{"__gc", writer_gc}, {NULL, NULL}};
 
 SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   sleepacc_lua_remember_main(L);
   if (luaL_newmetatable(L, SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
   lua_pop(L, 1);
+  if (luaL_newmetatable(L, WRITER_MT)) luaL_setfuncs(L, writer_meta, 0);
+  lua_pop(L, 1);
   lua_newtable(L);
   luaL_setfuncs(L, sleepacc__funcs, 0);
   sleepacc__open_calls(L);
   sleepacc_lua_open_precise(L);
-  sleepacc_lua_open_save(L);
   return 1;
 }
