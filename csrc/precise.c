@@ -16,6 +16,7 @@
  */
 #include "sleepacc_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* A claim of this process (one from before a fork() is void). */
@@ -61,6 +62,20 @@ int sleepacc_precise_is_open(const sleepacc_precise *h) { return h && h->open; }
 const char *sleepacc_precise_words(int err) {
   if (err > 0) err = -err;
   return err == -EBADF ? "is closed" : err == -EBUSY ? "is sleeping in another thread" : NULL;
+}
+
+/* precise and writer words (issue 12, luathin): the one wording of a
+ * handle's failure, both bindings' (see sleepacc.h). */
+int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
+                             size_t cap) {
+  int pacer = h && h->kind == SLEEPACC_PRECISE_PACER;
+  const char *name = pacer ? "Pacer" : "Sleeper", *refusal = sleepacc_precise_words(err);
+  if (!buf || !cap) return refusal != NULL;
+  if (refusal) snprintf(buf, cap, "%s %s", name, refusal);
+  else if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(field));
+  else if (at == SLEEPACC_PRECISE_AT_CALL) snprintf(buf, cap, "%s.%s", name, pacer ? "wait" : "sleep");
+  else snprintf(buf, cap, "%s", name);
+  return refusal != NULL;
 }
 
 int sleepacc_precise_close(sleepacc_precise *h) {

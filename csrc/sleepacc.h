@@ -1562,6 +1562,24 @@ const char *sleepacc_text_words(const char *s, size_t len);
  * identity's call holds it) "is sleeping in another thread"; NULL for
  * another err (precise.c). */
 const char *sleepacc_precise_words(int err);
+/* --- precise and writer words (issue 12, luathin): what both bindings
+ * used to compose around the core's words, each its own way. --- */
+/* Where a handle failed, for sleepacc_precise_message. */
+#define SLEEPACC_PRECISE_AT_HANDLE 0 /* open, close, stats */
+#define SLEEPACC_PRECISE_AT_CALL 1   /* its sleep (a sleeper) or wait (a pacer) */
+/* Room enough for sleepacc_precise_message's words. */
+#define SLEEPACC_PRECISE_WORDS_MAX 64
+/* The one wording of a failure err of handle h (its kind's name "Sleeper"
+ * or "Pacer"; NULL h: a sleeper's) into buf (cap bytes, cut to fit):
+ *   -EBADF, -EBUSY, the refusal: the whole message, "<name> is closed" or
+ *     "<name> is sleeping in another thread" (sleepacc_precise_words); 1;
+ *   another err (0 too): what failed, for the binding to set beside the
+ *     errno's name and message: the option an open blamed (field, from
+ *     sleepacc_precise_open, by sleepacc_option_of_field: "dma_latency",
+ *     "method"), else at SLEEPACC_PRECISE_AT_CALL "<name>.sleep" or
+ *     "Pacer.wait", else "<name>"; 0. */
+int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
+                             size_t cap);
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
                         void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
                         const char **words);

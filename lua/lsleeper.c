@@ -44,19 +44,30 @@ static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
 
+/* A failure rc of handle h in the core's words (sleepacc_precise_message;
+ * field, at: where it failed), as Python's: a closed handle raises
+ * "<Type> is closed"; else nil, "ENAME: message (<words>)", "ENAME" (3). */
+static int handle_fail(lua_State *L, const sleepacc_precise *h, int rc, const char *field, int at) {
+  char words[SLEEPACC_PRECISE_WORDS_MAX];
+  sleepacc_precise_message(h, rc, field, at, words, sizeof words);
+  if (rc == -EBADF) luaL_error(L, "%s", words);
+  return sleepacc_lua_pusherror(L, rc, words);
+}
+
 /* The methods every handle has; their upvalue is the kind. */
 #define KIND() ((int)lua_tointeger(L, lua_upvalueindex(1)))
 
 static int handle_close(lua_State *L) {
-  int rc = sleepacc_precise_close(handle_check(L, 1, KIND()));
-  return rc < 0 ? sleepacc_lua_pusherror(L, rc, MT[KIND()]) : 0;
+  sleepacc_precise *h = handle_check(L, 1, KIND());
+  int rc = sleepacc_precise_close(h);
+  return rc < 0 ? handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE) : 0;
 }
 
 static int push_stats(lua_State *L, const sleepacc_precise *h) {
   sleepacc_precise_stats st;
   const sleepacc_field *fields;
   int rc = sleepacc_precise_stats_get(h, me(L), &st, &fields);
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "stats");
+  if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
   sleepacc_lua_push_fields(L, fields, &st);
   return 1;
 }
@@ -90,19 +101,18 @@ static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, i
  * "ENAME: msg (option)" (3). */
 static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c) {
   const char *field = NULL;
-  int rc = sleepacc_precise_open(handle_new(L, kind), kind, c, &field);
-  return rc < 0 ? sleepacc_lua_pusherror(L, rc, field ? sleepacc_option_of_field(field) : MT[kind]) : 1;
+  sleepacc_precise *h = handle_new(L, kind);
+  int rc = sleepacc_precise_open(h, kind, c, &field);
+  return rc < 0 ? handle_fail(L, h, rc, field, SLEEPACC_PRECISE_AT_HANDLE) : 1;
 }
 
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
 /* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
  * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
- * checked between them): 0, or nil, err, ename pushed (3; `what` names the
- * call).  A closed handle raises "<type>: is closed", a busy one gives
- * "EBUSY: ... (<type> is sleeping in another thread)": the core's words
- * after the type's name, as Python's (sleepacc_precise_words). */
-static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const char *what) {
+ * checked between them): 0, or nil, err, ename pushed (3; handle_fail:
+ * a closed handle raises). */
+static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
   sleepacc_sleeper *own = NULL;
@@ -114,16 +124,14 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline, const 
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
     sleepacc_precise_end(&c, rc < 0);
   }
-  if (rc == -EBADF) sleepacc_lua_error(L, MT[kind], "%s", sleepacc_precise_words(rc));
-  if (rc == -EBUSY) what = lua_pushfstring(L, "%s %s", MT[kind], sleepacc_precise_words(rc));
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, what);
+  if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
   *deadline = c.deadline_ns;
   return 0;
 }
 
 /* Sleep the sleeper at idx toward deadline: true, or nil, err, ename. */
 static int sleep_until(lua_State *L, int idx, int64_t deadline) {
-  if (handle_run(L, idx, SLEEPACC_PRECISE_SLEEPER, &deadline, "sleep") != 0) return 3;
+  if (handle_run(L, idx, SLEEPACC_PRECISE_SLEEPER, &deadline) != 0) return 3;
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -200,7 +208,7 @@ static int pacer_new(lua_State *L) {
 
 static int pacer_wait(lua_State *L) {
   int64_t dl = 0;
-  if (handle_run(L, 1, SLEEPACC_PRECISE_PACER, &dl, "wait") != 0) return 3;
+  if (handle_run(L, 1, SLEEPACC_PRECISE_PACER, &dl) != 0) return 3;
   lua_pushinteger(L, (lua_Integer)dl);
   return 1;
 }

@@ -6,12 +6,12 @@
  * identity (PyThread_get_thread_ident()), a re-entered call's own sleeper
  * allocated, the core's step run in chunks with the GIL released and
  * PyErr_CheckSignals() between them, the stats by the table the core names,
- * and errors mapped (-EBUSY RuntimeError, -EBADF "closed" ValueError).
+ * and errors mapped (the core's words, sleepacc_precise_message: -EBUSY
+ * RuntimeError, -EBADF ValueError).
  */
 #include "binding.h"
 
 #include <stddef.h>
-#include <string.h>
 
 #include <structmember.h>
 
@@ -25,19 +25,15 @@ static PyTypeObject Pacer_Type;
 
 static int is_pacer(PreciseObject *o) { return PyObject_TypeCheck(o, &Pacer_Type); }
 
-/* The call named in errors. */
-static const char *precise_what(PreciseObject *o) {
-  return is_pacer(o) ? "Pacer.wait" : "Sleeper.sleep";
-}
-
 static uint64_t precise_me(void) { return (uint64_t)PyThread_get_thread_ident(); }
 
-/* A handle's error as an exception (`what` names the call); NULL. */
-static PyObject *precise_raise(PreciseObject *o, int rc, const char *what) {
-  const char *kind = is_pacer(o) ? "Pacer" : "Sleeper", *words = sleepacc_precise_words(rc);
-  if (words) /* busy: RuntimeError, closed: ValueError, in the core's words */
-    return PyErr_Format(rc == -EBUSY ? PyExc_RuntimeError : PyExc_ValueError, "%s %s", kind, words);
-  return sleepacc_py_raise(rc, what ? what : kind);
+/* A handle's error rc as an exception, in the core's words
+ * (sleepacc_precise_message; field, at: where it failed); NULL. */
+static PyObject *precise_raise(PreciseObject *o, int rc, const char *field, int at) {
+  char words[SLEEPACC_PRECISE_WORDS_MAX];
+  if (!sleepacc_precise_message(&o->h, rc, field, at, words, sizeof words))
+    return sleepacc_py_raise(rc, words);
+  return PyErr_Format(rc == -EBUSY ? PyExc_RuntimeError : PyExc_ValueError, "%s", words); /* refused */
 }
 
 /* __init__(options): options, a dict {option: value} of
@@ -65,8 +61,7 @@ static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
                              &c, &field);
   if (rc < 0) {
     Py_DECREF(name);
-    precise_raise(self, rc, field && strcmp(field, "dma_latency_us") == 0
-                                ? "dma_latency (/dev/cpu_dma_latency)" : NULL);
+    precise_raise(self, rc, field, SLEEPACC_PRECISE_AT_HANDLE);
     return -1;
   }
   Py_XSETREF(self->method, name);
@@ -82,7 +77,7 @@ static void Precise_dealloc(PreciseObject *self) {
 static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
   int rc = sleepacc_precise_close(&self->h);
   (void)unused;
-  if (rc < 0) return precise_raise(self, rc, NULL);
+  if (rc < 0) return precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
   Py_RETURN_NONE;
 }
 
@@ -101,6 +96,7 @@ static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   uint64_t me = precise_me();
   sleepacc_sleeper *own = NULL;
   sleepacc_precise_call c;
+  char what[SLEEPACC_PRECISE_WORDS_MAX]; /* the call, as a step's error names it */
   PyObject *x = NULL;
   int64_t dl = 0;
   long long tok = 0;
@@ -110,10 +106,11 @@ static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   if (sleepacc_precise_reentered(&self->h, me))
     own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
   if ((rc = sleepacc_precise_begin(&c, &self->h, me, dl, tok, own)) == 0) {
-    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, precise_what(self)); /* -1: raised */
+    sleepacc_precise_message(&self->h, 0, NULL, SLEEPACC_PRECISE_AT_CALL, what, sizeof what);
+    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, what); /* -1: raised */
     near = sleepacc_precise_end(&c, rc < 0);
   } else {
-    precise_raise(self, rc, precise_what(self));
+    precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
   }
   PyMem_Free(own);
   if (rc < 0) return NULL;
@@ -130,7 +127,7 @@ static PyObject *Precise_poll(PreciseObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "|L:_poll", &x)) return NULL;
   rc = sleepacc_precise_poll(&self->h, precise_me(), pacer ? 0 : x, pacer ? x : 0);
   if (rc == SLEEPACC_PRECISE_TAKEN) Py_RETURN_NONE;
-  if (rc < 0) return precise_raise(self, rc, precise_what(self));
+  if (rc < 0) return precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
   return PyBool_FromLong(rc == 1);
 }
 
@@ -149,7 +146,8 @@ static PyObject *Precise_get_stats(PreciseObject *self, void *closure) {
   const sleepacc_field *fields;
   int rc = sleepacc_precise_stats_get(&self->h, precise_me(), &st, &fields);
   (void)closure;
-  return rc < 0 ? precise_raise(self, rc, NULL) : sleepacc_py_from_fields(fields, &st);
+  if (rc < 0) return precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
+  return sleepacc_py_from_fields(fields, &st);
 }
 
 static PyObject *Precise_get_open(PreciseObject *self, void *closure) {

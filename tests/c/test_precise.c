@@ -46,6 +46,36 @@ static int64_t i64_at(const void *base, const sleepacc_field *f) {
   return *(const int64_t *)(const void *)((const char *)base + f->offset);
 }
 
+/* luathin (issue 12): the one wording of a handle's failure, both
+ * bindings': the whole refusal, else what failed (the option an open
+ * blamed, the call, the handle), cut to fit. */
+static void test_message_words(void) {
+  static sleepacc_precise p; /* a closed handle of each kind, opened once */
+  sleepacc_sleeper_config c = config("nanosleep", 10 * MS, NULL);
+  char w[SLEEPACC_PRECISE_WORDS_MAX];
+  const char *field = NULL;
+  CHECK(sleepacc_precise_message(&H, -EBADF, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 1);
+  CHECK(!strcmp(w, "Sleeper is closed"));
+  CHECK(sleepacc_precise_message(&H, EBUSY, "method", SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 1);
+  CHECK(!strcmp(w, "Sleeper is sleeping in another thread"));
+  CHECK(sleepacc_precise_message(&H, -ENOMEM, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "Sleeper.sleep"));
+  CHECK(sleepacc_precise_message(&H, 0, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "Sleeper"));
+  CHECK(sleepacc_precise_message(&H, -ENOENT, "dma_latency_us", 0, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "dma_latency")); /* the option's name, not the field's */
+  CHECK(sleepacc_precise_message(NULL, -EBADF, NULL, 0, w, sizeof w) == 1 && !strcmp(w, "Sleeper is closed"));
+  CHECK(sleepacc_precise_open(&p, SLEEPACC_PRECISE_PACER, &c, NULL) == 0 && sleepacc_precise_close(&p) == 0);
+  CHECK(sleepacc_precise_message(&p, -EBADF, NULL, 0, w, sizeof w) == 1 && !strcmp(w, "Pacer is closed"));
+  CHECK(sleepacc_precise_message(&p, -EIO, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "Pacer.wait"));
+  c.period_ns = 0; /* a pacer's open blames its period */
+  CHECK(sleepacc_precise_open(&p, SLEEPACC_PRECISE_PACER, &c, &field) == -EINVAL);
+  CHECK(sleepacc_precise_message(&p, -EINVAL, field, 0, w, sizeof w) == 0 && !strcmp(w, "period"));
+  CHECK(sleepacc_precise_message(&p, -EBUSY, NULL, 0, w, 5) == 1 && !strcmp(w, "Pace")); /* cut */
+  CHECK(sleepacc_precise_message(&p, -EBUSY, NULL, 0, NULL, 0) == 1);
+}
+
 static void test_open_close_twice(void) {
   sleepacc_sleeper_config c = config("nanosleep", 0, NULL);
   sleepacc_precise_call call;
@@ -77,6 +107,7 @@ static void test_open_close_twice(void) {
   CHECK(!strcmp(sleepacc_precise_words(EBADF), "is closed"));
   CHECK(!strcmp(sleepacc_precise_words(-EBUSY), "is sleeping in another thread"));
   CHECK(sleepacc_precise_words(-EINVAL) == NULL && sleepacc_precise_words(0) == NULL);
+  test_message_words();
   /* the stats of a closed handle stay readable */
   CHECK(sleepacc_precise_stats_get(&H, 1, &ST, NULL) == 0 && ST.sleeper.count == 1);
   /* reopened: as the kind asked for */
