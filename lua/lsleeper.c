@@ -80,21 +80,21 @@ static int handle_tostring(lua_State *L) {
   return 1;
 }
 
-/* The core's sleeper config from the period at pidx (a pacer's; 0 for a
- * sleeper) or the method at midx (a sleeper's; nil: "auto"), and the
- * options table at opts (0, none or nil: no table), read by the core
+/* The core's config of a handle of kind from the call's argument at arg
+ * (a sleeper's method, nil: "auto"; a pacer's period) and the options
+ * table at opts (0, none or nil: no table), read by the core
  * (sleepacc_sleeper_read): a sleeper's table takes dma_latency, a pacer's
  * method, missed and dma_latency.  Every rule is the core's: its fault
  * raises "<option>: <rule>, got <value>". */
-static void sleeper_config(lua_State *L, sleepacc_sleeper_config *c, int midx, int opts, int pidx) {
+static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, int arg, int opts) {
   static const char *const takes[][5] = {{"method", "dma_latency", NULL},
                                          {"period", "method", "missed", "dma_latency", NULL}};
-  int arg = pidx ? pidx : midx, rc;
   sleepacc_lua_source src;
   sleepacc_fault f;
   sleepacc_getter g = sleepacc_lua_getter(L, &src, opts && !lua_isnoneornil(L, opts) ? opts : 0,
-                                          takes[pidx != 0], &arg, 1, NULL);
-  if ((rc = sleepacc_sleeper_read(c, pidx != 0, &g, &f)) < 0) sleepacc_lua_fault(&src, rc, &f, MT[pidx != 0]);
+                                          takes[kind], &arg, 1, NULL);
+  int rc = sleepacc_sleeper_read(c, kind == SLEEPACC_PRECISE_PACER, &g, &f);
+  if (rc < 0) sleepacc_lua_fault(&src, rc, &f, MT[kind]);
 }
 
 /* A new handle of kind opened from c, on the stack (1), or nil,
@@ -104,6 +104,14 @@ static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c)
   sleepacc_precise *h = handle_new(L, kind);
   int rc = sleepacc_precise_open(h, kind, c, &field);
   return rc < 0 ? handle_fail(L, h, rc, field, SLEEPACC_PRECISE_AT_HANDLE) : 1;
+}
+
+/* sa.sleeper([method [, options]]), sa.pacer(period [, options]): a new
+ * handle of the closure's kind (KIND()). */
+static int handle_make(lua_State *L) {
+  sleepacc_sleeper_config c;
+  handle_config(L, &c, KIND(), 1, 2);
+  return handle_open(L, KIND(), &c);
 }
 
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
@@ -146,12 +154,6 @@ static int64_t seconds_arg(lua_State *L, int idx) {
 
 /* ------------------------------------------------------------ Sleeper */
 
-static int sleeper_new(lua_State *L) {
-  sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 1, 2, 0);
-  return handle_open(L, SLEEPACC_PRECISE_SLEEPER, &c);
-}
-
 static int sleeper_sleep(lua_State *L) {
   int64_t d;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
@@ -183,13 +185,13 @@ static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
 static int sleep_once(lua_State *L) {
   int64_t d = seconds_arg(L, 1);
   sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 2, 0, 0);
+  handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 2, 0);
   return cached(L, &c) ? sleep_until(L, lua_gettop(L), sleepacc_now_ns() + d) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 1, 0, 0);
+  handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 1, 0);
   lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   if (!sleepacc_lua_field(L, -1, c.method)) {
     lua_pushnil(L);
@@ -199,12 +201,6 @@ static int sleep_stats(lua_State *L) {
 }
 
 /* ------------------------------------------------------------ Pacer */
-
-static int pacer_new(lua_State *L) {
-  sleepacc_sleeper_config c;
-  sleeper_config(L, &c, 0, 2, 1);
-  return handle_open(L, SLEEPACC_PRECISE_PACER, &c);
-}
 
 static int pacer_wait(lua_State *L) {
   int64_t dl = 0;
@@ -229,8 +225,10 @@ static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
   }
 }
 
-/* The metatable of kind, with __index = {stats, close} + its own methods. */
-static void handle_type(lua_State *L, int kind, const luaL_Reg *own) {
+/* The metatable of kind, with __index = {stats, close} + its own methods,
+ * and its constructor, named make, in the module table on top. */
+static void handle_type(lua_State *L, int kind, const char *make, const luaL_Reg *own) {
+  const luaL_Reg maker[] = {{make, handle_make}, {NULL, NULL}};
   luaL_newmetatable(L, MT[kind]);
   kind_funcs(L, handle_meta, kind);
   lua_newtable(L);
@@ -238,6 +236,7 @@ static void handle_type(lua_State *L, int kind, const luaL_Reg *own) {
   luaL_setfuncs(L, own, 0);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  kind_funcs(L, maker, kind);
 }
 
 static const luaL_Reg sleeper_own[] = {{"sleep", sleeper_sleep}, {"sleep_until", sleeper_until},
@@ -245,7 +244,6 @@ static const luaL_Reg sleeper_own[] = {{"sleep", sleeper_sleep}, {"sleep_until",
 static const luaL_Reg pacer_own[] = {{"wait", pacer_wait}, {NULL, NULL}};
 
 static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", sleep_stats},
-                                         {"sleeper", sleeper_new}, {"pacer", pacer_new},
                                          {NULL, NULL}};
 
 int sleepacc_lua_open_precise(lua_State *L) {
@@ -255,8 +253,8 @@ int sleepacc_lua_open_precise(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   }
   lua_pop(L, 1);
-  handle_type(L, SLEEPACC_PRECISE_SLEEPER, sleeper_own);
-  handle_type(L, SLEEPACC_PRECISE_PACER, pacer_own);
+  handle_type(L, SLEEPACC_PRECISE_SLEEPER, "sleeper", sleeper_own);
+  handle_type(L, SLEEPACC_PRECISE_PACER, "pacer", pacer_own);
   luaL_setfuncs(L, precise_funcs, 0);
   return 0;
 }
