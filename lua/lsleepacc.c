@@ -225,9 +225,7 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc_lua_source src;
   sleepacc_getter g;
   sleepacc_sweep_args a;
-  sleepacc_point *pts;
   sleepacc_fault fault;
-  sleepacc_config c;
   int total, out, err = 0;
   sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
@@ -235,37 +233,33 @@ static int sleepacc__sweep(lua_State *L) {
   g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, own);
   if ((total = sleepacc_sweep_read(&a, &g, 1, &fault)) < 0)
     return sleepacc_lua_fault(&src, total, &fault, "sweep");
-  c = a.config, pts = a.points;
   lua_settop(L, 2); /* 2: the core's room, the plan */
-  if (!sleepacc_lua_field(L, 1, "progress")) lua_pushnil(L); /* 3 for now */
-  else if (lua_type(L, 3) != LUA_TFUNCTION)
+  lua_getfield(L, 1, "progress"); /* 3 */
+  if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TFUNCTION)
     sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 3));
-  if (sleepacc_lua_field(L, 1, "output")) {
-    output = sleepacc_lua_str(L, -1, "output");
-    lua_pop(L, 1); /* the options table keeps it */
+  if (sleepacc_lua_field(L, 1, "output")) { /* 4, the writer 5 */
+    output = sleepacc_lua_str(L, 4, "output");
     w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
     if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
                          output);
     if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
-  lua_settop(L, 4);
-  lua_insert(L, 3); /* 3: the writer (or nil), 4: progress (or nil) */
   lua_createtable(L, total, 0); /* results */
   out = lua_gettop(L);
   for (int done = 1; done <= total; done++) {
     const sleepacc_lua_samples *s;
-    c.method = pts[done - 1].method, c.duration_ns = pts[done - 1].duration_ns;
-    if (sleepacc__run_one(L, &c, SLEEPACC_RUN_POINT, &s) != 1) return 3; /* nil, its words, ENAME */
+    a.config.method = a.points[done - 1].method, a.config.duration_ns = a.points[done - 1].duration_ns;
+    if (sleepacc__run_one(L, &a.config, SLEEPACC_RUN_POINT, &s) != 1) return 3; /* nil, its words, ENAME */
     if (w && (err = sleepacc_writer_point(w, &s->res, s->data, s->len)) < 0) /* on disk, then the next */
       return sleepacc_lua_pusherror(L, err, output);
     lua_rawseti(L, out, done);
-    if (!lua_isnil(L, 4)) { /* progress(done, total, method, seconds) */
-      lua_pushvalue(L, 4);
+    if (!lua_isnil(L, 3)) { /* progress(done, total, method, seconds) */
+      lua_pushvalue(L, 3);
       lua_pushinteger(L, (lua_Integer)done);
       lua_pushinteger(L, (lua_Integer)total);
-      lua_pushstring(L, c.method->name);
-      lua_pushnumber(L, (lua_Number)c.duration_ns / 1e9);
+      lua_pushstring(L, a.config.method->name);
+      lua_pushnumber(L, (lua_Number)a.config.duration_ns / 1e9);
       lua_call(L, 4, 0); /* no run is open here: errors simply propagate */
     }
   }
