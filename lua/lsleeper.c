@@ -28,15 +28,6 @@
 /* Metatable names by sleepacc_precise_kind. */
 static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
-/* A new closed handle of kind on the stack. */
-static sleepacc_precise *handle_new(lua_State *L, int kind) {
-  sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
-  memset(h, 0, sizeof *h);
-  luaL_getmetatable(L, MT[kind]);
-  lua_setmetatable(L, -2);
-  return h;
-}
-
 /* The handle of kind at idx (open or closed), at its aligned address. */
 static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
   return (sleepacc_precise *)sleepacc_lua_aligned(luaL_checkudata(L, idx, MT[kind]));
@@ -97,12 +88,16 @@ static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, in
   if (rc < 0) sleepacc_lua_fault(&src, rc, &f, MT[kind]);
 }
 
-/* A new handle of kind opened from c, on the stack (1), or nil,
- * "ENAME: msg (option)" (3). */
+/* A new handle of kind (zeroed memory: a closed one, then opened from c),
+ * on the stack (1), or nil, "ENAME: msg (option)" (3). */
 static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c) {
   const char *field = NULL;
-  sleepacc_precise *h = handle_new(L, kind);
-  int rc = sleepacc_precise_open(h, kind, c, &field);
+  sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
+  int rc;
+  memset(h, 0, sizeof *h);
+  luaL_getmetatable(L, MT[kind]);
+  lua_setmetatable(L, -2);
+  rc = sleepacc_precise_open(h, kind, c, &field);
   return rc < 0 ? handle_fail(L, h, rc, field, SLEEPACC_PRECISE_AT_HANDLE) : 1;
 }
 
