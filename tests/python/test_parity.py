@@ -126,12 +126,9 @@ def _lua_literal(v):
     return f'"{v}"' if isinstance(v, str) else repr(v)
 
 
-def _lua_measure_errors(options):
-    """Lua's error of sa.measure{method = "nanosleep", duration = 1e-4, n = 1, <k> = <v>}
-    for each (k, v) of options, in order (the Lua module built first)."""
-    calls = "\n".join(
-        f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
-        f'{k} = {_lua_literal(v)}}})))' for k, v in options)
+def _lua_lines(calls):
+    """The lines lua5.4 prints running calls after `local sa = require "sleepacc"`
+    (the Lua module built first)."""
     build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
@@ -139,8 +136,16 @@ def _lua_measure_errors(options):
                          capture_output=True, text=True, timeout=60,
                          env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"))
     assert out.returncode == 0, out.stderr
-    lua_words = out.stdout.strip().splitlines()
-    assert len(lua_words) == len(options), out.stdout
+    return out.stdout.strip().splitlines()
+
+
+def _lua_measure_errors(options):
+    """Lua's error of sa.measure{method = "nanosleep", duration = 1e-4, n = 1, <k> = <v>}
+    for each (k, v) of options, in order."""
+    lua_words = _lua_lines("\n".join(
+        f'print(select(2, pcall(sa.measure, {{method = "nanosleep", duration = 1e-4, n = 1, '
+        f'{k} = {_lua_literal(v)}}})))' for k, v in options))
+    assert len(lua_words) == len(options), lua_words
     return lua_words
 
 
@@ -179,3 +184,19 @@ def test_whole_run_rules_read_the_same_in_both():
         with pytest.raises(ValueError) as e:
             sleepacc.measure("nanosleep", 1e-4, n=1, **{k: v})
         assert lua_msg.endswith(str(e.value)) and str(e.value).endswith(f", got {v}"), (str(e.value), lua_msg)
+
+
+def test_a_closed_handle_reads_the_same_in_both():
+    # a precise handle's failure in the core's one wording (issue 12, luathin:
+    # sleepacc_precise_message; Lua said "sleepacc.Sleeper: is closed" before)
+    s, p = sleepacc.Sleeper(), sleepacc.Pacer(0.01)
+    s.close()
+    p.close()
+    with pytest.raises(ValueError) as es:
+        s.sleep(0.001)
+    with pytest.raises(ValueError) as ep:
+        p.wait()
+    lua_words = _lua_lines("local s, p = sa.sleeper(), sa.pacer(0.01)\ns:close()\np:close()\n"
+                           "print(select(2, pcall(s.sleep, s, 0.001)))\n"
+                           "print(select(2, pcall(p.wait, p)))")
+    assert lua_words == [str(es.value), str(ep.value)] == ["Sleeper is closed", "Pacer is closed"]
