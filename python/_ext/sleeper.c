@@ -18,6 +18,7 @@
 typedef struct {
   PyObject_HEAD
   PyObject *method;   /* the method name (str) */
+  char what[SLEEPACC_PRECISE_WORDS_MAX]; /* its call in the core's words, a step's error names it */
   sleepacc_precise h; /* the core's handle (embedded: nothing allocated behind Python) */
 } PreciseObject;
 
@@ -65,6 +66,7 @@ static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
     return -1;
   }
   Py_XSETREF(self->method, name);
+  sleepacc_precise_message(&self->h, 0, NULL, SLEEPACC_PRECISE_AT_CALL, self->what, sizeof self->what);
   return 0;
 }
 
@@ -96,7 +98,6 @@ static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   uint64_t me = precise_me();
   sleepacc_sleeper *own = NULL;
   sleepacc_precise_call c;
-  char what[SLEEPACC_PRECISE_WORDS_MAX]; /* the call, as a step's error names it */
   PyObject *x = NULL;
   int64_t dl = 0;
   long long tok = 0;
@@ -106,8 +107,7 @@ static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
   if (sleepacc_precise_reentered(&self->h, me))
     own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
   if ((rc = sleepacc_precise_begin(&c, &self->h, me, dl, tok, own)) == 0) {
-    sleepacc_precise_message(&self->h, 0, NULL, SLEEPACC_PRECISE_AT_CALL, what, sizeof what);
-    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, what); /* -1: raised */
+    rc = sleepacc_py_run_chunks(sleepacc_precise_step, &c, self->what); /* -1: raised */
     near = sleepacc_precise_end(&c, rc < 0);
   } else {
     precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
