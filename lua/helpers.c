@@ -47,18 +47,6 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   return s;
 }
 
-/* What an option of each kind takes, in a TYPE fault:
- * "<option>: <takes> expected, got <type>". */
-static const char *const sleepacc__takes[] = {
-    [SLEEPACC_OPT_METHOD] = "string",  [SLEEPACC_OPT_SECONDS] = "number of seconds",
-    [SLEEPACC_OPT_BUDGET] = "number of seconds", [SLEEPACC_OPT_INT64] = "integer",
-    [SLEEPACC_OPT_INT] = "integer",    [SLEEPACC_OPT_BOOL] = "boolean",
-    [SLEEPACC_OPT_MODE] = "string",    [SLEEPACC_OPT_POLICY] = "string",
-    [SLEEPACC_OPT_NAME] = "string",    [SLEEPACC_OPT_NUMBER] = "number",
-    [SLEEPACC_OPT_METHODS] = "array of method names", [SLEEPACC_OPT_DURATIONS] = "array of seconds",
-    [SLEEPACC_OPT_DEADLINE] = "integer",
-};
-
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
  * fits INT (an integral number beyond int64: INT with .overflow its sign,
  * which the core refuses), another number REAL, a string TEXT (with its
@@ -138,38 +126,31 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
 
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what) {
   lua_State *L = src->L;
-  int whole = f->takes == SLEEPACC_OPT_INT || f->takes == SLEEPACC_OPT_INT64 ||
-              f->takes == SLEEPACC_OPT_DEADLINE;
-  char name[96];
-  int idx, type;
+  char text[SLEEPACC_FAULT_TEXT_MAX], shown[128];
+  const char *type = src->keytype;
+  sleepacc_value v;
+  int idx;
   if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
-  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
-    return sleepacc_lua_error(L, "options", "option names must be strings, got a %s key", src->keytype);
-  if (f->kind == SLEEPACC_FAULT_KEY)
-    return sleepacc_lua_error(L, f->option, "unknown option; known: %s", f->words);
-  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index + 1);
-  if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
-  type = lua_type(L, idx);
-  if (f->kind == SLEEPACC_FAULT_TYPE)
-    return sleepacc_lua_error(L, name, "%s expected, got %s",
-                              (size_t)f->takes < sizeof sleepacc__takes / sizeof *sleepacc__takes &&
-                                  sleepacc__takes[f->takes] ? sleepacc__takes[f->takes] : "another value",
-                              whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
-                                                           : luaL_typename(L, idx));
-  if (!f->show) return sleepacc_lua_error(L, name, "%s", f->words);
-  if (type == LUA_TSTRING) { /* its first 60 bytes, a NUL byte as \0 (the text would stop there) */
-    size_t len, k = 0;
-    const char *s = lua_tolstring(L, idx, &len);
-    char shown[128];
-    for (size_t j = 0; j < len && j < 60; j++)
-      if (s[j]) shown[k++] = s[j];
-      else shown[k++] = '\\', shown[k++] = '0';
-    shown[k] = '\0';
-    return sleepacc_lua_error(L, name, "%s, got \"%s\"", f->words, shown);
+  memset(&v, 0, sizeof v);
+  shown[0] = '\0';
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its kind, type name and how Lua shows it */
+    if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
+    sleepacc__value(L, idx, &v);
+    type = luaL_typename(L, idx);
+    if (v.kind == SLEEPACC_VALUE_TEXT) { /* its first 60 bytes, a NUL byte as \0 (the text stops there) */
+      size_t k = 0;
+      shown[k++] = '"';
+      for (int64_t j = 0; j < v.i && j < 60; j++)
+        if (v.s[j]) shown[k++] = v.s[j];
+        else shown[k++] = '\\', shown[k++] = '0';
+      shown[k++] = '"', shown[k] = '\0';
+    } else if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
+      snprintf(shown, sizeof shown, "%s", lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx)
+                                          : lua_toboolean(L, idx) ? "true" : "false");
+    }
   }
-  return sleepacc_lua_error(L, name, "%s, got %s", f->words, type == LUA_TNUMBER ? lua_tostring(L, idx)
-                            : type == LUA_TBOOLEAN ? (lua_toboolean(L, idx) ? "true" : "false")
-                            : luaL_typename(L, idx));
+  sleepacc_fault_text(f, SLEEPACC_BINDING_LUA, &v, type, shown[0] ? shown : NULL, text, sizeof text);
+  return luaL_error(L, "%s", text);
 }
 
 void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base) {

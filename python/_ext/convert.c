@@ -114,17 +114,6 @@ static int py_value(PyObject *v, sleepacc_value *out) {
   return 0;
 }
 
-/* What a value of an option of each kind must be, in the TypeError of a
- * read's TYPE fault (the kinds' words in Python). */
-static const char *const option_takes[] = {
-    [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
-    [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
-    [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
-    [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
-    [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
-    [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
-};
-
 /* The object of option name (its element index, >= 0, of a list or tuple)
  * in src, borrowed, or NULL when absent. */
 static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t index) {
@@ -142,6 +131,7 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
   memset(out, 0, sizeof *out);
   if (name == NULL) { /* the next key */
     if (!PyDict_Next(src->options, &src->pos, &key, NULL)) return 0;
+    src->keytype = Py_TYPE(key)->tp_name;
     out->kind = PyUnicode_Check(key) ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
     return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
   }
@@ -161,26 +151,25 @@ sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options) {
 }
 
 PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f) {
-  char name[96];
-  PyObject *v;
+  char text[SLEEPACC_FAULT_TEXT_MAX];
+  const char *type = src->keytype;
+  PyObject *v, *repr = NULL;
   PyMem_Free(src->room);
   src->room = NULL;
   if (f->kind == SLEEPACC_FAULT_NONE) return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "options");
-  if (f->kind == SLEEPACC_FAULT_KEY)
-    return PyErr_Format(PyExc_TypeError, "options must be the core's option names, got %R", src->options);
-  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index);
-  if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
-  if (f->kind == SLEEPACC_FAULT_TYPE)
-    return PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", name,
-                        (size_t)f->takes < sizeof option_takes / sizeof *option_takes &&
-                            option_takes[f->takes] ? option_takes[f->takes] : "another value",
-                        Py_TYPE(v)->tp_name);
-  if (!f->show) return PyErr_Format(PyExc_ValueError, "%s: %s", name, f->words);
-  return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, f->words, v);
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its type, and its repr() for a rule */
+    if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
+    type = Py_TYPE(v)->tp_name;
+    if (f->kind == SLEEPACC_FAULT_RULE && f->show && (repr = PyObject_Repr(v)) == NULL) return NULL;
+  }
+  sleepacc_fault_text(f, SLEEPACC_BINDING_PYTHON, NULL, type, repr ? PyUnicode_AsUTF8(repr) : NULL, text,
+                      sizeof text);
+  Py_XDECREF(repr);
+  return PyErr_Format(f->kind == SLEEPACC_FAULT_RULE ? PyExc_ValueError : PyExc_TypeError, "%s", text);
 }
 
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
-  sleepacc_py_source src = {NULL, obj, 0, NULL};
+  sleepacc_py_source src = {NULL, obj, 0, NULL, NULL};
   sleepacc_value v;
   sleepacc_fault f;
   int rc;
