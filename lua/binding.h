@@ -80,8 +80,9 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
  * byte" (sleepacc_text_words). */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 
-/* Push the struct at base as a table through a core field table (nested
- * rows become sub-tables; a null value is an absent key). */
+/* Push the struct at base as a table, built as the core's walk of its
+ * field table says (sleepacc_fields_walk: nested rows sub-tables, a null
+ * value an absent key, PAIRS an array of tables). */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
 /* Push row f of the struct at base the same way and return 1, or push
  * nothing and return 0 for a null value. */

@@ -1,8 +1,8 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors,
  * conversions, the getter the core reads a call's options through and its
- * one fault mapper, the field-table
- * converter, the Ctrl-C checkpoint and the chunked run, aligned userdata,
+ * one fault mapper, the sink of the core's walk of a field table
+ * (sleepacc_fields_walk), the Ctrl-C checkpoint and the chunked run, aligned userdata,
  * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
  * depends on none of them.
  */
@@ -165,43 +165,38 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
     sleepacc_lua_fault(&src, rc, &f, take[0]);
 }
 
+/* sleepacc_field_sink.push: the value, or an empty table (an object, or an
+ * array of .i elements), on the stack (a null never comes: Lua's objects
+ * hold none, the core leaves it out). */
+static int sleepacc__pushv(void *ctx, const sleepacc_value *v) {
+  lua_State *L = (lua_State *)ctx;
+  luaL_checkstack(L, 2, NULL);
+  switch (v->kind) {
+  case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v->i); break;
+  case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v->d); break;
+  case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v->i); break;
+  case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v->s); break;
+  default: lua_createtable(L, v->kind == SLEEPACC_VALUE_ITEMS ? (int)v->i : 0, 0);
+  }
+  return 0;
+}
+
+/* sleepacc_field_sink.put: the top into the table below, t[key] or
+ * t[index + 1]. */
+static int sleepacc__put(void *ctx, const char *key, int64_t index) {
+  if (key) lua_setfield((lua_State *)ctx, -2, key);
+  else lua_rawseti((lua_State *)ctx, -2, (int)index + 1);
+  return 0;
+}
+
 int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base) {
-  sleepacc_value v;
-  luaL_checkstack(L, 3, NULL);
-  sleepacc_field_get(f, base, &v); /* the core reads every field type: one case per kind */
-  switch (v.kind) {
-  case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v.i); break;
-  case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v.d); break;
-  case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v.i); break;
-  case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v.s); break;
-  case SLEEPACC_VALUE_NESTED: sleepacc_lua_push_fields(L, v.sub, v.base); break;
-  case SLEEPACC_VALUE_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
-    const sleepacc_pairs *pairs = (const sleepacc_pairs *)v.base;
-    lua_createtable(L, (int)pairs->n, 0);
-    for (int i = 0; i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-      sleepacc_lua_push_fields(L, v.sub, &pairs->at[i]);
-      lua_rawseti(L, -2, i + 1);
-    }
-    break;
-  }
-  case SLEEPACC_VALUE_ITEMS: { /* an array, each element by the row .sub (a null one a hole) */
-    const sleepacc_list *list = (const sleepacc_list *)v.base;
-    lua_createtable(L, (int)list->n, 0); /* a core list is short (a registry, a name list) */
-    for (size_t k = 0; k < list->n; k++)
-      if (sleepacc_lua_push_value(L, v.sub, (const char *)list->at + k * list->stride))
-        lua_rawseti(L, -2, (int)k + 1);
-    break;
-  }
-  default: return 0; /* null: nothing pushed */
-  }
-  return 1;
+  sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
+  return sleepacc_field_walk(f, base, &sink) == 1; /* the sink never fails; a table is never too deep */
 }
 
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {
-  luaL_checkstack(L, 3, NULL);
-  lua_newtable(L);
-  for (; f->name; f++)
-    if (sleepacc_lua_push_value(L, f, base)) lua_setfield(L, -2, f->name); /* null: the key is absent */
+  sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
+  sleepacc_fields_walk(f, base, &sink);
 }
 
 /* ------------------------------------------------------------- Ctrl-C */

@@ -52,8 +52,9 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
  * 0 or -1 with the fault's exception. */
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj);
 
-/* A new dict of the struct at `base` described by `table` (each row read
- * by the core, sleepacc_field_get). */
+/* A new dict of the struct at `base` described by `table`, built as the
+ * core's walk of it says (sleepacc_fields_walk: a null None, PAIRS a dict
+ * {key: value}, a list a list). */
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
 
 /* Fill the struct at `base` from the mapping `m` by `table` (each row set by

@@ -2,75 +2,62 @@
  * convert.c -- the conversions of the CPython binding (see binding.h): one
  * getter the core reads a call's options through (sleepacc_getter; every
  * option's rule, the lists and the config check are the core's), one
- * fault mapper, one loop each way over the core's field
- * tables, one error mapper and one chunked runner.
+ * fault mapper (the sentence is the core's), a dict built as the core's walk
+ * of a field table says, one loop back from a mapping, one error mapper and
+ * one chunked runner.
  */
 #include "binding.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* A sleepacc_pairs as a dict {key: value}, in order. */
-static PyObject *py_pairs(const sleepacc_pairs *pairs) {
-  PyObject *d = PyDict_New();
-  for (int64_t i = 0; d && i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-    PyObject *k = PyLong_FromLongLong(pairs->at[i].key), *v = PyLong_FromLongLong(pairs->at[i].value);
-    if (!k || !v || PyDict_SetItem(d, k, v) < 0) Py_CLEAR(d);
-    Py_XDECREF(k);
-    Py_XDECREF(v);
+/* The stack the core's walk of a field table builds a dict on
+ * (sleepacc_fields_walk): new references, the first the dict. */
+typedef struct py_stack {
+  PyObject *at[SLEEPACC_FIELDS_DEPTH];
+  int n;
+} py_stack;
+
+/* sleepacc_field_sink.push: the value, or an empty dict or list, as a new
+ * object on the stack. */
+static int py_push(void *ctx, const sleepacc_value *v) {
+  py_stack *s = (py_stack *)ctx;
+  PyObject *o;
+  switch (v->kind) {
+  case SLEEPACC_VALUE_INT: o = PyLong_FromLongLong(v->i); break;
+  case SLEEPACC_VALUE_REAL: o = PyFloat_FromDouble(v->d); break;
+  case SLEEPACC_VALUE_BOOL: o = PyBool_FromLong((long)v->i); break;
+  case SLEEPACC_VALUE_TEXT: o = PyUnicode_DecodeUTF8(v->s, (Py_ssize_t)strlen(v->s), "replace"); break;
+  case SLEEPACC_VALUE_NESTED: o = PyDict_New(); break;
+  case SLEEPACC_VALUE_ITEMS: o = PyList_New(0); break;
+  default: o = Py_NewRef(Py_None);
   }
-  return d;
+  if (o == NULL) return -1;
+  s->at[s->n++] = o;
+  return 0;
 }
 
-static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit);
-
-/* A sleepacc_list as a list, each element by the row `row`. */
-static PyObject *py_list(const sleepacc_list *l, const sleepacc_field *row) {
-  PyObject *list = PyList_New((Py_ssize_t)l->n);
-  for (size_t k = 0; list && k < l->n; k++) {
-    int omit;
-    PyObject *v = py_field_value(row, (const char *)l->at + k * l->stride, &omit);
-    if (v) PyList_SET_ITEM(list, (Py_ssize_t)k, v);
-    else Py_CLEAR(list);
-  }
-  return list;
-}
-
-/* Row f of the struct at base as a new object, by the core's reading of it
- * (NULL: an exception, or with *omit set, nothing to add). */
-static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit) {
-  sleepacc_value v;
-  sleepacc_field_get(f, base, &v);
-  *omit = v.kind == SLEEPACC_VALUE_NULL && (f->flags & SLEEPACC_FIELD_OMIT_NULL);
-  switch (v.kind) {
-  case SLEEPACC_VALUE_INT: return PyLong_FromLongLong(v.i);
-  case SLEEPACC_VALUE_REAL: return PyFloat_FromDouble(v.d);
-  case SLEEPACC_VALUE_BOOL: return PyBool_FromLong((long)v.i);
-  case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
-  case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
-  case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
-  case SLEEPACC_VALUE_ITEMS: return py_list((const sleepacc_list *)v.base, v.sub);
-  default: return *omit ? NULL : Py_NewRef(Py_None);
-  }
+/* sleepacc_field_sink.put: the top object into the one below: a dict's
+ * key, a list's next element, or a dict's int key index (PAIRS). */
+static int py_put(void *ctx, const char *key, int64_t index) {
+  py_stack *s = (py_stack *)ctx;
+  PyObject *v = s->at[--s->n], *to = s->at[s->n - 1], *k = NULL;
+  int rc;
+  if (key) rc = PyDict_SetItemString(to, key, v);
+  else if (PyList_Check(to)) rc = PyList_Append(to, v);
+  else rc = (k = PyLong_FromLongLong(index)) != NULL ? PyDict_SetItem(to, k, v) : -1;
+  Py_XDECREF(k);
+  Py_DECREF(v);
+  return rc;
 }
 
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base) {
-  PyObject *d = PyDict_New();
-  if (d == NULL) return NULL;
-  for (const sleepacc_field *f = table; f->name != NULL; f++) {
-    int omit;
-    PyObject *v;
-    if (f->flags & SLEEPACC_FIELD_NULL_KEYS) continue; /* a dict holds None: the list is Lua's */
-    v = py_field_value(f, base, &omit);
-    if (omit) continue;
-    if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
-      Py_XDECREF(v);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(v);
-  }
-  return d;
+  py_stack s = {{NULL}, 0};
+  sleepacc_field_sink sink = {py_push, py_put, &s, SLEEPACC_BINDING_PYTHON};
+  int rc = sleepacc_fields_walk(table, base, &sink);
+  if (rc == 0) return s.at[0];
+  while (s.n > 0) Py_DECREF(s.at[--s.n]);
+  return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "fields");
 }
 
 /* The object v as a core value: None NULL; a bool or a numpy bool BOOL; a
