@@ -72,6 +72,8 @@ int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *fie
   const char *name = pacer ? "Pacer" : "Sleeper", *refusal = sleepacc_precise_words(err);
   if (!buf || !cap) return refusal != NULL;
   if (refusal) snprintf(buf, cap, "%s %s", name, refusal);
+  else if (field && !strcmp(field, "dma_latency_us")) /* the option and the device it holds open */
+    snprintf(buf, cap, "dma_latency (/dev/cpu_dma_latency)");
   else if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(field));
   else if (at == SLEEPACC_PRECISE_AT_CALL) snprintf(buf, cap, "%s.%s", name, pacer ? "wait" : "sleep");
   else snprintf(buf, cap, "%s", name);

@@ -1639,8 +1639,8 @@ const char *sleepacc_precise_words(int err);
  *     "<name> is sleeping in another thread" (sleepacc_precise_words); 1;
  *   another err (0 too): what failed, for the binding to set beside the
  *     errno's name and message: the option an open blamed (field, from
- *     sleepacc_precise_open, by sleepacc_option_of_field: "dma_latency",
- *     "method"), else at SLEEPACC_PRECISE_AT_CALL the call,
+ *     sleepacc_precise_open, by sleepacc_option_of_field: "method"; the
+ *     device named for dma_latency: "dma_latency (/dev/cpu_dma_latency)"), else at SLEEPACC_PRECISE_AT_CALL the call,
  *     "Sleeper.sleep" or "Pacer.wait", else "<name>"; 0. */
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap);

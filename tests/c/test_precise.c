@@ -63,7 +63,9 @@ static void test_message_words(void) {
   CHECK(sleepacc_precise_message(&H, 0, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);
   CHECK(!strcmp(w, "Sleeper"));
   CHECK(sleepacc_precise_message(&H, -ENOENT, "dma_latency_us", 0, w, sizeof w) == 0);
-  CHECK(!strcmp(w, "dma_latency")); /* the option's name, not the field's */
+  CHECK(!strcmp(w, "dma_latency (/dev/cpu_dma_latency)")); /* the option's name and its device */
+  CHECK(sleepacc_precise_message(&H, -ENOENT, "method", 0, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "method")); /* another field: the option's name */
   CHECK(sleepacc_precise_message(NULL, -EBADF, NULL, 0, w, sizeof w) == 1 && !strcmp(w, "Sleeper is closed"));
   CHECK(sleepacc_precise_open(&p, SLEEPACC_PRECISE_PACER, &c, NULL) == 0 && sleepacc_precise_close(&p) == 0);
   CHECK(sleepacc_precise_message(&p, -EBADF, NULL, 0, w, sizeof w) == 1 && !strcmp(w, "Pacer is closed"));
