@@ -178,10 +178,6 @@ static int call_seconds_ns(const sleepacc_call_args *a, void *buf, sleepacc_answ
   return 0;
 }
 
-static const sleepacc_field ns_fields[] = {
-    {"ns", 0, 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
-
 /* ------------------------------------------------------------ calls with options */
 
 /* The checked config of a run from the table a->options (sleepacc_config_read;
@@ -305,7 +301,7 @@ const sleepacc_call sleepacc_calls[] = {
      SLEEPACC_CALL_VALUE, 0, name_arg, 1, sizeof(double), call_stats_level, level_fields},
     {"seconds_ns", NULL, "seconds_ns(seconds) -> int ns, by the core's duration rule",
      "sleepacc_seconds_check", SLEEPACC_CALL_VALUE, 0, seconds_arg, 1, sizeof(int64_t),
-     call_seconds_ns, ns_fields},
+     call_seconds_ns, an_int64},
     {"plan", NULL, "plan(options, sweep_point=False) -> the checked config of {option: value}",
      "sleepacc_config_read", SLEEPACC_CALL_OBJECT, 0, plan_args, 1, sizeof(sleepacc_config),
      call_plan, sleepacc_config_fields},
