@@ -2,8 +2,9 @@
  * calls.c -- the bindings' queries as rows of one table (calls, issue 12):
  * the registry's rows, the defaults of a run and of a sleeper, host facts,
  * clocks, a formatted duration, a statistic's quantile level, the clock's
- * now, seconds in ns, the plan of a run and of a sweep from a whole options
- * table (read through the binding's getter), and the module constants.
+ * now, seconds in ns, the statistics of values a binding lends, the plan of
+ * a run and of a sweep from a whole options table (read through the
+ * binding's getter), and the module constants.
  * Each row says how a binding shows the answer; each function fills a
  * caller's buffer of the row's size, so a binding has one dispatcher for
  * all of them (python/_ext/module.c's py_call, lua/lsleepacc.c's
@@ -37,6 +38,10 @@ static const sleepacc_option seconds_arg[] = {
 /* A whole options table, read by the core (calls with options, below). */
 static const sleepacc_option table_arg[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option stats_args[] = {
+    {"values", SLEEPACC_OPT_VALUES, "values", offsetof(sleepacc_call_args, values), 0},
+    {"threshold", SLEEPACC_OPT_INT64, "threshold", offsetof(sleepacc_call_args, i64), INT64_MIN},
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option plan_args[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
@@ -178,6 +183,17 @@ static int call_seconds_ns(const sleepacc_call_args *a, void *buf, sleepacc_answ
   return 0;
 }
 
+/* The statistics of the values lent (values below a->i64 count as
+ * undersleeps), in scratch memory of their size the call asks for. */
+static int call_stats(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  size_t n = a->count ? a->count : 1;
+  int64_t *scratch = a->room ? (int64_t *)a->room(a->ctx, n * sizeof *scratch) : NULL;
+  (void)out;
+  if (scratch == NULL)
+    return -ENOMEM;
+  return sleepacc_stats_compute(a->values, a->count, a->i64, scratch, (sleepacc_stats *)buf);
+}
+
 /* ------------------------------------------------------------ calls with options */
 
 /* The checked config of a run from the table a->options (sleepacc_config_read;
@@ -302,6 +318,9 @@ const sleepacc_call sleepacc_calls[] = {
     {"seconds_ns", NULL, "seconds_ns(seconds) -> int ns, by the core's duration rule",
      "sleepacc_seconds_check", SLEEPACC_CALL_VALUE, 0, seconds_arg, 1, sizeof(int64_t),
      call_seconds_ns, an_int64},
+    {"stats", NULL, "stats(values, threshold) -> dict of the core's stats", "sleepacc_stats_compute",
+     SLEEPACC_CALL_OBJECT, 0, stats_args, 2, sizeof(sleepacc_stats), call_stats,
+     sleepacc_stats_fields},
     {"plan", NULL, "plan(options, sweep_point=False) -> the checked config of {option: value}",
      "sleepacc_config_read", SLEEPACC_CALL_OBJECT, 0, plan_args, 1, sizeof(sleepacc_config),
      call_plan, sleepacc_config_fields},

@@ -1473,13 +1473,19 @@ typedef struct sleepacc_list {
 } sleepacc_list;
 
 /* The arguments of a query, one slot per option kind a row's args use
- * (INT64 and SECONDS, INT and BOOL, NAME, TABLE); an argument not given is
- * 0 or NULL. */
+ * (INT64 and SECONDS, INT and BOOL, NAME, TABLE, VALUES); an argument not
+ * given is 0 or NULL. */
 typedef struct sleepacc_call_args {
   int64_t i64;      /* an INT64 argument (format_duration's ns), SECONDS in ns (seconds_ns's) */
   int i;            /* an INT argument (clock_info's reads), a BOOL (plan's sweep_point) */
   const char *name; /* a NAME argument (stats_level's name) */
   const sleepacc_getter *options; /* a TABLE argument (plan's options): the core reads it */
+  const int64_t *values; /* a VALUES argument (stats' samples), lent for the call ... */
+  size_t count;          /* ... and how many */
+  /* Memory the call asks for (stats' scratch; at most once), the binding's,
+   * freed after the answer; NULL (or none given): -ENOMEM. */
+  void *(*room)(void *ctx, size_t bytes);
+  void *ctx;
 } sleepacc_call_args;
 
 /* How a binding shows an answer: */
@@ -1528,7 +1534,8 @@ int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void 
  * whole options table, read by the core through the binding's getter
  * (sleepacc_getter), its refusal in the answer's fault, which the binding
  * words in its one fault mapper; so a binding's plan of a run or of a sweep
- * is a row too (plan, sweep_plan, seconds_ns; Python's rows). --- */
+ * is a row too (plan, sweep_plan, seconds_ns; Python's rows), and so are
+ * the statistics of values a binding lends (stats). --- */
 /* An argument's kind beside sleepacc_option_kind's: a whole options table.
  * The binding passes a getter over it in sleepacc_call_args.options (a
  * Python dict: its keys, each value by its option's rule) and, when the
@@ -1537,6 +1544,9 @@ int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void 
  * argument is never SLEEPACC_CALL_BLOCKS (the getter runs in the
  * binding's interpreter). */
 #define SLEEPACC_OPT_TABLE 13
+/* And: int64 values a binding lends for the call (a Python buffer of
+ * int64, stats' samples), in sleepacc_call_args.values and .count. */
+#define SLEEPACC_OPT_VALUES 14
 /* sweep_plan's answer: the points of sleepacc_sweep_read (check 0: the
  * plan only) as a list of sleepacc_point_fields (in the getter's room). */
 extern const sleepacc_field sleepacc_point_fields[]; /* method, duration_ns */

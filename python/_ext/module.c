@@ -9,12 +9,13 @@
  *
  * Owns:
  *   measure(): a run, by the config and result tables;
- *   stats(), table();
+ *   table();
  *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
  *   all: methods(), config_default(), sleeper_default(), host_facts(),
- *   clock_info(), format_duration(), stats_level(), seconds_ns(), and the
- *   plan of a run or a sweep from an options dict the core reads through
- *   the getter (plan(), sweep_plan()); and the constants
+ *   clock_info(), format_duration(), stats_level(), seconds_ns(), stats()
+ *   of a buffer of int64 it lends, and the plan of a run or a sweep from an
+ *   options dict the core reads through the getter (plan(), sweep_plan());
+ *   and the constants
  *   VERSION, MAX_DURATION_NS, MAX_SAMPLES, SWEEP_BUDGET_NS, HIST_PRECISION
  *   and the tuples stats_fields, result_fields, policy_names, mode_names
  *   (index = value), default_durations_ns.
@@ -111,29 +112,6 @@ done:
   return result;
 }
 
-static PyObject *py_stats(PyObject *self, PyObject *args) {
-  Py_buffer view;
-  long long threshold;
-  (void)self;
-  if (!PyArg_ParseTuple(args, "y*L:stats", &view, &threshold)) return NULL;
-  if (view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
-    PyBuffer_Release(&view);
-    return PyErr_Format(PyExc_ValueError, "values must be a buffer of int64");
-  }
-  size_t n = (size_t)view.len / sizeof(int64_t);
-  int64_t *scratch = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
-  if (scratch == NULL) {
-    PyBuffer_Release(&view);
-    return PyErr_NoMemory();
-  }
-  sleepacc_stats st;
-  int rc = sleepacc_stats_compute((const int64_t *)view.buf, n, threshold, scratch, &st);
-  PyMem_Free(scratch);
-  PyBuffer_Release(&view);
-  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_stats_compute");
-  return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
-}
-
 /* The memory of a table's text (sleepacc_table_text's alloc). */
 static void *py_table_alloc(void *ctx, size_t bytes) {
   (void)ctx;
@@ -181,31 +159,50 @@ done:
  * dispatcher, py_call, answers them all. */
 #define CALL_CAPSULE "sleepacc._core.call"
 
+/* What a call holds while the core answers it: the source and getter of a
+ * TABLE argument, the memory the core asks for (src.room, by the getter's
+ * room), the buffer a VALUES argument lends. */
+typedef struct call_state {
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  Py_buffer view;
+} call_state;
+
 /* The arguments of call c from args and kwds (positional or by name, as
  * CPython's own parser takes them and words their TypeErrors) into *a by
  * its option rows, each converted by the core's rule of its kind
- * (sleepacc_py_value); a TABLE argument, a dict, as the getter g over it
- * (src), which the core reads.  0 or -1. */
+ * (sleepacc_py_value); a TABLE argument, a dict, as the getter st->g over
+ * it, which the core reads; a VALUES argument as the buffer it lends
+ * (st->view).  0 or -1. */
 static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sleepacc_call_args *a,
-                     sleepacc_py_source *src, sleepacc_getter *g) {
+                     call_state *st) {
   char format[64], *kwlist[SLEEPACC_CALL_MAX_ARGS + 1] = {NULL};
   PyObject *v[SLEEPACC_CALL_MAX_ARGS] = {NULL};
   int n = 0;
   memset(a, 0, sizeof *a);
+  st->g = sleepacc_py_getter(&st->src, NULL);
+  a->room = st->g.room, a->ctx = st->g.ctx;
   for (; n < SLEEPACC_CALL_MAX_ARGS && c->args && c->args[n].name; n++) kwlist[n] = (char *)c->args[n].name;
   /* "O" per argument, the optional ones after "|" (SLEEPACC_CALL_MAX_ARGS is 4: "OOOO", v[0..3]) */
   snprintf(format, sizeof format, "%.*s|%.*s:%s", c->required, "OOOO", n - c->required, "OOOO", c->python);
   if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &v[0], &v[1], &v[2], &v[3])) return -1;
   for (int i = 0; i < n; i++) {
     if (v[i] == NULL) continue;
-    if (c->args[i].kind != SLEEPACC_OPT_TABLE) {
+    if (c->args[i].kind == SLEEPACC_OPT_VALUES) {
+      if (PyObject_GetBuffer(v[i], &st->view, PyBUF_SIMPLE) < 0) return -1;
+      if (st->view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be a buffer of int64", c->args[i].name);
+        return -1;
+      }
+      a->values = st->view.buf, a->count = (size_t)st->view.len / sizeof(int64_t);
+    } else if (c->args[i].kind != SLEEPACC_OPT_TABLE) {
       if (sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
     } else if (!PyDict_Check(v[i])) {
       PyErr_Format(PyExc_TypeError, "%s: must be a dict, got %s", c->args[i].name, Py_TYPE(v[i])->tp_name);
       return -1;
     } else {
-      *g = sleepacc_py_getter(src, v[i]);
-      a->options = g;
+      st->g = sleepacc_py_getter(&st->src, v[i]);
+      a->options = &st->g;
     }
   }
   return 0;
@@ -213,9 +210,9 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
 
 /* The answer of call c as an object: a dict of its fields, or the value of
  * the first (SLEEPACC_CALL_VALUE).  a: its arguments, NULL: none.  NULL on
- * error: the read's fault of a TABLE argument over src (sleepacc_py_fault),
- * else the core's errno raised, naming c->what. */
-static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a, sleepacc_py_source *src) {
+ * error: the read's fault of a TABLE argument (sleepacc_py_fault over st's
+ * source), else the core's errno raised, naming c->what. */
+static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a, call_state *st) {
   PyThreadState *ts = NULL;
   sleepacc_answer ans;
   PyObject *d = NULL, *v;
@@ -225,7 +222,7 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   if (c->flags & SLEEPACC_CALL_BLOCKS) ts = PyEval_SaveThread(); /* the GIL released */
   rc = sleepacc_call_run(c, a, buf, &ans);
   if (ts) PyEval_RestoreThread(ts);
-  if (rc < 0 && a && a->options) sleepacc_py_fault(src, rc, &ans.fault);
+  if (rc < 0 && a && a->options) sleepacc_py_fault(&st->src, rc, &ans.fault);
   else if (rc < 0) sleepacc_py_raise(rc, c->what);
   else d = sleepacc_py_from_fields(ans.fields, ans.base);
   PyMem_Free(buf);
@@ -235,17 +232,18 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   return v;
 }
 
-/* The one dispatcher of the core's queries; the memory a read asked for
- * (src.room: a sweep's points) is freed once the answer is converted. */
+/* The one dispatcher of the core's queries; what a call holds (the memory
+ * the core asked for: a sweep's points, stats' scratch; a lent buffer) is
+ * given back once the answer is converted. */
 static PyObject *py_call(PyObject *self, PyObject *args, PyObject *kwds) {
   const sleepacc_call *c = PyCapsule_GetPointer(self, CALL_CAPSULE);
-  sleepacc_py_source src = {NULL, NULL, 0, NULL};
-  sleepacc_getter g;
   sleepacc_call_args a;
-  PyObject *answer;
-  if (c == NULL || call_args(c, args, kwds, &a, &src, &g) < 0) return NULL;
-  answer = call_answer(c, &a, &src);
-  PyMem_Free(src.room);
+  call_state st;
+  PyObject *answer = NULL;
+  memset(&st, 0, sizeof st);
+  if (c != NULL && call_args(c, args, kwds, &a, &st) == 0) answer = call_answer(c, &a, &st);
+  PyMem_Free(st.src.room);
+  PyBuffer_Release(&st.view);
   return answer;
 }
 
@@ -296,7 +294,6 @@ static int add_calls(PyObject *module) {
 static PyMethodDef core_methods[] = {
   {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
    "measure(config, point=False) -> dict: the record, samples, starts"},
-  {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {NULL, NULL, 0, NULL},

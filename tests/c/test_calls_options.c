@@ -1,8 +1,8 @@
 /* test_calls_options.c -- calls with options (issue 12, pycalls): the rows
  * whose argument is a whole options table (plan, sweep_plan) read it
  * through the binding's getter, a refusal comes back as the answer's fault
- * (the binding's one fault mapper words it), and seconds_ns converts its
- * argument by its SECONDS row. */
+ * (the binding's one fault mapper words it), seconds_ns converts its
+ * argument by its SECONDS row, and stats reads values a binding lends. */
 #include "check.h"
 #include "sleepacc.h"
 
@@ -214,11 +214,36 @@ static void test_seconds_ns(void) {
   CHECK(f.kind == SLEEPACC_FAULT_RULE && strcmp(f.option, "seconds") == 0);
 }
 
+/* stats: the values lent, its scratch asked for once by the row's room. */
+static void test_stats_of_lent_values(void) {
+  const sleepacc_call *c = py_row("stats");
+  const int64_t values[] = {50, 10, 30, 20, 40};
+  fake t = {NULL, NULL};
+  sleepacc_call_args a;
+  sleepacc_answer out;
+  sleepacc_stats st;
+  CHECK(c && c->lua == NULL && c->required == 2 && c->fields == sleepacc_stats_fields);
+  CHECK(c->args[0].kind == SLEEPACC_OPT_VALUES && c->args[0].offset == offsetof(sleepacc_call_args, values));
+  CHECK(c->args[1].kind == SLEEPACC_OPT_INT64 && c->args[1].offset == offsetof(sleepacc_call_args, i64));
+  memset(&a, 0, sizeof a);
+  a.values = values, a.count = 5, a.i64 = 25;
+  CHECK(sleepacc_call_run(c, &a, &st, &out) == -ENOMEM); /* no room given */
+  a.room = fake_room, a.ctx = &t;
+  CHECK(sleepacc_call_run(c, &a, &st, &out) == 0 && t.room != NULL && out.base == &st);
+  CHECK(st.n == 5 && st.min == 10 && st.max == 50 && st.median == 30 && st.undersleeps == 2);
+  CHECK(values[0] == 50 && values[1] == 10); /* the values lent are left as they were */
+  free(t.room), t.room = NULL;
+  a.values = NULL, a.count = 0; /* none: the empty stats */
+  CHECK(sleepacc_call_run(c, &a, &st, &out) == 0 && st.n == 0);
+  free(t.room);
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_plan_reads_the_table);
   TEST(test_plan_refusals_are_the_faults);
   TEST(test_sweep_plan_lists_the_points);
   TEST(test_seconds_ns);
+  TEST(test_stats_of_lent_values);
   return check_summary();
 }

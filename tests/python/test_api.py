@@ -162,6 +162,13 @@ def test_plan_rows_read_a_whole_options_dict_by_the_core():
         _core.seconds_ns("1")
     with pytest.raises(ValueError, match=r"^seconds: must be at most 86400 s"):
         _core.seconds_ns(seconds=86401)
+    # stats: a row whose values are a buffer the binding lends the core
+    assert _core.stats(values=np.array([5, 1, 3], dtype=np.int64), threshold=2)["undersleeps"] == 1
+    assert _core.stats(b"", 0)["n"] == 0
+    with pytest.raises(ValueError, match=r"^values must be a buffer of int64$"):
+        _core.stats(b"abc", 0)
+    with pytest.raises(TypeError, match=r"^threshold: must be an int, got str$"):
+        _core.stats(b"", "0")
 
 
 # --------------------------------------------------------------------------- invariants
