@@ -1483,7 +1483,8 @@ typedef struct sleepacc_call_args {
   const int64_t *values; /* a VALUES argument (stats' samples), lent for the call ... */
   size_t count;          /* ... and how many */
   /* Memory the call asks for (stats' scratch; at most once), the binding's,
-   * freed after the answer; NULL (or none given): -ENOMEM. */
+   * freed after the answer; NULL (or none given): -ENOMEM.  It may be the
+   * interpreter's memory: a row that asks for it is never BLOCKS. */
   void *(*room)(void *ctx, size_t bytes);
   void *ctx;
 } sleepacc_call_args;

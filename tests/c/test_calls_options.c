@@ -223,6 +223,7 @@ static void test_stats_of_lent_values(void) {
   sleepacc_answer out;
   sleepacc_stats st;
   CHECK(c && c->lua == NULL && c->required == 2 && c->fields == sleepacc_stats_fields);
+  CHECK(!(c->flags & SLEEPACC_CALL_BLOCKS)); /* its room is the interpreter's (PyMem) */
   CHECK(c->args[0].kind == SLEEPACC_OPT_VALUES && c->args[0].offset == offsetof(sleepacc_call_args, values));
   CHECK(c->args[1].kind == SLEEPACC_OPT_INT64 && c->args[1].offset == offsetof(sleepacc_call_args, i64));
   memset(&a, 0, sizeof a);
