@@ -4,7 +4,9 @@
  * each binding's converter handles only the few value kinds a script
  * language has (sleepacc_value_kind).
  *
- * Owns: sleepacc_field_get, sleepacc_field_set.
+ * Owns: sleepacc_field_get, sleepacc_field_set, and the walk of a whole
+ * table, sleepacc_fields_walk and sleepacc_field_walk (each binding's
+ * object built by its rules of null, NULL_KEYS and PAIRS).
  */
 #include "sleepacc_int.h"
 
@@ -126,4 +128,103 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
   default: break;
   }
   return field_fail(message, "cannot be set from", -EINVAL);
+}
+
+/* ------------------------------------------------------------------------
+ * The walk of a field table (faults, issue 12): the object's shape by the
+ * binding's rules (sleepacc_field_sink), one value at a time through it.
+ * ---------------------------------------------------------------------- */
+
+static int walk_value(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s, int depth);
+
+/* Push an empty container of kind (NESTED an object, ITEMS an array of n). */
+static int push_container(const sleepacc_field_sink *s, int kind, int64_t n, int depth)
+{
+  sleepacc_value v;
+  if (depth >= SLEEPACC_FIELDS_DEPTH)
+    return -E2BIG;
+  memset(&v, 0, sizeof v);
+  v.kind = kind, v.i = n;
+  return s->push(s->ctx, &v);
+}
+
+/* Push the object of table over base: each row's value under its name. */
+static int walk_object(const sleepacc_field *table, const void *base, const sleepacc_field_sink *s,
+                       int depth)
+{
+  int rc = push_container(s, SLEEPACC_VALUE_NESTED, 0, depth);
+  for (const sleepacc_field *f = table; rc >= 0 && f->name; f++) {
+    if ((f->flags & SLEEPACC_FIELD_NULL_KEYS) && s->binding == SLEEPACC_BINDING_PYTHON)
+      continue; /* a dict holds None: the list of null keys is Lua's */
+    if ((rc = walk_value(f, base, s, depth + 1)) == 1)
+      rc = s->put(s->ctx, f->name, -1);
+  }
+  return rc < 0 ? rc : 0;
+}
+
+/* Push a list: an array, element k by the row `row` (a null one left out:
+ * a hole in Lua). */
+static int walk_items(const sleepacc_list *l, const sleepacc_field *row, const sleepacc_field_sink *s,
+                      int depth)
+{
+  int rc = push_container(s, SLEEPACC_VALUE_ITEMS, (int64_t)l->n, depth);
+  for (size_t k = 0; rc >= 0 && k < l->n; k++)
+    if ((rc = walk_value(row, (const char *)l->at + k * l->stride, s, depth + 1)) == 1)
+      rc = s->put(s->ctx, NULL, (int64_t)k);
+  return rc < 0 ? rc : 0;
+}
+
+/* Push pairs: Python a dict {key: value}; Lua an array of one object per
+ * pair by the rows `sub`. */
+static int walk_pairs(const sleepacc_pairs *p, const sleepacc_field *sub, const sleepacc_field_sink *s,
+                      int depth)
+{
+  int lua = s->binding == SLEEPACC_BINDING_LUA;
+  int rc = push_container(s, lua ? SLEEPACC_VALUE_ITEMS : SLEEPACC_VALUE_NESTED, p->n, depth);
+  for (int64_t i = 0; rc >= 0 && i < p->n && i < SLEEPACC_PAIRS_MAX; i++) {
+    sleepacc_value v;
+    memset(&v, 0, sizeof v);
+    v.kind = SLEEPACC_VALUE_INT, v.i = p->at[i].value;
+    if (lua)
+      rc = walk_object(sub, &p->at[i], s, depth + 1);
+    else
+      rc = depth + 1 >= SLEEPACC_FIELDS_DEPTH ? -E2BIG : s->push(s->ctx, &v);
+    if (rc >= 0)
+      rc = s->put(s->ctx, NULL, lua ? i : p->at[i].key);
+  }
+  return rc < 0 ? rc : 0;
+}
+
+/* Push row f's value: 1 pushed, 0 nothing (a null left out), or negative. */
+static int walk_value(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s, int depth)
+{
+  sleepacc_value v;
+  int rc;
+  sleepacc_field_get(f, base, &v);
+  if (v.kind == SLEEPACC_VALUE_NESTED)
+    rc = walk_object(v.sub, v.base, s, depth);
+  else if (v.kind == SLEEPACC_VALUE_PAIRS)
+    rc = walk_pairs((const sleepacc_pairs *)v.base, v.sub, s, depth);
+  else if (v.kind == SLEEPACC_VALUE_ITEMS)
+    rc = walk_items((const sleepacc_list *)v.base, v.sub, s, depth);
+  else if (v.kind == SLEEPACC_VALUE_NULL &&
+           ((f->flags & SLEEPACC_FIELD_OMIT_NULL) || s->binding != SLEEPACC_BINDING_PYTHON))
+    return 0; /* left out (Lua's objects hold no null) */
+  else
+    rc = depth >= SLEEPACC_FIELDS_DEPTH ? -E2BIG : s->push(s->ctx, &v);
+  return rc < 0 ? rc : 1;
+}
+
+int sleepacc_fields_walk(const sleepacc_field *table, const void *base, const sleepacc_field_sink *s)
+{
+  if (!table || !base || !s || !s->push || !s->put)
+    return -EFAULT;
+  return walk_object(table, base, s, 0);
+}
+
+int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s)
+{
+  if (!f || !base || !s || !s->push || !s->put)
+    return -EFAULT;
+  return walk_value(f, base, s, 0);
 }

@@ -15,7 +15,8 @@
  * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
  * sleepacc_privilege_explain (what a refused privileged option needs),
  * sleepacc_config_words (the config check's words, the available methods named),
- * sleepacc_option_set (one option from a script's value: every kind's rule).
+ * sleepacc_option_set (one option from a script's value: every kind's rule),
+ * sleepacc_fault_text (a read's fault in one sentence, for both bindings).
  */
 #include "sleepacc_int.h"
 
@@ -592,4 +593,80 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
     return sweep_fault(f, n, &sf, 1);
   s->count = (size_t)n;
   return n;
+}
+
+/* ------------------------------------------------------------------------
+ * fault words (issue 12, faults): the one sentence of a read's fault.
+ *
+ * One template for both bindings, the Python API's: "<option>: must be
+ * <what it takes>, got <type>" for a wrong type, the same shape as the
+ * core's own rule words ("n: must be >= 1, got 0"), so every option fault
+ * of either binding reads "<option>: must be ..., got ...".  What it
+ * replaced (old -> new):
+ *   Lua TYPE  "duration: number of seconds expected, got string"
+ *          -> "duration: must be a number of seconds, got string"
+ *             ("n: integer expected, got a fraction" -> "n: must be an
+ *             integer, got a fraction");
+ *   Python KEY  "options must be the core's option names, got {...}"
+ *          -> Lua's "colour: unknown option; known: method, duration, ...";
+ *   the key that is no string: Lua "options: option names must be
+ *   strings, got a number key", Python the dict above -> "options: option
+ *   names must be strings, got a key of type number" (int, in Python).
+ * Python's TYPE and RULE sentences and Lua's RULE sentence are unchanged.
+ * ---------------------------------------------------------------------- */
+
+/* One binding's words: what each option kind takes (a TYPE fault's "must
+ * be ..."), its word for a number that is no integer where one is taken
+ * (NULL: its type name says it), and the index of a list's first element. */
+typedef struct binding_words {
+  const char *takes[SLEEPACC_OPT_DEADLINE + 1];
+  const char *fraction;
+  int first;
+} binding_words;
+
+static const binding_words fault_words[] = {
+    [SLEEPACC_BINDING_PYTHON] = {{
+        [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
+        [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
+        [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
+        [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
+        [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
+        [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
+    }, NULL, 0},
+    [SLEEPACC_BINDING_LUA] = {{
+        [SLEEPACC_OPT_METHOD] = "a string", [SLEEPACC_OPT_SECONDS] = "a number of seconds",
+        [SLEEPACC_OPT_BUDGET] = "a number of seconds", [SLEEPACC_OPT_INT64] = "an integer",
+        [SLEEPACC_OPT_INT] = "an integer", [SLEEPACC_OPT_BOOL] = "a boolean",
+        [SLEEPACC_OPT_MODE] = "a string", [SLEEPACC_OPT_POLICY] = "a string",
+        [SLEEPACC_OPT_NAME] = "a string", [SLEEPACC_OPT_NUMBER] = "a number",
+        [SLEEPACC_OPT_METHODS] = "an array of method names", [SLEEPACC_OPT_DURATIONS] = "an array of seconds",
+        [SLEEPACC_OPT_DEADLINE] = "an integer",
+    }, "a fraction", 1},
+};
+
+int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_value *v, const char *type,
+                        const char *shown, char *buf, size_t cap) {
+  const binding_words *w;
+  const char *takes = "another value";
+  char name[96];
+  int whole;
+  if (!f || !buf || !cap) return -EFAULT;
+  buf[0] = '\0';
+  if (binding != SLEEPACC_BINDING_PYTHON && binding != SLEEPACC_BINDING_LUA) return -EINVAL;
+  if (f->kind == SLEEPACC_FAULT_NONE) return -EINVAL;
+  w = &fault_words[binding];
+  if (!type) type = "?";
+  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
+    return snprintf(buf, cap, "options: option names must be strings, got a key of type %s", type);
+  if (f->kind == SLEEPACC_FAULT_KEY)
+    return snprintf(buf, cap, "%s: unknown option; known: %s", f->option, f->words);
+  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index + w->first);
+  if (f->kind == SLEEPACC_FAULT_RULE && !f->show) return snprintf(buf, cap, "%s: %s", name, f->words);
+  if (f->kind == SLEEPACC_FAULT_RULE)
+    return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
+  whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||
+          f->takes == SLEEPACC_OPT_DEADLINE;
+  if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) type = w->fraction;
+  if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_DEADLINE && w->takes[f->takes]) takes = w->takes[f->takes];
+  return snprintf(buf, cap, "%s: must be %s, got %s", name, takes, type);
 }

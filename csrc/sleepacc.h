@@ -1398,6 +1398,70 @@ typedef struct sleepacc_fault {
                      index); KEY: 1 when the key is a string (0: the binding names its type) */
   char words[SLEEPACC_FAULT_WORDS_MAX]; /* RULE: the core's words; KEY: the known keys, ", "-joined */
 } sleepacc_fault;
+/* --- fault words (issue 12, faults): the one sentence of a read's fault,
+ * composed by the core for both bindings (options.c).  A binding gives
+ * only what its language knows: the type name of the value and the value
+ * as the language shows it (Python's repr()); the core's table of words
+ * has a column per binding of what each option kind takes ("a number of
+ * seconds (int or float)" / "a number of seconds") and of the index an
+ * element is named by (Python 0-based, Lua 1-based). --- */
+typedef enum sleepacc_binding {
+  SLEEPACC_BINDING_PYTHON = 0,
+  SLEEPACC_BINDING_LUA = 1
+} sleepacc_binding;
+/* Room for sleepacc_fault_text's sentence (a longer one is cut to fit). */
+#define SLEEPACC_FAULT_TEXT_MAX (2 * SLEEPACC_FAULT_WORDS_MAX)
+/* The sentence of fault f (kind TYPE, RULE or KEY) for binding into buf
+ * (cap bytes, always terminated), <name> the option, or "<option>[i]" for
+ * a list's element (i by the binding's first index):
+ *   TYPE  "<name>: must be <what the option's kind takes>, got <type>";
+ *   RULE  "<name>: <the core's words>, got <shown>" (show 0: without
+ *         ", got ...");
+ *   KEY   "<key>: unknown option; known: <the known keys>", or for a key
+ *         that is no string "options: option names must be strings, got a
+ *         key of type <type>".
+ * type: the language's name of the value's type (of the key's, for KEY);
+ * for TYPE, a REAL value (v, may be NULL) where a whole number is taken is
+ * named by the binding's word for it where it has one (Lua: "a fraction",
+ * a number that is no integer).  shown: the value as the binding shows it
+ * (NULL: type).  Returns the whole sentence's length (as snprintf, also
+ * when it was cut), or -EINVAL for kind NONE or an unknown binding (buf
+ * ""), -EFAULT for a NULL f or buf. */
+int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_value *v, const char *type,
+                        const char *shown, char *buf, size_t cap);
+/* The walk of a field table (fields.c): the core reads every row and
+ * drives the shape of the binding's object, so a binding converts one
+ * value at a time and builds on a stack.  The rules, per binding:
+ *   - a null value: Python None; Lua none (the key absent, an array's
+ *     element a hole); OMIT_NULL leaves the key out in both;
+ *   - a NULL_KEYS row (the keys of the null values): Lua's only;
+ *   - PAIRS: Python a dict {key: value}; Lua an array of one object per
+ *     pair by the row's .sub (its two rows name key and value);
+ *   - NESTED an object, LIST an array (each element by its row). */
+typedef struct sleepacc_field_sink {
+  /* Push v: a plain value (INT, REAL, BOOL, TEXT, NULL), or a new empty
+   * container, an object (NESTED) or an array (SLEEPACC_VALUE_ITEMS, .i
+   * its length).  0, or a negative number (the binding's failure) that
+   * ends the walk. */
+  int (*push)(void *ctx, const sleepacc_value *v);
+  /* Pop the top and put it in the container below it: under key, or (key
+   * NULL) at index, 0-based (an array's element; a Python PAIRS dict's int
+   * key).  0 or negative as push. */
+  int (*put)(void *ctx, const char *key, int64_t index);
+  void *ctx;
+  int binding; /* sleepacc_binding */
+} sleepacc_field_sink;
+/* The deepest nesting a walk pushes (containers, plus one value); deeper
+ * tables are refused with -E2BIG. */
+#define SLEEPACC_FIELDS_DEPTH 8
+/* Push the object of the struct at base described by table: 0, or a
+ * negative number (the sink's, -E2BIG, -EFAULT for NULLs).  On failure the
+ * stack holds what was pushed and not put (the binding frees it). */
+int sleepacc_fields_walk(const sleepacc_field *table, const void *base, const sleepacc_field_sink *s);
+/* Push row f's value alone: 1 pushed, 0 nothing (a null left out: by
+ * OMIT_NULL, or one the binding's objects cannot hold), or a negative
+ * number as sleepacc_fields_walk. */
+int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s);
 /* A sweep's lists (rows of kind METHODS and DURATIONS, read into
  * sleepacc_sweep_args) and one deadline (DEADLINE, into an int64_t). */
 extern const sleepacc_option sleepacc_sweep_lists[];

@@ -59,17 +59,15 @@ typedef struct sleepacc_lua_source {
  * arguments (the first args names of take are at the stack indexes arg[],
  * at most 4); own: keys the caller reads itself.  Values convert by their
  * Lua type (a boolean BOOL, an integer that fits INT, a number REAL, a
- * string TEXT, a NUL byte raising "<option>: holds a NUL byte", a table
- * LIST); the core's room is a userdata pushed on the stack. */
+ * string TEXT with its length, whose NUL byte is the core's rule, a
+ * table LIST); the core's room is a userdata pushed on the stack. */
 sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
                                     const char *const *take, const int *arg, int args,
                                     const char *const *own);
-/* Raise a read's fault, the one place they are worded: TYPE "<option>:
- * <what it takes> expected, got <type>" ("a fraction" where an integer is
- * expected), RULE "<option>: <the core's words>[, got <value>]", KEY
- * "<key>: unknown option; known: ..."; "<option>[i]" (1-based) for an
- * array's element.  NONE (an errno no rule explains): returns nil, err,
- * ename pushed (3; `what` its context). */
+/* Raise a read's fault: the core's one sentence of it (sleepacc_fault_text,
+ * given the value's type name and the value as Lua shows it: a string
+ * quoted, its first 60 bytes, a NUL byte as \0).  NONE (an errno no rule
+ * explains): returns nil, err, ename pushed (3; `what` its context). */
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
@@ -82,8 +80,9 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
  * byte" (sleepacc_text_words). */
 const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
 
-/* Push the struct at base as a table through a core field table (nested
- * rows become sub-tables; a null value is an absent key). */
+/* Push the struct at base as a table, built as the core's walk of its
+ * field table says (sleepacc_fields_walk: nested rows sub-tables, a null
+ * value an absent key, PAIRS an array of tables). */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
 /* Push row f of the struct at base the same way and return 1, or push
  * nothing and return 0 for a null value. */

@@ -1,8 +1,8 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors,
  * conversions, the getter the core reads a call's options through and its
- * one fault mapper, the field-table
- * converter, the Ctrl-C checkpoint and the chunked run, aligned userdata,
+ * one fault mapper, the sink of the core's walk of a field table
+ * (sleepacc_fields_walk), the Ctrl-C checkpoint and the chunked run, aligned userdata,
  * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
  * depends on none of them.
  */
@@ -46,18 +46,6 @@ const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
   if (sleepacc_text_words(s, len)) sleepacc_lua_error(L, name, "%s", sleepacc_text_words(s, len));
   return s;
 }
-
-/* What an option of each kind takes, in a TYPE fault:
- * "<option>: <takes> expected, got <type>". */
-static const char *const sleepacc__takes[] = {
-    [SLEEPACC_OPT_METHOD] = "string",  [SLEEPACC_OPT_SECONDS] = "number of seconds",
-    [SLEEPACC_OPT_BUDGET] = "number of seconds", [SLEEPACC_OPT_INT64] = "integer",
-    [SLEEPACC_OPT_INT] = "integer",    [SLEEPACC_OPT_BOOL] = "boolean",
-    [SLEEPACC_OPT_MODE] = "string",    [SLEEPACC_OPT_POLICY] = "string",
-    [SLEEPACC_OPT_NAME] = "string",    [SLEEPACC_OPT_NUMBER] = "number",
-    [SLEEPACC_OPT_METHODS] = "array of method names", [SLEEPACC_OPT_DURATIONS] = "array of seconds",
-    [SLEEPACC_OPT_DEADLINE] = "integer",
-};
 
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
  * fits INT (an integral number beyond int64: INT with .overflow its sign,
@@ -138,38 +126,31 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
 
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what) {
   lua_State *L = src->L;
-  int whole = f->takes == SLEEPACC_OPT_INT || f->takes == SLEEPACC_OPT_INT64 ||
-              f->takes == SLEEPACC_OPT_DEADLINE;
-  char name[96];
-  int idx, type;
+  char text[SLEEPACC_FAULT_TEXT_MAX], shown[128];
+  const char *type = src->keytype;
+  sleepacc_value v;
+  int idx;
   if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
-  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
-    return sleepacc_lua_error(L, "options", "option names must be strings, got a %s key", src->keytype);
-  if (f->kind == SLEEPACC_FAULT_KEY)
-    return sleepacc_lua_error(L, f->option, "unknown option; known: %s", f->words);
-  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index + 1);
-  if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
-  type = lua_type(L, idx);
-  if (f->kind == SLEEPACC_FAULT_TYPE)
-    return sleepacc_lua_error(L, name, "%s expected, got %s",
-                              (size_t)f->takes < sizeof sleepacc__takes / sizeof *sleepacc__takes &&
-                                  sleepacc__takes[f->takes] ? sleepacc__takes[f->takes] : "another value",
-                              whole && type == LUA_TNUMBER ? "a fraction" /* not an integer that fits */
-                                                           : luaL_typename(L, idx));
-  if (!f->show) return sleepacc_lua_error(L, name, "%s", f->words);
-  if (type == LUA_TSTRING) { /* its first 60 bytes, a NUL byte as \0 (the text would stop there) */
-    size_t len, k = 0;
-    const char *s = lua_tolstring(L, idx, &len);
-    char shown[128];
-    for (size_t j = 0; j < len && j < 60; j++)
-      if (s[j]) shown[k++] = s[j];
-      else shown[k++] = '\\', shown[k++] = '0';
-    shown[k] = '\0';
-    return sleepacc_lua_error(L, name, "%s, got \"%s\"", f->words, shown);
+  memset(&v, 0, sizeof v);
+  shown[0] = '\0';
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its kind, type name and how Lua shows it */
+    if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
+    sleepacc__value(L, idx, &v);
+    type = luaL_typename(L, idx);
+    if (v.kind == SLEEPACC_VALUE_TEXT) { /* its first 60 bytes, a NUL byte as \0 (the text stops there) */
+      size_t k = 0;
+      shown[k++] = '"';
+      for (int64_t j = 0; j < v.i && j < 60; j++)
+        if (v.s[j]) shown[k++] = v.s[j];
+        else shown[k++] = '\\', shown[k++] = '0';
+      shown[k++] = '"', shown[k] = '\0';
+    } else if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
+      snprintf(shown, sizeof shown, "%s", lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx)
+                                          : lua_toboolean(L, idx) ? "true" : "false");
+    }
   }
-  return sleepacc_lua_error(L, name, "%s, got %s", f->words, type == LUA_TNUMBER ? lua_tostring(L, idx)
-                            : type == LUA_TBOOLEAN ? (lua_toboolean(L, idx) ? "true" : "false")
-                            : luaL_typename(L, idx));
+  sleepacc_fault_text(f, SLEEPACC_BINDING_LUA, &v, type, shown[0] ? shown : NULL, text, sizeof text);
+  return luaL_error(L, "%s", text);
 }
 
 void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base) {
@@ -184,43 +165,38 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
     sleepacc_lua_fault(&src, rc, &f, take[0]);
 }
 
+/* sleepacc_field_sink.push: the value, or an empty table (an object, or an
+ * array of .i elements), on the stack (a null never comes: Lua's objects
+ * hold none, the core leaves it out). */
+static int sleepacc__pushv(void *ctx, const sleepacc_value *v) {
+  lua_State *L = (lua_State *)ctx;
+  luaL_checkstack(L, 2, NULL);
+  switch (v->kind) {
+  case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v->i); break;
+  case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v->d); break;
+  case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v->i); break;
+  case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v->s); break;
+  default: lua_createtable(L, v->kind == SLEEPACC_VALUE_ITEMS ? (int)v->i : 0, 0);
+  }
+  return 0;
+}
+
+/* sleepacc_field_sink.put: the top into the table below, t[key] or
+ * t[index + 1]. */
+static int sleepacc__put(void *ctx, const char *key, int64_t index) {
+  if (key) lua_setfield((lua_State *)ctx, -2, key);
+  else lua_rawseti((lua_State *)ctx, -2, (int)index + 1);
+  return 0;
+}
+
 int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base) {
-  sleepacc_value v;
-  luaL_checkstack(L, 3, NULL);
-  sleepacc_field_get(f, base, &v); /* the core reads every field type: one case per kind */
-  switch (v.kind) {
-  case SLEEPACC_VALUE_INT: lua_pushinteger(L, (lua_Integer)v.i); break;
-  case SLEEPACC_VALUE_REAL: lua_pushnumber(L, (lua_Number)v.d); break;
-  case SLEEPACC_VALUE_BOOL: lua_pushboolean(L, (int)v.i); break;
-  case SLEEPACC_VALUE_TEXT: lua_pushstring(L, v.s); break;
-  case SLEEPACC_VALUE_NESTED: sleepacc_lua_push_fields(L, v.sub, v.base); break;
-  case SLEEPACC_VALUE_PAIRS: { /* an array of {<sub key name>=, <sub value name>=} */
-    const sleepacc_pairs *pairs = (const sleepacc_pairs *)v.base;
-    lua_createtable(L, (int)pairs->n, 0);
-    for (int i = 0; i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-      sleepacc_lua_push_fields(L, v.sub, &pairs->at[i]);
-      lua_rawseti(L, -2, i + 1);
-    }
-    break;
-  }
-  case SLEEPACC_VALUE_ITEMS: { /* an array, each element by the row .sub (a null one a hole) */
-    const sleepacc_list *list = (const sleepacc_list *)v.base;
-    lua_createtable(L, (int)list->n, 0); /* a core list is short (a registry, a name list) */
-    for (size_t k = 0; k < list->n; k++)
-      if (sleepacc_lua_push_value(L, v.sub, (const char *)list->at + k * list->stride))
-        lua_rawseti(L, -2, (int)k + 1);
-    break;
-  }
-  default: return 0; /* null: nothing pushed */
-  }
-  return 1;
+  sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
+  return sleepacc_field_walk(f, base, &sink) == 1; /* the sink never fails; a table is never too deep */
 }
 
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {
-  luaL_checkstack(L, 3, NULL);
-  lua_newtable(L);
-  for (; f->name; f++)
-    if (sleepacc_lua_push_value(L, f, base)) lua_setfield(L, -2, f->name); /* null: the key is absent */
+  sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
+  sleepacc_fields_walk(f, base, &sink);
 }
 
 /* ------------------------------------------------------------- Ctrl-C */

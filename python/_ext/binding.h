@@ -34,6 +34,7 @@ typedef struct sleepacc_py_source {
   PyObject *value;   /* the one value (sleepacc_py_value), or NULL */
   Py_ssize_t pos;    /* PyDict_Next's position over the keys */
   void *room;        /* the memory the core asked for (PyMem): the caller frees it */
+  const char *keytype; /* the type of the last key read (a KEY fault names it) */
 } sleepacc_py_source;
 
 /* The getter over the dict `options` (src filled; values converted by
@@ -41,19 +42,19 @@ typedef struct sleepacc_py_source {
  * REAL, a list or tuple LIST). */
 sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options);
 
-/* The exception of a read's fault (rc its result), the one place they are
- * worded: TYPE "<opt>: must be <what it takes>, got <type>" (TypeError),
- * RULE "<opt>: <the core's words>[, got <value, or None>]" (ValueError),
- * KEY a TypeError; "<opt>[i]" for a list's element.  Frees src's room.
- * Returns NULL. */
+/* The exception of a read's fault (rc its result): the core's one sentence
+ * of it (sleepacc_fault_text, given the value's type name and repr()), a
+ * TypeError for a wrong type (TYPE) or an unknown key (KEY), a ValueError
+ * for a broken rule (RULE).  Frees src's room.  Returns NULL. */
 PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f);
 
 /* One value `obj` of option o under `name` into base (sleepacc_value_read);
  * 0 or -1 with the fault's exception. */
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj);
 
-/* A new dict of the struct at `base` described by `table` (each row read
- * by the core, sleepacc_field_get). */
+/* A new dict of the struct at `base` described by `table`, built as the
+ * core's walk of it says (sleepacc_fields_walk: a null None, PAIRS a dict
+ * {key: value}, a list a list). */
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
 
 /* Fill the struct at `base` from the mapping `m` by `table` (each row set by

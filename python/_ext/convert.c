@@ -2,75 +2,62 @@
  * convert.c -- the conversions of the CPython binding (see binding.h): one
  * getter the core reads a call's options through (sleepacc_getter; every
  * option's rule, the lists and the config check are the core's), one
- * fault mapper, one loop each way over the core's field
- * tables, one error mapper and one chunked runner.
+ * fault mapper (the sentence is the core's), a dict built as the core's walk
+ * of a field table says, one loop back from a mapping, one error mapper and
+ * one chunked runner.
  */
 #include "binding.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* A sleepacc_pairs as a dict {key: value}, in order. */
-static PyObject *py_pairs(const sleepacc_pairs *pairs) {
-  PyObject *d = PyDict_New();
-  for (int64_t i = 0; d && i < pairs->n && i < SLEEPACC_PAIRS_MAX; i++) {
-    PyObject *k = PyLong_FromLongLong(pairs->at[i].key), *v = PyLong_FromLongLong(pairs->at[i].value);
-    if (!k || !v || PyDict_SetItem(d, k, v) < 0) Py_CLEAR(d);
-    Py_XDECREF(k);
-    Py_XDECREF(v);
+/* The stack the core's walk of a field table builds a dict on
+ * (sleepacc_fields_walk): new references, the first the dict. */
+typedef struct py_stack {
+  PyObject *at[SLEEPACC_FIELDS_DEPTH];
+  int n;
+} py_stack;
+
+/* sleepacc_field_sink.push: the value, or an empty dict or list, as a new
+ * object on the stack. */
+static int py_push(void *ctx, const sleepacc_value *v) {
+  py_stack *s = (py_stack *)ctx;
+  PyObject *o;
+  switch (v->kind) {
+  case SLEEPACC_VALUE_INT: o = PyLong_FromLongLong(v->i); break;
+  case SLEEPACC_VALUE_REAL: o = PyFloat_FromDouble(v->d); break;
+  case SLEEPACC_VALUE_BOOL: o = PyBool_FromLong((long)v->i); break;
+  case SLEEPACC_VALUE_TEXT: o = PyUnicode_DecodeUTF8(v->s, (Py_ssize_t)strlen(v->s), "replace"); break;
+  case SLEEPACC_VALUE_NESTED: o = PyDict_New(); break;
+  case SLEEPACC_VALUE_ITEMS: o = PyList_New(0); break;
+  default: o = Py_NewRef(Py_None);
   }
-  return d;
+  if (o == NULL) return -1;
+  s->at[s->n++] = o;
+  return 0;
 }
 
-static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit);
-
-/* A sleepacc_list as a list, each element by the row `row`. */
-static PyObject *py_list(const sleepacc_list *l, const sleepacc_field *row) {
-  PyObject *list = PyList_New((Py_ssize_t)l->n);
-  for (size_t k = 0; list && k < l->n; k++) {
-    int omit;
-    PyObject *v = py_field_value(row, (const char *)l->at + k * l->stride, &omit);
-    if (v) PyList_SET_ITEM(list, (Py_ssize_t)k, v);
-    else Py_CLEAR(list);
-  }
-  return list;
-}
-
-/* Row f of the struct at base as a new object, by the core's reading of it
- * (NULL: an exception, or with *omit set, nothing to add). */
-static PyObject *py_field_value(const sleepacc_field *f, const void *base, int *omit) {
-  sleepacc_value v;
-  sleepacc_field_get(f, base, &v);
-  *omit = v.kind == SLEEPACC_VALUE_NULL && (f->flags & SLEEPACC_FIELD_OMIT_NULL);
-  switch (v.kind) {
-  case SLEEPACC_VALUE_INT: return PyLong_FromLongLong(v.i);
-  case SLEEPACC_VALUE_REAL: return PyFloat_FromDouble(v.d);
-  case SLEEPACC_VALUE_BOOL: return PyBool_FromLong((long)v.i);
-  case SLEEPACC_VALUE_TEXT: return PyUnicode_DecodeUTF8(v.s, (Py_ssize_t)strlen(v.s), "replace");
-  case SLEEPACC_VALUE_NESTED: return sleepacc_py_from_fields(v.sub, v.base);
-  case SLEEPACC_VALUE_PAIRS: return py_pairs((const sleepacc_pairs *)v.base);
-  case SLEEPACC_VALUE_ITEMS: return py_list((const sleepacc_list *)v.base, v.sub);
-  default: return *omit ? NULL : Py_NewRef(Py_None);
-  }
+/* sleepacc_field_sink.put: the top object into the one below: a dict's
+ * key, a list's next element, or a dict's int key index (PAIRS). */
+static int py_put(void *ctx, const char *key, int64_t index) {
+  py_stack *s = (py_stack *)ctx;
+  PyObject *v = s->at[--s->n], *to = s->at[s->n - 1], *k = NULL;
+  int rc;
+  if (key) rc = PyDict_SetItemString(to, key, v);
+  else if (PyList_Check(to)) rc = PyList_Append(to, v);
+  else rc = (k = PyLong_FromLongLong(index)) != NULL ? PyDict_SetItem(to, k, v) : -1;
+  Py_XDECREF(k);
+  Py_DECREF(v);
+  return rc;
 }
 
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base) {
-  PyObject *d = PyDict_New();
-  if (d == NULL) return NULL;
-  for (const sleepacc_field *f = table; f->name != NULL; f++) {
-    int omit;
-    PyObject *v;
-    if (f->flags & SLEEPACC_FIELD_NULL_KEYS) continue; /* a dict holds None: the list is Lua's */
-    v = py_field_value(f, base, &omit);
-    if (omit) continue;
-    if (v == NULL || PyDict_SetItemString(d, f->name, v) < 0) {
-      Py_XDECREF(v);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(v);
-  }
-  return d;
+  py_stack s = {{NULL}, 0};
+  sleepacc_field_sink sink = {py_push, py_put, &s, SLEEPACC_BINDING_PYTHON};
+  int rc = sleepacc_fields_walk(table, base, &sink);
+  if (rc == 0) return s.at[0];
+  while (s.n > 0) Py_DECREF(s.at[--s.n]);
+  return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "fields");
 }
 
 /* The object v as a core value: None NULL; a bool or a numpy bool BOOL; a
@@ -114,17 +101,6 @@ static int py_value(PyObject *v, sleepacc_value *out) {
   return 0;
 }
 
-/* What a value of an option of each kind must be, in the TypeError of a
- * read's TYPE fault (the kinds' words in Python). */
-static const char *const option_takes[] = {
-    [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
-    [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
-    [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
-    [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
-    [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
-    [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
-};
-
 /* The object of option name (its element index, >= 0, of a list or tuple)
  * in src, borrowed, or NULL when absent. */
 static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t index) {
@@ -142,6 +118,7 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
   memset(out, 0, sizeof *out);
   if (name == NULL) { /* the next key */
     if (!PyDict_Next(src->options, &src->pos, &key, NULL)) return 0;
+    src->keytype = Py_TYPE(key)->tp_name;
     out->kind = PyUnicode_Check(key) ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
     return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
   }
@@ -161,26 +138,25 @@ sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options) {
 }
 
 PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f) {
-  char name[96];
-  PyObject *v;
+  char text[SLEEPACC_FAULT_TEXT_MAX];
+  const char *type = src->keytype;
+  PyObject *v, *repr = NULL;
   PyMem_Free(src->room);
   src->room = NULL;
   if (f->kind == SLEEPACC_FAULT_NONE) return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "options");
-  if (f->kind == SLEEPACC_FAULT_KEY)
-    return PyErr_Format(PyExc_TypeError, "options must be the core's option names, got %R", src->options);
-  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index);
-  if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
-  if (f->kind == SLEEPACC_FAULT_TYPE)
-    return PyErr_Format(PyExc_TypeError, "%s: must be %s, got %s", name,
-                        (size_t)f->takes < sizeof option_takes / sizeof *option_takes &&
-                            option_takes[f->takes] ? option_takes[f->takes] : "another value",
-                        Py_TYPE(v)->tp_name);
-  if (!f->show) return PyErr_Format(PyExc_ValueError, "%s: %s", name, f->words);
-  return PyErr_Format(PyExc_ValueError, "%s: %s, got %R", name, f->words, v);
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its type, and its repr() for a rule */
+    if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */
+    type = Py_TYPE(v)->tp_name;
+    if (f->kind == SLEEPACC_FAULT_RULE && f->show && (repr = PyObject_Repr(v)) == NULL) return NULL;
+  }
+  sleepacc_fault_text(f, SLEEPACC_BINDING_PYTHON, NULL, type, repr ? PyUnicode_AsUTF8(repr) : NULL, text,
+                      sizeof text);
+  Py_XDECREF(repr);
+  return PyErr_Format(f->kind == SLEEPACC_FAULT_RULE ? PyExc_ValueError : PyExc_TypeError, "%s", text);
 }
 
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
-  sleepacc_py_source src = {NULL, obj, 0, NULL};
+  sleepacc_py_source src = {NULL, obj, 0, NULL, NULL};
   sleepacc_value v;
   sleepacc_fault f;
   int rc;

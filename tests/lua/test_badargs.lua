@@ -120,38 +120,40 @@ tests[#tests + 1] = {"a cpu outside the allowed set says which are allowed", fun
 end}
 
 -- One option's value by the core's one rule (sleepacc_option_set, issue 12):
--- its words, then ", got <value>"; a wrong kind says what the option takes.
+-- its words, then ", got <value>"; a wrong kind says what the option takes,
+-- in the core's one template (faults, issue 12: "<option>: must be <what it
+-- takes>, got <type>", Python's; it was "<option>: <takes> expected, got <type>").
 -- {call, options, the error's start (plain text)}
 local words = {
   {sa.measure, with{cpu = 2 ^ 31}, "cpu: must be <= 2147483647, got 2147483648"},
   {sa.measure, with{cpu = 2 ^ 40}, "cpu: must be <= 2147483647, got 1099511627776"},
   {sa.measure, with{cpu = -1}, "cpu: must be >= 0, got -1"},
-  {sa.measure, with{n = 2.5}, "n: integer expected, got a fraction"},
+  {sa.measure, with{n = 2.5}, "n: must be an integer, got a fraction"},
   {sa.measure, with{n = 0}, "n: must be >= 1, got 0"},
-  {sa.measure, with{warmup = "1"}, "warmup: integer expected, got string"},
+  {sa.measure, with{warmup = "1"}, "warmup: must be an integer, got string"},
   {sa.measure, with{mode = "sideways"}, "mode: must be 'relative' or 'periodic', got \"sideways\""},
-  {sa.measure, with{mode = 1}, "mode: string expected, got number"},
+  {sa.measure, with{mode = 1}, "mode: must be a string, got number"},
   -- words (issue 12): the core's NUL rule, Python's words (was "mode: holds a NUL byte")
   {sa.measure, with{mode = "relative\0"}, "mode: must not contain a NUL byte, got \"relative\\0\""},
   {sa.measure, with{policy = "bogus"},
    "policy: must be one of 'other', 'batch', 'idle', 'fifo', 'rr', got \"bogus\""},
   {sa.measure, with{method = "bogus"}, "method: must be an available method (select, "},
-  {sa.measure, with{method = "<nil>"}, "method: string expected, got nil"},
-  {sa.measure, with{duration = "<nil>"}, "duration: number of seconds expected, got nil"},
+  {sa.measure, with{method = "<nil>"}, "method: must be a string, got nil"},
+  {sa.measure, with{duration = "<nil>"}, "duration: must be a number of seconds, got nil"},
   {sa.measure, with{duration = -1}, "duration: must be non-negative, got -1"},
   {sa.measure, with{duration = 86401}, "duration: must be at most 86400 s (one day), got 86401"},
   {sa.measure, with{duration = nan}, "duration: must be finite, got "},
   {sa.measure, with{budget = 0}, "budget: must be positive (or none: only n stops the run), got 0"},
-  {sa.measure, with{budget = true}, "budget: number of seconds expected, got boolean"},
-  {sa.measure, with{keep_samples = 1}, "keep_samples: boolean expected, got number"},
-  {sa.measure, with{slack = 1e-6}, "slack: integer expected, got a fraction"},
+  {sa.measure, with{budget = true}, "budget: must be a number of seconds, got boolean"},
+  {sa.measure, with{keep_samples = 1}, "keep_samples: must be a boolean, got number"},
+  {sa.measure, with{slack = 1e-6}, "slack: must be an integer, got a fraction"},
   -- words (issue 12): an integral number beyond int64 is out of range, as in Python (it was
   -- "integer expected, got a fraction"); a rule with a range words it first
   {sa.measure, with{warmup = 2 ^ 70}, "warmup: must be <= 9223372036854775807, got 1.1805916207174e+21"},
   {sa.measure, with{n = 10, warmup = -2 ^ 70}, "warmup: must be >= 0, got -1.1805916207174e+21"},
   {sa.measure, with{slack = 2 ^ 64}, "slack: must be 1 ns .. 1 s (or left as it is), got 1.844674407371e+19"},
   {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
-  {sa.sweep, {methods = {7}}, "methods[1]: string expected, got number"},
+  {sa.sweep, {methods = {7}}, "methods[1]: must be a string, got number"},
   -- a rule of the whole run, or of a sweep's plan: the core's words (its reader's fault)
   {sa.measure, with{duration = 0, mode = "periodic"},
    "duration: must be > 0 in periodic mode (it is the period), got 0"},
@@ -161,12 +163,12 @@ local words = {
    "methods[2]: 'clock' is a floor (family 'baseline', measured at duration 0 only): " ..
    "periodic mode cannot measure it"},
   {sa.sweep, {durations = {0, -1}}, "durations[2]: must be non-negative, got -1"},
-  {sa.sweep, {durations = {0, "1"}}, "durations[2]: number of seconds expected, got string"},
+  {sa.sweep, {durations = {0, "1"}}, "durations[2]: must be a number of seconds, got string"},
   -- a list given but empty: the core's sweep rule (nil is the default list)
   {sa.sweep, {methods = {}}, "methods: must not be empty"},
   {sa.sweep, {durations = {}}, "durations: must not be empty"},
-  {sa.sweep, {methods = "spin"}, "methods: array of method names expected, got string"},
-  {sa.sweep, {durations = 1e-3}, "durations: array of seconds expected, got number"},
+  {sa.sweep, {methods = "spin"}, "methods: must be an array of method names, got string"},
+  {sa.sweep, {durations = 1e-3}, "durations: must be an array of seconds, got number"},
 }
 tests[#tests + 1] = {"one option's value: the core's rule and words, then the value", function()
   for _, w in ipairs(words) do

@@ -285,19 +285,20 @@ end)
 test("seconds, period and deadline_ns: the core's rule and words, then the value", function()
   local s = sa.sleeper("spin")
   local day2 = sa.now_ns() + 2 * 86400 * 1000000000
+  -- a wrong type: the core's one template (faults, issue 12; it was "<takes> expected, got <type>")
   local cases = { -- {the error's start (plain text), function, args...}
     {"seconds: must be non-negative, got -1", sa.sleep, -1},
     {"seconds: must be at most 86400 s (one day), got 86401", sa.sleep, 86401},
-    {"seconds: number of seconds expected, got string", sa.sleep, "0.1"},
+    {"seconds: must be a number of seconds, got string", sa.sleep, "0.1"},
     {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
-    {"method: string expected, got number", sa.sleep, 0, 5},
+    {"method: must be a string, got number", sa.sleep, 0, 5},
     {"method: must not contain a NUL byte, got \"auto\\0\"", sa.sleep, 0, "auto\0"}, -- words (issue 12)
     {"period: must be non-negative, got -0.5", sa.pacer, -0.5},
     {"period: must be positive", sa.pacer, 0},
-    {"period: number of seconds expected, got no value", sa.pacer},
-    {"dma_latency: integer expected, got a fraction", sa.pacer, 0.001, {dma_latency = 0.5}},
+    {"period: must be a number of seconds, got no value", sa.pacer},
+    {"dma_latency: must be an integer, got a fraction", sa.pacer, 0.001, {dma_latency = 0.5}},
     {"deadline_ns: must be a CLOCK_MONOTONIC time in ns, got -5", s.sleep_until, s, -5},
-    {"deadline_ns: integer expected, got a fraction", s.sleep_until, s, 1.5},
+    {"deadline_ns: must be an integer, got a fraction", s.sleep_until, s, 1.5},
     -- more than one day ahead: refused, as Python's sleep_until (the core's rule)
     {"deadline_ns: must be at most one day ahead, got ", s.sleep_until, s, day2},
   }

@@ -172,7 +172,9 @@ def test_plan_sets_options_by_the_core_and_completes_them():
     point = _core.plan({"method": "nanosleep", "duration": 0.5, "budget": 0.2}, sweep_point=True)
     assert point["n"] == _core.MAX_SAMPLES          # a sweep's point still takes one sample
     assert _core.plan({"method": "nanosleep", "duration": 0, "budget": None, "n": 2})["budget_ns"] == 0
-    with pytest.raises(TypeError, match="option names"):
+    # faults (issue 12): Lua's words, the core's one sentence (it was "options must be the
+    # core's option names, got {...}")
+    with pytest.raises(TypeError, match=r"^colour: unknown option; known: method, duration, n, "):
         _core.plan({"method": "nanosleep", "duration": 0, "colour": 1})
     with pytest.raises(TypeError, match=r"^method: must be a str, got NoneType$"):   # required
         _core.plan({})

@@ -7,6 +7,7 @@ sleeper's and pacer's stats, and the queries both answer from one row of the
 core's call table (csrc/calls.c: host facts, clocks, methods).  A None in Python is an absent key in Lua,
 so nulls are left out on both sides; samples are a buffer object in both
 and compared by length."""
+import re
 import shutil
 import subprocess
 
@@ -179,3 +180,27 @@ def test_whole_run_rules_read_the_same_in_both():
         with pytest.raises(ValueError) as e:
             sleepacc.measure("nanosleep", 1e-4, n=1, **{k: v})
         assert lua_msg.endswith(str(e.value)) and str(e.value).endswith(f", got {v}"), (str(e.value), lua_msg)
+
+
+# A wrong type reads by the core's one template in both bindings (issue 12,
+# faults: sleepacc_fault_text; Lua said "<k>: <takes> expected, got <type>"
+# before): "<k>: must be <what it takes>, got <type>", each binding naming
+# the kind and the type in its own language ("an int" / "an integer").
+BAD_TYPES = [("warmup", "10"), ("mode", 1), ("slack", 1.5), ("keep_samples", "yes"), ("margin", "1ms")]
+
+
+def test_wrong_types_read_by_one_template_in_both():
+    for (k, v), lua_msg in zip(BAD_TYPES, _lua_measure_errors(BAD_TYPES)):
+        with pytest.raises(TypeError) as e:
+            sleepacc.measure("nanosleep", 1e-4, n=1, **{k: v})
+        pattern = rf"^{k}: must be an? [a-z ()]+, got [a-z. ]+$"
+        assert re.match(pattern, str(e.value)), str(e.value)
+        assert re.search(pattern, lua_msg), lua_msg
+
+
+def test_an_unknown_option_reads_the_same_in_both():
+    with pytest.raises(TypeError) as e:
+        _core.plan({"method": "nanosleep", "duration": 1e-4, "n": 1, "colour": 1})
+    lua_msg, = _lua_measure_errors([("colour", 1)])
+    assert str(e.value).startswith("colour: unknown option; known: method, duration, n, ")
+    assert lua_msg == str(e.value)
