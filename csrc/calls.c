@@ -2,14 +2,16 @@
  * calls.c -- the bindings' queries as rows of one table (calls, issue 12):
  * the registry's rows, the defaults of a run and of a sleeper, host facts,
  * clocks, a formatted duration, a statistic's quantile level, the clock's
- * now, and the module constants.  Each row says how a binding shows the
- * answer; each function fills a caller's buffer of the row's size, so a
- * binding has one dispatcher for all of them (python/_ext/module.c's
- * py_call, lua/lsleepacc.c's sleepacc__call) and a new query is one row and
- * one function here.
+ * now, seconds in ns, the statistics of values a binding lends, the plan of
+ * a run and of a sweep from a whole options table (read through the
+ * binding's getter), and the module constants.
+ * Each row says how a binding shows the answer; each function fills a
+ * caller's buffer of the row's size, so a binding has one dispatcher for
+ * all of them (python/_ext/module.c's py_call, lua/lsleepacc.c's
+ * sleepacc__call) and a new query is one row and one function here.
  *
- * Owns: sleepacc_calls, sleepacc_call_run, and the answers' structs and
- * field tables below.
+ * Owns: sleepacc_calls, sleepacc_call_run, sleepacc_point_fields, and the
+ * answers' structs and field tables below.
  */
 #include "sleepacc_int.h"
 
@@ -29,6 +31,21 @@ static const sleepacc_option reads_arg[] = {
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option name_arg[] = {
     {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option seconds_arg[] = {
+    {"seconds", SLEEPACC_OPT_SECONDS, "seconds", offsetof(sleepacc_call_args, i64), 0},
+    {NULL, 0, NULL, 0, 0}};
+/* A whole options table, read by the core (calls with options, below). */
+static const sleepacc_option table_arg[] = {
+    {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option stats_args[] = {
+    {"values", SLEEPACC_OPT_VALUES, "values", offsetof(sleepacc_call_args, values), 0},
+    {"threshold", SLEEPACC_OPT_INT64, "threshold", offsetof(sleepacc_call_args, i64), INT64_MIN},
+    {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option plan_args[] = {
+    {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
+    {"sweep_point", SLEEPACC_OPT_BOOL, "sweep_point", offsetof(sleepacc_call_args, i), 0},
     {NULL, 0, NULL, 0, 0}};
 
 /* The row of a list element (sleepacc_list) that is a field table's row name, a name, an int64. */
@@ -160,6 +177,62 @@ static const sleepacc_field level_fields[] = {
     {"level", 0, 1, SLEEPACC_FIELD_DOUBLE, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0}};
 
+static int call_seconds_ns(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)out;
+  *(int64_t *)buf = a->i64; /* converted by its option row: the SECONDS rule */
+  return 0;
+}
+
+/* The statistics of the values lent (values below a->i64 count as
+ * undersleeps), in scratch memory of their size the call asks for. */
+static int call_stats(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  size_t n = a->count ? a->count : 1;
+  int64_t *scratch = a->room ? (int64_t *)a->room(a->ctx, n * sizeof *scratch) : NULL;
+  (void)out;
+  if (scratch == NULL)
+    return -ENOMEM;
+  return sleepacc_stats_compute(a->values, a->count, a->i64, scratch, (sleepacc_stats *)buf);
+}
+
+/* ------------------------------------------------------------ calls with options */
+
+/* The checked config of a run from the table a->options (sleepacc_config_read;
+ * a->i: a sweep's point), its refusal in out->fault. */
+static int call_plan(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  if (!a->options)
+    return -EFAULT;
+  return sleepacc_config_read((sleepacc_config *)buf, a->options, a->i, &out->fault);
+}
+
+typedef struct {
+  sleepacc_sweep_args sweep; /* as read: its points in the getter's room */
+  sleepacc_list points;      /* over sweep.points */
+} sweep_answer;
+
+const sleepacc_field sleepacc_point_fields[] = {
+    {"method", offsetof(sleepacc_point, method), 0, SLEEPACC_FIELD_METHOD, NULL, 0},
+    {"duration_ns", offsetof(sleepacc_point, duration_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field point_row[] = {
+    {"", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc_point_fields, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field sweep_fields[] = {
+    {"points", offsetof(sweep_answer, points), 0, SLEEPACC_FIELD_LIST, point_row, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* The points of the sweep a->options plans (sleepacc_sweep_read, check 0:
+ * methods, durations and mode; the plan's rules), its refusal in out->fault. */
+static int call_sweep_plan(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  sweep_answer *w = (sweep_answer *)buf;
+  int n;
+  if (!a->options)
+    return -EFAULT;
+  if ((n = sleepacc_sweep_read(&w->sweep, a->options, 0, &out->fault)) < 0)
+    return n;
+  w->points = (sleepacc_list){w->sweep.points, (size_t)n, sizeof w->sweep.points[0]};
+  return 0;
+}
+
 /* ------------------------------------------------------------ constants */
 
 /* The rows of a field table as a list of their names. */
@@ -242,6 +315,19 @@ const sleepacc_call sleepacc_calls[] = {
      call_format_duration, duration_fields},
     {"stats_level", NULL, "stats_level(name) -> quantile level, -1 for none", "sleepacc_stats_level",
      SLEEPACC_CALL_VALUE, 0, name_arg, 1, sizeof(double), call_stats_level, level_fields},
+    {"seconds_ns", NULL, "seconds_ns(seconds) -> int ns, by the core's duration rule",
+     "sleepacc_seconds_check", SLEEPACC_CALL_VALUE, 0, seconds_arg, 1, sizeof(int64_t),
+     call_seconds_ns, an_int64},
+    {"stats", NULL, "stats(values, threshold) -> dict of the core's stats", "sleepacc_stats_compute",
+     SLEEPACC_CALL_OBJECT, 0, stats_args, 2, sizeof(sleepacc_stats), call_stats,
+     sleepacc_stats_fields},
+    {"plan", NULL, "plan(options, sweep_point=False) -> the checked config of {option: value}",
+     "sleepacc_config_read", SLEEPACC_CALL_OBJECT, 0, plan_args, 1, sizeof(sleepacc_config),
+     call_plan, sleepacc_config_fields},
+    {"sweep_plan", NULL,
+     "sweep_plan({methods=, durations=, mode=}) -> [{method, duration_ns}] by sleepacc_sweep_plan()",
+     "sleepacc_sweep_read", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(sweep_answer),
+     call_sweep_plan, sweep_fields},
     {"constants", NULL, "the core's version, limits and name lists", "sleepacc_constants",
      SLEEPACC_CALL_MODULE, 0, NULL, 0, sizeof(sleepacc_constants), call_constants,
      python_constants},
@@ -255,6 +341,7 @@ int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void 
   if (!c || !c->fn || !buf || !out)
     return -EFAULT;
   memset(buf, 0, c->size);
+  memset(&out->fault, 0, sizeof out->fault);
   out->fields = c->fields;
   out->base = buf;
   return c->fn(a ? a : &none, buf, out);

@@ -1537,11 +1537,20 @@ typedef struct sleepacc_list {
 } sleepacc_list;
 
 /* The arguments of a query, one slot per option kind a row's args use
- * (INT64, INT, NAME); an argument not given is 0 or NULL. */
+ * (INT64 and SECONDS, INT and BOOL, NAME, TABLE, VALUES); an argument not
+ * given is 0 or NULL. */
 typedef struct sleepacc_call_args {
-  int64_t i64;      /* an INT64 argument (format_duration's ns) */
-  int i;            /* an INT argument (clock_info's reads) */
+  int64_t i64;      /* an INT64 argument (format_duration's ns), SECONDS in ns (seconds_ns's) */
+  int i;            /* an INT argument (clock_info's reads), a BOOL (plan's sweep_point) */
   const char *name; /* a NAME argument (stats_level's name) */
+  const sleepacc_getter *options; /* a TABLE argument (plan's options): the core reads it */
+  const int64_t *values; /* a VALUES argument (stats' samples), lent for the call ... */
+  size_t count;          /* ... and how many */
+  /* Memory the call asks for (stats' scratch; at most once), the binding's,
+   * freed after the answer; NULL (or none given): -ENOMEM.  It may be the
+   * interpreter's memory: a row that asks for it is never BLOCKS. */
+  void *(*room)(void *ctx, size_t bytes);
+  void *ctx;
 } sleepacc_call_args;
 
 /* How a binding shows an answer: */
@@ -1560,6 +1569,7 @@ typedef enum sleepacc_call_shape {
 typedef struct sleepacc_answer {
   const sleepacc_field *fields;
   const void *base;
+  sleepacc_fault fault; /* what the read of a TABLE argument refused (kind NONE: nothing) */
 } sleepacc_answer;
 
 typedef struct sleepacc_call {
@@ -1585,6 +1595,26 @@ extern const sleepacc_call sleepacc_calls[];
  * core function (-EFAULT for a NULL c, buf or out). */
 int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void *buf,
                       sleepacc_answer *out);
+/* --- calls with options (issue 12, pycalls): a query whose argument is a
+ * whole options table, read by the core through the binding's getter
+ * (sleepacc_getter), its refusal in the answer's fault, which the binding
+ * words in its one fault mapper; so a binding's plan of a run or of a sweep
+ * is a row too (plan, sweep_plan, seconds_ns; Python's rows), and so are
+ * the statistics of values a binding lends (stats). --- */
+/* An argument's kind beside sleepacc_option_kind's: a whole options table.
+ * The binding passes a getter over it in sleepacc_call_args.options (a
+ * Python dict: its keys, each value by its option's rule) and, when the
+ * call fails with the answer's fault set (or its getter failed: kind
+ * NONE), words that fault as it words a read's.  A row with a TABLE
+ * argument is never SLEEPACC_CALL_BLOCKS (the getter runs in the
+ * binding's interpreter). */
+#define SLEEPACC_OPT_TABLE 13
+/* And: int64 values a binding lends for the call (a Python buffer of
+ * int64, stats' samples), in sleepacc_call_args.values and .count. */
+#define SLEEPACC_OPT_VALUES 14
+/* sweep_plan's answer: the points of sleepacc_sweep_read (check 0: the
+ * plan only) as a list of sleepacc_point_fields (in the getter's room). */
+extern const sleepacc_field sleepacc_point_fields[]; /* method, duration_ns */
 /* The module constants (the MODULE rows' struct): the version, limits and
  * name lists a binding exposes. */
 typedef struct sleepacc_constants {

@@ -8,11 +8,14 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   plan(), measure(): a run, by the option, config and result tables;
- *   stats(), table(), seconds_ns(), sweep_plan();
+ *   measure(): a run, by the config and result tables;
+ *   table();
  *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
  *   all: methods(), config_default(), sleeper_default(), host_facts(),
- *   clock_info(), format_duration(), stats_level(), and the constants
+ *   clock_info(), format_duration(), stats_level(), seconds_ns(), stats()
+ *   of a buffer of int64 it lends, and the plan of a run or a sweep from an
+ *   options dict the core reads through the getter (plan(), sweep_plan());
+ *   and the constants
  *   VERSION, MAX_DURATION_NS, MAX_SAMPLES, SWEEP_BUDGET_NS, HIST_PRECISION
  *   and the tuples stats_fields, result_fields, policy_names, mode_names
  *   (index = value), default_durations_ns.
@@ -20,46 +23,6 @@
 #include "binding.h"
 
 #include <string.h>
-
-static PyObject *py_seconds_ns(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"value", "name", NULL};
-  PyObject *value;
-  const char *name = "duration";
-  sleepacc_config c;
-  (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:seconds_ns", kwlist, &value, &name))
-    return NULL;
-  if (sleepacc_py_value(sleepacc_option_find(sleepacc_options, "duration"), name, &c, value) < 0)
-    return NULL;
-  return PyLong_FromLongLong(c.duration_ns);
-}
-
-/* sweep_plan(options): sleepacc_sweep_plan()'s points [(name, duration_ns)]
- * of options, a dict of "methods" (absent: every available method),
- * "durations" (seconds; absent: the default ladder) and "mode", read by the
- * core (sleepacc_sweep_read: each element by its rule, named "methods[i]";
- * the plan's rules, "methods: must not be empty"). */
-static PyObject *py_sweep_plan(PyObject *self, PyObject *opts) {
-  sleepacc_py_source src;
-  sleepacc_getter g;
-  sleepacc_sweep_args s;
-  sleepacc_fault f;
-  PyObject *out;
-  int n;
-  (void)self;
-  if (!PyDict_Check(opts))
-    return PyErr_Format(PyExc_TypeError, "options must be a dict, got %s", Py_TYPE(opts)->tp_name);
-  g = sleepacc_py_getter(&src, opts);
-  if ((n = sleepacc_sweep_read(&s, &g, 0, &f)) < 0) return sleepacc_py_fault(&src, n, &f);
-  out = PyList_New(n);
-  for (int i = 0; out && i < n; i++) {
-    PyObject *t = Py_BuildValue("(sL)", s.points[i].method->name, (long long)s.points[i].duration_ns);
-    if (t) PyList_SET_ITEM(out, i, t);
-    else Py_CLEAR(out);
-  }
-  PyMem_Free(src.room);
-  return out;
-}
 
 /* A config from a mapping of sleepacc_config_fields over the defaults. */
 static int config_from(PyObject *m, sleepacc_config *cfg) {
@@ -69,28 +32,6 @@ static int config_from(PyObject *m, sleepacc_config *cfg) {
     return -1;
   }
   return sleepacc_py_to_fields(sleepacc_config_fields, m, cfg);
-}
-
-/* plan(options, sweep_point=False): the checked config of a run (a dict of
- * sleepacc_config_fields) from options, a dict {option: value} of
- * sleepacc_options names, read by the core (sleepacc_config_read: the
- * defaults, each option by the rule of its kind, the defaults that depend on
- * another option, sweep_point: a sweep's point, then every rule of a run);
- * its fault is the exception (sleepacc_py_fault). */
-static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"options", "sweep_point", NULL};
-  sleepacc_py_source src;
-  sleepacc_getter g;
-  sleepacc_fault f;
-  PyObject *opts;
-  sleepacc_config cfg;
-  int sweep = 0, rc;
-  (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:plan", kwlist, &PyDict_Type, &opts, &sweep))
-    return NULL;
-  g = sleepacc_py_getter(&src, opts);
-  if ((rc = sleepacc_config_read(&cfg, &g, sweep, &f)) < 0) return sleepacc_py_fault(&src, rc, &f);
-  return sleepacc_py_from_fields(sleepacc_config_fields, &cfg);
 }
 
 /* The n samples and their n start times at the front of a run's block
@@ -171,29 +112,6 @@ done:
   return result;
 }
 
-static PyObject *py_stats(PyObject *self, PyObject *args) {
-  Py_buffer view;
-  long long threshold;
-  (void)self;
-  if (!PyArg_ParseTuple(args, "y*L:stats", &view, &threshold)) return NULL;
-  if (view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
-    PyBuffer_Release(&view);
-    return PyErr_Format(PyExc_ValueError, "values must be a buffer of int64");
-  }
-  size_t n = (size_t)view.len / sizeof(int64_t);
-  int64_t *scratch = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
-  if (scratch == NULL) {
-    PyBuffer_Release(&view);
-    return PyErr_NoMemory();
-  }
-  sleepacc_stats st;
-  int rc = sleepacc_stats_compute((const int64_t *)view.buf, n, threshold, scratch, &st);
-  PyMem_Free(scratch);
-  PyBuffer_Release(&view);
-  if (rc < 0) return sleepacc_py_raise(rc, "sleepacc_stats_compute");
-  return sleepacc_py_from_fields(sleepacc_stats_fields, &st);
-}
-
 /* The memory of a table's text (sleepacc_table_text's alloc). */
 static void *py_table_alloc(void *ctx, size_t bytes) {
   (void)ctx;
@@ -241,28 +159,60 @@ done:
  * dispatcher, py_call, answers them all. */
 #define CALL_CAPSULE "sleepacc._core.call"
 
+/* What a call holds while the core answers it: the source and getter of a
+ * TABLE argument, the memory the core asks for (src.room, by the getter's
+ * room), the buffer a VALUES argument lends. */
+typedef struct call_state {
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  Py_buffer view;
+} call_state;
+
 /* The arguments of call c from args and kwds (positional or by name, as
  * CPython's own parser takes them and words their TypeErrors) into *a by
  * its option rows, each converted by the core's rule of its kind
- * (sleepacc_py_value).  0 or -1. */
-static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sleepacc_call_args *a) {
+ * (sleepacc_py_value); a TABLE argument, a dict, as the getter st->g over
+ * it, which the core reads; a VALUES argument as the buffer it lends
+ * (st->view).  0 or -1. */
+static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sleepacc_call_args *a,
+                     call_state *st) {
   char format[64], *kwlist[SLEEPACC_CALL_MAX_ARGS + 1] = {NULL};
   PyObject *v[SLEEPACC_CALL_MAX_ARGS] = {NULL};
   int n = 0;
   memset(a, 0, sizeof *a);
+  st->g = sleepacc_py_getter(&st->src, NULL);
+  a->room = st->g.room, a->ctx = st->g.ctx;
   for (; n < SLEEPACC_CALL_MAX_ARGS && c->args && c->args[n].name; n++) kwlist[n] = (char *)c->args[n].name;
   /* "O" per argument, the optional ones after "|" (SLEEPACC_CALL_MAX_ARGS is 4: "OOOO", v[0..3]) */
   snprintf(format, sizeof format, "%.*s|%.*s:%s", c->required, "OOOO", n - c->required, "OOOO", c->python);
   if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &v[0], &v[1], &v[2], &v[3])) return -1;
-  for (int i = 0; i < n; i++)
-    if (v[i] && sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
+  for (int i = 0; i < n; i++) {
+    if (v[i] == NULL) continue;
+    if (c->args[i].kind == SLEEPACC_OPT_VALUES) {
+      if (PyObject_GetBuffer(v[i], &st->view, PyBUF_SIMPLE) < 0) return -1;
+      if (st->view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be a buffer of int64", c->args[i].name);
+        return -1;
+      }
+      a->values = st->view.buf, a->count = (size_t)st->view.len / sizeof(int64_t);
+    } else if (c->args[i].kind != SLEEPACC_OPT_TABLE) {
+      if (sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
+    } else if (!PyDict_Check(v[i])) {
+      PyErr_Format(PyExc_TypeError, "%s: must be a dict, got %s", c->args[i].name, Py_TYPE(v[i])->tp_name);
+      return -1;
+    } else {
+      st->g = sleepacc_py_getter(&st->src, v[i]);
+      a->options = &st->g;
+    }
+  }
   return 0;
 }
 
 /* The answer of call c as an object: a dict of its fields, or the value of
  * the first (SLEEPACC_CALL_VALUE).  a: its arguments, NULL: none.  NULL on
- * error (the core's errno raised, naming c->what). */
-static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a) {
+ * error: the read's fault of a TABLE argument (sleepacc_py_fault over st's
+ * source), else the core's errno raised, naming c->what. */
+static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a, call_state *st) {
   PyThreadState *ts = NULL;
   sleepacc_answer ans;
   PyObject *d = NULL, *v;
@@ -272,7 +222,8 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   if (c->flags & SLEEPACC_CALL_BLOCKS) ts = PyEval_SaveThread(); /* the GIL released */
   rc = sleepacc_call_run(c, a, buf, &ans);
   if (ts) PyEval_RestoreThread(ts);
-  if (rc < 0) sleepacc_py_raise(rc, c->what);
+  if (rc < 0 && a && a->options) sleepacc_py_fault(&st->src, rc, &ans.fault);
+  else if (rc < 0) sleepacc_py_raise(rc, c->what);
   else d = sleepacc_py_from_fields(ans.fields, ans.base);
   PyMem_Free(buf);
   if (d == NULL || c->shape != SLEEPACC_CALL_VALUE) return d;
@@ -281,18 +232,25 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   return v;
 }
 
-/* The one dispatcher of the core's queries. */
+/* The one dispatcher of the core's queries; what a call holds (the memory
+ * the core asked for: a sweep's points, stats' scratch; a lent buffer) is
+ * given back once the answer is converted. */
 static PyObject *py_call(PyObject *self, PyObject *args, PyObject *kwds) {
   const sleepacc_call *c = PyCapsule_GetPointer(self, CALL_CAPSULE);
   sleepacc_call_args a;
-  if (c == NULL || call_args(c, args, kwds, &a) < 0) return NULL;
-  return call_answer(c, &a);
+  call_state st;
+  PyObject *answer = NULL;
+  memset(&st, 0, sizeof st);
+  if (c != NULL && call_args(c, args, kwds, &a, &st) == 0) answer = call_answer(c, &a, &st);
+  PyMem_Free(st.src.room);
+  PyBuffer_Release(&st.view);
+  return answer;
 }
 
 /* A MODULE row: each field of its answer set on the module (a list as a
  * tuple: module constants are immutable).  0 or -1. */
 static int add_constants(PyObject *module, const sleepacc_call *c) {
-  PyObject *d = call_answer(c, NULL), *k, *v;
+  PyObject *d = call_answer(c, NULL, NULL), *k, *v;
   Py_ssize_t pos = 0;
   int rc = d ? 0 : -1;
   while (rc == 0 && PyDict_Next(d, &pos, &k, &v)) {
@@ -334,15 +292,8 @@ static int add_calls(PyObject *module) {
 }
 
 static PyMethodDef core_methods[] = {
-  {"seconds_ns", (PyCFunction)(void (*)(void))py_seconds_ns, METH_VARARGS | METH_KEYWORDS,
-   "seconds_ns(value, name='duration') -> int ns, by the core's duration rule"},
-  {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS,
-   "plan(options, sweep_point=False) -> the checked config of {option: value}"},
-  {"sweep_plan", py_sweep_plan, METH_O,
-   "sweep_plan({methods=, durations=, mode=}) -> [(name, duration_ns)] by sleepacc_sweep_plan()"},
   {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
    "measure(config, point=False) -> dict: the record, samples, starts"},
-  {"stats", py_stats, METH_VARARGS, "stats(values, threshold) -> dict of the core's stats"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {NULL, NULL, 0, NULL},

@@ -626,7 +626,7 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
         options["methods"] = _sweep_names(methods)
     if durations is not None:
         options["durations"] = _sweep_durations(durations)
-    return [SweepPoint(*p) for p in _core.sweep_plan(options)]
+    return [SweepPoint(**p) for p in _core.sweep_plan(options)]   # {method, duration_ns} each
 
 
 def iter_sweep(methods: Union[None, str, Iterable[str]] = None,

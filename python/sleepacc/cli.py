@@ -110,7 +110,7 @@ def _requested_ns(text):
     words: no point is ever outside it)."""
     ns = _duration_ns(text)
     try:
-        _core.seconds_ns(ns / 1e9, "duration")
+        _core.seconds_ns(ns / 1e9)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).partition(": ")[2]) from None
     return ns
@@ -1019,9 +1019,9 @@ def cmd_monitor(args):
     writes the lines as JSON Lines (records.monitor_line: Unix time `t`);
     --irtt-json FILE writes the totals in irtt's JSON shape at the end."""
     interval, report = args.interval, args.report
-    flags = {"duration": "--interval", "budget": "--report"}
+    flags = {"duration": "--interval", "seconds": "--interval", "budget": "--report"}
     try:   # --interval's range first (the core's seconds rule), then --report against it
-        _core.seconds_ns(interval / 1e9, "duration")
+        _core.seconds_ns(interval / 1e9)
     except ValueError as exc:
         raise _core_error(exc, flags) from None
     if report * 1e9 < interval:   # (the core's words would name the duration, not --report)

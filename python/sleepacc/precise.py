@@ -132,7 +132,7 @@ class Sleeper(_Precise, _core.Sleeper):
                 self.sleep_until(now + _CHUNK_NS)
             self.sleep_until(end)
             return
-        ns = _core.seconds_ns(seconds, "seconds")
+        ns = _core.seconds_ns(seconds)
         self._spin_to(time.monotonic_ns() + ns)
 
     def sleep_until(self, monotonic_ns: int) -> None:

@@ -359,7 +359,7 @@ static void test_beyond_int64_is_refused(void) {
   const char *field = NULL, *why = NULL;
   table t = {0}, st = {0};
   sleepacc_getter g;
-  sleepacc_call_args a = {5, 0, NULL};
+  sleepacc_call_args a = {.i64 = 5};
   sleepacc_config c;
   sleepacc_sleeper_config sc;
   sleepacc_value v;

@@ -141,6 +141,36 @@ def test_seconds_ns_conversion():
     assert _core.seconds_ns(86400) == _core.MAX_DURATION_NS
 
 
+def test_plan_rows_read_a_whole_options_dict_by_the_core():
+    # plan, sweep_plan and seconds_ns are rows of the core's call table
+    # (calls with options, issue 12): a dict argument read through the getter,
+    # a refusal worded by the one fault mapper
+    points = _core.sweep_plan({"methods": ["nanosleep", "spin"], "durations": [1e-3, 2e-3]})
+    assert points == [{"method": m, "duration_ns": d} for m in ("nanosleep", "spin")
+                      for d in (1_000_000, 2_000_000)]
+    assert sleepacc._api.sweep_points("nanosleep", [1e-3])[0] == ("nanosleep", 1_000_000)
+    assert _core.plan(options={"method": "nanosleep", "duration": 1}, sweep_point=False)["n"] == 0
+    with pytest.raises(TypeError, match=r"^options: must be a dict, got list$"):
+        _core.sweep_plan([])
+    with pytest.raises(TypeError, match=r"^options: must be a dict, got tuple$"):
+        _core.plan(())
+    with pytest.raises(TypeError, match=r"^sweep_point: must be a bool, got int$"):
+        _core.plan({"method": "nanosleep", "duration": 1}, 1)
+    with pytest.raises(ValueError, match=r"^methods\[1\]: must be an available method"):
+        _core.sweep_plan({"methods": ["nanosleep", "nope"]})
+    with pytest.raises(TypeError, match=r"^seconds: must be a number of seconds"):
+        _core.seconds_ns("1")
+    with pytest.raises(ValueError, match=r"^seconds: must be at most 86400 s"):
+        _core.seconds_ns(seconds=86401)
+    # stats: a row whose values are a buffer the binding lends the core
+    assert _core.stats(values=np.array([5, 1, 3], dtype=np.int64), threshold=2)["undersleeps"] == 1
+    assert _core.stats(b"", 0)["n"] == 0
+    with pytest.raises(ValueError, match=r"^values must be a buffer of int64$"):
+        _core.stats(b"abc", 0)
+    with pytest.raises(TypeError, match=r"^threshold: must be an int, got str$"):
+        _core.stats(b"", "0")
+
+
 # --------------------------------------------------------------------------- invariants
 
 def _rounded_up(ns, granularity):

@@ -80,3 +80,22 @@ def test_interrupted_measure_does_not_leak():
 
     # n=100000 allocates an 800 KB buffer each time
     assert _grown(interrupted, 10) < 400_000
+
+
+def _option_rows():
+    # the call rows whose argument is a whole options dict (read by the core
+    # through the getter): a sweep's points live in the memory the core
+    # asked for, freed after the answer and after a fault
+    sleepacc._api.sweep_points(None, None)
+    _core.plan({"method": "clock", "duration": 0})
+    for bad in ({"methods": ["clock", "nope"]}, {"durations": [-1] * 50}, {"methods": []}):
+        with pytest.raises(ValueError):
+            _core.sweep_plan(bad)
+    with pytest.raises(TypeError):
+        _core.plan({"method": "clock", "duration": 0, "colour": 1})
+
+
+def test_call_rows_with_options_do_not_leak():
+    # one lost plan of every method over the ladder (~3 KB) per round would
+    # add up to 300 KB
+    assert _grown(_option_rows, 100) < 100_000
