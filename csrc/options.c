@@ -16,7 +16,8 @@
  * sleepacc_privilege_explain (what a refused privileged option needs),
  * sleepacc_config_words (the config check's words, the available methods named),
  * sleepacc_option_set (one option from a script's value: every kind's rule),
- * sleepacc_fault_text (a read's fault in one sentence, for both bindings).
+ * sleepacc_fault_text (a read's fault in one sentence, for both bindings),
+ * sleepacc_type_text and sleepacc_text_option (an argument that is no option).
  */
 #include "sleepacc_int.h"
 
@@ -668,5 +669,40 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
           f->takes == SLEEPACC_OPT_DEADLINE;
   if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) type = w->fraction;
   if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_DEADLINE && w->takes[f->takes]) takes = w->takes[f->takes];
-  return snprintf(buf, cap, "%s: must be %s, got %s", name, takes, type);
+  return sleepacc_type_text(name, takes, type, buf, cap);
+}
+
+/* ------------------------------------------------------------------------
+ * argument words (issue 12, luawords): the one template of a wrong type,
+ * sleepacc_fault_text's TYPE sentence, for an argument that is no option
+ * too (a path, a style, sa.sweep's progress, the results), so neither
+ * binding keeps a template of its own.  A string argument is read by a row
+ * of its own (sleepacc_text_option), so its wrong type and its NUL byte
+ * read as a string option's do.  What it replaced (old -> new):
+ *   Lua  "path: string expected, got number" -> "path: must be a string,
+ *        got number" (style, output alike); "path: must not contain a NUL
+ *        byte" -> "path: must not contain a NUL byte, got "a\0b"";
+ *        "options: table expected, got string" -> "options: must be a
+ *        table, got string"; "progress: function expected, got number" ->
+ *        "progress: must be a function, got number"; "results: array of
+ *        records expected, got number" -> "results: must be an array of
+ *        records, got number"; "results[2]: record of measure or sweep
+ *        expected" -> "results[2]: must be a record of measure or sweep,
+ *        got number";
+ *   Python _core.table  "rows must be a sequence of mappings" -> "rows:
+ *        must be a sequence of mappings, got int"; "table() argument 2
+ *        must be str, not int" -> "style: must be a str, got int";
+ *        "embedded null character" -> "style: must not contain a NUL
+ *        byte, got 'ir\x00tt'" (a ValueError still).
+ * ---------------------------------------------------------------------- */
+
+const sleepacc_option sleepacc_text_option[] = {
+    {"text", SLEEPACC_OPT_NAME, "text", 0, 0},
+    {NULL, 0, NULL, 0, 0},
+};
+
+int sleepacc_type_text(const char *name, const char *takes, const char *type, char *buf, size_t cap) {
+  if (!buf || !cap) return -EFAULT;
+  return snprintf(buf, cap, "%s: must be %s, got %s", name ? name : "?", takes ? takes : "another value",
+                  type ? type : "?");
 }

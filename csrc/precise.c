@@ -58,7 +58,7 @@ int sleepacc_precise_open(sleepacc_precise *h, int kind, const sleepacc_sleeper_
 
 int sleepacc_precise_is_open(const sleepacc_precise *h) { return h && h->open; }
 
-/* words (issue 12): what a binding says after its handle's type name. */
+/* words (issue 12): what sleepacc_precise_message says after the handle kind's name. */
 const char *sleepacc_precise_words(int err) {
   if (err > 0) err = -err;
   return err == -EBADF ? "is closed" : err == -EBUSY ? "is sleeping in another thread" : NULL;

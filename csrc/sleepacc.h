@@ -1429,6 +1429,22 @@ typedef enum sleepacc_binding {
  * ""), -EFAULT for a NULL f or buf. */
 int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_value *v, const char *type,
                         const char *shown, char *buf, size_t cap);
+/* --- argument words (issue 12, luawords): the template of a wrong type
+ * (sleepacc_fault_text's TYPE sentence is composed by it) for an argument
+ * that is no option as well (Lua: a path, sa.sweep's progress, the
+ * results; Python: _core.table's rows and style), so each binding words
+ * only what the argument takes, in its language ("a table", "a str"). --- */
+/* "<name>: must be <takes>, got <type>" into buf (cap bytes, always
+ * terminated, cut to fit; a NULL name or type "?", a NULL takes "another
+ * value"): the whole sentence's length, as snprintf, or -EFAULT for a NULL
+ * buf or cap 0. */
+int sleepacc_type_text(const char *name, const char *takes, const char *type, char *buf, size_t cap);
+/* The row of a string argument that is no option (a path, a style, an
+ * output), read by sleepacc_value_read under the argument's name into a
+ * const char * (the binding's string, borrowed): a wrong type is a TYPE
+ * fault of kind NAME ("path: must be a string, got number"), a NUL byte
+ * the core's rule ("must not contain a NUL byte"), as a string option's. */
+extern const sleepacc_option sleepacc_text_option[];
 /* The walk of a field table (fields.c): the core reads every row and
  * drives the shape of the binding's object, so a binding converts one
  * value at a time and builds on a stack.  The rules, per binding:
@@ -1651,10 +1667,10 @@ const char *sleepacc_text_words(const char *s, size_t len);
  * style's rule, "must be 'irtt' or 'wide'" (the binding adds ", got
  * <style>"); -ENOMEM when alloc returns NULL; the renderer's negative errno
  * (table.c). */
-/* A handle's refusal in words, to follow its type's name ("Sleeper",
- * "sleepacc.Pacer"): -EBADF (closed) "is closed", -EBUSY (another
- * identity's call holds it) "is sleeping in another thread"; NULL for
- * another err (precise.c). */
+/* A handle's refusal in words, to follow its kind's name in
+ * sleepacc_precise_message (its one caller, the bindings' wording): -EBADF
+ * (closed) "is closed", -EBUSY (another identity's call holds it) "is
+ * sleeping in another thread"; NULL for another err (precise.c). */
 const char *sleepacc_precise_words(int err);
 /* --- precise and writer words (issue 12, luathin): what both bindings
  * used to compose around the core's words, each its own way. --- */
@@ -1670,8 +1686,9 @@ const char *sleepacc_precise_words(int err);
  *   another err (0 too): what failed, for the binding to set beside the
  *     errno's name and message: the option an open blamed (field, from
  *     sleepacc_precise_open, by sleepacc_option_of_field: "method"; the
- *     device named for dma_latency: "dma_latency (/dev/cpu_dma_latency)"), else at SLEEPACC_PRECISE_AT_CALL the call,
- *     "Sleeper.sleep" or "Pacer.wait", else "<name>"; 0. */
+ *     device named for dma_latency: "dma_latency (/dev/cpu_dma_latency)"),
+ *     else at SLEEPACC_PRECISE_AT_CALL the call, "Sleeper.sleep" or
+ *     "Pacer.wait", else "<name>"; 0. */
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap);
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,

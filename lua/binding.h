@@ -55,7 +55,7 @@ typedef struct sleepacc_lua_source {
   const char *keytype;     /* the type of the last key read */
 } sleepacc_lua_source;
 /* The getter over the table at `table` (0: none; another value than a
- * table raises "options: table expected, got <type>") and the call's
+ * table raises "options: must be a table, got <type>") and the call's
  * arguments (the first args names of take are at the stack indexes arg[],
  * at most 4); own: keys the caller reads itself.  Values convert by their
  * Lua type (a boolean BOOL, an integer that fits INT, a number REAL, a
@@ -73,12 +73,13 @@ int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f
 int sleepacc_lua_field(lua_State *L, int t, const char *name);
 
 /* Set option o of the struct at base from the one Lua value at idx under
- * name (NULL: o->name), by the core (sleepacc_value_read); a fault raises. */
+ * name (NULL: o->name), by the core (sleepacc_value_read); a fault raises.
+ * A string argument that is no option (a path, a style) is read by the
+ * core's text row (sleepacc_text_option) into a const char *. */
 void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
-/* The string at idx (not an option's: a path, a style), raising "<name>:
- * string expected, got ..." or the core's "<name>: must not contain a NUL
- * byte" (sleepacc_text_words). */
-const char *sleepacc_lua_str(lua_State *L, int idx, const char *name);
+/* Unless ok, raise the core's sentence of a wrong type (sleepacc_type_text)
+ * for the value at idx: "<name>: must be <takes>, got <its type>". */
+void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const char *takes);
 
 /* Push the struct at base as a table, built as the core's walk of its
  * field table says (sleepacc_fields_walk: nested rows sub-tables, a null

@@ -3,8 +3,8 @@
  * conversions, the getter the core reads a call's options through and its
  * one fault mapper, the sink of the core's walk of a field table
  * (sleepacc_fields_walk), the Ctrl-C checkpoint and the chunked run, aligned userdata,
- * the 5.1 main thread.  Used by lsleepacc.c, lsleeper.c and lsave.c;
- * depends on none of them.
+ * the 5.1 main thread.  Used by lsleepacc.c and lsleeper.c; depends on
+ * neither.
  */
 #include "binding.h"
 
@@ -37,14 +37,11 @@ int sleepacc_lua_field(lua_State *L, int t, const char *name) {
   return 0;
 }
 
-const char *sleepacc_lua_str(lua_State *L, int idx, const char *name) {
-  size_t len;
-  const char *s;
-  if (lua_type(L, idx) != LUA_TSTRING)
-    sleepacc_lua_error(L, name, "string expected, got %s", luaL_typename(L, idx));
-  s = lua_tolstring(L, idx, &len);
-  if (sleepacc_text_words(s, len)) sleepacc_lua_error(L, name, "%s", sleepacc_text_words(s, len));
-  return s;
+void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const char *takes) {
+  char text[SLEEPACC_FAULT_TEXT_MAX];
+  if (ok) return;
+  sleepacc_type_text(name, takes, luaL_typename(L, idx), text, sizeof text);
+  luaL_error(L, "%s", text);
 }
 
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
@@ -119,8 +116,7 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
   memset(src, 0, sizeof *src);
   src->L = L, src->table = table, src->take = take, src->args = args;
   for (int k = 0; k < args && k < 4; k++) src->arg[k] = arg[k];
-  if (table && lua_type(L, table) != LUA_TTABLE)
-    sleepacc_lua_error(L, "options", "table expected, got %s", luaL_typename(L, table));
+  if (table) sleepacc_lua_must(L, lua_type(L, table) == LUA_TTABLE, table, "options", "a table");
   return g;
 }
 

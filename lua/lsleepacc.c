@@ -39,13 +39,13 @@ typedef struct {
 /* The samples behind the record table at t (named what in errors). */
 static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const char *what) {
   const sleepacc_lua_samples *s;
-  if (lua_type(L, t) != LUA_TTABLE) sleepacc_lua_error(L, what, "record of measure or sweep expected");
+  sleepacc_lua_must(L, lua_type(L, t) == LUA_TTABLE, t, what, "a record of measure or sweep");
   lua_getfield(L, t, "samples"); /* a userdata whose metatable is SAMPLES_MT */
   luaL_getmetatable(L, SAMPLES_MT);
   if (!lua_getmetatable(L, -2)) lua_pushnil(L);
   s = lua_rawequal(L, -1, -2) ? (const sleepacc_lua_samples *)lua_touserdata(L, -3) : NULL;
   lua_pop(L, 3); /* the record keeps it alive */
-  if (!s || !s->res.method) sleepacc_lua_error(L, what, "record of measure or sweep expected");
+  sleepacc_lua_must(L, s && s->res.method, t, what, "a record of measure or sweep");
   return s;
 }
 
@@ -55,8 +55,7 @@ static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const c
 static const sleepacc_lua_samples **sleepacc__records(lua_State *L, int idx, size_t *n) {
   const sleepacc_lua_samples **recs;
   int single;
-  if (lua_type(L, idx) != LUA_TTABLE)
-    sleepacc_lua_error(L, "results", "array of records expected, got %s", luaL_typename(L, idx));
+  sleepacc_lua_must(L, lua_type(L, idx) == LUA_TTABLE, idx, "results", "an array of records");
   single = sleepacc_lua_field(L, idx, "method");
   lua_pop(L, single);
   *n = single ? 1 : (size_t)lua_rawlen(L, idx);
@@ -142,8 +141,9 @@ static sleepacc_writer *sleepacc__writer(lua_State *L, const char *path, int fla
  * (SLEEPACC_WRITE_ATOMIC: whole or absent).  Returns true, or nil, "ENAME:
  * msg", "ENAME".  The same writer serves sa.sweep{output=}. */
 static int sleepacc__save(lua_State *L) {
-  const char *path = sleepacc_lua_str(L, 2, "path");
+  const char *path = NULL;
   size_t n;
+  sleepacc_lua_value(L, 2, sleepacc_text_option, "path", &path); /* a string, by the core's text row */
   const sleepacc_lua_samples **recs = sleepacc__records(L, 1, &n); /* all checked first */
   int err;
   sleepacc_writer *w = sleepacc__writer(L, path, SLEEPACC_WRITE_ATOMIC, &err);
@@ -235,10 +235,9 @@ static int sleepacc__sweep(lua_State *L) {
     return sleepacc_lua_fault(&src, total, &fault, "sweep");
   lua_settop(L, 2); /* 2: the core's room, the plan */
   lua_getfield(L, 1, "progress"); /* 3 */
-  if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TFUNCTION)
-    sleepacc_lua_error(L, "progress", "function expected, got %s", luaL_typename(L, 3));
+  sleepacc_lua_must(L, lua_isnil(L, 3) || lua_type(L, 3) == LUA_TFUNCTION, 3, "progress", "a function");
   if (sleepacc_lua_field(L, 1, "output")) { /* 4, the writer 5 */
-    output = sleepacc_lua_str(L, 4, "output");
+    sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
     w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
     if (err == -EEXIST) /* as the CLI's -o */
       sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
@@ -276,12 +275,13 @@ static void *sleepacc__text_alloc(void *L, size_t bytes) {
 }
 
 static int sleepacc__table(lua_State *L) {
-  const char *style = lua_isnoneornil(L, 2) ? "irtt" : sleepacc_lua_str(L, 2, "style"), *words = NULL;
+  const char *style = NULL, *words = NULL; /* NULL: "irtt" */
   const sleepacc_lua_samples **recs;
   sleepacc_row *rows;
   size_t n;
   int rc;
   char *p;
+  if (!lua_isnoneornil(L, 2)) sleepacc_lua_value(L, 2, sleepacc_text_option, "style", &style);
   recs = sleepacc__records(L, 1, &n);
   rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
   for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);

@@ -118,14 +118,18 @@ static void *py_table_alloc(void *ctx, size_t bytes) {
   return PyMem_Malloc(bytes);
 }
 
+/* table(rows, style="irtt"): style by the core's text row, rows' wrong type by sleepacc_type_text. */
 static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"rows", "style", NULL};
-  PyObject *rows_obj;
+  PyObject *rows_obj, *style_obj = NULL;
   const char *style = "irtt", *words = NULL;
+  char wrong[SLEEPACC_FAULT_TEXT_MAX];
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:table", kwlist, &rows_obj, &style))
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:table", kwlist, &rows_obj, &style_obj))
     return NULL;
-  PyObject *seq = PySequence_Fast(rows_obj, "rows must be a sequence of mappings");
+  if (style_obj && sleepacc_py_value(sleepacc_text_option, "style", &style, style_obj) < 0) return NULL;
+  sleepacc_type_text("rows", "a sequence of mappings", Py_TYPE(rows_obj)->tp_name, wrong, sizeof wrong);
+  PyObject *seq = PySequence_Fast(rows_obj, wrong); /* its TypeError's words, when rows is no sequence */
   if (seq == NULL) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);

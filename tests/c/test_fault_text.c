@@ -117,11 +117,60 @@ static void test_refusals_and_a_short_buffer(void) {
   CHECK(!strcmp(buf, "n: must"));
 }
 
+/* luawords (issue 12): sleepacc_type_text, the template of a wrong type
+ * for an argument that is no option; a TYPE fault's sentence is the same
+ * template with the option kind's words. */
+static void test_an_argument_by_the_same_template(void) {
+  sleepacc_value s = value(SLEEPACC_VALUE_TEXT, 1, 0.0, "1");
+  sleepacc_fault f = read_fault(sleepacc_options, "duration", s);
+  char buf[SLEEPACC_FAULT_TEXT_MAX], typed[SLEEPACC_FAULT_TEXT_MAX], small[12];
+  const char *want = "progress: must be a function, got number";
+  CHECK(sleepacc_type_text("progress", "a function", "number", buf, sizeof buf) == (int)strlen(want));
+  CHECKF(!strcmp(buf, want), "got \"%s\"", buf);
+  CHECK(sleepacc_type_text("rows", "a sequence of mappings", "int", buf, sizeof buf) > 0);
+  CHECKF(!strcmp(buf, "rows: must be a sequence of mappings, got int"), "got \"%s\"", buf);
+  /* the TYPE sentence of a read's fault is this one, with the kind's words */
+  sleepacc_fault_text(&f, LUA, &s, "string", "\"1\"", typed, sizeof typed);
+  sleepacc_type_text("duration", "a number of seconds", "string", buf, sizeof buf);
+  CHECKF(!strcmp(buf, typed), "got \"%s\", the fault's \"%s\"", buf, typed);
+  /* NULL words: stand-ins; cut to fit, terminated, the whole length returned */
+  CHECK(sleepacc_type_text(NULL, NULL, NULL, buf, sizeof buf) > 0);
+  CHECKF(!strcmp(buf, "?: must be another value, got ?"), "got \"%s\"", buf);
+  CHECK(sleepacc_type_text("options", "a table", "number", small, sizeof small) ==
+        (int)strlen("options: must be a table, got number"));
+  CHECK(!strcmp(small, "options: mu"));
+  CHECK(sleepacc_type_text("x", "a table", "nil", NULL, 8) == -EFAULT);
+  CHECK(sleepacc_type_text("x", "a table", "nil", small, 0) == -EFAULT);
+}
+
+/* luawords (issue 12): sleepacc_text_option, the row of a string argument
+ * that is no option: the string borrowed, a wrong type and a NUL byte
+ * worded as a string option's. */
+static void test_a_string_argument_by_the_text_row(void) {
+  sleepacc_value ok = value(SLEEPACC_VALUE_TEXT, 4, 0.0, "wide");
+  sleepacc_value num = value(SLEEPACC_VALUE_INT, 5, 0.0, NULL);
+  sleepacc_value nul = value(SLEEPACC_VALUE_TEXT, 3, 0.0, "a\0b");
+  const char *s = NULL;
+  sleepacc_fault f;
+  CHECK(sleepacc_value_read(sleepacc_text_option, "style", &s, &ok, &f) == 0 && s == ok.s);
+  CHECK(sleepacc_value_read(sleepacc_text_option, "path", &s, &num, &f) == -EINVAL && s == ok.s);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && !strcmp(f.option, "path") && f.takes == SLEEPACC_OPT_NAME);
+  says(&f, LUA, &num, "number", "5", "path: must be a string, got number");
+  says(&f, PY, &num, "int", "5", "path: must be a str, got int");
+  CHECK(sleepacc_value_read(sleepacc_text_option, "output", &s, NULL, &f) == -EINVAL); /* absent */
+  says(&f, LUA, NULL, "nil", NULL, "output: must be a string, got nil");
+  CHECK(sleepacc_value_read(sleepacc_text_option, "path", &s, &nul, &f) == -ERANGE && s == ok.s);
+  says(&f, LUA, &nul, "string", "\"a\\0b\"", "path: must not contain a NUL byte, got \"a\\0b\"");
+  CHECK(sleepacc_text_option[1].name == NULL);
+}
+
 int main(void) {
   TEST(test_a_wrong_type_by_one_template);
   TEST(test_a_broken_rule_with_the_value_shown);
   TEST(test_a_list_element_by_the_bindings_index);
   TEST(test_an_unknown_key);
   TEST(test_refusals_and_a_short_buffer);
+  TEST(test_an_argument_by_the_same_template);
+  TEST(test_a_string_argument_by_the_text_row);
   return check_summary();
 }

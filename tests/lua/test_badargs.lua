@@ -180,6 +180,30 @@ tests[#tests + 1] = {"one option's value: the core's rule and words, then the va
   local err = T.raises_naming("method", sa.measure, with{method = "bogus"})
   T.check(err:sub(-#"), got \"bogus\"") == "), got \"bogus\"", "%s", err)
 end}
+-- An argument that is no option reads by the same template (luawords, issue 12: the core's
+-- sleepacc_type_text; it was "<arg>: <takes> expected, got <type>", "results[2]: record of
+-- measure or sweep expected").  {the whole error, function, args...}
+local args = {
+  {"options: must be a table, got number", sa.measure, 42},
+  {"options: must be a table, got no value", sa.measure},
+  {"options: must be a table, got string", sa.pacer, 0.001, "skip"},
+  {"progress: must be a function, got number", sa.sweep,
+   {methods = {"clock"}, durations = {0}, progress = 5}},
+  {"output: must be a string, got number", sa.sweep, {methods = {"clock"}, durations = {0}, output = 5}},
+  {"results: must be an array of records, got number", sa.save, 42, "unused.jsonl"},
+  {"results[1]: must be a record of measure or sweep, got table", sa.save, {{method = "x"}}, "unused.jsonl"},
+  {"results[2]: must be a record of measure or sweep, got number", sa.table,
+   {assert(sa.measure{method = "clock", duration = 0, n = 1}), 7}},
+  {"path: must be a string, got number", sa.save, {}, 42},
+  {"path: must not contain a NUL byte, got \"a\\0b\"", sa.save, {}, "a\0b"},
+  {"style: must be a string, got boolean", sa.table, {}, true},
+}
+tests[#tests + 1] = {"an argument that is no option: the one template, the whole error", function()
+  for _, a in ipairs(args) do
+    local ok, err = pcall(T.unpack(a, 2))
+    T.check(not ok and err == a[1], "want %q, got %s", a[1], tostring(err))
+  end
+end}
 tests[#tests + 1] = {"cpu: the largest int passes the option's rule (the allowed set refuses it)", function()
   local err = T.raises_naming("cpu", sa.measure, with{cpu = 2 ^ 31 - 1})
   T.check(err:find("allowed", 1, true), "%s", err)

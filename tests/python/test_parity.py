@@ -225,3 +225,21 @@ def test_a_closed_handle_reads_the_same_in_both():
                            "print(select(2, pcall(s.sleep, s, 0.001)))\n"
                            "print(select(2, pcall(p.wait, p)))")
     assert lua_words == [str(es.value), str(ep.value)] == ["Sleeper is closed", "Pacer is closed"]
+
+
+def test_a_table_argument_of_the_wrong_type_reads_by_the_same_template_in_both():
+    # luawords (issue 12): an argument that is no option by the core's one template too
+    # (sleepacc_type_text); Python's _core.table said "rows must be a sequence of mappings" and
+    # "table() argument 2 must be str, not int", Lua "style: string expected, got number"
+    lua_words = _lua_lines("print(select(2, pcall(sa.table, 5)))\n"
+                           "print(select(2, pcall(sa.table, {}, 5)))")
+    py_words = []
+    for args in [(5,), ([], 5)]:
+        with pytest.raises(TypeError) as e:
+            _core.table(*args)
+        py_words.append(str(e.value))
+    assert py_words == ["rows: must be a sequence of mappings, got int", "style: must be a str, got int"]
+    assert lua_words == ["results: must be an array of records, got number",
+                         "style: must be a string, got number"]
+    for words in py_words + lua_words:
+        assert re.match(r"^[a-z]+: must be an? [a-z ]+, got [a-z]+$", words), words
