@@ -90,8 +90,8 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   }
   rc = samples_view(block, used, res.n, &samples, &starts);
   block = NULL; /* consumed */
-  if (rc < 0 || (result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
-  stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
+  if (rc < 0 || (result = sleepacc_py_from_fields(sleepacc_result_fields, &res, 0)) == NULL) goto done;
+  stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats, 0);
   if (stream == NULL || PyDict_SetItemString(result, "stream_stats", stream) < 0 ||
       PyDict_SetItemString(result, "samples", samples) < 0 ||
       PyDict_SetItemString(result, "starts", starts) < 0)
@@ -208,7 +208,7 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
 static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a, call_state *st) {
   PyThreadState *ts = NULL;
   sleepacc_answer ans;
-  PyObject *d = NULL, *v;
+  PyObject *d = NULL;
   void *buf = PyMem_Malloc(c->size);
   int rc;
   if (buf == NULL) return PyErr_NoMemory();
@@ -217,12 +217,9 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   if (ts) PyEval_RestoreThread(ts);
   if (rc < 0 && a && a->options) sleepacc_py_fault(&st->src, rc, &ans.fault);
   else if (rc < 0) sleepacc_py_raise(rc, c->what);
-  else d = sleepacc_py_from_fields(ans.fields, ans.base);
+  else d = sleepacc_py_from_fields(ans.fields, ans.base, c->shape == SLEEPACC_CALL_VALUE);
   PyMem_Free(buf);
-  if (d == NULL || c->shape != SLEEPACC_CALL_VALUE) return d;
-  v = Py_XNewRef(PyDict_GetItemString(d, ans.fields[0].name));
-  Py_DECREF(d);
-  return v;
+  return d;
 }
 
 /* The one dispatcher of the core's queries; what a call holds (the memory
