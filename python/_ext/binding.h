@@ -45,7 +45,7 @@ sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options);
 /* The exception of a read's fault (rc its result): the core's one sentence
  * of it (sleepacc_fault_text, given the value's type name and repr()), a
  * TypeError for a wrong type (TYPE) or an unknown key (KEY), a ValueError
- * for a broken rule (RULE).  Frees src's room.  Returns NULL. */
+ * for a broken rule (RULE).  Returns NULL (src's room is the caller's to free). */
 PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_fault *f);
 
 /* One value `obj` of option o under `name` into base (sleepacc_value_read);
@@ -54,8 +54,9 @@ int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, Py
 
 /* A new dict of the struct at `base` described by `table`, built as the
  * core's walk of it says (sleepacc_fields_walk: a null None, PAIRS a dict
- * {key: value}, a list a list). */
-PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base);
+ * {key: value}, a list a list); one: the value of its first row alone
+ * (sleepacc_field_walk; None when the walk leaves it out). */
+PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base, int one);
 
 /* Fill the struct at `base` from the mapping `m` by `table` (each row set by
  * the core, sleepacc_field_set): keys absent from m keep their value (a

@@ -51,11 +51,11 @@ static int py_put(void *ctx, const char *key, int64_t index) {
   return rc;
 }
 
-PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base) {
+PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base, int one) {
   py_stack s = {{NULL}, 0};
   sleepacc_field_sink sink = {py_push, py_put, &s, SLEEPACC_BINDING_PYTHON};
-  int rc = sleepacc_fields_walk(table, base, &sink);
-  if (rc == 0) return s.at[0];
+  int rc = one ? sleepacc_field_walk(table, base, &sink) : sleepacc_fields_walk(table, base, &sink);
+  if (rc >= 0) return s.n ? s.at[0] : Py_NewRef(Py_None); /* one row's value left out: None */
   while (s.n > 0) Py_DECREF(s.at[--s.n]);
   return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "fields");
 }
@@ -141,8 +141,6 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
   char text[SLEEPACC_FAULT_TEXT_MAX];
   const char *type = src->keytype;
   PyObject *v, *repr = NULL;
-  PyMem_Free(src->room);
-  src->room = NULL;
   if (f->kind == SLEEPACC_FAULT_NONE) return PyErr_Occurred() ? NULL : sleepacc_py_raise(rc, "options");
   if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its type, and its repr() for a rule */
     if ((v = py_lookup(src, f->option, f->index)) == NULL) v = Py_None; /* not given */

@@ -8,7 +8,7 @@
  * meaning are added in python/sleepacc/.
  *
  * Owns:
- *   measure(): a run, by the config and result tables;
+ *   measure(): a run of an options dict the core reads, by the result tables;
  *   table();
  *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
  *   all: methods(), config_default(), sleeper_default(), host_facts(),
@@ -23,16 +23,6 @@
 #include "binding.h"
 
 #include <string.h>
-
-/* A config from a mapping of sleepacc_config_fields over the defaults. */
-static int config_from(PyObject *m, sleepacc_config *cfg) {
-  sleepacc_config_default(cfg);
-  if (!PyMapping_Check(m)) {
-    PyErr_Format(PyExc_TypeError, "config must be a mapping, got %s", Py_TYPE(m)->tp_name);
-    return -1;
-  }
-  return sleepacc_py_to_fields(sleepacc_config_fields, m, cfg);
-}
 
 /* The n samples and their n start times at the front of a run's block
  * (sleepacc_run_close's layout; this consumes block, NULL when the run kept
@@ -57,27 +47,30 @@ static int samples_view(PyObject *block, size_t used, int64_t n, PyObject **samp
   return *starts ? 0 : -1;
 }
 
-/* measure(config, point=False): one run of the engine in the one block the
- * core states (sleepacc_run_memory: samples, start times, the statistics'
- * scratch), its chunks with the GIL released and signals checked between
- * them; the thread is restored on every path, Ctrl-C included; a failed run
- * raised in the core's words (sleepacc_py_raise_run; point: a sweep's
- * point, named as Lua's sweep names it). */
+/* measure(options, point=False): one run of the engine, its config read
+ * from the dict options by the core as plan() reads it (sleepacc_config_read,
+ * point: a sweep's point; its fault the exception, sleepacc_py_fault), in
+ * the one block the core states (sleepacc_run_memory: samples, start times,
+ * the statistics' scratch), its chunks with the GIL released and signals
+ * checked between them; the thread is restored on every path, Ctrl-C
+ * included; a failed run raised in the core's words (sleepacc_py_raise_run;
+ * point: a sweep's point, named as Lua's sweep names it). */
 static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"config", "point", NULL};
+  static char *kwlist[] = {"options", "point", NULL};
   sleepacc_config cfg;
-  const char *field = NULL, *msg = NULL;
+  sleepacc_py_source src;
+  sleepacc_getter g;
+  sleepacc_fault f;
   PyObject *m, *block = NULL, *result = NULL, *samples = NULL, *starts = NULL, *stream = NULL;
   sleepacc_run *run;
   sleepacc_result res;
   size_t size, used = 0;
   int rc, interrupted = 0, point = 0;
   (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:measure", kwlist, &m, &point) ||
-      config_from(m, &cfg) < 0)
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:measure", kwlist, &PyDict_Type, &m, &point))
     return NULL;
-  if ((rc = sleepacc_config_explain(&cfg, &field, &msg)) < 0)
-    return PyErr_Format(rc == -ENOSYS ? PyExc_OSError : PyExc_ValueError, "%s: %s", field, msg);
+  g = sleepacc_py_getter(&src, m);
+  if ((rc = sleepacc_config_read(&cfg, &g, point, &f)) < 0) return sleepacc_py_fault(&src, rc, &f);
   size = sleepacc_run_memory(&cfg, SLEEPACC_RUN_STARTS);
   if ((run = PyMem_Calloc(1, sizeof *run)) == NULL) return PyErr_NoMemory();
   if (size && (block = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size)) == NULL) goto done;
@@ -97,8 +90,8 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   }
   rc = samples_view(block, used, res.n, &samples, &starts);
   block = NULL; /* consumed */
-  if (rc < 0 || (result = sleepacc_py_from_fields(sleepacc_result_fields, &res)) == NULL) goto done;
-  stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats);
+  if (rc < 0 || (result = sleepacc_py_from_fields(sleepacc_result_fields, &res, 0)) == NULL) goto done;
+  stream = sleepacc_py_from_fields(sleepacc_stats_fields, &res.stream_stats, 0);
   if (stream == NULL || PyDict_SetItemString(result, "stream_stats", stream) < 0 ||
       PyDict_SetItemString(result, "samples", samples) < 0 ||
       PyDict_SetItemString(result, "starts", starts) < 0)
@@ -219,7 +212,7 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
 static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a, call_state *st) {
   PyThreadState *ts = NULL;
   sleepacc_answer ans;
-  PyObject *d = NULL, *v;
+  PyObject *d = NULL;
   void *buf = PyMem_Malloc(c->size);
   int rc;
   if (buf == NULL) return PyErr_NoMemory();
@@ -228,12 +221,9 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   if (ts) PyEval_RestoreThread(ts);
   if (rc < 0 && a && a->options) sleepacc_py_fault(&st->src, rc, &ans.fault);
   else if (rc < 0) sleepacc_py_raise(rc, c->what);
-  else d = sleepacc_py_from_fields(ans.fields, ans.base);
+  else d = sleepacc_py_from_fields(ans.fields, ans.base, c->shape == SLEEPACC_CALL_VALUE);
   PyMem_Free(buf);
-  if (d == NULL || c->shape != SLEEPACC_CALL_VALUE) return d;
-  v = Py_XNewRef(PyDict_GetItemString(d, ans.fields[0].name));
-  Py_DECREF(d);
-  return v;
+  return d;
 }
 
 /* The one dispatcher of the core's queries; what a call holds (the memory
@@ -297,7 +287,7 @@ static int add_calls(PyObject *module) {
 
 static PyMethodDef core_methods[] = {
   {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
-   "measure(config, point=False) -> dict: the record, samples, starts"},
+   "measure(options, point=False) -> dict: the record, samples, starts"},
   {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
    "table(rows, style='irtt') -> str, by the core's renderer"},
   {NULL, NULL, 0, NULL},

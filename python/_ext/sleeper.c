@@ -147,7 +147,7 @@ static PyObject *Precise_get_stats(PreciseObject *self, void *closure) {
   int rc = sleepacc_precise_stats_get(&self->h, precise_me(), &st, &fields);
   (void)closure;
   if (rc < 0) return precise_raise(self, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
-  return sleepacc_py_from_fields(fields, &st);
+  return sleepacc_py_from_fields(fields, &st, 0);
 }
 
 static PyObject *Precise_get_open(PreciseObject *self, void *closure) {

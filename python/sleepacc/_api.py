@@ -450,10 +450,10 @@ _LOCK = bool(_DEFAULTS["env"]["lock_memory"])          # False
 
 
 class _Plan(NamedTuple):
-    """A checked measure() call: the core config plus what the caller gave."""
+    """A checked measure() call: the core config and the options it was read from."""
 
     config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
-    given: dict          # Python argument -> the value the caller gave
+    options: dict        # the core's option -> the value the caller gave (None: absent, dropped)
     point: bool = False  # a sweep's point: a failed run's words name it
 
 
@@ -477,7 +477,7 @@ def _plan(method: Any, duration: Any, *, n: Any = None,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
     options = {k: v for k, v in given.items() if v is not None or k not in _NONE_IS_ABSENT}
-    return _Plan(_core.plan(options, sweep_point), given, sweep_point)
+    return _Plan(_core.plan(options, sweep_point), options, sweep_point)
 
 
 def _run(plan: _Plan) -> Measurement:
@@ -486,8 +486,9 @@ def _run(plan: _Plan) -> Measurement:
     its method and duration, as in Lua): a run refused for
     privileges is a PermissionError naming what each privileged option asked
     for needs (sleepacc_privilege_explain), or, refused up front (nothing was
-    changed), why and what was asked."""
-    raw = _core.measure(plan.config, plan.point)
+    changed), why and what was asked.  The core reads the plan's options
+    again, as _core.plan did (sleepacc_config_read)."""
+    raw = _core.measure(plan.options, plan.point)
     return Measurement(**raw)
 
 
