@@ -405,7 +405,7 @@ class Sweep(Sequence):
     def table(self, style: str = "irtt") -> str:
         """The core's text table: "irtt" (irtt sleep's table) or "wide"."""
         if not isinstance(style, str):
-            raise TypeError(f"style must be a str, got {type(style).__name__}")
+            raise TypeError(f"style: must be a str, got {type(style).__name__}")
         rows = []
         for m in self.measurements:
             stats: Mapping[str, Any] = m.stats

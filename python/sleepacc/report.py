@@ -162,7 +162,7 @@ def format(data, style: str = "irtt") -> str:  # noqa: A001  (the public name)
     """Render `data` (Sweep, Measurement(s), records, CSV path, DataFrame) in
     `style` (one of STYLES).  Returns the text, lines ending in "\\n"."""
     if not isinstance(style, str):
-        raise TypeError(f"style must be a str, got {type(style).__name__}")
+        raise TypeError(f"style: must be a str, got {type(style).__name__}")
     if style not in STYLES:
         raise ValueError(f"unknown style {style!r}; choose one of {', '.join(STYLES)}")
     if style in ("irtt", "wide") and _is_sweep(data):

@@ -272,3 +272,13 @@ def test_a_default_sweep_is_the_cores_plan():
 def test_sleeper_and_pacer_options_by_the_core_rules(make, says, exc):
     with pytest.raises(exc, match=says):
         make()
+
+
+def test_a_table_style_of_the_wrong_type_reads_by_the_one_template():
+    """words (issue 12): the Python layers that check a style before the core sees it word it as
+    the core does, "<arg>: must be <what>, got <type>" (was "style must be a str, got int")."""
+    from sleepacc import report
+    for call in (lambda: sleepacc.Sweep([]).table(3), lambda: report.format([], 3),
+                 lambda: sleepacc._core.table([], 3)):
+        with pytest.raises(TypeError, match=r"^style: must be a str, got int$"):
+            call()
