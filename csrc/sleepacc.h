@@ -1661,12 +1661,6 @@ const char *sleepacc_text_words(const char *s, size_t len);
  * take it saturated so a rule with a range words it first ("slack: must be
  * 1 ns .. 1 s"), then refuse it that way; an INT option, seconds and a
  * deadline by their own bounds; sleepacc_field_set: "out of range". */
-/* The table of n rows in style (NULL: "irtt"; sleepacc_table_style) as
- * text in memory the binding gives, alloc(ctx, bytes) asked for once (the
- * NUL included), into *text: the text's length; or -EINVAL with *words the
- * style's rule, "must be 'irtt' or 'wide'" (the binding adds ", got
- * <style>"); -ENOMEM when alloc returns NULL; the renderer's negative errno
- * (table.c). */
 /* A handle's refusal in words, to follow its kind's name in
  * sleepacc_precise_message (its one caller, the bindings' wording): -EBADF
  * (closed) "is closed", -EBUSY (another identity's call holds it) "is
@@ -1691,6 +1685,12 @@ const char *sleepacc_precise_words(int err);
  *     "Pacer.wait", else "<name>"; 0. */
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap);
+/* The table of n rows in style (NULL: "irtt"; sleepacc_table_style) as
+ * text in memory the binding gives, alloc(ctx, bytes) asked for once (the
+ * NUL included), into *text: the text's length; or -EINVAL with *words the
+ * style's rule, "must be 'irtt' or 'wide'" (the binding adds ", got
+ * <style>"); -ENOMEM when alloc returns NULL; the renderer's negative errno
+ * (table.c). */
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
                         void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
                         const char **words);
