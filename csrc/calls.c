@@ -32,9 +32,9 @@ static const sleepacc_option reads_arg[] = {
 static const sleepacc_option name_arg[] = {
     {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
     {NULL, 0, NULL, 0, 0}};
-static const sleepacc_option seconds_arg[] = {
-    {"seconds", SLEEPACC_OPT_SECONDS, "seconds", offsetof(sleepacc_call_args, i64), 0},
-    {NULL, 0, NULL, 0, 0}};
+/* seconds_ns's argument is sleepacc_seconds_option, the row both bindings'
+ * sleep(seconds) reads: its offset 0 is the i64 slot. */
+_Static_assert(offsetof(sleepacc_call_args, i64) == 0, "sleepacc_seconds_option fills i64");
 /* A whole options table, read by the core (calls with options, below). */
 static const sleepacc_option table_arg[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
@@ -316,7 +316,7 @@ const sleepacc_call sleepacc_calls[] = {
     {"stats_level", NULL, "stats_level(name) -> quantile level, -1 for none", "sleepacc_stats_level",
      SLEEPACC_CALL_VALUE, 0, name_arg, 1, sizeof(double), call_stats_level, level_fields},
     {"seconds_ns", NULL, "seconds_ns(seconds) -> int ns, by the core's duration rule",
-     "sleepacc_seconds_check", SLEEPACC_CALL_VALUE, 0, seconds_arg, 1, sizeof(int64_t),
+     "sleepacc_seconds_check", SLEEPACC_CALL_VALUE, 0, sleepacc_seconds_option, 1, sizeof(int64_t),
      call_seconds_ns, an_int64},
     {"stats", NULL, "stats(values, threshold) -> dict of the core's stats", "sleepacc_stats_compute",
      SLEEPACC_CALL_OBJECT, 0, stats_args, 2, sizeof(sleepacc_stats), call_stats,

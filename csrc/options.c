@@ -305,6 +305,11 @@ const sleepacc_option sleepacc_deadline_option[] = {
     {NULL, 0, NULL, 0, 0},
 };
 
+const sleepacc_option sleepacc_seconds_option[] = {
+    {"seconds", SLEEPACC_OPT_SECONDS, "seconds", 0, 0},
+    {NULL, 0, NULL, 0, 0},
+};
+
 /* Set *f (if not NULL) and return rc. */
 static int fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
                      int show, const char *words) {

@@ -1479,9 +1479,12 @@ int sleepacc_fields_walk(const sleepacc_field *table, const void *base, const sl
  * number as sleepacc_fields_walk. */
 int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s);
 /* A sweep's lists (rows of kind METHODS and DURATIONS, read into
- * sleepacc_sweep_args) and one deadline (DEADLINE, into an int64_t). */
+ * sleepacc_sweep_args), one deadline (DEADLINE, into an int64_t) and the
+ * seconds of one sleep (SECONDS, in ns into an int64_t: the argument of
+ * both bindings' sleep(seconds) and of the seconds_ns call). */
 extern const sleepacc_option sleepacc_sweep_lists[];
 extern const sleepacc_option sleepacc_deadline_option[];
+extern const sleepacc_option sleepacc_seconds_option[];
 /* One value v (NULL: absent) of option o under the name name (NULL:
  * o->name) into base, by sleepacc_option_set (DEADLINE: an INT by
  * sleepacc_deadline_check); 0, or -EINVAL/-ERANGE with *f. */

@@ -1,8 +1,8 @@
 /*
  * lsleepacc.c -- the Lua module `sleepacc` (Lua 5.1, 5.3, 5.4, LuaJIT): a
  * thin converter over the core.  Options are converted by the core's
- * option list (sleepacc_options) into its sleepacc_config, checked by the core
- * (sleepacc_config_explain names the bad field), and results come back
+ * option list (sleepacc_options) into its sleepacc_config, read and checked
+ * by the core (sleepacc_config_read names the bad option), and results come back
  * through the core's field tables (sleepacc_result_fields), so the record
  * is the sleepacc/1 point of docs/schema.md, key for key Python's.
  *

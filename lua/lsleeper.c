@@ -139,12 +139,13 @@ static int sleep_until(lua_State *L, int idx, int64_t deadline) {
   return 1;
 }
 
-/* A seconds argument in ns, by the core's seconds rule (the SECONDS kind:
- * finite, non-negative, at most one day), through the sleeper's period row. */
+/* A seconds argument in ns, by the core's row of a sleep's seconds
+ * (sleepacc_seconds_option, the SECONDS kind: finite, non-negative, at most
+ * one day), the row Python's sleep(seconds) reads through seconds_ns. */
 static int64_t seconds_arg(lua_State *L, int idx) {
-  sleepacc_sleeper_config c;
-  sleepacc_lua_value(L, idx, sleepacc_option_find(sleepacc_sleeper_options, "period"), "seconds", &c);
-  return c.period_ns;
+  int64_t ns = 0;
+  sleepacc_lua_value(L, idx, sleepacc_seconds_option, NULL, &ns);
+  return ns;
 }
 
 /* ------------------------------------------------------------ Sleeper */
