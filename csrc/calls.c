@@ -4,7 +4,8 @@
  * clocks, a formatted duration, a statistic's quantile level, the clock's
  * now, seconds in ns, the statistics of values a binding lends, the plan of
  * a run and of a sweep from a whole options table (read through the
- * binding's getter), and the module constants.
+ * binding's getter), the text table of records (read the same way), and
+ * the module constants.
  * Each row says how a binding shows the answer; each function fills a
  * caller's buffer of the row's size, so a binding has one dispatcher for
  * all of them (python/_ext/module.c's py_call, lua/lsleepacc.c's
@@ -42,6 +43,12 @@ static const sleepacc_option table_arg[] = {
 static const sleepacc_option stats_args[] = {
     {"values", SLEEPACC_OPT_VALUES, "values", offsetof(sleepacc_call_args, values), 0},
     {"threshold", SLEEPACC_OPT_INT64, "threshold", offsetof(sleepacc_call_args, i64), INT64_MIN},
+    {NULL, 0, NULL, 0, 0}};
+/* A table of records (read by the core through a getter over the one
+ * value, sleepacc_fields_read) and its style. */
+static const sleepacc_option table_args[] = {
+    {"results", SLEEPACC_OPT_RECORDS, "results", offsetof(sleepacc_call_args, options), 0},
+    {"style", SLEEPACC_OPT_STYLE, "style", offsetof(sleepacc_call_args, i), 0},
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option plan_args[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
@@ -233,6 +240,52 @@ static int call_sweep_plan(const sleepacc_call_args *a, void *buf, sleepacc_answ
   return 0;
 }
 
+/* ------------------------------------------------------------ records */
+
+/* Whether the value results is one record rather than a list of them (a
+ * table with a method; a Lua array has none), by the getter g. */
+static int one_record(const sleepacc_getter *g) {
+  sleepacc_value v;
+  int rc;
+  if ((rc = g->enter(g->ctx, "results", -1)) != 1)
+    return rc;
+  rc = g->get(g->ctx, "method", -1, &v);
+  g->enter(g->ctx, NULL, 0);
+  return rc;
+}
+
+static const sleepacc_field table_fields[] = {
+    {"text", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* The text table (style a->i, sleepacc_table_style_name) of the records
+ * of a->options' results: one record, or a list of them, each read by
+ * sleepacc_row_fields (a record of a run has those keys), in memory the
+ * call asks for (rows, then the text), its refusal in out->fault. */
+static int call_table(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  const sleepacc_getter *g = a->options;
+  sleepacc_row *rows;
+  sleepacc_value v;
+  size_t n;
+  int rc, one;
+  if (!g || !g->enter || !a->room)
+    return -EFAULT;
+  if ((rc = g->get(g->ctx, "results", -1, &v)) < 0 || (one = one_record(g)) < 0)
+    return rc < 0 ? rc : one;
+  if (rc == 0 || (!one && (v.kind != SLEEPACC_VALUE_LIST || v.i < 0)))
+    return sleepacc__fault_set(&out->fault, -EINVAL, SLEEPACC_FAULT_TYPE, "results", -1,
+                               SLEEPACC_OPT_RECORDS, 0, NULL);
+  n = one ? 1 : (size_t)v.i;
+  if ((rows = (sleepacc_row *)a->room(a->ctx, (n ? n : 1) * sizeof *rows)) == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    if ((rc = sleepacc_fields_read(sleepacc_row_fields, g, "results", one ? -1 : (int64_t)i, &rows[i],
+                                   &out->fault)) < 0)
+      return rc;
+  rc = sleepacc_table_text(sleepacc_table_style_name(a->i), rows, n, a->room, a->ctx, (char **)buf, NULL);
+  return rc < 0 ? rc : 0;
+}
+
 /* ------------------------------------------------------------ constants */
 
 /* The rows of a field table as a list of their names. */
@@ -328,6 +381,9 @@ const sleepacc_call sleepacc_calls[] = {
      "sweep_plan({methods=, durations=, mode=}) -> [{method, duration_ns}] by sleepacc_sweep_plan()",
      "sleepacc_sweep_read", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(sweep_answer),
      call_sweep_plan, sweep_fields},
+    {"table", "table", "table(results, style='irtt') -> str: the text table of records",
+     "sleepacc_table_text", SLEEPACC_CALL_VALUE, 0, table_args, 1, sizeof(char *), call_table,
+     table_fields},
     {"constants", NULL, "the core's version, limits and name lists", "sleepacc_constants",
      SLEEPACC_CALL_MODULE, 0, NULL, 0, sizeof(sleepacc_constants), call_constants,
      python_constants},

@@ -6,12 +6,14 @@
  *
  * Owns: sleepacc_field_get, sleepacc_field_set, and the walk of a whole
  * table, sleepacc_fields_walk and sleepacc_field_walk (each binding's
- * object built by its rules of null, NULL_KEYS and PAIRS).
+ * object built by its rules of null, NULL_KEYS and PAIRS), and the read
+ * back from a script's table through the getter, sleepacc_fields_read.
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_value *out)
@@ -227,4 +229,118 @@ int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepac
   if (!f || !base || !s || !s->push || !s->put)
     return -EFAULT;
   return walk_value(f, base, s, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * The read back (records, issue 12): a struct from a script's table by its
+ * field table, through the binding's getter; its fault names the way to
+ * the value ("results[2].stats.median").
+ * ---------------------------------------------------------------------- */
+
+typedef struct reader {
+  const sleepacc_getter *g;
+  sleepacc_fault *f;
+  int depth; /* the tables entered, at[0..depth) */
+  struct {
+    const char *name;
+    int64_t index;
+  } at[SLEEPACC_GETTER_DEPTH];
+} reader;
+
+/* The option kind whose words say what a row of type takes. */
+static int row_takes(int type)
+{
+  switch (type) {
+  case SLEEPACC_FIELD_INT64:
+  case SLEEPACC_FIELD_OPT_INT64: return SLEEPACC_OPT_INT64;
+  case SLEEPACC_FIELD_INT: return SLEEPACC_OPT_INT;
+  case SLEEPACC_FIELD_BOOL: return SLEEPACC_OPT_BOOL;
+  case SLEEPACC_FIELD_DOUBLE: return SLEEPACC_OPT_NUMBER;
+  case SLEEPACC_FIELD_NESTED: return SLEEPACC_OPT_RECORD;
+  default: return SLEEPACC_OPT_NAME; /* STRING, METHOD, MODE: a name */
+  }
+}
+
+/* The fault of the value name[index] where r stands (kind NONE: the
+ * getter's own failure rc), the way there copied into it. */
+static int read_fault(reader *r, int rc, int kind, const char *name, int64_t index, int takes,
+                      const char *words)
+{
+  sleepacc__fault_set(r->f, rc, kind, name, index, takes, kind == SLEEPACC_FAULT_RULE, words);
+  r->f->depth = kind == SLEEPACC_FAULT_NONE ? 0 : r->depth;
+  for (int d = 0; d < r->f->depth; d++) {
+    snprintf(r->f->at[d].name, sizeof r->f->at[d].name, "%s", r->at[d].name);
+    r->f->at[d].index = r->at[d].index;
+  }
+  return rc;
+}
+
+/* Enter the table name[index] holds: 1, 0 absent or no table, or the
+ * getter's failure. */
+static int read_enter(reader *r, const char *name, int64_t index)
+{
+  int rc;
+  if (r->depth >= SLEEPACC_GETTER_DEPTH)
+    return -E2BIG;
+  if ((rc = r->g->enter(r->g->ctx, name, index)) != 1)
+    return rc;
+  r->at[r->depth].name = name;
+  r->at[r->depth].index = index;
+  r->depth++;
+  return 1;
+}
+
+static void read_leave(reader *r)
+{
+  r->g->enter(r->g->ctx, NULL, 0);
+  r->depth--;
+}
+
+/* The rows of t into the struct at base from the table r stands in. */
+static int read_rows(reader *r, const sleepacc_field *t, void *base)
+{
+  for (const sleepacc_field *f = t; f->name; f++) {
+    int required = (f->flags & SLEEPACC_FIELD_REQUIRED) != 0, rc;
+    const char *msg = NULL;
+    sleepacc_value v;
+    if (f->type == SLEEPACC_FIELD_NESTED && (rc = read_enter(r, f->name, -1)) == 1) {
+      if ((rc = read_rows(r, f->sub, (char *)base + f->offset)) < 0)
+        return rc;
+      read_leave(r);
+      continue;
+    }
+    if (f->type == SLEEPACC_FIELD_NESTED && rc < 0)
+      return read_fault(r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL);
+    if ((rc = r->g->get(r->g->ctx, f->name, -1, &v)) < 0)
+      return read_fault(r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL);
+    if (rc == 0 && !required)
+      continue; /* absent: the struct's value stays */
+    if (rc == 0 || f->type == SLEEPACC_FIELD_NESTED) /* an absent required key, or no table */
+      return read_fault(r, -EINVAL, SLEEPACC_FAULT_TYPE, f->name, -1, row_takes(f->type), NULL);
+    if ((rc = sleepacc_field_set(f, base, &v, &msg)) == -EINVAL)
+      return read_fault(r, rc, SLEEPACC_FAULT_TYPE, f->name, -1, row_takes(f->type), NULL);
+    if (rc < 0)
+      return read_fault(r, rc, SLEEPACC_FAULT_RULE, f->name, -1, 0, msg);
+  }
+  return 0;
+}
+
+int sleepacc_fields_read(const sleepacc_field *t, const sleepacc_getter *g, const char *name,
+                         int64_t index, void *base, sleepacc_fault *f)
+{
+  reader r;
+  int rc;
+  if (!t || !g || !g->get || !base || !f)
+    return -EFAULT;
+  memset(&r, 0, sizeof r);
+  r.g = g, r.f = f;
+  read_fault(&r, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL);
+  if (!g->enter)
+    return -ENOTSUP;
+  if (name && (rc = read_enter(&r, name, index)) != 1) /* the record itself: no table */
+    return rc < 0 ? read_fault(&r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL)
+                  : read_fault(&r, -EINVAL, SLEEPACC_FAULT_TYPE, name, index, SLEEPACC_OPT_RECORD, NULL);
+  if ((rc = read_rows(&r, t, base)) == 0 && name)
+    read_leave(&r);
+  return rc;
 }

@@ -127,6 +127,8 @@ int sleepacc_option_choice(const sleepacc_option *o, const char *name) {
   if (!o || !name) return -EINVAL;
   if (o->kind == SLEEPACC_OPT_MODE) return sleepacc_mode_from_name(name);
   if (o->kind == SLEEPACC_OPT_POLICY) return sleepacc_policy_from_name(name);
+  for (int i = 0; o->kind == SLEEPACC_OPT_STYLE && sleepacc_table_style_name(i); i++)
+    if (!strcmp(name, sleepacc_table_style_name(i))) return i;
   return -EINVAL;
 }
 
@@ -177,11 +179,13 @@ const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *
   return buf;
 }
 
-/* The words of a MODE or POLICY option's rule, from the names the core
- * gives its values 0, 1, ...: "must be 'a' or 'b'" or "must be one of 'a',
- * 'b', 'c'" (as the Python API has always worded it). */
+/* The words of a MODE, POLICY or STYLE option's rule, from the names the
+ * core gives its values 0, 1, ...: "must be 'a' or 'b'" or "must be one of
+ * 'a', 'b', 'c'" (as the Python API has always worded it). */
 static void choices_rule(const sleepacc_option *o, char *msg, size_t cap) {
-  const char *(*name)(int) = o->kind == SLEEPACC_OPT_MODE ? sleepacc_mode_name : sleepacc_policy_name;
+  const char *(*name)(int) = o->kind == SLEEPACC_OPT_MODE     ? sleepacc_mode_name
+                             : o->kind == SLEEPACC_OPT_POLICY ? sleepacc_policy_name
+                                                              : sleepacc_table_style_name;
   int count = 0;
   size_t len;
   while (name(count)) count++;
@@ -240,6 +244,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     return 0;
   case SLEEPACC_OPT_MODE:
   case SLEEPACC_OPT_POLICY:
+  case SLEEPACC_OPT_STYLE:
     if (!text) break;
     if ((x = sleepacc_option_choice(o, v->s)) < 0) {
       if (msg && cap) choices_rule(o, msg, cap);
@@ -310,11 +315,10 @@ const sleepacc_option sleepacc_seconds_option[] = {
     {NULL, 0, NULL, 0, 0},
 };
 
-/* Set *f (if not NULL) and return rc. */
-static int fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
-                     int show, const char *words) {
+int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
+                        int show, const char *words) {
   if (!f) return rc;
-  f->kind = kind, f->index = index, f->takes = takes, f->show = show;
+  f->kind = kind, f->index = index, f->takes = takes, f->show = show, f->depth = 0;
   snprintf(f->option, sizeof f->option, "%s", option ? option : "");
   snprintf(f->words, sizeof f->words, "%s", words ? words : "");
   return rc;
@@ -336,7 +340,7 @@ static int value_read(const sleepacc_option *o, const char *name, void *base, co
   char msg[SLEEPACC_OPTION_MESSAGE_MAX];
   const char *words = NULL;
   int rc;
-  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!o || !base) return -EFAULT;
   if (!name) name = o->name;
   if (!v) v = &absent;
@@ -351,8 +355,8 @@ static int value_read(const sleepacc_option *o, const char *name, void *base, co
   } else {
     *(int64_t *)(void *)((char *)base + o->offset) = v->i;
   }
-  if (rc == -EINVAL) return fault_set(f, rc, SLEEPACC_FAULT_TYPE, name, -1, o->kind, 0, NULL);
-  if (rc == -ERANGE) return fault_set(f, rc, SLEEPACC_FAULT_RULE, name, -1, o->kind, 1, msg);
+  if (rc == -EINVAL) return sleepacc__fault_set(f, rc, SLEEPACC_FAULT_TYPE, name, -1, o->kind, 0, NULL);
+  if (rc == -ERANGE) return sleepacc__fault_set(f, rc, SLEEPACC_FAULT_RULE, name, -1, o->kind, 1, msg);
   return rc;
 }
 
@@ -412,9 +416,9 @@ static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sle
     int text = key.kind == SLEEPACC_VALUE_TEXT && key.s;
     if (text && known_key(parts, np, g, key.s)) continue;
     known_keys(parts, np, g, known, sizeof known);
-    return fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, text, known);
+    return sleepacc__fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, text, known);
   }
-  return rc < 0 ? fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
+  return rc < 0 ? sleepacc__fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
 }
 
 /* Each row of p the call takes, from the getter (the list rows: their
@@ -435,11 +439,12 @@ static int read_rows(const part *p, const sleepacc_getter *g, uint32_t required,
     uint32_t bit = 1u << (o - p->rows);
     sleepacc_value v;
     if (!takes(g, o->name, &arg)) continue;
-    if ((rc = g->get(g->ctx, o->name, -1, &v)) < 0) return fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
+    if ((rc = g->get(g->ctx, o->name, -1, &v)) < 0)
+      return sleepacc__fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
     if (rc == 0 && !(required & bit)) continue; /* absent: the default */
     if (o->kind == SLEEPACC_OPT_METHODS || o->kind == SLEEPACC_OPT_DURATIONS) {
       if (rc == 0 || v.kind != SLEEPACC_VALUE_LIST || v.i < 0)
-        return fault_set(f, -EINVAL, SLEEPACC_FAULT_TYPE, o->name, -1, o->kind, 0, NULL);
+        return sleepacc__fault_set(f, -EINVAL, SLEEPACC_FAULT_TYPE, o->name, -1, o->kind, 0, NULL);
       *(size_t *)(void *)((char *)p->base + o->offset) = (size_t)v.i;
     } else if ((rc = value_read(o, NULL, p->base, rc ? &v : NULL, 1, f)) < 0) {
       return rc;
@@ -473,14 +478,14 @@ static int beyond_fault(const part *parts, size_t np, const uint32_t *over, cons
       const char *at = (const char *)parts[p].base + o->offset;
       if (!(over[p] & (1u << (o - parts[p].rows))) || (skip && !strcmp(skip, o->name))) continue;
       beyond_words(o, *(const int64_t *)(const void *)at > 0 ? 1 : -1, msg, sizeof msg);
-      return fault_set(f, -ERANGE, SLEEPACC_FAULT_RULE, o->name, -1, o->kind, 1, msg);
+      return sleepacc__fault_set(f, -ERANGE, SLEEPACC_FAULT_RULE, o->name, -1, o->kind, 1, msg);
     }
   return 0;
 }
 
 /* A rule of the whole config broken: its field named by its option. */
 static int rule_fault(sleepacc_fault *f, int rc, const char *field, const char *words, int show) {
-  return fault_set(f, rc, SLEEPACC_FAULT_RULE, sleepacc_option_of_field(field), -1, 0, show, words);
+  return sleepacc__fault_set(f, rc, SLEEPACC_FAULT_RULE, sleepacc_option_of_field(field), -1, 0, show, words);
 }
 
 /* The bit of row name of sleepacc_options. */
@@ -494,7 +499,7 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   part p = {sleepacc_options, c};
   uint32_t given, over;
   int rc;
-  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!c || !g || !g->get) return -EFAULT;
   sleepacc_config_default(c);
   rc = read_parts(&p, 1, g, option_bit("method") | option_bit("duration"), &given, &over, f);
@@ -514,7 +519,7 @@ int sleepacc_sleeper_read(sleepacc_sleeper_config *c, int pacer, const sleepacc_
   uint32_t given, over, period = 1u << (sleepacc_option_find(sleepacc_sleeper_options, "period") -
                                         sleepacc_sleeper_options);
   int rc;
-  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!c || !g || !g->get) return -EFAULT;
   sleepacc_sleeper_config_default(c);
   if ((rc = read_parts(&p, 1, g, pacer ? period : 0, &given, &over, f)) < 0) return rc;
@@ -536,7 +541,7 @@ static int read_elements(const sleepacc_option *o, size_t n, void *out, const sl
   sleepacc_value v;
   for (size_t i = 0; i < n; i++) {
     int rc = g->get(g->ctx, o->name, (int64_t)i, &v);
-    if (rc < 0) return fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
+    if (rc < 0) return sleepacc__fault_set(f, rc, 0, NULL, -1, 0, 0, NULL);
     if ((rc = sleepacc_value_read(one, o->name, &c, rc ? &v : NULL, f)) < 0)
       return f ? (f->index = (int64_t)i, rc) : rc;
     if (o->kind == SLEEPACC_OPT_METHODS) ((const sleepacc_method **)out)[i] = c.method;
@@ -549,7 +554,7 @@ static int read_elements(const sleepacc_option *o, size_t n, void *out, const sl
  * config field named by its option; an errno no rule explains is NONE. */
 static int sweep_fault(sleepacc_fault *f, int rc, const sleepacc_sweep_fault *sf, int show) {
   char words[SLEEPACC_FAULT_WORDS_MAX];
-  if (!sf->message) return fault_set(f, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!sf->message) return sleepacc__fault_set(f, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (sf->subject) snprintf(words, sizeof words, "'%s' %s", sf->subject->name, sf->message);
   else snprintf(words, sizeof words, "%s", sf->message);
   rule_fault(f, rc, sf->field, words, show);
@@ -566,7 +571,7 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   size_t nm, nd, cap;
   char *room;
   int rc, n;
-  fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
   if (!s || !g || !g->get || !g->room) return -EFAULT;
   memset(s, 0, sizeof *s);
   sleepacc_config_default(&s->config);
@@ -625,7 +630,7 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
  * be ..."), its word for a number that is no integer where one is taken
  * (NULL: its type name says it), and the index of a list's first element. */
 typedef struct binding_words {
-  const char *takes[SLEEPACC_OPT_DEADLINE + 1];
+  const char *takes[SLEEPACC_OPT_STYLE + 1];
   const char *fraction;
   int first;
 } binding_words;
@@ -638,6 +643,8 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
         [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
         [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
+        [SLEEPACC_OPT_RECORDS] = "a list of records", [SLEEPACC_OPT_RECORD] = "a record (a dict)",
+        [SLEEPACC_OPT_STYLE] = "a str",
     }, NULL, 0},
     [SLEEPACC_BINDING_LUA] = {{
         [SLEEPACC_OPT_METHOD] = "a string", [SLEEPACC_OPT_SECONDS] = "a number of seconds",
@@ -647,6 +654,8 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_NAME] = "a string", [SLEEPACC_OPT_NUMBER] = "a number",
         [SLEEPACC_OPT_METHODS] = "an array of method names", [SLEEPACC_OPT_DURATIONS] = "an array of seconds",
         [SLEEPACC_OPT_DEADLINE] = "an integer",
+        [SLEEPACC_OPT_RECORDS] = "an array of records", [SLEEPACC_OPT_RECORD] = "a record (a table)",
+        [SLEEPACC_OPT_STYLE] = "a string",
     }, "a fraction", 1},
 };
 
@@ -654,7 +663,8 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
                         const char *shown, char *buf, size_t cap) {
   const binding_words *w;
   const char *takes = "another value";
-  char name[96];
+  char name[96 + SLEEPACC_GETTER_DEPTH * 56];
+  size_t len = 0;
   int whole;
   if (!f || !buf || !cap) return -EFAULT;
   buf[0] = '\0';
@@ -666,14 +676,18 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
     return snprintf(buf, cap, "options: option names must be strings, got a key of type %s", type);
   if (f->kind == SLEEPACC_FAULT_KEY)
     return snprintf(buf, cap, "%s: unknown option; known: %s", f->option, f->words);
-  snprintf(name, sizeof name, f->index < 0 ? "%s" : "%s[%lld]", f->option, (long long)f->index + w->first);
+  for (int d = 0; d < f->depth && d < SLEEPACC_GETTER_DEPTH; d++) /* the way: "results[2].stats." */
+    len += (size_t)snprintf(name + len, sizeof name - len, f->at[d].index < 0 ? "%s." : "%s[%lld].",
+                            f->at[d].name, (long long)f->at[d].index + w->first);
+  snprintf(name + len, sizeof name - len, f->index < 0 ? "%s" : "%s[%lld]", f->option,
+           (long long)f->index + w->first);
   if (f->kind == SLEEPACC_FAULT_RULE && !f->show) return snprintf(buf, cap, "%s: %s", name, f->words);
   if (f->kind == SLEEPACC_FAULT_RULE)
     return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
   whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||
           f->takes == SLEEPACC_OPT_DEADLINE;
   if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) type = w->fraction;
-  if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_DEADLINE && w->takes[f->takes]) takes = w->takes[f->takes];
+  if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_STYLE && w->takes[f->takes]) takes = w->takes[f->takes];
   return sleepacc_type_text(name, takes, type, buf, cap);
 }
 

@@ -1370,7 +1370,8 @@ typedef struct sleepacc_getter {
   int (*get)(void *ctx, const char *name, int64_t index, sleepacc_value *out);
   /* bytes of memory for what the core reads (a sweep's lists and plan),
    * owned by the binding and kept until it is done with them; asked for at
-   * most once per read; NULL: -ENOMEM. */
+   * most twice per read (a call's room may be the getter's: a table's rows,
+   * then its text); NULL: -ENOMEM. */
   void *(*room)(void *ctx, size_t bytes);
   void *ctx;
   /* The options the call takes, in the order they are read (NULL: every
@@ -1380,7 +1381,17 @@ typedef struct sleepacc_getter {
   int args;
   /* Keys the binding reads itself (known, never read by the core), or NULL. */
   const char *const *own;
+  /* Enter the table (a Python dict, a Lua table) that option name holds
+   * (element index >= 0 of it; -1 the value itself), so that gets read its
+   * keys until the matching leave, enter(ctx, NULL, 0); at most
+   * SLEEPACC_GETTER_DEPTH deep.  1 entered, 0 absent or no table, or the
+   * binding's failure (negative).  NULL: the getter reads flat tables only.
+   * After a fault the core leaves the getter where the fault is, so the
+   * binding finds the value it names (sleepacc_fault.at: the way there). */
+  int (*enter)(void *ctx, const char *name, int64_t index);
 } sleepacc_getter;
+/* How deep a getter enters (results -> a record -> its stats). */
+#define SLEEPACC_GETTER_DEPTH 4
 typedef enum sleepacc_fault_kind {
   SLEEPACC_FAULT_NONE = 0, /* no fault (or the getter's own failure) */
   SLEEPACC_FAULT_TYPE,     /* the value's kind is not one the option takes */
@@ -1397,6 +1408,11 @@ typedef struct sleepacc_fault {
   int show;       /* RULE: 1 when the binding adds ", got <the value>" (got again by option,
                      index); KEY: 1 when the key is a string (0: the binding names its type) */
   char words[SLEEPACC_FAULT_WORDS_MAX]; /* RULE: the core's words; KEY: the known keys, ", "-joined */
+  int depth;      /* the tables entered on the way to the option (sleepacc_fields_read), ... */
+  struct {
+    char name[32];  /* ... each the option or key that holds it, */
+    int64_t index;  /* and its element (0-based; -1 the value itself) */
+  } at[SLEEPACC_GETTER_DEPTH];
 } sleepacc_fault;
 /* --- fault words (issue 12, faults): the one sentence of a read's fault,
  * composed by the core for both bindings (options.c).  A binding gives
@@ -1413,7 +1429,8 @@ typedef enum sleepacc_binding {
 #define SLEEPACC_FAULT_TEXT_MAX (2 * SLEEPACC_FAULT_WORDS_MAX)
 /* The sentence of fault f (kind TYPE, RULE or KEY) for binding into buf
  * (cap bytes, always terminated), <name> the option, or "<option>[i]" for
- * a list's element (i by the binding's first index):
+ * a list's element (i by the binding's first index), after the way to it
+ * through the tables entered (f->at: "results[2].stats.median"):
  *   TYPE  "<name>: must be <what the option's kind takes>, got <type>";
  *   RULE  "<name>: <the core's words>, got <shown>" (show 0: without
  *         ", got ...");
@@ -1556,8 +1573,8 @@ typedef struct sleepacc_list {
 } sleepacc_list;
 
 /* The arguments of a query, one slot per option kind a row's args use
- * (INT64 and SECONDS, INT and BOOL, NAME, TABLE, VALUES); an argument not
- * given is 0 or NULL. */
+ * (INT64 and SECONDS, INT, BOOL and STYLE, NAME, TABLE and RECORDS,
+ * VALUES); an argument not given is 0 or NULL. */
 typedef struct sleepacc_call_args {
   int64_t i64;      /* an INT64 argument (format_duration's ns), SECONDS in ns (seconds_ns's) */
   int i;            /* an INT argument (clock_info's reads), a BOOL (plan's sweep_point) */
@@ -1565,7 +1582,7 @@ typedef struct sleepacc_call_args {
   const sleepacc_getter *options; /* a TABLE argument (plan's options): the core reads it */
   const int64_t *values; /* a VALUES argument (stats' samples), lent for the call ... */
   size_t count;          /* ... and how many */
-  /* Memory the call asks for (stats' scratch; at most once), the binding's,
+  /* Memory the call asks for (stats' scratch; at most twice: a table's rows, then its text), the binding's,
    * freed after the answer; NULL (or none given): -ENOMEM.  It may be the
    * interpreter's memory: a row that asks for it is never BLOCKS. */
   void *(*room)(void *ctx, size_t bytes);
@@ -1688,6 +1705,32 @@ const char *sleepacc_precise_words(int err);
  *     "Pacer.wait", else "<name>"; 0. */
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap);
+/* --- records (issue 12, this round): a struct read back from a script's
+ * table by its field table, through the getter (sleepacc_getter.enter),
+ * so a table of records is a call row like the others (table; Python's
+ * _core.table read its rows by a converter of its own, Lua's sa.table by
+ * the run's kept C record) (fields.c, calls.c). --- */
+/* Option kinds beside those above: */
+#define SLEEPACC_OPT_RECORDS 15 /* a list of records (Lua: or one record), read by the core through
+                                 * a getter over the one value (sleepacc_call_args.options) */
+#define SLEEPACC_OPT_RECORD 16  /* a table of a struct's fields (what a NESTED row takes) */
+#define SLEEPACC_OPT_STYLE 17   /* TEXT, a table style's name (sleepacc_table_style_name), as INT */
+/* The name of table style i (0 "irtt", 1 "wide"), NULL past the last. */
+const char *sleepacc_table_style_name(int i);
+/* Set the struct at base from the table g stands in (name not NULL: from
+ * the table name[index] holds there, index -1 the value itself), by field table t:
+ * each row's key read (g->get) and set by its type (sleepacc_field_set);
+ * a NESTED row's table entered (g->enter) and read by its rows.  A key that
+ * is absent keeps the struct's value, unless its row is REQUIRED; keys
+ * of no row are not read.  A TEXT the struct keeps is the getter's (valid
+ * while the call lasts).  0, or -EINVAL / -ERANGE / -ENOENT with *f: TYPE
+ * (the value's kind is not the row's, an absent required key included),
+ * RULE (field_set's words: "unknown mode"), f->at the way to it from g's
+ * table (g left there); the getter's own failure (kind NONE); -ENOTSUP for
+ * a getter that cannot enter; -E2BIG past SLEEPACC_GETTER_DEPTH. */
+int sleepacc_fields_read(const sleepacc_field *t, const sleepacc_getter *g, const char *name,
+                         int64_t index, void *base, sleepacc_fault *f);
+
 /* The table of n rows in style (NULL: "irtt"; sleepacc_table_style) as
  * text in memory the binding gives, alloc(ctx, bytes) asked for once (the
  * NUL included), into *text: the text's length; or -EINVAL with *words the

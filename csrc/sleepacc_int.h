@@ -49,4 +49,9 @@ int sleepacc__env_explain(const sleepacc_env *env, const char **field, const cha
 int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                 const char **field);
 
+/* Set the fault *f (if not NULL; not on its way, depth 0) and return rc
+ * (options.c; the readers of fields.c and calls.c fault the same way). */
+int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
+                        int show, const char *words);
+
 #endif /* SLEEPACC_INT_H */

@@ -476,6 +476,11 @@ sleepacc_table_fn sleepacc_table_style(const char *style)
   return NULL;
 }
 
+const char *sleepacc_table_style_name(int i)
+{
+  return i >= 0 && (size_t)i < sizeof table_styles / sizeof table_styles[0] ? table_styles[i].style : NULL;
+}
+
 /* words (issue 12): the rule of a style in words, one for both bindings
  * (the names of table_styles; a C test checks them). */
 static const char table_style_words[] = "must be 'irtt' or 'wide'";

@@ -45,14 +45,18 @@ int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
 /* Where the core's reader (sleepacc_getter) takes a Lua call's options
- * from: its options table and its own arguments. */
+ * from: its options table and its own arguments; and the tables it
+ * entered (sleepacc_getter.enter: each pushed on the stack, read from
+ * until left). */
 typedef struct sleepacc_lua_source {
   lua_State *L;
-  int table;               /* the options table's stack index, 0 none */
+  int table;               /* the options table's stack index, 0 none (entered: the last entered) */
   const char *const *take; /* the options the call takes (the getter's) */
   int args;                /* the first args of them are arguments, */
   int arg[4];              /* at these stack indexes */
   const char *keytype;     /* the type of the last key read */
+  int depth;               /* the tables entered, */
+  int up[SLEEPACC_GETTER_DEPTH][2]; /* each with the table and args it was entered from */
 } sleepacc_lua_source;
 /* The getter over the table at `table` (0: none; another value than a
  * table raises "options: must be a table, got <type>") and the call's

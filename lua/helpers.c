@@ -73,8 +73,9 @@ static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t in
   lua_State *L = src->L;
   int k = 0;
   while (k < src->args && strcmp(src->take[k], name)) k++;
-  if (k < src->args) return src->arg[k];
-  if (src->table) lua_getfield(L, src->table, name);
+  if (k < src->args && index < 0) return src->arg[k];
+  if (k < src->args) lua_pushvalue(L, src->arg[k]);
+  else if (src->table) lua_getfield(L, src->table, name);
   else lua_pushnil(L);
   if (index >= 0 && lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, (int)(index + 1)), lua_remove(L, -2);
   else if (index >= 0) lua_pop(L, 1), lua_pushnil(L);
@@ -109,10 +110,37 @@ static void *sleepacc__room(void *ctx, size_t bytes) {
   return lua_newuserdatauv(((sleepacc_lua_source *)ctx)->L, bytes, 0); /* on the stack */
 }
 
+/* The core's sleepacc_getter.enter: the table of option name (element
+ * index) pushed and read from, no argument then, until left (name NULL:
+ * removed, the table and arguments it was entered from read again). */
+static int sleepacc__enter(void *ctx, const char *name, int64_t index) {
+  sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
+  lua_State *L = src->L;
+  int idx;
+  if (!name && src->depth == 0) return 0;
+  if (!name) {
+    lua_remove(L, src->table);
+    src->depth--;
+    src->table = src->up[src->depth][0], src->args = src->up[src->depth][1];
+    return 1;
+  }
+  if (src->depth >= SLEEPACC_GETTER_DEPTH) return 0;
+  luaL_checkstack(L, 2, NULL);
+  if ((idx = sleepacc__push(src, name, index)) != 0) lua_pushvalue(L, idx);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  src->up[src->depth][0] = src->table, src->up[src->depth][1] = src->args;
+  src->depth++;
+  src->table = lua_gettop(L), src->args = 0;
+  return 1;
+}
+
 sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
                                     const char *const *take, const int *arg, int args,
                                     const char *const *own) {
-  sleepacc_getter g = {sleepacc__get, sleepacc__room, src, take, args, own};
+  sleepacc_getter g = {sleepacc__get, sleepacc__room, src, take, args, own, sleepacc__enter};
   memset(src, 0, sizeof *src);
   src->L = L, src->table = table, src->take = take, src->args = args;
   for (int k = 0; k < args && k < 4; k++) src->arg[k] = arg[k];

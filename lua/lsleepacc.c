@@ -8,9 +8,9 @@
  *
  *   sa.measure{method=, duration=, <option>=...}   -> record
  *   sa.sweep{methods=, durations=, progress=, <option>=...} -> array of records
- *   sa.table(results [, "irtt"|"wide"])            -> text rendered by the core
  *   sa.save(results, path)                         -> true (the results file)
  *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns(),
+ *   sa.table(results [, "irtt"|"wide"]) (the records read by the core),
  *   sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
  *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c)
  * <option>: n, budget (false: only n), mode, warmup, keep_samples, margin,
@@ -29,7 +29,7 @@
 /* ------------------------------------------------------------ Samples */
 
 /* A run's kept samples and its core record: the userdata behind a record
- * table's `samples` (sa.table and sa.save read it). */
+ * table's `samples` (sa.save reads it). */
 typedef struct {
   int64_t *data;       /* malloc'd (NULL when streaming) */
   size_t len;          /* samples recorded */
@@ -267,51 +267,41 @@ static int sleepacc__sweep(lua_State *L) {
   return 1;
 }
 
-/* ------------------------------------------------------------ sa.table */
-
-/* The memory of a table's text (sleepacc_table_text's alloc): a userdata on the stack. */
-static void *sleepacc__text_alloc(void *L, size_t bytes) {
-  return lua_newuserdatauv((lua_State *)L, bytes, 0);
-}
-
-static int sleepacc__table(lua_State *L) {
-  const char *style = NULL, *words = NULL; /* NULL: "irtt" */
-  const sleepacc_lua_samples **recs;
-  sleepacc_row *rows;
-  size_t n;
-  int rc;
-  char *p;
-  if (!lua_isnoneornil(L, 2)) sleepacc_lua_value(L, 2, sleepacc_text_option, "style", &style);
-  recs = sleepacc__records(L, 1, &n);
-  rows = (sleepacc_row *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *rows, 0);
-  for (size_t i = 0; i < n; i++) sleepacc_row_from_result(&recs[i]->res, &rows[i]);
-  rc = sleepacc_table_text(style, rows, n, sleepacc__text_alloc, L, &p, &words);
-  if (words) sleepacc_lua_error(L, "style", "%s, got \"%.40s\"", words, style); /* the core's rule */
-  if (rc < 0) return sleepacc_lua_pusherror(L, rc, "table");
-  lua_pushlstring(L, p, (size_t)rc);
-  return 1;
-}
-
 /* ------------------------------------------------------------ the core's queries */
 
 /* One query of the core's call table (sleepacc_calls, csrc/calls.c; the
  * row is the closure's upvalue), the dispatcher of them all: its arguments
  * by the row's option rows (sleepacc_lua_value: "<arg>: ..." for a bad
- * one; nil is refused for a required one and keeps the default of another),
- * the answer in a buffer of the row's size, pushed as a table of its fields
- * or its first field's value.  An OS failure is nil, err, ename. */
+ * one; nil is refused for a required one and keeps the default of another;
+ * a RECORDS argument read by the core through the getter over it, its
+ * fault raised), the answer in a buffer of the row's size, pushed as a
+ * table of its fields or its first field's value.  An OS failure is nil,
+ * err, ename. */
 static int sleepacc__call(lua_State *L) {
   const sleepacc_call *c = (const sleepacc_call *)lua_touserdata(L, lua_upvalueindex(1));
   union { char bytes[256]; long double ld; void *p; } small; /* a small answer (now_ns) makes no garbage */
+  const char *take[2] = {NULL, NULL};
+  sleepacc_lua_source src;
   sleepacc_call_args a;
   sleepacc_answer ans;
+  sleepacc_getter g;
   void *buf;
   int rc;
   memset(&a, 0, sizeof a);
-  for (int i = 0; c->args && c->args[i].name; i++)
-    if (i < c->required || !lua_isnoneornil(L, i + 1)) sleepacc_lua_value(L, i + 1, &c->args[i], NULL, &a);
+  for (int i = 0; c->args && c->args[i].name; i++) {
+    int arg = i + 1;
+    if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* over the one argument */
+      take[0] = c->args[i].name;
+      g = sleepacc_lua_getter(L, &src, 0, take, &arg, 1, NULL);
+      a.options = &g, a.room = g.room, a.ctx = g.ctx;
+    } else if (i < c->required || !lua_isnoneornil(L, arg)) {
+      sleepacc_lua_value(L, arg, &c->args[i], NULL, &a);
+    }
+  }
   buf = c->size <= sizeof small ? (void *)&small : sleepacc_lua_newaligned(L, c->size);
-  if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0) return sleepacc_lua_pusherror(L, rc, NULL);
+  if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0 && a.options)
+    return sleepacc_lua_fault(&src, rc, &ans.fault, c->what);
+  if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
   if (c->shape == SLEEPACC_CALL_VALUE) {
     if (!sleepacc_lua_push_value(L, ans.fields, ans.base)) lua_pushnil(L);
     return 1;
@@ -340,8 +330,7 @@ static void sleepacc__open_calls(lua_State *L) {
 }
 
 static const luaL_Reg sleepacc__funcs[] = {
-    {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {"table", sleepacc__table},
-    {"save", sleepacc__save},       {NULL, NULL}};
+    {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {"save", sleepacc__save}, {NULL, NULL}};
 
 static const luaL_Reg samples_meta[] = {
     {"__index", samples_index}, {"__len", samples_len}, {"__tostring", samples_tostring},

@@ -9,7 +9,6 @@
  *   sleepacc_py_fault()        a read's fault as the exception;
  *   sleepacc_py_value()        one value by an option's rule;
  *   sleepacc_py_from_fields()  a core struct -> dict, by its field table;
- *   sleepacc_py_to_fields()    a mapping -> a core struct, by its table;
  *   sleepacc_py_raise()        a negative errno -> a Python exception;
  *   sleepacc_py_raise_run()    a failed run -> the core's words of it;
  *   sleepacc_py_run_chunks()   a core step, GIL released, signals checked.
@@ -28,18 +27,20 @@
 #include "sleepacc.h"
 
 /* Where the core's reader (sleepacc_getter) takes a call's options from:
- * a dict {option: value}, or one value. */
+ * a dict {option: value}, or one value; and the dicts it entered. */
 typedef struct sleepacc_py_source {
   PyObject *options; /* the dict (borrowed), or NULL */
-  PyObject *value;   /* the one value (sleepacc_py_value), or NULL */
+  PyObject *value;   /* the one value (sleepacc_py_value, a table's results), or NULL */
   Py_ssize_t pos;    /* PyDict_Next's position over the keys */
-  void *room;        /* the memory the core asked for (PyMem): the caller frees it */
+  void *room[2];     /* the memory the core asked for (PyMem): the caller frees it */
   const char *keytype; /* the type of the last key read (a KEY fault names it) */
+  PyObject *at[SLEEPACC_GETTER_DEPTH]; /* the dicts entered (borrowed), the last read from */
+  int depth;
 } sleepacc_py_source;
 
 /* The getter over the dict `options` (src filled; values converted by
  * their Python type: None NULL, bool BOOL, str TEXT, int INT, a real number
- * REAL, a list or tuple LIST). */
+ * REAL, a list or tuple LIST; a dict is entered, sleepacc_getter.enter). */
 sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options);
 
 /* The exception of a read's fault (rc its result): the core's one sentence
@@ -57,13 +58,6 @@ int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, Py
  * {key: value}, a list a list); one: the value of its first row alone
  * (sleepacc_field_walk; None when the walk leaves it out). */
 PyObject *sleepacc_py_from_fields(const sleepacc_field *table, const void *base, int one);
-
-/* Fill the struct at `base` from the mapping `m` by `table` (each row set by
- * the core, sleepacc_field_set): keys absent from m keep their value (a
- * required row's absence is the KeyError); a bad type is a TypeError naming
- * the key; a str the struct keeps (a name; a NUL byte: the core's rule) is borrowed
- * from m, which must be a dict.  0 or -1. */
-int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base);
 
 /* Set the exception for a core error `err` (negative errno):
  * "<what>: <ENAME>: <message>"; EINVAL/ERANGE/EOVERFLOW/ENOENT are

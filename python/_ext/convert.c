@@ -3,8 +3,7 @@
  * getter the core reads a call's options through (sleepacc_getter; every
  * option's rule, the lists and the config check are the core's), one
  * fault mapper (the sentence is the core's), a dict built as the core's walk
- * of a field table says, one loop back from a mapping, one error mapper and
- * one chunked runner.
+ * of a field table says, one error mapper and one chunked runner.
  */
 #include "binding.h"
 
@@ -102,9 +101,11 @@ static int py_value(PyObject *v, sleepacc_value *out) {
 }
 
 /* The object of option name (its element index, >= 0, of a list or tuple)
- * in src, borrowed, or NULL when absent. */
+ * in src (the dict entered last, else the one value or the dict), borrowed,
+ * or NULL when absent. */
 static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t index) {
-  PyObject *v = src->value ? src->value : PyDict_GetItemString(src->options, name);
+  PyObject *v = src->depth ? PyDict_GetItemString(src->at[src->depth - 1], name)
+                : src->value ? src->value : PyDict_GetItemString(src->options, name);
   if (v == NULL || index < 0) return v;
   if (!(PyList_Check(v) || PyTuple_Check(v)) || index >= PySequence_Fast_GET_SIZE(v)) return NULL;
   return PySequence_Fast_GET_ITEM(v, (Py_ssize_t)index);
@@ -126,12 +127,27 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
   return py_value(v, out) < 0 ? -1 : 1;
 }
 
+/* sleepacc_getter.room: at most twice (a table's rows, then its text). */
 static void *py_room(void *ctx, size_t bytes) {
-  return ((sleepacc_py_source *)ctx)->room = PyMem_Malloc(bytes);
+  sleepacc_py_source *src = (sleepacc_py_source *)ctx;
+  int k = src->room[0] != NULL;
+  return src->room[k] ? NULL : (src->room[k] = PyMem_Malloc(bytes));
+}
+
+/* sleepacc_getter.enter: the dict of option name (element index) read
+ * from until left (name NULL). */
+static int py_enter(void *ctx, const char *name, int64_t index) {
+  sleepacc_py_source *src = (sleepacc_py_source *)ctx;
+  PyObject *v;
+  if (name == NULL) return src->depth > 0 ? (src->depth--, 1) : 0;
+  v = py_lookup(src, name, index);
+  if (v == NULL || !PyDict_Check(v) || src->depth >= SLEEPACC_GETTER_DEPTH) return 0;
+  src->at[src->depth++] = v;
+  return 1;
 }
 
 sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options) {
-  sleepacc_getter g = {py_get, py_room, src, NULL, 0, NULL};
+  sleepacc_getter g = {py_get, py_room, src, NULL, 0, NULL, py_enter};
   memset(src, 0, sizeof *src);
   src->options = options;
   return g;
@@ -154,42 +170,13 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
 }
 
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
-  sleepacc_py_source src = {NULL, obj, 0, NULL, NULL};
+  sleepacc_py_source src = {NULL, obj, 0, {NULL, NULL}, NULL, {NULL}, 0};
   sleepacc_value v;
   sleepacc_fault f;
   int rc;
   if (py_value(obj, &v) < 0) return -1;
   if ((rc = sleepacc_value_read(o, name, base, &v, &f)) < 0) sleepacc_py_fault(&src, rc, &f);
   return rc < 0 ? -1 : 0;
-}
-
-int sleepacc_py_to_fields(const sleepacc_field *table, PyObject *m, void *base) {
-  for (const sleepacc_field *f = table; f->name != NULL; f++) {
-    PyObject *v = PyMapping_GetItemString(m, f->name);
-    sleepacc_value val;
-    const char *msg = NULL;
-    int rc;
-    if (v == NULL) { /* absent: keep the value (a required key: the KeyError) */
-      if (!PyErr_ExceptionMatches(PyExc_KeyError) || (f->flags & SLEEPACC_FIELD_REQUIRED)) return -1;
-      PyErr_Clear();
-      continue;
-    }
-    if (f->type == SLEEPACC_FIELD_NESTED)
-      rc = sleepacc_py_to_fields(f->sub, v, (char *)base + f->offset);
-    else if ((rc = py_value(v, &val)) == 0)
-      rc = sleepacc_field_set(f, base, &val, &msg);
-    if (rc == -EINVAL && msg)
-      PyErr_Format(PyExc_TypeError, "%s: %s %s", f->name, msg, Py_TYPE(v)->tp_name);
-    else if (rc < -1)
-      PyErr_Format(PyExc_ValueError, rc == -ERANGE ? "%s: %s, got %R" : "%s: %s %R", f->name, msg, v);
-    else if (rc == 1 && !PyDict_Check(m)) { /* the struct points at v's text: m must hold v */
-      PyErr_Format(PyExc_TypeError, "%s: a str needs a dict", f->name);
-      rc = -1;
-    }
-    Py_DECREF(v);
-    if (rc < 0) return -1;
-  }
-  return 0;
 }
 
 /* The exception of core error err (negative errno) with the text msg:

@@ -9,12 +9,12 @@
  *
  * Owns:
  *   measure(): a run of an options dict the core reads, by the result tables;
- *   table();
  *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
  *   all: methods(), config_default(), sleeper_default(), host_facts(),
  *   clock_info(), format_duration(), stats_level(), seconds_ns(), stats()
- *   of a buffer of int64 it lends, and the plan of a run or a sweep from an
- *   options dict the core reads through the getter (plan(), sweep_plan());
+ *   of a buffer of int64 it lends, the plan of a run or a sweep from an
+ *   options dict the core reads through the getter (plan(), sweep_plan()),
+ *   and table() of records the core reads the same way;
  *   and the constants
  *   VERSION, MAX_DURATION_NS, MAX_SAMPLES, SWEEP_BUDGET_NS, HIST_PRECISION
  *   and the tuples stats_fields, result_fields, policy_names, mode_names
@@ -105,50 +105,6 @@ done:
   return result;
 }
 
-/* The memory of a table's text (sleepacc_table_text's alloc). */
-static void *py_table_alloc(void *ctx, size_t bytes) {
-  (void)ctx;
-  return PyMem_Malloc(bytes);
-}
-
-/* table(rows, style="irtt"): style by the core's text row, rows' wrong type by sleepacc_type_text. */
-static PyObject *py_table(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"rows", "style", NULL};
-  PyObject *rows_obj, *style_obj = NULL;
-  const char *style = "irtt", *words = NULL;
-  char wrong[SLEEPACC_FAULT_TEXT_MAX];
-  (void)self;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:table", kwlist, &rows_obj, &style_obj))
-    return NULL;
-  if (style_obj && sleepacc_py_value(sleepacc_text_option, "style", &style, style_obj) < 0) return NULL;
-  sleepacc_type_text("rows", "a sequence of mappings", Py_TYPE(rows_obj)->tp_name, wrong, sizeof wrong);
-  PyObject *seq = PySequence_Fast(rows_obj, wrong); /* its TypeError's words, when rows is no sequence */
-  if (seq == NULL) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  sleepacc_row *rows = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
-  char *buf = NULL;
-  PyObject *result = NULL;
-  int len;
-  if (rows == NULL) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  /* the rows' strings are borrowed from the row dicts, which seq holds */
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (sleepacc_py_to_fields(sleepacc_row_fields, PySequence_Fast_GET_ITEM(seq, i), &rows[i]) < 0)
-      goto done;
-  len = sleepacc_table_text(style, rows, (size_t)n, py_table_alloc, NULL, &buf, &words);
-  if (words) PyErr_Format(PyExc_ValueError, "style: %s, got '%s'", words, style); /* the core's rule */
-  else if (len == -ENOMEM) PyErr_NoMemory();
-  else if (len < 0) sleepacc_py_raise(len, "sleepacc_table");
-  else result = PyUnicode_DecodeUTF8(buf, len, "strict");
-done:
-  PyMem_Free(buf);
-  PyMem_Free(rows);
-  Py_DECREF(seq);
-  return result;
-}
-
 /* ------------------------------------------------------------ the core's queries */
 
 /* The queries of the core's call table (sleepacc_calls): one function
@@ -157,8 +113,8 @@ done:
 #define CALL_CAPSULE "sleepacc._core.call"
 
 /* What a call holds while the core answers it: the source and getter of a
- * TABLE argument, the memory the core asks for (src.room, by the getter's
- * room), the buffer a VALUES argument lends. */
+ * TABLE or RECORDS argument, the memory the core asks for (src.room, by the
+ * getter's room), the buffer a VALUES argument lends. */
 typedef struct call_state {
   sleepacc_py_source src;
   sleepacc_getter g;
@@ -169,8 +125,8 @@ typedef struct call_state {
  * CPython's own parser takes them and words their TypeErrors) into *a by
  * its option rows, each converted by the core's rule of its kind
  * (sleepacc_py_value); a TABLE argument, a dict, as the getter st->g over
- * it, which the core reads; a VALUES argument as the buffer it lends
- * (st->view).  0 or -1. */
+ * it, which the core reads (a RECORDS argument: over the one value); a
+ * VALUES argument as the buffer it lends (st->view).  0 or -1. */
 static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sleepacc_call_args *a,
                      call_state *st) {
   char format[64], *kwlist[SLEEPACC_CALL_MAX_ARGS + 1] = {NULL};
@@ -192,6 +148,9 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
         return -1;
       }
       a->values = st->view.buf, a->count = (size_t)st->view.len / sizeof(int64_t);
+    } else if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* the one value, read by the core */
+      st->src.value = v[i];
+      a->options = &st->g;
     } else if (c->args[i].kind != SLEEPACC_OPT_TABLE) {
       if (sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
     } else if (!PyDict_Check(v[i])) {
@@ -236,7 +195,8 @@ static PyObject *py_call(PyObject *self, PyObject *args, PyObject *kwds) {
   PyObject *answer = NULL;
   memset(&st, 0, sizeof st);
   if (c != NULL && call_args(c, args, kwds, &a, &st) == 0) answer = call_answer(c, &a, &st);
-  PyMem_Free(st.src.room);
+  PyMem_Free(st.src.room[0]);
+  PyMem_Free(st.src.room[1]);
   PyBuffer_Release(&st.view);
   return answer;
 }
@@ -288,8 +248,6 @@ static int add_calls(PyObject *module) {
 static PyMethodDef core_methods[] = {
   {"measure", (PyCFunction)(void (*)(void))py_measure, METH_VARARGS | METH_KEYWORDS,
    "measure(options, point=False) -> dict: the record, samples, starts"},
-  {"table", (PyCFunction)(void (*)(void))py_table, METH_VARARGS | METH_KEYWORDS,
-   "table(rows, style='irtt') -> str, by the core's renderer"},
   {NULL, NULL, 0, NULL},
 };
 

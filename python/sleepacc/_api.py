@@ -417,7 +417,7 @@ class Sweep(Sequence):
                 # irtt's table prints the mean only: the stand-ins below are not printed
                 stats = {k: (1 if k == "n" else 0) if v is None else v for k, v in stats.items()}
             rows.append({"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,
-                         "stats": stats, "cpu_percent": m.cpu_percent})
+                         "stats": dict(stats), "cpu_percent": m.cpu_percent})
         return _core.table(rows, style)
 
 

@@ -121,6 +121,19 @@ return {
     T.check(type(sa.table({})) == "string", "an empty list renders")
   end},
 
+  {"table(): the records are read by the core, key by key (records, issue 12)", function()
+    -- any table with a record's keys renders as the record does (it needed the run's C record);
+    -- a changed value shows in the table, so the table is of the keys, not of the run kept
+    local r = assert(sa.measure{method = "nanosleep", duration = 1e-3, n = 3})
+    local copy = {method = r.method, requested_ns = r.requested_ns, mode = r.mode, stats = {},
+                  cpu_percent = r.cpu_percent}
+    for k, v in pairs(r.stats) do copy.stats[k] = v end
+    T.eq(sa.table({copy}, "wide"), sa.table({r}, "wide"), "a copy renders as the record")
+    copy.method = "renamed"
+    local wide = sa.table(copy, "wide")
+    T.check(wide:find("renamed", 1, true) and not wide:find("nanosleep", 1, true), "%s", wide)
+  end},
+
   {"sweep: a point whose one sample outruns its budget takes that sample (as Python)", function()
     local t0 = sa.now_ns()
     local rs = assert(sa.sweep{methods = {"nanosleep"}, durations = {0.03}, budget = 0.01})

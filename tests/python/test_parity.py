@@ -238,8 +238,49 @@ def test_a_table_argument_of_the_wrong_type_reads_by_the_same_template_in_both()
         with pytest.raises(TypeError) as e:
             _core.table(*args)
         py_words.append(str(e.value))
-    assert py_words == ["rows: must be a sequence of mappings, got int", "style: must be a str, got int"]
+    # records (issue 12): both tables are one call row now, its records read by the core, so
+    # the argument is "results" in both (Python's was "rows: must be a sequence of mappings")
+    assert py_words == ["results: must be a list of records, got int", "style: must be a str, got int"]
     assert lua_words == ["results: must be an array of records, got number",
                          "style: must be a string, got number"]
     for words in py_words + lua_words:
         assert re.match(r"^[a-z]+: must be an? [a-z ]+, got [a-z]+$", words), words
+
+
+def test_a_bad_record_is_named_by_the_same_way_to_it_in_both():
+    # records (issue 12): the core reads a table's records through each binding's getter, so a
+    # bad value is named by its way from the argument in both, each binding's index and words
+    # (Python's _core.table raised a KeyError for an absent key and "median: expected an int
+    # str" by its own converter; Lua needed the run's kept C record: "must be a record of
+    # measure or sweep")
+    good = {"method": "x", "requested_ns": 1000, "mode": "relative", "cpu_percent": 1.0,
+            "stats": dict(sleepacc.measure("clock", 0, n=3).stats)}
+    cases = [  # (the record's change, Python's words, Lua's words)
+        ({"mode": "nope"}, "results[0].mode: unknown mode, got 'nope'",
+         'results[1].mode: unknown mode, got "nope"'),
+        ({"requested_ns": None}, "results[0].requested_ns: must be an int, got NoneType",
+         "results[1].requested_ns: must be an integer, got nil"),
+        ({"stats": {**good["stats"], "median": "a"}}, "results[0].stats.median: must be an int, got str",
+         "results[1].stats.median: must be an integer, got string"),
+        ({"stats": 5}, "results[0].stats: must be a record (a dict), got int",
+         "results[1].stats: must be a record (a table), got number"),
+    ]
+    script = []
+    for change, _, _ in cases:
+        rec = {**good, **change}
+        if rec["requested_ns"] is None:
+            del rec["requested_ns"]
+        stats = rec["stats"]
+        lua_stats = ("{" + ", ".join(f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+                                     for k, v in stats.items()) + "}") if isinstance(stats, dict) else "5"
+        fields = ", ".join(f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v!r}"
+                           for k, v in rec.items() if k != "stats")
+        script.append(f"print(select(2, pcall(sa.table, {{{{{fields}, stats = {lua_stats}}}}})))")
+    lua_words = _lua_lines("\n".join(script))
+    py_words = []
+    for change, _, _ in cases:
+        with pytest.raises((TypeError, ValueError)) as e:
+            _core.table([{**good, **change}])
+        py_words.append(str(e.value))
+    assert py_words == [c[1] for c in cases]
+    assert lua_words == [c[2] for c in cases]

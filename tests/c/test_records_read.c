@@ -1,0 +1,269 @@
+/* test_records_read.c -- records (issue 12): a struct read back from a
+ * script's tables by its field table through the getter
+ * (sleepacc_fields_read, the getter's enter), the way to a bad value in
+ * the fault and in both bindings' sentences, and the table call row over
+ * one record or a list of them (its style an option of the STYLE kind). */
+#include "check.h"
+#include "sleepacc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A fake script value: a scalar, a table of keys, or a list. */
+typedef struct node {
+  const char *key;          /* its key in the table holding it (NULL: a list element) */
+  sleepacc_value v;         /* a scalar (a table: NESTED, a list: LIST with .i its length) */
+  const struct node *items; /* a table's keyed nodes (a NULL key ends them), a list's elements */
+} node;
+
+/* The getter over the one value `results` and the tables entered. */
+typedef struct fake {
+  const node *results;
+  const node *at[SLEEPACC_GETTER_DEPTH]; /* the tables entered */
+  int depth, entered, rooms;
+  void *room[2];
+} fake;
+
+static int is_table(const node *n) { return n && n->v.kind == SLEEPACC_VALUE_NESTED; }
+
+/* The node of name (element index) where t stands, or NULL. */
+static const node *lookup(const fake *t, const char *name, int64_t index) {
+  const node *n = NULL;
+  if (t->depth == 0 && strcmp(name, "results") == 0) n = t->results;
+  for (const node *k = t->depth && is_table(t->at[t->depth - 1]) ? t->at[t->depth - 1]->items : NULL;
+       k && k->key; k++)
+    if (strcmp(k->key, name) == 0) n = k;
+  if (n && index >= 0) n = n->v.kind == SLEEPACC_VALUE_LIST && index < n->v.i ? &n->items[index] : NULL;
+  return n;
+}
+
+static int fake_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
+  const node *n = name ? lookup((fake *)ctx, name, index) : NULL;
+  memset(out, 0, sizeof *out);
+  if (n) *out = n->v;
+  return n != NULL;
+}
+
+static int fake_enter(void *ctx, const char *name, int64_t index) {
+  fake *t = (fake *)ctx;
+  const node *n;
+  if (name == NULL) return t->depth > 0 ? (t->depth--, 1) : 0;
+  if (!is_table(n = lookup(t, name, index)) || t->depth >= SLEEPACC_GETTER_DEPTH) return 0;
+  t->at[t->depth++] = n;
+  t->entered++;
+  return 1;
+}
+
+static void *fake_room(void *ctx, size_t bytes) { /* as Python's: at most twice */
+  fake *t = (fake *)ctx;
+  return t->rooms < 2 ? (t->room[t->rooms++] = malloc(bytes)) : NULL;
+}
+
+static void fake_free(fake *t) {
+  free(t->room[0]);
+  free(t->room[1]);
+}
+
+static sleepacc_getter getter(fake *t) {
+  sleepacc_getter g = {fake_get, fake_room, t, NULL, 0, NULL, fake_enter};
+  return g;
+}
+
+#define INTV(x) {SLEEPACC_VALUE_INT, (x), 0.0, NULL, NULL, NULL, 0}
+#define REALV(x) {SLEEPACC_VALUE_REAL, 0, (x), NULL, NULL, NULL, 0}
+#define TEXTV(s) {SLEEPACC_VALUE_TEXT, 0, 0.0, (s), NULL, NULL, 0}
+#define TABLEV {SLEEPACC_VALUE_NESTED, 0, 0.0, NULL, NULL, NULL, 0}
+
+static const node stats_a[] = {
+    {"n", INTV(3), NULL},          {"min", INTV(1000), NULL},   {"max", INTV(3000), NULL},
+    {"mean", REALV(2000.5), NULL}, {"std", INTV(1), NULL},      {"median", INTV(2000), NULL},
+    {"p99", INTV(2900), NULL},     {"undersleeps", INTV(0), NULL}, {NULL, INTV(0), NULL}};
+static const node stats_bad[] = {{"median", TEXTV("a"), NULL}, {NULL, INTV(0), NULL}};
+
+static const node rec_good[] = {
+    {"method", TEXTV("nanosleep"), NULL}, {"requested_ns", INTV(1000000), NULL},
+    {"mode", TEXTV("periodic"), NULL},    {"stats", TABLEV, stats_a},
+    {"cpu_percent", INTV(2), NULL},       {"samples", INTV(5), NULL}, /* no row's: not read */
+    {NULL, INTV(0), NULL}};
+static const node rec_no_requested[] = {
+    {"method", TEXTV("x"), NULL}, {"mode", TEXTV("relative"), NULL}, {"stats", TABLEV, stats_a},
+    {"cpu_percent", REALV(1.0), NULL}, {NULL, INTV(0), NULL}};
+static const node rec_bad_mode[] = {
+    {"method", TEXTV("x"), NULL}, {"requested_ns", INTV(1), NULL}, {"mode", TEXTV("nope"), NULL},
+    {"stats", TABLEV, stats_a}, {"cpu_percent", REALV(1.0), NULL}, {NULL, INTV(0), NULL}};
+static const node rec_bad_median[] = {
+    {"method", TEXTV("x"), NULL}, {"requested_ns", INTV(1), NULL}, {"mode", TEXTV("relative"), NULL},
+    {"stats", TABLEV, stats_bad}, {"cpu_percent", REALV(1.0), NULL}, {NULL, INTV(0), NULL}};
+static const node rec_stats_number[] = {
+    {"method", TEXTV("x"), NULL}, {"requested_ns", INTV(1), NULL}, {"mode", TEXTV("relative"), NULL},
+    {"stats", INTV(5), NULL}, {"cpu_percent", REALV(1.0), NULL}, {NULL, INTV(0), NULL}};
+
+static const node one_good = {NULL, TABLEV, rec_good};
+
+/* A list of three records, the third rec. */
+static node list_of(const node *rec, node items[3]) {
+  node l = {NULL, {SLEEPACC_VALUE_LIST, 3, 0.0, NULL, NULL, NULL, 0}, items};
+  items[0] = items[1] = one_good;
+  items[2] = (node){NULL, TABLEV, rec};
+  return l;
+}
+
+static void test_a_record_reads_every_row(void) {
+  fake t = {&one_good, {NULL}, 0, 0, 0, {NULL, NULL}};
+  sleepacc_getter g = getter(&t);
+  sleepacc_row row;
+  sleepacc_fault f;
+  memset(&row, 0, sizeof row);
+  CHECK(sleepacc_fields_read(sleepacc_row_fields, &g, "results", -1, &row, &f) == 0);
+  CHECK(row.method && strcmp(row.method, "nanosleep") == 0);
+  CHECK(row.requested_ns == 1000000 && row.mode == SLEEPACC_MODE_PERIODIC && row.cpu_percent == 2.0);
+  CHECK(row.stats.n == 3 && row.stats.median == 2000 && row.stats.mean == 2000.5 && row.stats.std == 1.0);
+  CHECK(row.stats.p10 == 0); /* absent, not required: the struct's value stays */
+  CHECK(t.depth == 0 && t.entered == 2); /* the record and its stats, each left again */
+  CHECK(f.kind == SLEEPACC_FAULT_NONE);
+}
+
+/* Read results[2] of a list whose third record is rec: the fault. */
+static int read_third(const node *rec, sleepacc_fault *f, int *depth) {
+  node items[3], l = list_of(rec, items);
+  fake t = {&l, {NULL}, 0, 0, 0, {NULL, NULL}};
+  sleepacc_getter g = getter(&t);
+  sleepacc_row row;
+  int rc = sleepacc_fields_read(sleepacc_row_fields, &g, "results", 2, &row, f);
+  *depth = t.depth;
+  return rc;
+}
+
+static void text_is(const sleepacc_fault *f, int binding, const char *type, const char *shown,
+                    const char *want) {
+  char buf[SLEEPACC_FAULT_TEXT_MAX];
+  sleepacc_fault_text(f, binding, NULL, type, shown, buf, sizeof buf);
+  CHECKF(strcmp(buf, want) == 0, "want \"%s\", got \"%s\"", want, buf);
+}
+
+static void test_the_fault_names_the_way_to_the_value(void) {
+  sleepacc_fault f;
+  int depth;
+  CHECK(read_third(rec_no_requested, &f, &depth) == -EINVAL);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && strcmp(f.option, "requested_ns") == 0 && f.index == -1);
+  CHECK(f.depth == 1 && strcmp(f.at[0].name, "results") == 0 && f.at[0].index == 2);
+  CHECK(depth == 1); /* the getter stays where the fault is: the binding finds the value there */
+  text_is(&f, SLEEPACC_BINDING_PYTHON, "NoneType", NULL,
+          "results[2].requested_ns: must be an int, got NoneType");
+  text_is(&f, SLEEPACC_BINDING_LUA, "nil", NULL, "results[3].requested_ns: must be an integer, got nil");
+
+  CHECK(read_third(rec_bad_mode, &f, &depth) == -ENOENT);
+  CHECK(f.kind == SLEEPACC_FAULT_RULE && f.show && strcmp(f.words, "unknown mode") == 0);
+  text_is(&f, SLEEPACC_BINDING_PYTHON, "str", "'nope'", "results[2].mode: unknown mode, got 'nope'");
+
+  CHECK(read_third(rec_bad_median, &f, &depth) == -EINVAL);
+  CHECK(f.depth == 2 && strcmp(f.at[1].name, "stats") == 0 && f.at[1].index == -1 && depth == 2);
+  text_is(&f, SLEEPACC_BINDING_LUA, "string", NULL,
+          "results[3].stats.median: must be an integer, got string");
+
+  CHECK(read_third(rec_stats_number, &f, &depth) == -EINVAL);
+  CHECK(f.takes == SLEEPACC_OPT_RECORD && f.depth == 1);
+  text_is(&f, SLEEPACC_BINDING_PYTHON, "int", NULL, "results[2].stats: must be a record (a dict), got int");
+  text_is(&f, SLEEPACC_BINDING_LUA, "number", NULL,
+          "results[3].stats: must be a record (a table), got number");
+}
+
+static void test_a_value_that_is_no_table_and_a_getter_that_cannot_enter(void) {
+  static const node five = {NULL, INTV(5), NULL};
+  fake t = {&five, {NULL}, 0, 0, 0, {NULL, NULL}};
+  sleepacc_getter g = getter(&t);
+  sleepacc_row row;
+  sleepacc_fault f;
+  CHECK(sleepacc_fields_read(sleepacc_row_fields, &g, "results", -1, &row, &f) == -EINVAL);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && f.takes == SLEEPACC_OPT_RECORD && f.depth == 0);
+  text_is(&f, SLEEPACC_BINDING_LUA, "number", NULL, "results: must be a record (a table), got number");
+  g.enter = NULL;
+  CHECK(sleepacc_fields_read(sleepacc_row_fields, &g, "results", -1, &row, &f) == -ENOTSUP);
+  CHECK(sleepacc_fields_read(NULL, &g, NULL, -1, &row, &f) == -EFAULT);
+}
+
+static const sleepacc_call *table_row(void) {
+  for (const sleepacc_call *c = sleepacc_calls; c->fn; c++)
+    if (c->python && strcmp(c->python, "table") == 0) return c;
+  return NULL;
+}
+
+/* The table call over results, style (NULL: not given) set by its option row. */
+static int call_table(const node *results, const char *style, char *text, size_t cap, sleepacc_fault *f) {
+  const sleepacc_call *c = table_row();
+  fake t = {results, {NULL}, 0, 0, 0, {NULL, NULL}};
+  sleepacc_getter g = getter(&t);
+  sleepacc_call_args a;
+  sleepacc_answer ans;
+  const char *p;
+  char buf[sizeof(char *)];
+  int rc;
+  memset(&a, 0, sizeof a);
+  a.options = &g, a.room = g.room, a.ctx = g.ctx;
+  if (style) {
+    sleepacc_value v = TEXTV(style);
+    if ((rc = sleepacc_value_read(&c->args[1], "style", &a, &v, f)) < 0) return rc;
+  }
+  rc = sleepacc_call_run(c, &a, buf, &ans);
+  *f = ans.fault;
+  text[0] = '\0';
+  if (rc == 0) {
+    memcpy(&p, buf, sizeof p);
+    snprintf(text, cap, "%s", p);
+  }
+  CHECK(rc < 0 || t.rooms == 2); /* the rows, then the text */
+  fake_free(&t);
+  return rc;
+}
+
+static void test_the_table_row_renders_one_record_or_a_list(void) {
+  const sleepacc_call *c = table_row();
+  char one[4096], list[4096], wide[4096], want[4096];
+  node items[3], l = list_of(rec_good, items);
+  sleepacc_row rows[3];
+  sleepacc_fault f;
+  CHECK(c && c->lua && strcmp(c->lua, "table") == 0 && c->shape == SLEEPACC_CALL_VALUE);
+  CHECK(call_table(&one_good, NULL, one, sizeof one, &f) == 0);
+  CHECK(call_table(&l, "irtt", list, sizeof list, &f) == 0);
+  CHECK(call_table(&l, "wide", wide, sizeof wide, &f) == 0);
+  /* the same bytes as the renderer's of the rows built in C */
+  memset(rows, 0, sizeof rows);
+  for (int i = 0; i < 3; i++) {
+    rows[i] = (sleepacc_row){"nanosleep", 1000000, SLEEPACC_MODE_PERIODIC, {0}, 2.0};
+    rows[i].stats.n = 3, rows[i].stats.min = 1000, rows[i].stats.max = 3000, rows[i].stats.mean = 2000.5;
+    rows[i].stats.std = 1.0, rows[i].stats.median = 2000, rows[i].stats.p99 = 2900;
+  }
+  CHECK(sleepacc_table_irtt(rows, 1, want, sizeof want, NULL) > 0 && strcmp(one, want) == 0);
+  CHECK(sleepacc_table_irtt(rows, 3, want, sizeof want, NULL) > 0 && strcmp(list, want) == 0);
+  CHECK(sleepacc_table_wide(rows, 3, want, sizeof want, NULL) > 0 && strcmp(wide, want) == 0);
+  CHECK(strcmp(one, list) != 0);
+}
+
+static void test_the_table_row_refuses_by_the_core_rules(void) {
+  static const node five = {NULL, INTV(5), NULL};
+  node items[3], l = list_of(rec_bad_mode, items);
+  char text[256];
+  sleepacc_fault f;
+  CHECK(call_table(&five, NULL, text, sizeof text, &f) == -EINVAL);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && strcmp(f.option, "results") == 0 && f.takes == SLEEPACC_OPT_RECORDS);
+  text_is(&f, SLEEPACC_BINDING_PYTHON, "int", NULL, "results: must be a list of records, got int");
+  text_is(&f, SLEEPACC_BINDING_LUA, "number", NULL, "results: must be an array of records, got number");
+  CHECK(call_table(NULL, NULL, text, sizeof text, &f) == -EINVAL); /* not given */
+  CHECK(call_table(&l, NULL, text, sizeof text, &f) == -ENOENT && f.depth == 1 && f.at[0].index == 2);
+  /* the style: an option of the STYLE kind, the choices' words */
+  CHECK(call_table(&one_good, "fancy", text, sizeof text, &f) == -ERANGE);
+  CHECK(f.kind == SLEEPACC_FAULT_RULE && strcmp(f.words, "must be 'irtt' or 'wide'") == 0);
+  text_is(&f, SLEEPACC_BINDING_LUA, "string", "\"fancy\"", "style: must be 'irtt' or 'wide', got \"fancy\"");
+  CHECK(strcmp(sleepacc_table_style_name(0), "irtt") == 0);
+  CHECK(strcmp(sleepacc_table_style_name(1), "wide") == 0);
+  CHECK(sleepacc_table_style_name(2) == NULL && sleepacc_table_style_name(-1) == NULL);
+}
+
+int main(void) {
+  TEST(test_a_record_reads_every_row);
+  TEST(test_the_fault_names_the_way_to_the_value);
+  TEST(test_a_value_that_is_no_table_and_a_getter_that_cannot_enter);
+  TEST(test_the_table_row_renders_one_record_or_a_list);
+  TEST(test_the_table_row_refuses_by_the_core_rules);
+  return check_summary();
+}
