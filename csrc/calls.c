@@ -17,6 +17,7 @@
 #include "sleepacc_int.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ arguments */
@@ -49,6 +50,11 @@ static const sleepacc_option stats_args[] = {
 static const sleepacc_option table_args[] = {
     {"results", SLEEPACC_OPT_RECORDS, "results", offsetof(sleepacc_call_args, options), 0},
     {"style", SLEEPACC_OPT_STYLE, "style", offsetof(sleepacc_call_args, i), 0},
+    {NULL, 0, NULL, 0, 0}};
+/* Records to save and the path of the results file. */
+static const sleepacc_option save_args[] = {
+    {"results", SLEEPACC_OPT_RECORDS, "results", offsetof(sleepacc_call_args, options), 0},
+    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 0},
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option plan_args[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},
@@ -258,6 +264,22 @@ static const sleepacc_field table_fields[] = {
     {"text", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0}};
 
+/* How many records the value results holds (*one: it is one record, read
+ * as results itself, index -1), or its refusal in out->fault. */
+static int records_count(const sleepacc_getter *g, size_t *n, int *one, sleepacc_answer *out) {
+  sleepacc_value v;
+  int rc;
+  if (!g || !g->enter)
+    return -EFAULT;
+  if ((rc = g->get(g->ctx, "results", -1, &v)) < 0 || (*one = one_record(g)) < 0)
+    return rc < 0 ? rc : *one;
+  if (rc == 0 || (!*one && (v.kind != SLEEPACC_VALUE_LIST || v.i < 0)))
+    return sleepacc__fault_set(&out->fault, -EINVAL, SLEEPACC_FAULT_TYPE, "results", -1,
+                               SLEEPACC_OPT_RECORDS, 0, NULL);
+  *n = *one ? 1 : (size_t)v.i;
+  return 0;
+}
+
 /* The text table (style a->i, sleepacc_table_style_name) of the records
  * of a->options' results: one record, or a list of them, each read by
  * sleepacc_row_fields (a record of a run has those keys), in memory the
@@ -265,17 +287,12 @@ static const sleepacc_field table_fields[] = {
 static int call_table(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
   const sleepacc_getter *g = a->options;
   sleepacc_row *rows;
-  sleepacc_value v;
-  size_t n;
-  int rc, one;
-  if (!g || !g->enter || !a->room)
+  size_t n = 0;
+  int rc, one = 0;
+  if (!a->room)
     return -EFAULT;
-  if ((rc = g->get(g->ctx, "results", -1, &v)) < 0 || (one = one_record(g)) < 0)
-    return rc < 0 ? rc : one;
-  if (rc == 0 || (!one && (v.kind != SLEEPACC_VALUE_LIST || v.i < 0)))
-    return sleepacc__fault_set(&out->fault, -EINVAL, SLEEPACC_FAULT_TYPE, "results", -1,
-                               SLEEPACC_OPT_RECORDS, 0, NULL);
-  n = one ? 1 : (size_t)v.i;
+  if ((rc = records_count(g, &n, &one, out)) < 0)
+    return rc;
   if ((rows = (sleepacc_row *)a->room(a->ctx, (n ? n : 1) * sizeof *rows)) == NULL)
     return -ENOMEM;
   for (size_t i = 0; i < n; i++)
@@ -284,6 +301,81 @@ static int call_table(const sleepacc_call_args *a, void *buf, sleepacc_answer *o
       return rc;
   rc = sleepacc_table_text(sleepacc_table_style_name(a->i), rows, n, a->room, a->ctx, (char **)buf, NULL);
   return rc < 0 ? rc : 0;
+}
+
+/* A record read back with its kept samples (lent by the binding). */
+typedef struct saved {
+  sleepacc_result res;
+  const int64_t *samples;
+  size_t n;
+} saved;
+
+/* Record i (-1: the one record) of results and its samples: a SAMPLES
+ * value, or none (absent: streamed, written null). */
+static int read_saved(const sleepacc_getter *g, int64_t i, saved *s, sleepacc_answer *out) {
+  sleepacc_value v;
+  int rc = sleepacc_fields_read(sleepacc_result_fields, g, "results", i, &s->res, &out->fault);
+  if (rc < 0 || (rc = g->enter(g->ctx, "results", i)) != 1)
+    return rc < 0 ? rc : -EFAULT; /* read above: it is a table */
+  if ((rc = g->get(g->ctx, "samples", -1, &v)) < 0)
+    return rc;
+  if (rc == 1 && v.kind != SLEEPACC_VALUE_SAMPLES) { /* the getter left at the record: its samples named */
+    sleepacc__fault_set(&out->fault, -EINVAL, SLEEPACC_FAULT_TYPE, "samples", -1, SLEEPACC_OPT_VALUES, 0,
+                        NULL);
+    out->fault.depth = 1;
+    snprintf(out->fault.at[0].name, sizeof out->fault.at[0].name, "results");
+    out->fault.at[0].index = i;
+    return -EINVAL;
+  }
+  s->samples = rc == 1 ? (const int64_t *)v.base : NULL, s->n = rc == 1 && v.i > 0 ? (size_t)v.i : 0;
+  g->enter(g->ctx, NULL, 0);
+  return 0;
+}
+
+typedef struct {
+  int saved;          /* the answer: true */
+  sleepacc_writer w;  /* the file being written (about 80 KB: here, not on the stack) */
+} save_answer;
+
+static const sleepacc_field save_fields[] = {
+    {"saved", offsetof(save_answer, saved), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* The sleepacc/1 results file at a->name (the core's writer, whole or
+ * absent: SLEEPACC_WRITE_ATOMIC; a->writer its header's binding) of the
+ * records of a->options' results (one, or a list), each read by
+ * sleepacc_result_fields with its kept samples, all of them before the
+ * file is opened; its refusal in out->fault, an OS failure naming the path
+ * (out->context). */
+static int call_save(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  save_answer *ans = (save_answer *)buf;
+  sleepacc_writer *w = &ans->w;
+  saved *recs;
+  size_t n = 0;
+  int rc, one = 0;
+  if (!a->room || !a->name || !a->writer || !a->writer_version)
+    return -EFAULT;
+  if ((rc = records_count(a->options, &n, &one, out)) < 0)
+    return rc;
+  if ((recs = (saved *)a->room(a->ctx, (n ? n : 1) * sizeof *recs)) == NULL)
+    return -ENOMEM;
+  memset(recs, 0, (n ? n : 1) * sizeof *recs);
+  for (size_t i = 0; i < n; i++)
+    if ((rc = read_saved(a->options, one ? -1 : (int64_t)i, &recs[i], out)) < 0)
+      return rc;
+  out->context = a->name;
+  if ((rc = sleepacc_writer_open(w, a->name, SLEEPACC_WRITE_ATOMIC, a->writer, a->writer_version)) < 0)
+    return rc == -ENAMETOOLONG
+               ? sleepacc__fault_set(&out->fault, rc, SLEEPACC_FAULT_RULE, "path", -1, 0, 0, "too long")
+               : rc;
+  for (size_t i = 0; i < n && rc == 0; i++) /* one sync, at the end */
+    rc = sleepacc_writer_point(w, &recs[i].res, recs[i].samples, recs[i].n);
+  if (rc == 0)
+    rc = sleepacc_writer_close(w);
+  if (rc < 0)
+    sleepacc_writer_abort(w);
+  ans->saved = rc == 0;
+  return rc;
 }
 
 /* ------------------------------------------------------------ constants */
@@ -384,6 +476,9 @@ const sleepacc_call sleepacc_calls[] = {
     {"table", "table", "table(results, style='irtt') -> str: the text table of records",
      "sleepacc_table_text", SLEEPACC_CALL_VALUE, 0, table_args, 1, sizeof(char *), call_table,
      table_fields},
+    {NULL, "save", "save(results, path) -> true: the sleepacc/1 results file of records",
+     "sleepacc_writer_open", SLEEPACC_CALL_VALUE, 0, save_args, 2, sizeof(save_answer), call_save,
+     save_fields},
     {"constants", NULL, "the core's version, limits and name lists", "sleepacc_constants",
      SLEEPACC_CALL_MODULE, 0, NULL, 0, sizeof(sleepacc_constants), call_constants,
      python_constants},
@@ -398,6 +493,7 @@ int sleepacc_call_run(const sleepacc_call *c, const sleepacc_call_args *a, void 
     return -EFAULT;
   memset(buf, 0, c->size);
   memset(&out->fault, 0, sizeof out->fault);
+  out->context = NULL;
   out->fields = c->fields;
   out->base = buf;
   return c->fn(a ? a : &none, buf, out);

@@ -348,20 +348,26 @@ static const sleepacc_field sleepacc__ctx_fields[] = {
     SLEEPACC__END,
 };
 
+/* The record's rows: each key a record read back (sleepacc_fields_read, Lua's
+ * sa.save) must hold (REQUIRED; a null is left out, so the env's rows are not). */
+#define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t) == DBL, (t), NULL, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RSUB(name, off, sub) {name, off, 0, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
 const sleepacc_field sleepacc_result_fields[] = {
-    SLEEPACC__F(sleepacc_result, method, STR),
-    SLEEPACC__F(sleepacc_result, mode, STR),
-    SLEEPACC__F(sleepacc_result, requested_ns, I64),
-    SLEEPACC__F(sleepacc_result, n, I64),
-    SLEEPACC__SUB(sleepacc_result, stats, sleepacc_stats_fields),
-    SLEEPACC__F(sleepacc_result, missed, I64),
-    SLEEPACC__F(sleepacc_result, cpu_ns_per_call, DBL),
-    SLEEPACC__F(sleepacc_result, cpu_percent, DBL),
-    {"ctx_switches", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, 0},
-    SLEEPACC__F(sleepacc_result, wall_ns, I64),
-    SLEEPACC__SUB(sleepacc_result, env, sleepacc__env_fields),
+    SLEEPACC__R(method, STR),
+    SLEEPACC__R(mode, STR),
+    SLEEPACC__R(requested_ns, I64),
+    SLEEPACC__R(n, I64),
+    SLEEPACC__RSUB("stats", offsetof(sleepacc_result, stats), sleepacc_stats_fields),
+    SLEEPACC__R(missed, I64),
+    SLEEPACC__R(cpu_ns_per_call, DBL),
+    SLEEPACC__R(cpu_percent, DBL),
+    SLEEPACC__RSUB("ctx_switches", 0, sleepacc__ctx_fields),
+    SLEEPACC__R(wall_ns, I64),
+    SLEEPACC__RSUB("env", offsetof(sleepacc_result, env), sleepacc__env_fields),
     SLEEPACC__END,
 };
+#undef SLEEPACC__R
+#undef SLEEPACC__RSUB
 
 const sleepacc_field sleepacc_sleeper_config_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_config, method, STR),

@@ -87,6 +87,10 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
   switch (f->type) {
   case SLEEPACC_FIELD_INT64:
   case SLEEPACC_FIELD_OPT_INT64:
+    if (f->type == SLEEPACC_FIELD_OPT_INT64 && v->kind == SLEEPACC_VALUE_NULL) {
+      *(int64_t *)(void *)p = -1; /* null (records, issue 12) */
+      return 0;
+    }
     if (!whole)
       break;
     *(int64_t *)(void *)p = v->i;
@@ -313,6 +317,8 @@ static int read_rows(reader *r, const sleepacc_field *t, void *base)
       return read_fault(r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL);
     if ((rc = r->g->get(r->g->ctx, f->name, -1, &v)) < 0)
       return read_fault(r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL);
+    if (rc == 0 && !required && f->type == SLEEPACC_FIELD_OPT_INT64)
+      *(int64_t *)(void *)((char *)base + f->offset) = -1; /* absent: null (Lua leaves nulls out) */
     if (rc == 0 && !required)
       continue; /* absent: the struct's value stays */
     if (rc == 0 || f->type == SLEEPACC_FIELD_NESTED) /* an absent required key, or no table */

@@ -644,7 +644,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
         [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
         [SLEEPACC_OPT_RECORDS] = "a list of records", [SLEEPACC_OPT_RECORD] = "a record (a dict)",
-        [SLEEPACC_OPT_STYLE] = "a str",
+        [SLEEPACC_OPT_STYLE] = "a str", [SLEEPACC_OPT_VALUES] = "a buffer of int64",
     }, NULL, 0},
     [SLEEPACC_BINDING_LUA] = {{
         [SLEEPACC_OPT_METHOD] = "a string", [SLEEPACC_OPT_SECONDS] = "a number of seconds",
@@ -655,7 +655,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_METHODS] = "an array of method names", [SLEEPACC_OPT_DURATIONS] = "an array of seconds",
         [SLEEPACC_OPT_DEADLINE] = "an integer",
         [SLEEPACC_OPT_RECORDS] = "an array of records", [SLEEPACC_OPT_RECORD] = "a record (a table)",
-        [SLEEPACC_OPT_STYLE] = "a string",
+        [SLEEPACC_OPT_STYLE] = "a string", [SLEEPACC_OPT_VALUES] = "the samples of a run",
     }, "a fraction", 1},
 };
 

@@ -39,7 +39,7 @@ extern "C" {
   XX(EACCES, "permission denied")                                            \
   XX(ENOSYS, "not available on this system")                                 \
   XX(ENOTSUP, "not supported by this method")                                \
-  XX(ENOENT, "no such method")                                               \
+  XX(ENOENT, "no such file, directory or method")                            \
   XX(EINTR, "interrupted by a signal")                                       \
   XX(ENOMEM, "out of memory")                                                \
   XX(ENOSPC, "buffer too small")                                             \
@@ -327,7 +327,7 @@ void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_valu
  * OPT_INT64, INT and BOOL (-ERANGE beyond int) and DOUBLE; REAL into DOUBLE;
  * TEXT into STRING (the pointer itself: returns 1, the caller keeps the text
  * alive), METHOD and MODE by name (-ENOENT unknown); NULL into STRING and
- * METHOD.  -EINVAL for a kind the row cannot take (NESTED: set its rows).
+ * METHOD, and into OPT_INT64 as -1 (field_get's null).  -EINVAL for a kind the row cannot take (NESTED: set its rows).
  * *message (if not NULL) gets the failure's words ("unknown method", "out
  * of range", "cannot be set from"), to follow the row's name. */
 int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,
@@ -1587,6 +1587,7 @@ typedef struct sleepacc_call_args {
    * interpreter's memory: a row that asks for it is never BLOCKS. */
   void *(*room)(void *ctx, size_t bytes);
   void *ctx;
+  const char *writer, *writer_version; /* the binding and its version (a results file's header) */
 } sleepacc_call_args;
 
 /* How a binding shows an answer: */
@@ -1606,6 +1607,7 @@ typedef struct sleepacc_answer {
   const sleepacc_field *fields;
   const void *base;
   sleepacc_fault fault; /* what the read of a TABLE argument refused (kind NONE: nothing) */
+  const char *context;  /* what an OS failure names (save's path; NULL: the row's what) */
 } sleepacc_answer;
 
 typedef struct sleepacc_call {
@@ -1715,14 +1717,18 @@ int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *fie
                                  * a getter over the one value (sleepacc_call_args.options) */
 #define SLEEPACC_OPT_RECORD 16  /* a table of a struct's fields (what a NESTED row takes) */
 #define SLEEPACC_OPT_STYLE 17   /* TEXT, a table style's name (sleepacc_table_style_name), as INT */
+/* A value kind beside those above: int64 values the binding lends (a
+ * record's kept samples, Lua's Samples userdata): .base, .i their count. */
+#define SLEEPACC_VALUE_SAMPLES 9
 /* The name of table style i (0 "irtt", 1 "wide"), NULL past the last. */
 const char *sleepacc_table_style_name(int i);
 /* Set the struct at base from the table g stands in (name not NULL: from
  * the table name[index] holds there, index -1 the value itself), by field table t:
  * each row's key read (g->get) and set by its type (sleepacc_field_set);
  * a NESTED row's table entered (g->enter) and read by its rows.  A key that
- * is absent keeps the struct's value, unless its row is REQUIRED; keys
- * of no row are not read.  A TEXT the struct keeps is the getter's (valid
+ * is absent keeps the struct's value (an OPT_INT64 row's is null, -1: Lua's
+ * objects leave a null out), unless its row is REQUIRED; keys of no row are
+ * not read.  A TEXT the struct keeps is the getter's (valid
  * while the call lasts).  0, or -EINVAL / -ERANGE / -ENOENT with *f: TYPE
  * (the value's kind is not the row's, an absent required key included),
  * RULE (field_set's words: "unknown mode"), f->at the way to it from g's

@@ -108,6 +108,15 @@ void *sleepacc_lua_newaligned(lua_State *L, size_t size);
 /* That address again, from the userdata's own (luaL_checkudata's). */
 void *sleepacc_lua_aligned(void *ud);
 
+/* A run's kept samples: the userdata behind a record table's `samples`
+ * (lsleepacc.c makes it; the getter lends its values to the core, as a
+ * SAMPLES value: sa.save writes them). */
+#define SLEEPACC_LUA_SAMPLES_MT "sleepacc.Samples"
+typedef struct sleepacc_lua_samples {
+  int64_t *data; /* malloc'd (NULL when streaming) */
+  size_t len;    /* samples recorded */
+} sleepacc_lua_samples;
+
 /* The precise handles' part of the module (lua/lsleeper.c): adds its
  * functions to the table on top of the stack. */
 int sleepacc_lua_open_precise(lua_State *L);

@@ -47,13 +47,24 @@ void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const ch
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
  * fits INT (an integral number beyond int64: INT with .overflow its sign,
  * which the core refuses), another number REAL, a string TEXT (with its
- * length: a NUL byte is the core's rule), a table LIST (its length), nil NULL, the rest
- * NESTED, a kind no option takes. */
+ * length: a NUL byte is the core's rule), a table LIST (its length), nil NULL,
+ * a Samples userdata SAMPLES (its values lent), the rest NESTED, a kind no
+ * option takes. */
 static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   int type = lua_type(L, idx);
   size_t len = 0;
   lua_Integer i;
   memset(v, 0, sizeof *v);
+  if (idx < 0) idx = lua_gettop(L) + idx + 1; /* it stays put while the metatables are pushed */
+  if (type == LUA_TUSERDATA && lua_getmetatable(L, idx)) { /* a Samples' metatable, compared by hand */
+    luaL_getmetatable(L, SLEEPACC_LUA_SAMPLES_MT);
+    if (lua_rawequal(L, -1, -2)) {
+      const sleepacc_lua_samples *s = (const sleepacc_lua_samples *)lua_touserdata(L, idx);
+      v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
+    }
+    lua_pop(L, 2);
+    if (v->kind == SLEEPACC_VALUE_SAMPLES) return;
+  }
   v->kind = SLEEPACC_VALUE_NESTED;
   if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
   else if (sleepacc_lua_tointeger(L, idx, &i)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)i;

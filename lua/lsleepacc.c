@@ -8,10 +8,9 @@
  *
  *   sa.measure{method=, duration=, <option>=...}   -> record
  *   sa.sweep{methods=, durations=, progress=, <option>=...} -> array of records
- *   sa.save(results, path)                         -> true (the results file)
  *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns(),
- *   sa.table(results [, "irtt"|"wide"]) (the records read by the core),
- *   sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
+ *   sa.table(results [, "irtt"|"wide"]), sa.save(results, path) (their records
+ *   read by the core), sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
  *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c)
  * <option>: n, budget (false: only n), mode, warmup, keep_samples, margin,
  * slack (ns), policy, priority, cpu, lock_memory, dma_latency (us).
@@ -23,53 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLES_MT "sleepacc.Samples"
+#define SAMPLES_MT SLEEPACC_LUA_SAMPLES_MT
 #define WRITER_MT "sleepacc.Writer"
 
 /* ------------------------------------------------------------ Samples */
 
-/* A run's kept samples and its core record: the userdata behind a record
- * table's `samples` (sa.save reads it). */
-typedef struct {
-  int64_t *data;       /* malloc'd (NULL when streaming) */
-  size_t len;          /* samples recorded */
-  sleepacc_result res; /* the record (valid once the run finished) */
-} sleepacc_lua_samples;
-
-/* The samples behind the record table at t (named what in errors). */
-static const sleepacc_lua_samples *sleepacc__record(lua_State *L, int t, const char *what) {
-  const sleepacc_lua_samples *s;
-  sleepacc_lua_must(L, lua_type(L, t) == LUA_TTABLE, t, what, "a record of measure or sweep");
-  lua_getfield(L, t, "samples"); /* a userdata whose metatable is SAMPLES_MT */
-  luaL_getmetatable(L, SAMPLES_MT);
-  if (!lua_getmetatable(L, -2)) lua_pushnil(L);
-  s = lua_rawequal(L, -1, -2) ? (const sleepacc_lua_samples *)lua_touserdata(L, -3) : NULL;
-  lua_pop(L, 3); /* the record keeps it alive */
-  sleepacc_lua_must(L, s && s->res.method, t, what, "a record of measure or sweep");
-  return s;
-}
-
-/* The records of the results argument at idx (> 0; one record, or an array
- * of them; the table keeps them alive): an array of *n, in a userdata
- * pushed on the stack.  A bad entry raises "results[i]: ...". */
-static const sleepacc_lua_samples **sleepacc__records(lua_State *L, int idx, size_t *n) {
-  const sleepacc_lua_samples **recs;
-  int single;
-  sleepacc_lua_must(L, lua_type(L, idx) == LUA_TTABLE, idx, "results", "an array of records");
-  single = sleepacc_lua_field(L, idx, "method");
-  lua_pop(L, single);
-  *n = single ? 1 : (size_t)lua_rawlen(L, idx);
-  recs = (const sleepacc_lua_samples **)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *recs, 0);
-  for (size_t i = 0; i < *n; i++) {
-    char what[32];
-    snprintf(what, sizeof what, single ? "results" : "results[%zu]", i + 1);
-    if (single) lua_pushvalue(L, idx);
-    else lua_rawgeti(L, idx, (int)(i + 1));
-    recs[i] = sleepacc__record(L, lua_gettop(L), what);
-    lua_pop(L, 1);
-  }
-  return recs;
-}
+/* A run's kept samples (sleepacc_lua_samples, binding.h): the userdata
+ * behind a record table's `samples`. */
 
 static int samples_totable(lua_State *L) {
   sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
@@ -133,42 +92,18 @@ static sleepacc_writer *sleepacc__writer(lua_State *L, const char *path, int fla
   return w;
 }
 
-/* sa.save(results, path): the sleepacc/1 JSON Lines file that `sleepacc
- * sweep -o` writes and sleepacc.load reads (docs/schema.md): a header (host
- * facts + hostname and os, settings, start time), one point line per
- * record (the core's record through sleepacc_result_fields, the kept
- * samples or null), a footer.  The file is the core's writer's
- * (SLEEPACC_WRITE_ATOMIC: whole or absent).  Returns true, or nil, "ENAME:
- * msg", "ENAME".  The same writer serves sa.sweep{output=}. */
-static int sleepacc__save(lua_State *L) {
-  const char *path = NULL;
-  size_t n;
-  sleepacc_lua_value(L, 2, sleepacc_text_option, "path", &path); /* a string, by the core's text row */
-  const sleepacc_lua_samples **recs = sleepacc__records(L, 1, &n); /* all checked first */
-  int err;
-  sleepacc_writer *w = sleepacc__writer(L, path, SLEEPACC_WRITE_ATOMIC, &err);
-  if (err == -ENAMETOOLONG) sleepacc_lua_error(L, "path", "too long");
-  for (size_t i = 0; i < n && !err; i++) /* one sync, at the end */
-    err = sleepacc_writer_point(w, &recs[i]->res, recs[i]->data, recs[i]->len);
-  if (!err) err = sleepacc_writer_close(w);
-  if (err) {
-    sleepacc_writer_abort(w);
-    return sleepacc_lua_pusherror(L, err, path);
-  }
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
 /* ------------------------------------------------------------ one run */
 
 /* Run the checked config c in the one block the core states
  * (sleepacc_run_memory) and return what to return: 1, its record pushed
- * (*got, when not NULL: its samples), or 3, nil, the core's words of the
- * failure (sleepacc_run_words; flags SLEEPACC_RUN_POINT: a sweep's point
- * named) and its ENAME pushed.  Ctrl-C finishes the run, then raises. */
+ * (*got and *rec, when got is not NULL: its samples and its core record),
+ * or 3, nil, the core's words of the failure (sleepacc_run_words; flags
+ * SLEEPACC_RUN_POINT: a sweep's point named) and its ENAME pushed.  Ctrl-C
+ * finishes the run, then raises. */
 static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
-                             const sleepacc_lua_samples **got) {
+                             const sleepacc_lua_samples **got, sleepacc_result *rec) {
   char words[SLEEPACC_RUN_WORDS_MAX];
+  sleepacc_result res;
   sleepacc_run *r = (sleepacc_run *)sleepacc_lua_newaligned(L, sizeof *r);
   sleepacc_lua_samples *s = (sleepacc_lua_samples *)lua_newuserdatauv(L, sizeof *s, 0);
   size_t size = sleepacc_run_memory(c, 0), used = 0;
@@ -178,7 +113,7 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
   lua_setmetatable(L, -2); /* from here its __gc frees the block */
   s->data = size ? (int64_t *)malloc(size) : NULL; /* NULL: open's -ENOMEM */
   if (sleepacc_run_open(r, c, s->data, size, 0) == 0) sleepacc_lua_run(L, r); /* raises after closing r */
-  rc = sleepacc_run_close(r, &s->res, &used);
+  rc = sleepacc_run_close(r, &res, &used);
   s->len = used / sizeof *s->data;
   if (s->data) { /* the n samples at the front: give back the rest */
     int64_t *p = (int64_t *)realloc(s->data, used ? used : sizeof *p);
@@ -186,19 +121,18 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
   }
   if (rc < 0) {
     sleepacc_run_words(r, flags, words, sizeof words);
-    s->res.method = NULL; /* not a record */
     lua_pop(L, 2);
     lua_pushnil(L); /* as sleepacc_lua_pusherror: nil, "ENAME: message (...)", "ENAME" */
     lua_pushstring(L, words);
     lua_pushstring(L, sleepacc_errname(rc));
     return 3;
   }
-  sleepacc_lua_push_fields(L, sleepacc_result_fields, &s->res);
+  sleepacc_lua_push_fields(L, sleepacc_result_fields, &res);
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "samples");
   lua_replace(L, -3); /* the record replaces the run */
   lua_pop(L, 1);
-  if (got) *got = s;
+  if (got) *got = s, *rec = res;
   return 1;
 }
 
@@ -211,7 +145,7 @@ static int sleepacc__measure(lua_State *L) {
   if ((rc = sleepacc_config_read(&c, &g, 0, &f)) < 0) /* every option and rule is the core's */
     return sleepacc_lua_fault(&src, rc, &f, "measure");
   lua_settop(L, 1);
-  return sleepacc__run_one(L, &c, 0, NULL);
+  return sleepacc__run_one(L, &c, 0, NULL, NULL);
 }
 
 /* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
@@ -248,9 +182,10 @@ static int sleepacc__sweep(lua_State *L) {
   out = lua_gettop(L);
   for (int done = 1; done <= total; done++) {
     const sleepacc_lua_samples *s;
+    sleepacc_result res;
     a.config.method = a.points[done - 1].method, a.config.duration_ns = a.points[done - 1].duration_ns;
-    if (sleepacc__run_one(L, &a.config, SLEEPACC_RUN_POINT, &s) != 1) return 3; /* nil, its words, ENAME */
-    if (w && (err = sleepacc_writer_point(w, &s->res, s->data, s->len)) < 0) /* on disk, then the next */
+    if (sleepacc__run_one(L, &a.config, SLEEPACC_RUN_POINT, &s, &res) != 1) return 3; /* nil, words, ENAME */
+    if (w && (err = sleepacc_writer_point(w, &res, s->data, s->len)) < 0) /* on disk, then the next */
       return sleepacc_lua_pusherror(L, err, output);
     lua_rawseti(L, out, done);
     if (!lua_isnil(L, 3)) { /* progress(done, total, method, seconds) */
@@ -288,6 +223,7 @@ static int sleepacc__call(lua_State *L) {
   void *buf;
   int rc;
   memset(&a, 0, sizeof a);
+  a.writer = "lua", a.writer_version = LUA_VERSION; /* who calls (a results file's header) */
   for (int i = 0; c->args && c->args[i].name; i++) {
     int arg = i + 1;
     if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* over the one argument */
@@ -299,8 +235,8 @@ static int sleepacc__call(lua_State *L) {
     }
   }
   buf = c->size <= sizeof small ? (void *)&small : sleepacc_lua_newaligned(L, c->size);
-  if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0 && a.options)
-    return sleepacc_lua_fault(&src, rc, &ans.fault, c->what);
+  if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0 && a.options) /* an OS failure names the context */
+    return sleepacc_lua_fault(&src, rc, &ans.fault, ans.context ? ans.context : c->what);
   if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
   if (c->shape == SLEEPACC_CALL_VALUE) {
     if (!sleepacc_lua_push_value(L, ans.fields, ans.base)) lua_pushnil(L);
@@ -330,7 +266,7 @@ static void sleepacc__open_calls(lua_State *L) {
 }
 
 static const luaL_Reg sleepacc__funcs[] = {
-    {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {"save", sleepacc__save}, {NULL, NULL}};
+    {"measure", sleepacc__measure}, {"sweep", sleepacc__sweep}, {NULL, NULL}};
 
 static const luaL_Reg samples_meta[] = {
     {"__index", samples_index}, {"__len", samples_len}, {"__tostring", samples_tostring},

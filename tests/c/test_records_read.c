@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A fake script value: a scalar, a table of keys, or a list. */
 typedef struct node {
@@ -259,11 +260,125 @@ static void test_the_table_row_refuses_by_the_core_rules(void) {
   CHECK(sleepacc_table_style_name(2) == NULL && sleepacc_table_style_name(-1) == NULL);
 }
 
+/* ------------------------------------------------------------ save */
+
+static const int64_t kept[] = {1500, 2500, 3500};
+static const node ctx_a[] = {{"voluntary", INTV(3), NULL}, {"involuntary", INTV(0), NULL},
+                             {NULL, INTV(0), NULL}};
+static const node env_a[] = {{"lock_memory", {SLEEPACC_VALUE_BOOL, 0, 0.0, NULL, NULL, NULL, 0}, NULL},
+                             {"cpu", INTV(1), NULL}, /* the other nulls left out, as Lua does */
+                             {"slack_ns", {SLEEPACC_VALUE_NULL, 5, 0.0, NULL, NULL, NULL, 0}, NULL},
+                             {NULL, INTV(0), NULL}}; /* a null given (Python's None): null too */
+static const node run_a[] = {
+    {"method", TEXTV("nanosleep"), NULL}, {"mode", TEXTV("relative"), NULL},
+    {"requested_ns", INTV(1000), NULL},   {"n", INTV(3), NULL},
+    {"stats", TABLEV, stats_a},           {"missed", INTV(0), NULL},
+    {"cpu_ns_per_call", REALV(700.5), NULL}, {"cpu_percent", REALV(12.5), NULL},
+    {"ctx_switches", TABLEV, ctx_a},      {"wall_ns", INTV(90000), NULL},
+    {"env", TABLEV, env_a},
+    {"samples", {SLEEPACC_VALUE_SAMPLES, 3, 0.0, NULL, NULL, kept, 0}, NULL},
+    {NULL, INTV(0), NULL}};
+static const node run_no_wall[] = {
+    {"method", TEXTV("nanosleep"), NULL}, {"mode", TEXTV("relative"), NULL},
+    {"requested_ns", INTV(1000), NULL},   {"n", INTV(3), NULL},
+    {"stats", TABLEV, stats_a},           {"missed", INTV(0), NULL},
+    {"cpu_ns_per_call", REALV(700.5), NULL}, {"cpu_percent", REALV(12.5), NULL},
+    {"ctx_switches", TABLEV, ctx_a},      {"env", TABLEV, env_a}, {NULL, INTV(0), NULL}};
+
+static const sleepacc_call *lua_row(const char *name) {
+  for (const sleepacc_call *c = sleepacc_calls; c->fn; c++)
+    if (c->lua && strcmp(c->lua, name) == 0 && c->shape != SLEEPACC_CALL_MODULE) return c;
+  return NULL;
+}
+
+/* The save call of results to path; *f its fault, *context what a failure names. */
+static int call_save(const node *results, const char *path, sleepacc_fault *f, const char **context) {
+  const sleepacc_call *c = lua_row("save");
+  fake t = {results, {NULL}, 0, 0, 0, {NULL, NULL}};
+  sleepacc_getter g = getter(&t);
+  sleepacc_call_args a;
+  sleepacc_answer ans;
+  void *buf = malloc(c->size);
+  int rc;
+  memset(&a, 0, sizeof a);
+  a.options = &g, a.room = g.room, a.ctx = g.ctx, a.name = path;
+  a.writer = "c-test", a.writer_version = "1";
+  rc = sleepacc_call_run(c, &a, buf, &ans);
+  CHECK(rc < 0 || *(int *)buf == 1); /* the answer: true */
+  *f = ans.fault, *context = ans.context;
+  free(buf);
+  fake_free(&t);
+  return rc;
+}
+
+/* Line k (1-based) of path into buf. */
+static int line_of(const char *path, int k, char *buf, size_t cap) {
+  FILE *fp = fopen(path, "r");
+  int found = 0;
+  if (!fp) return 0;
+  for (int i = 1; fgets(buf, (int)cap, fp); i++)
+    if (i == k) {
+      found = 1;
+      break;
+    }
+  fclose(fp);
+  return found;
+}
+
+static void test_save_writes_the_point_of_a_record_read_back(void) {
+  char path[] = "/tmp/sleepacc-test-records-XXXXXX", line[8192], want[8192];
+  node items[2] = {{NULL, TABLEV, run_a}, {NULL, TABLEV, run_a}};
+  node l = {NULL, {SLEEPACC_VALUE_LIST, 2, 0.0, NULL, NULL, NULL, 0}, items};
+  sleepacc_result res;
+  const char *context = NULL;
+  sleepacc_fault f;
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  unlink(path);
+  CHECK(call_save(&l, path, &f, &context) == 0);
+  /* the point the core writes of the same record built in C */
+  memset(&res, 0, sizeof res);
+  res.method = "nanosleep", res.mode = "relative", res.requested_ns = 1000, res.n = 3;
+  res.stats.n = 3, res.stats.min = 1000, res.stats.max = 3000, res.stats.mean = 2000.5, res.stats.std = 1.0;
+  res.stats.median = 2000, res.stats.p99 = 2900;
+  res.cpu_ns_per_call = 700.5, res.cpu_percent = 12.5, res.ctx_voluntary = 3, res.wall_ns = 90000;
+  res.env = (sleepacc_run_env){-1, NULL, -1, 1, 0, -1, -1}; /* absent OPT rows: null */
+  CHECK(sleepacc_json_point(&res, kept, 3, want, sizeof want, NULL) > 0);
+  CHECK(line_of(path, 2, line, sizeof line) && strcmp(line, want) == 0);
+  CHECK(line_of(path, 3, line, sizeof line) && strcmp(line, want) == 0);
+  CHECK(line_of(path, 4, line, sizeof line) && strncmp(line, "{\"type\":\"footer\"", 16) == 0);
+  CHECK(line_of(path, 1, line, sizeof line) && strstr(line, "\"c-test\""));
+  unlink(path);
+}
+
+static void test_save_refuses_before_it_writes(void) {
+  char path[] = "/tmp/sleepacc-test-records-XXXXXX", buf[SLEEPACC_FAULT_TEXT_MAX];
+  node items[3], l = list_of(run_no_wall, items);
+  const char *context = NULL;
+  sleepacc_fault f;
+  int fd = mkstemp(path);
+  close(fd);
+  unlink(path);
+  items[0] = items[1] = (node){NULL, TABLEV, run_a};
+  CHECK(call_save(&l, path, &f, &context) == -EINVAL); /* a required key absent */
+  sleepacc_fault_text(&f, SLEEPACC_BINDING_LUA, NULL, "nil", NULL, buf, sizeof buf);
+  CHECKF(strcmp(buf, "results[3].wall_ns: must be an integer, got nil") == 0, "%s", buf);
+  CHECK(access(path, F_OK) != 0); /* nothing written: every record is read first */
+  CHECK(call_save(&one_good, path, &f, &context) == -EINVAL && f.depth == 1); /* a table's row only */
+  CHECK(call_save(&l, "/nonexistent-dir/x.jsonl", &f, &context) == -EINVAL);
+  items[2] = items[0];
+  CHECK(call_save(&l, "/nonexistent-dir/x.jsonl", &f, &context) == -ENOENT);
+  CHECK(f.kind == SLEEPACC_FAULT_NONE && context && strcmp(context, "/nonexistent-dir/x.jsonl") == 0);
+}
+
 int main(void) {
   TEST(test_a_record_reads_every_row);
   TEST(test_the_fault_names_the_way_to_the_value);
   TEST(test_a_value_that_is_no_table_and_a_getter_that_cannot_enter);
   TEST(test_the_table_row_renders_one_record_or_a_list);
   TEST(test_the_table_row_refuses_by_the_core_rules);
+  TEST(test_save_writes_the_point_of_a_record_read_back);
+  TEST(test_save_refuses_before_it_writes);
   return check_summary();
 }

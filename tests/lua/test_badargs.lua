@@ -183,8 +183,9 @@ tests[#tests + 1] = {"one option's value: the core's rule and words, then the va
 end}
 -- An argument that is no option reads by the same template (luawords, issue 12: the core's
 -- sleepacc_type_text; it was "<arg>: <takes> expected, got <type>", "results[2]: record of
--- measure or sweep expected"; sa.table's records are read by the core since records, issue 12:
--- "results[2]: must be a record of measure or sweep" -> "results[2]: must be a record (a table)").
+-- measure or sweep expected"; sa.table's and sa.save's records are read by the core since
+-- records, issue 12: "results[2]: must be a record of measure or sweep" -> "results[2]: must be a
+-- record (a table)", and a record without a key names it, "results[1].mode: ...").
 -- {the whole error, function, args...}
 local args = {
   {"options: must be a table, got number", sa.measure, 42},
@@ -194,7 +195,7 @@ local args = {
    {methods = {"clock"}, durations = {0}, progress = 5}},
   {"output: must be a string, got number", sa.sweep, {methods = {"clock"}, durations = {0}, output = 5}},
   {"results: must be an array of records, got number", sa.save, 42, "unused.jsonl"},
-  {"results[1]: must be a record of measure or sweep, got table", sa.save, {{method = "x"}}, "unused.jsonl"},
+  {"results[1].mode: must be a string, got nil", sa.save, {{method = "x"}}, "unused.jsonl"},
   {"results[2]: must be a record (a table), got number", sa.table,
    {assert(sa.measure{method = "clock", duration = 0, n = 1}), 7}},
   {"path: must be a string, got number", sa.save, {}, 42},

@@ -47,11 +47,35 @@ return {
     T.eq(#lines(path), 3, "lines")
     os.remove(path)
     T.raises_naming("results", sa.save, 42, path)
-    T.raises_naming("results[1]", sa.save, {{method = "x"}}, path)
+    T.raises_naming("results[1].mode", sa.save, {{method = "x"}}, path) -- the core reads the records
     T.raises_naming("results[2]", sa.save, {assert(sa.measure{method = "clock", duration = 0, n = 1}), 7}, path)
     T.raises_naming("path", sa.save, {}, 42)
     local r, msg, name = sa.save({}, "/nonexistent-dir/x.jsonl")
     T.check(r == nil and name == "ENOENT" and msg:find("^ENOENT: "), "unwritable: %s %s", tostring(msg), tostring(name))
+    T.check(msg:find("(/nonexistent-dir/x.jsonl)", 1, true), "the path named: %s", msg)
+    T.check(not io.open(path, "r"), "nothing written for a refused call")
+  end},
+
+  {"save: the records are read by the core, key by key (records, issue 12)", function()
+    -- a copy of a record (its keys, no samples) writes the record's point, samples null; the
+    -- kept samples are the run's (a Samples userdata): an array in their place is refused
+    local r = assert(sa.measure{method = "clock", duration = 0, n = 3})
+    local copy = {}
+    for k, v in pairs(r) do copy[k] = v end
+    copy.samples = nil
+    local a, b = tmpname(), tmpname()
+    T.eq(sa.save(r, a), true, "the record")
+    T.eq(sa.save({copy}, b), true, "its copy")
+    local la, lb = lines(a), lines(b)
+    T.eq(lb[2], (la[2]:gsub('"samples":%b[]', '"samples":null')), "the same point, samples null")
+    copy.samples = {1, 2, 3}
+    local err = T.raises_naming("results[1].samples", sa.save, {copy}, b)
+    T.check(err:find("must be the samples of a run, got table", 1, true), "%s", err)
+    copy.samples, copy.stats = nil, 5
+    T.raises_naming("results[1].stats", sa.save, {copy}, b)
+    T.eq(#lines(b), #lb, "a refused call leaves the file as it was")
+    os.remove(a)
+    os.remove(b)
   end},
 
   {"sweep{output=}: each point on disk as it finishes; an interrupted sweep keeps them", function()
