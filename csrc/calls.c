@@ -34,8 +34,9 @@ static const sleepacc_option reads_arg[] = {
 static const sleepacc_option name_arg[] = {
     {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
     {NULL, 0, NULL, 0, 0}};
-/* seconds_ns's argument is sleepacc_seconds_option, the row both bindings'
- * sleep(seconds) reads: its offset 0 is the i64 slot. */
+/* seconds_ns's argument is sleepacc_seconds_option, the duration rule's
+ * row (at most one day; a sleep's seconds are sleepacc_sleep_option's, with
+ * no day cap): its offset 0 is the i64 slot. */
 _Static_assert(offsetof(sleepacc_call_args, i64) == 0, "sleepacc_seconds_option fills i64");
 /* A whole options table, read by the core (calls with options, below). */
 static const sleepacc_option table_arg[] = {

@@ -68,7 +68,8 @@
   XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")                        \
   XX(S_DEADLINE_NEG, "deadline_ns", EINVAL, "must be a CLOCK_MONOTONIC time in ns")           \
   XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")                 \
-  XX(SECONDS_FINITE, "duration_ns", EINVAL, "must be finite")
+  XX(SECONDS_FINITE, "duration_ns", EINVAL, "must be finite")                                 \
+  XX(SLEEP_LONG, "seconds", EINVAL, "must end before the int64 ns clock does (292 years from boot)")
 
 enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
@@ -114,6 +115,21 @@ int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int6
     return sleepacc__broken(SLEEPACC__R_SECONDS_FINITE, NULL, message);
   if (sleepacc_duration_check(v, message) < 0) return -EINVAL;
   *ns = v;
+  return 0;
+}
+
+/* daysleep: a sleep's seconds have no day cap, only int64's (sleepacc.h). */
+int sleepacc_sleep_check(int real, double s, int64_t whole, int overflow, int64_t now_ns,
+                         int64_t *deadline_ns, const char **message) {
+  int64_t v = sleepacc_whole_seconds_to_ns(whole, overflow), end;
+  if (!deadline_ns) return -EINVAL;
+  if (real && sleepacc_seconds_to_ns(s, &v) < 0)
+    return sleepacc__broken(SLEEPACC__R_SECONDS_FINITE, NULL, message);
+  if (v < 0) return sleepacc__broken(SLEEPACC__R_DURATION_NEG, NULL, message);
+  /* INT64_MAX: the conversion saturated (no whole or real seconds are exactly that many ns) */
+  if (v == INT64_MAX || __builtin_add_overflow(now_ns, v, &end))
+    return sleepacc__broken(SLEEPACC__R_SLEEP_LONG, NULL, message);
+  *deadline_ns = end;
   return 0;
 }
 

@@ -17,7 +17,8 @@
  * sleepacc_config_words (the config check's words, the available methods named),
  * sleepacc_option_set (one option from a script's value: every kind's rule),
  * sleepacc_fault_text (a read's fault in one sentence, for both bindings),
- * sleepacc_type_text and sleepacc_text_option (an argument that is no option).
+ * sleepacc_type_text and sleepacc_text_option (an argument that is no option),
+ * sleepacc_sleep_option (a sleep's seconds, daysleep).
  */
 #include "sleepacc_int.h"
 
@@ -226,6 +227,12 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
       return option_broken(msg, cap, "must be positive (or none: only n stops the run)");
     *(int64_t *)(void *)p = ns;
     return 0;
+  case SLEEPACC_OPT_SLEEP: /* daysleep: a sleep's seconds, its deadline from now (no day cap) */
+    if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
+    if (sleepacc_sleep_check(!whole, v->d, v->i, whole ? v->overflow : 0, sleepacc_now_ns(), &ns, &words) < 0)
+      return option_broken(msg, cap, words);
+    *(int64_t *)(void *)p = ns;
+    return 0;
   case SLEEPACC_OPT_INT64:
   case SLEEPACC_OPT_INT:
     if (!whole) break;
@@ -312,6 +319,11 @@ const sleepacc_option sleepacc_deadline_option[] = {
 
 const sleepacc_option sleepacc_seconds_option[] = {
     {"seconds", SLEEPACC_OPT_SECONDS, "seconds", 0, 0},
+    {NULL, 0, NULL, 0, 0},
+};
+
+const sleepacc_option sleepacc_sleep_option[] = {
+    {"seconds", SLEEPACC_OPT_SLEEP, "seconds", 0, 0},
     {NULL, 0, NULL, 0, 0},
 };
 
@@ -643,6 +655,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
         [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
         [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
+        [SLEEPACC_OPT_SLEEP] = "a number of seconds (int or float)",
         [SLEEPACC_OPT_RECORDS] = "a list of records", [SLEEPACC_OPT_RECORD] = "a record (a dict)",
         [SLEEPACC_OPT_STYLE] = "a str", [SLEEPACC_OPT_VALUES] = "a buffer of int64",
     }, NULL, 0},
@@ -653,7 +666,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_MODE] = "a string", [SLEEPACC_OPT_POLICY] = "a string",
         [SLEEPACC_OPT_NAME] = "a string", [SLEEPACC_OPT_NUMBER] = "a number",
         [SLEEPACC_OPT_METHODS] = "an array of method names", [SLEEPACC_OPT_DURATIONS] = "an array of seconds",
-        [SLEEPACC_OPT_DEADLINE] = "an integer",
+        [SLEEPACC_OPT_DEADLINE] = "an integer", [SLEEPACC_OPT_SLEEP] = "a number of seconds",
         [SLEEPACC_OPT_RECORDS] = "an array of records", [SLEEPACC_OPT_RECORD] = "a record (a table)",
         [SLEEPACC_OPT_STYLE] = "a string", [SLEEPACC_OPT_VALUES] = "the samples of a run",
     }, "a fraction", 1},

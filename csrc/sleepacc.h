@@ -875,10 +875,12 @@ int sleepacc_strategy_from_name(const char *name, const sleepacc_method **kernel
  * unavailable, -EINVAL bad quantile/margin.  The thread is never changed. */
 int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quantile,
                           int64_t margin_ns);
-/* Sleep toward deadline_ns (CLOCK_MONOTONIC) for at most chunk_ns
- * (0 = SLEEPACC_CHUNK_NS).  Returns 1 when the deadline is reached (never
- * before it), 0 when the chunk ended first (call again with the same
- * deadline), -EINTR when a signal interrupted it (call again), or -errno. */
+/* Sleep toward deadline_ns (CLOCK_MONOTONIC; any, however far: the guard
+ * of a script's deadline is sleepacc_deadline_check) for at most chunk_ns
+ * (0 = SLEEPACC_CHUNK_NS; more than SLEEPACC_MAX_DURATION_NS is a day).
+ * Returns 1 when the deadline is reached (never before it), 0 when the
+ * chunk ended first (call again with the same deadline), -EINTR when a
+ * signal interrupted it (call again), or -errno. */
 int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns);
 /* The hand-off.  With sleepacc_sleeper_set_handoff(s, h), h in
  * [0, SLEEPACC_MAX_HANDOFF_NS] (0, the default, turns it off), a sleep whose
@@ -1326,6 +1328,8 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
  * at base from the script's value v, by o's kind:
  *   SECONDS  INT (whole seconds) or REAL -> ns, by sleepacc_seconds_check
  *            (finite, non-negative, at most one day);
+ *   SLEEP    INT or REAL seconds -> the deadline now + ns, by
+ *            sleepacc_sleep_check (finite, non-negative, no day cap);
  *   BUDGET   as SECONDS and > 0; NULL or BOOL false: 0, no budget (only n
  *            stops the run);
  *   INT64    INT >= o->lo;  INT: the same and <= INT_MAX;
@@ -1496,12 +1500,34 @@ int sleepacc_fields_walk(const sleepacc_field *table, const void *base, const sl
  * number as sleepacc_fields_walk. */
 int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepacc_field_sink *s);
 /* A sweep's lists (rows of kind METHODS and DURATIONS, read into
- * sleepacc_sweep_args), one deadline (DEADLINE, into an int64_t) and the
- * seconds of one sleep (SECONDS, in ns into an int64_t: the argument of
- * both bindings' sleep(seconds) and of the seconds_ns call). */
+ * sleepacc_sweep_args), one deadline (DEADLINE, into an int64_t: both
+ * bindings' sleep_until) and seconds under the duration rule (SECONDS, in
+ * ns into an int64_t, at most one day: the seconds_ns call's argument). */
 extern const sleepacc_option sleepacc_sweep_lists[];
 extern const sleepacc_option sleepacc_deadline_option[];
 extern const sleepacc_option sleepacc_seconds_option[];
+/* --- daysleep: the one rule of a sleep of seconds, both bindings'
+ * sleep(seconds) (options.c, config.c).  Like time.sleep: any finite
+ * seconds >= 0, no day cap (the step runs in chunks, each kernel wait at
+ * most a day); a value whose ns, or now + ns, overflow int64 is refused.
+ * The 1-day guard of an absolute deadline (sleepacc_deadline_check) stays
+ * sleep_until's. --- */
+/* An option kind: INT (whole seconds) or REAL seconds of a sleep -> the
+ * CLOCK_MONOTONIC deadline they end at, now + ns (sleepacc_sleep_check,
+ * now read by the conversion), into an int64_t. */
+#define SLEEPACC_OPT_SLEEP 15
+/* Its one row, "seconds": what a binding's sleep(seconds) reads, then
+ * hands the deadline to sleepacc_precise_begin. */
+extern const sleepacc_option sleepacc_sleep_option[];
+/* A sleep's seconds as its deadline from now_ns: a real s (real != 0,
+ * sleepacc_seconds_to_ns) or whole seconds (real 0,
+ * sleepacc_whole_seconds_to_ns(whole, overflow)).  0 with *deadline_ns =
+ * now_ns + ns, or -EINVAL with *message (if not NULL) "must be finite"
+ * (NaN/inf), "must be non-negative", or, when ns or now_ns + ns overflow
+ * int64, "must end before the int64 ns clock does (292 years from boot)";
+ * *deadline_ns is left as it was. */
+int sleepacc_sleep_check(int real, double s, int64_t whole, int overflow, int64_t now_ns,
+                         int64_t *deadline_ns, const char **message);
 /* One value v (NULL: absent) of option o under the name name (NULL:
  * o->name) into base, by sleepacc_option_set (DEADLINE: an INT by
  * sleepacc_deadline_check); 0, or -EINVAL/-ERANGE with *f. */
@@ -1713,10 +1739,10 @@ int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *fie
  * _core.table read its rows by a converter of its own, Lua's sa.table by
  * the run's kept C record) (fields.c, calls.c). --- */
 /* Option kinds beside those above: */
-#define SLEEPACC_OPT_RECORDS 15 /* a list of records (Lua: or one record), read by the core through
+#define SLEEPACC_OPT_RECORDS 16 /* a list of records (Lua: or one record), read by the core through
                                  * a getter over the one value (sleepacc_call_args.options) */
-#define SLEEPACC_OPT_RECORD 16  /* a table of a struct's fields (what a NESTED row takes) */
-#define SLEEPACC_OPT_STYLE 17   /* TEXT, a table style's name (sleepacc_table_style_name), as INT */
+#define SLEEPACC_OPT_RECORD 17  /* a table of a struct's fields (what a NESTED row takes) */
+#define SLEEPACC_OPT_STYLE 18   /* TEXT, a table style's name (sleepacc_table_style_name), as INT */
 /* A value kind beside those above: int64 values the binding lends (a
  * record's kept samples, Lua's Samples userdata): .base, .i their count. */
 #define SLEEPACC_VALUE_SAMPLES 9

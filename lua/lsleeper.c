@@ -139,31 +139,27 @@ static int sleep_until(lua_State *L, int idx, int64_t deadline) {
   return 1;
 }
 
-/* A seconds argument in ns, by the core's row of a sleep's seconds
- * (sleepacc_seconds_option, the SECONDS kind: finite, non-negative, at most
- * one day), the row Python's sleep(seconds) reads through seconds_ns. */
-static int64_t seconds_arg(lua_State *L, int idx) {
-  int64_t ns = 0;
-  sleepacc_lua_value(L, idx, sleepacc_seconds_option, NULL, &ns);
-  return ns;
+/* The deadline of the argument at idx by the core's row o: a sleep's
+ * seconds (sleepacc_sleep_option: finite, non-negative, no day cap, the
+ * deadline now + ns; the row Python's sleep(seconds) reads) or a deadline
+ * (sleepacc_deadline_option: at most one day ahead, as Python's). */
+static int64_t deadline_arg(lua_State *L, int idx, const sleepacc_option *o) {
+  int64_t dl = 0;
+  sleepacc_lua_value(L, idx, o, NULL, &dl);
+  return dl;
 }
 
 /* ------------------------------------------------------------ Sleeper */
 
 static int sleeper_sleep(lua_State *L) {
-  int64_t d;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  d = seconds_arg(L, 2);
-  return sleep_until(L, 1, sleepacc_now_ns() + d);
+  return sleep_until(L, 1, deadline_arg(L, 2, sleepacc_sleep_option));
 }
 
-/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(),
- * by the core's deadline rule (sleepacc_deadline_check, as Python's). */
+/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
 static int sleeper_until(lua_State *L) {
-  int64_t dl;
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  sleepacc_lua_value(L, 2, sleepacc_deadline_option, NULL, &dl); /* the core's deadline option */
-  return sleep_until(L, 1, dl);
+  return sleep_until(L, 1, deadline_arg(L, 2, sleepacc_deadline_option));
 }
 
 /* Push sa.sleep's sleeper of the checked config c (opened on first use,
@@ -179,10 +175,10 @@ static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
 }
 
 static int sleep_once(lua_State *L) {
-  int64_t d = seconds_arg(L, 1);
+  int64_t dl = deadline_arg(L, 1, sleepacc_sleep_option);
   sleepacc_sleeper_config c;
   handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 2, 0);
-  return cached(L, &c) ? sleep_until(L, lua_gettop(L), sleepacc_now_ns() + d) : 3;
+  return cached(L, &c) ? sleep_until(L, lua_gettop(L), dl) : 3;
 }
 
 static int sleep_stats(lua_State *L) {

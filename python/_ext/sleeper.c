@@ -83,26 +83,25 @@ static PyObject *Precise_close(PreciseObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* `monotonic_ns` as a deadline, by the core's deadline option. */
-static int precise_deadline_arg(PyObject *arg, int64_t *out) {
-  return sleepacc_py_value(sleepacc_deadline_option, "monotonic_ns", out, arg);
-}
-
-/* _begin(x): the sleep toward x = monotonic_ns (Sleeper) or the wait for
- * the next tick of the wait() with token x (Pacer), up to the hand-off:
- * (deadline, near); near: finish it with _poll().  A call re-entered from
- * a signal handler on the thread that holds the object runs to the end
- * with a sleeper of its own, allocated here. */
+/* _begin(x[, seconds]): the sleep toward x = monotonic_ns (Sleeper; by the
+ * core's deadline option) or, seconds true, the sleep of x seconds (its
+ * deadline by the core's sleep option), or the wait for the next tick of
+ * the wait() with token x (Pacer), up to the hand-off: (deadline, near);
+ * near: finish it with _poll().  A call re-entered from a signal handler on
+ * the thread that holds the object runs to the end with a sleeper of its
+ * own, allocated here. */
 static PyObject *Precise_begin(PreciseObject *self, PyObject *args) {
-  int pacer = is_pacer(self), rc, near = 0;
+  int pacer = is_pacer(self), rc, near = 0, secs = 0;
   uint64_t me = precise_me();
   sleepacc_sleeper *own = NULL;
   sleepacc_precise_call c;
   PyObject *x = NULL;
   int64_t dl = 0;
   long long tok = 0;
-  if (!PyArg_ParseTuple(args, pacer ? "|L:_begin" : "O:_begin", pacer ? (void *)&tok : (void *)&x) ||
-      (x && precise_deadline_arg(x, &dl) < 0))
+  if (!PyArg_ParseTuple(args, pacer ? "|L:_begin" : "O|p:_begin", pacer ? (void *)&tok : (void *)&x, &secs))
+    return NULL;
+  if (x && sleepacc_py_value(secs ? sleepacc_sleep_option : sleepacc_deadline_option,
+                             secs ? NULL : "monotonic_ns", &dl, x) < 0)
     return NULL;
   if (sleepacc_precise_reentered(&self->h, me))
     own = PyMem_Malloc(sizeof *own); /* NULL: the core's -ENOMEM */
@@ -159,7 +158,7 @@ static PyObject *Precise_get_open(PreciseObject *self, void *closure) {
  * Sleeper, the wait() token for a Pacer); the public methods, names and
  * meaning are Python's (sleepacc/precise.py). */
 static PyMethodDef Precise_methods[] = {
-  {"_begin", (PyCFunction)Precise_begin, METH_VARARGS, "_begin(x) -> (deadline, near)"},
+  {"_begin", (PyCFunction)Precise_begin, METH_VARARGS, "_begin(x, seconds=False) -> (deadline, near)"},
   {"_poll", (PyCFunction)Precise_poll, METH_VARARGS, "_poll(x=0) -> True, False or None"},
   {"_unwait", (PyCFunction)Precise_unwait, METH_O, "_unwait(token): offer the tick again"},
   {"close", (PyCFunction)Precise_close, METH_NOARGS, "close(): release it (twice is fine)"},

@@ -20,10 +20,8 @@ margins ``auto`` learns carry over from one call to the next::
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import threading
-import time
 from typing import Optional
 
 from . import _core
@@ -37,10 +35,6 @@ _DEFAULTS = _core.sleeper_default()
 #: Seconds of each spin that ``Sleeper`` and ``Pacer`` spin from Python,
 #: holding the GIL, instead of in C with the GIL released (see below).
 HANDOFF = 50e-6
-
-# The longest single sleep the core takes (ns, SLEEPACC_MAX_DURATION_NS, one
-# day); Sleeper.sleep chunks longer ones.
-_CHUNK_NS = _core.MAX_DURATION_NS
 
 
 class _Precise:
@@ -116,35 +110,26 @@ class Sleeper(_Precise, _core.Sleeper):
             "dma_latency": dma_latency}))
 
     def sleep(self, seconds: float) -> None:
-        """Sleep ``seconds`` (any finite number >= 0, like ``time.sleep``)
-        toward the absolute deadline now + seconds; never returns before it.
-        A sleep longer than the core's longest (one day) is slept in chunks
-        of at most a day toward the one deadline.  The GIL is released
-        except for the hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
-        if ((isinstance(seconds, int) and not isinstance(seconds, bool)
-                or isinstance(seconds, float) and math.isfinite(seconds)) and seconds > _CHUNK_NS / 1e9):
-            whole = int(seconds)   # exact integer arithmetic: 1e300 * 1e9 would be inf
-            end = time.monotonic_ns() + whole * 1_000_000_000 + round((seconds - whole) * 1e9)
-            while True:
-                now = time.monotonic_ns()
-                if end - now <= _CHUNK_NS:
-                    break
-                self.sleep_until(now + _CHUNK_NS)
-            self.sleep_until(end)
-            return
-        ns = _core.seconds_ns(seconds)
-        self._spin_to(time.monotonic_ns() + ns)
+        """Sleep ``seconds`` (int or float, any finite number >= 0, like
+        ``time.sleep``; a day or more too) toward the absolute deadline now +
+        seconds; never returns before it.  The core's rule (sleepacc_sleep_check):
+        a value whose ns, or now + ns, overflow int64 (about 292 years) is a
+        ValueError naming ``seconds``.  The GIL is released except for the
+        hand-off; Ctrl-C raises KeyboardInterrupt within 50 ms."""
+        self._spin_to(seconds, True)
 
     def sleep_until(self, monotonic_ns: int) -> None:
         """Sleep until the CLOCK_MONOTONIC time ``monotonic_ns`` (an int, the
         clock of ``time.monotonic_ns()``).  A past deadline returns at once;
-        one more than a day ahead is a ValueError."""
+        one more than a day ahead is a ValueError (a guard against a wall-clock
+        time in ns passed by mistake; ``sleep(seconds)`` has no day cap)."""
         self._spin_to(monotonic_ns)
 
-    def _spin_to(self, monotonic_ns):
-        # The core sleeps toward the deadline up to the hand-off; then each
-        # _poll reads the clock once and says when the deadline is reached.
-        deadline, near = self._begin(monotonic_ns)
+    def _spin_to(self, x, seconds=False):
+        # The core sleeps toward the deadline (x ns, or x seconds from now:
+        # the core reads both) up to the hand-off; then each _poll reads the
+        # clock once and says when the deadline is reached.
+        deadline, near = self._begin(x, seconds)
         if near:
             poll = self._poll
             while not poll(deadline):
@@ -226,7 +211,7 @@ if hasattr(os, "register_at_fork"):
 
 def sleep(seconds: float, method: str = _DEFAULTS["method"]) -> None:
     """Sleep ``seconds`` (int or float, any finite value >= 0, as
-    ``time.sleep``; over a day in chunks) and never wake early.
+    ``time.sleep``; a day or more too) and never wake early.
 
     ``method`` is ``"auto"`` (default), ``"hybrid"``, ``"comp"``, ``"spin"``
     or any registered kernel method name (see ``sleepacc.methods()``), so it

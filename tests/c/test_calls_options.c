@@ -207,7 +207,7 @@ static void test_seconds_ns(void) {
   int64_t ns = 0;
   memset(&a, 0, sizeof a);
   CHECK(c->args[0].kind == SLEEPACC_OPT_SECONDS && strcmp(c->args[0].name, "seconds") == 0);
-  CHECK(c->args == sleepacc_seconds_option); /* the one row of a sleep's seconds, Lua's sleep reads it too */
+  CHECK(c->args == sleepacc_seconds_option); /* the duration rule's row (a sleep's: sleepacc_sleep_option) */
   CHECK(sleepacc_value_read(&c->args[0], NULL, &a, &half, &f) == 0 && a.i64 == 500000000);
   CHECK(sleepacc_call_run(c, &a, &ns, &out) == 0 && ns == 500000000 && out.base == &ns);
   CHECK(sleepacc_value_read(&c->args[0], NULL, &a, &day, &f) == 0 && a.i64 == SLEEPACC_MAX_DURATION_NS);

@@ -3,7 +3,8 @@
  * re-entered by the holding identity runs with its own sleeper (a pacer's
  * takes the pending tick), a claim made before fork() is void in the
  * child, close twice, the stats and the table that describes them, and
- * the tick tokens (unwait, a tick taken from a hand-off). */
+ * the tick tokens (unwait, a tick taken from a hand-off), a sleep longer
+ * than a day (daysleep). */
 #include "sleepacc.h"
 #include "check.h"
 
@@ -331,6 +332,61 @@ static void test_handoff_and_taken(void) {
   CHECK(sleepacc_precise_close(&H) == 0);
 }
 
+/* daysleep: the sleep of seconds both bindings' sleep(seconds) make: the
+ * seconds by the core's sleep row (sleepacc_sleep_option, as the bindings
+ * read them), whose deadline begin takes.  A 2-day sleep is accepted by
+ * every strategy and its first step is not done, not early; seconds whose
+ * ns overflow int64 are refused naming seconds, in each binding's words;
+ * sleep_until's deadline more than a day ahead is still refused. */
+static void test_sleep_longer_than_a_day(void) {
+  static const char *const methods[] = {"auto", "hybrid", "comp", "spin", "nanosleep", "timerfd"};
+  sleepacc_value two_days = {SLEEPACC_VALUE_INT, 2 * 86400, 0.0, NULL, NULL, NULL, 0};
+  sleepacc_value huge = {SLEEPACC_VALUE_REAL, 0, 1e300, NULL, NULL, NULL, 0};
+  sleepacc_value beyond = {SLEEPACC_VALUE_INT, INT64_MAX, 0.0, NULL, NULL, NULL, 1};
+  sleepacc_value yes = {SLEEPACC_VALUE_BOOL, 1, 0.0, NULL, NULL, NULL, 0};
+  sleepacc_precise_call call;
+  sleepacc_fault f;
+  char text[SLEEPACC_FAULT_TEXT_MAX];
+  int64_t dl = 0, t0, t1;
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    sleepacc_sleeper_config c = config(methods[i], 0, NULL);
+    int rc;
+    CHECKF(sleepacc_precise_open(&H, SLEEPACC_PRECISE_SLEEPER, &c, NULL) == 0, "%s", methods[i]);
+    t0 = sleepacc_now_ns();
+    CHECK(sleepacc_value_read(sleepacc_sleep_option, NULL, &dl, &two_days, &f) == 0);
+    t1 = sleepacc_now_ns();
+    CHECK(dl >= t0 + 2 * 86400 * 1000 * MS && dl <= t1 + 2 * 86400 * 1000 * MS);
+    CHECK(sleepacc_precise_begin(&call, &H, 1, dl, 0, NULL) == 0 && call.deadline_ns == dl);
+    rc = sleepacc_precise_step(&call); /* one chunk: not done */
+    CHECKF(rc == 0 || rc == -EINTR, "%s: first step of a 2-day sleep returned %d", methods[i], rc);
+    CHECK(sleepacc_now_ns() < dl);
+    CHECK(sleepacc_precise_end(&call, 1) == 0); /* given up, as Ctrl-C does */
+    CHECK(sleepacc_precise_stats_get(&H, 1, &ST, NULL) == 0 && ST.sleeper.count == 0);
+    CHECK(sleepacc_precise_close(&H) == 0);
+  }
+  /* ns beyond int64: refused naming seconds, the same words in both bindings */
+  dl = 7;
+  CHECK(sleepacc_value_read(sleepacc_sleep_option, NULL, &dl, &huge, &f) == -ERANGE && dl == 7);
+  CHECK(f.kind == SLEEPACC_FAULT_RULE && !strcmp(f.option, "seconds") && strstr(f.words, "int64"));
+  sleepacc_fault_text(&f, SLEEPACC_BINDING_PYTHON, &huge, "float", "1e+300", text, sizeof text);
+  CHECK(!strcmp(text, "seconds: must end before the int64 ns clock does (292 years from boot), got 1e+300"));
+  sleepacc_fault_text(&f, SLEEPACC_BINDING_LUA, &huge, "number", "1e+300", text, sizeof text);
+  CHECK(!strcmp(text, "seconds: must end before the int64 ns clock does (292 years from boot), got 1e+300"));
+  CHECK(sleepacc_value_read(sleepacc_sleep_option, NULL, &dl, &beyond, &f) == -ERANGE && dl == 7);
+  CHECK(!strcmp(f.option, "seconds") && strstr(f.words, "int64"));
+  /* a bool is no number of seconds: a TYPE fault naming seconds */
+  CHECK(sleepacc_value_read(sleepacc_sleep_option, NULL, &dl, &yes, &f) == -EINVAL && dl == 7);
+  CHECK(f.kind == SLEEPACC_FAULT_TYPE && !strcmp(f.option, "seconds"));
+  sleepacc_fault_text(&f, SLEEPACC_BINDING_PYTHON, &yes, "bool", NULL, text, sizeof text);
+  CHECK(!strcmp(text, "seconds: must be a number of seconds (int or float), got bool"));
+  sleepacc_fault_text(&f, SLEEPACC_BINDING_LUA, &yes, "boolean", NULL, text, sizeof text);
+  CHECK(!strcmp(text, "seconds: must be a number of seconds, got boolean"));
+  /* sleep_until keeps its guard: a deadline 2 days ahead is refused */
+  two_days.i = sleepacc_now_ns() + 2 * 86400 * 1000 * MS;
+  CHECK(sleepacc_value_read(sleepacc_deadline_option, NULL, &dl, &two_days, &f) == -ERANGE && dl == 7);
+  CHECK(!strcmp(f.option, "deadline_ns") && !strcmp(f.words, "must be at most one day ahead"));
+}
+
 int main(void) {
   TEST(test_open_close_twice);
   TEST(test_claim_two_identities_and_reentry);
@@ -339,5 +395,6 @@ int main(void) {
   TEST(test_stats_table_round_trip);
   TEST(test_tick_token_unwait);
   TEST(test_handoff_and_taken);
+  TEST(test_sleep_longer_than_a_day);
   return check_summary();
 }

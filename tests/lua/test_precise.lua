@@ -2,7 +2,8 @@
 -- No strategy or kernel method returns before its deadline; learned margins
 -- stay within [0, band]; the pacer never drifts and its missed-tick
 -- policies do what they say; Ctrl-C ends a 60 s sa.sleep within 0.5 s with
--- the slack unchanged; bad input raises naming the argument.
+-- the slack unchanged; a sleep longer than a day sleeps (daysleep); bad
+-- input raises naming the argument.
 local sa = require "sleepacc"
 local T = require "helpers"
 
@@ -258,7 +259,8 @@ test("bad input raises naming the argument", function()
     {"seconds", sa.sleep, -1e-9},
     {"seconds", sa.sleep, nan},
     {"seconds", sa.sleep, math.huge},
-    {"seconds", sa.sleep, 86401},
+    {"seconds", sa.sleep, 1e300},
+    {"seconds", sa.sleep, 2^63},
     {"seconds", sa.sleep, "0.1"},
     {"seconds", sa.sleep, true},
     {"seconds", sa.sleep, {}},
@@ -291,7 +293,14 @@ test("seconds, period and deadline_ns: the core's rule and words, then the value
   -- a wrong type: the core's one template (faults, issue 12; it was "<takes> expected, got <type>")
   local cases = { -- {the error's start (plain text), function, args...}
     {"seconds: must be non-negative, got -1", sa.sleep, -1},
-    {"seconds: must be at most 86400 s (one day), got 86401", sa.sleep, 86401},
+    -- daysleep: no day cap (86401 was refused here), only int64 ns from now
+    {"seconds: must end before the int64 ns clock does (292 years from boot), got 1e+300", sa.sleep, 1e300},
+    {"seconds: must end before the int64 ns clock does (292 years from boot), got ", s.sleep, s, 1e12},
+    {"seconds: must be finite, got inf", sa.sleep, math.huge},
+    {"seconds: must be finite, got ", s.sleep, s, 0 / 0},
+    {"seconds: must be non-negative, got -1", s.sleep, s, -1},
+    {"seconds: must be a number of seconds, got boolean", sa.sleep, true},
+    {"seconds: must be a number of seconds, got boolean", s.sleep, s, false},
     {"seconds: must be a number of seconds, got string", sa.sleep, "0.1"},
     {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
     {"method: must be a string, got number", sa.sleep, 0, 5},
@@ -336,6 +345,34 @@ test("Ctrl-C ends a 60 s sa.sleep within 0.5 s, slack unchanged", function()
     results[#results + 1] = m .. " " .. tostring(stop_ms) .. " ms"
   end
   print("  Ctrl-C to exit: " .. table.concat(results, ", "))
+end)
+
+-- daysleep: a sleep longer than a day sleeps (it was refused: "seconds: must
+-- be at most 86400 s (one day)"), toward one deadline; SIGINT 0.3 s after the
+-- call (sent by a background shell the script starts just before it) finds
+-- it still sleeping (a refusal or a return ends the call with other words
+-- first), and no sleep was counted.  A child that never ends is killed at 20 s.
+test("sa.sleep(86401) and s:sleep(86401) sleep until Ctrl-C", function()
+  local lua = (arg and arg[-1]) or "lua5.4"
+  local calls = {
+    ["sa.sleep"] = "sa.sleep(86401)",
+    ["s:sleep"] = "s:sleep(86401)",
+    ["s:sleep 2 days"] = "s:sleep(2 * 86400)",
+    ["sa.sleep 1e9 s"] = "sa.sleep(1e9)",
+  }
+  for name, call in pairs(calls) do
+    local script = 'local sa = require "sleepacc" local s = sa.sleeper() ' ..
+      'os.execute("(sleep 0.3; kill -INT $PPID) &") ' .. -- $PPID: this Lua process
+      'local ok, e = pcall(function() return ' .. call .. ' end) ' ..
+      'print("caught", ok, tostring(e):match("interrupted") or tostring(e), ' ..
+      's:stats().count, (sa.sleep_stats() or {count = 0}).count)'
+    local sh = "timeout -s KILL 20 " .. lua .. " -e '" .. script:gsub("'", "'\\''") .. "'"
+    local f = assert(io.popen(sh))
+    local out = f:read("*a")
+    f:close()
+    T.check(out:find("caught\tfalse\tinterrupted\t0\t0", 1, true),
+      "%s: not sleeping until interrupted: %s", name, out)
+  end
 end)
 
 return tests

@@ -284,3 +284,31 @@ def test_a_bad_record_is_named_by_the_same_way_to_it_in_both():
         py_words.append(str(e.value))
     assert py_words == [c[1] for c in cases]
     assert lua_words == [c[2] for c in cases]
+
+
+# daysleep: a sleep's seconds by the core's one rule in both bindings
+# (sleepacc_sleep_option): no day cap, and the same refusals, in the same
+# words (a rule's before ", got <value>"; a wrong type by the one template).
+# Lua refused 86401 ("must be at most 86400 s (one day)") and Python slept
+# 1e300 in day chunks for ever before.
+BAD_SLEEPS = [("1e300", 1e300), ("math.huge", float("inf")), ("0/0", float("nan")), ("-1", -1),
+              ("1e12", 10**12), ("-1e-9", -1e-9)]
+
+
+def test_a_sleeps_refusals_read_the_same_in_both():
+    lua_words = _lua_lines("local s = sa.sleeper()\n" + "\n".join(
+        f"print(select(2, pcall(sa.sleep, {lit})))\nprint(select(2, pcall(s.sleep, s, {lit})))"
+        for lit, _ in BAD_SLEEPS + [("true", True)]))
+    assert len(lua_words) == 2 * (len(BAD_SLEEPS) + 1), lua_words
+    s = sleepacc.Sleeper()
+    for i, (_, v) in enumerate(BAD_SLEEPS):
+        for run, lua_msg in ((sleepacc.sleep, lua_words[2 * i]), (s.sleep, lua_words[2 * i + 1])):
+            with pytest.raises(ValueError) as e:
+                run(v)
+            py_rule, lua_rule = (w.rsplit(", got ", 1)[0] for w in (str(e.value), lua_msg))
+            assert py_rule == lua_rule and py_rule.startswith("seconds: must "), (str(e.value), lua_msg)
+    for run in (sleepacc.sleep, s.sleep):
+        with pytest.raises(TypeError) as e:
+            run(True)
+        assert str(e.value) == "seconds: must be a number of seconds (int or float), got bool"
+    assert lua_words[-2:] == ["seconds: must be a number of seconds, got boolean"] * 2

@@ -1,5 +1,6 @@
 """Durations: the parser every time on the command line goes through
-(sleepacc._units), and sleeps longer than the core's longest single sleep.
+(sleepacc._units), and sleeps longer than a day (the core's rule of a
+sleep's seconds, sleepacc_sleep_check: no day cap, only int64's).
 """
 import os
 import signal
@@ -9,7 +10,6 @@ import time
 import pytest
 
 import sleepacc
-import sleepacc.precise as precise
 from sleepacc._units import has_unit, parse_duration_ns, parse_durations_ns, parse_slack_ns
 
 
@@ -67,34 +67,61 @@ def test_slack_bare_numbers_are_integer_ns():
             sleepacc.measure("nanosleep", 1e-4, n=1, slack=parse_slack_ns(text))
 
 
-@pytest.mark.parametrize("seconds", [86400.5, 100000, 10 ** 12, 1e300])
-def test_sleeps_longer_than_a_day_are_accepted_like_time_sleep(seconds, unchanged_thread):
-    """time.sleep(100000) is valid: so is sleepacc.sleep(100000).  Ctrl-C ends
-    it (the test sends SIGINT after 0.2 s); it never returns early."""
+@pytest.mark.parametrize("how", ["sleep", "Sleeper.sleep"])
+@pytest.mark.parametrize("seconds", [86400.5, 86401, 100000, 2 * 86400, 10 ** 9])
+def test_sleeps_longer_than_a_day_are_accepted_like_time_sleep(seconds, how, unchanged_thread):
+    """time.sleep(100000) is valid: so is sleepacc.sleep(100000), slept by the
+    core toward one deadline.  Ctrl-C ends it (the test sends SIGINT after
+    0.2 s): it was still sleeping then (not refused, not returned early), and
+    no sleep was counted (one sleep, not day chunks)."""
     assert threading.current_thread() is threading.main_thread()
+    s = sleepacc.Sleeper()
+    run = sleepacc.sleep if how == "sleep" else s.sleep
     timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            sleepacc.sleep(seconds)
+            run(seconds)
     finally:
         timer.cancel()
-    assert time.monotonic() - t0 >= 0.2
+    assert 0.2 <= time.monotonic() - t0 < 5
+    assert s.stats["count"] == 0
 
 
-def test_long_sleeps_are_chunked_toward_one_deadline(monkeypatch):
-    # the chunking itself, with a 30 ms "longest sleep": 0.1 s in 4 chunks
-    monkeypatch.setattr(precise, "_CHUNK_NS", 30_000_000)
-    s = sleepacc.Sleeper("clock_nanosleep")
-    t0 = time.monotonic_ns()
-    s.sleep(0.1)
-    assert time.monotonic_ns() - t0 >= 100_000_000
-    assert s.stats["count"] >= 4, s.stats
+TOO_LONG = "must end before the int64 ns clock does (292 years from boot)"
 
 
-@pytest.mark.parametrize("bad,exc", [(-1, ValueError), (float("inf"), ValueError),
-                                     (float("nan"), ValueError), (True, TypeError), ("1", TypeError)])
-def test_bad_sleeps_still_raise_naming_seconds(bad, exc):
-    with pytest.raises(exc, match="seconds"):
-        sleepacc.sleep(bad)
+@pytest.mark.parametrize("bad,exc,words", [
+    (-1, ValueError, "must be non-negative"), (-1e-9, ValueError, "must be non-negative"),
+    (float("inf"), ValueError, "must be finite"), (float("nan"), ValueError, "must be finite"),
+    (1e300, ValueError, TOO_LONG), (10 ** 12, ValueError, TOO_LONG), (2 ** 63, ValueError, TOO_LONG),
+    (2 ** 100, ValueError, TOO_LONG), (-2 ** 100, ValueError, "must be non-negative"),
+    (True, TypeError, "must be a number of seconds (int or float)"),
+    ("1", TypeError, "must be a number of seconds (int or float)")])
+def test_bad_sleeps_still_raise_naming_seconds(bad, exc, words, unchanged_thread):
+    # the core's words (its sleep row), before anything sleeps: 1e300 and
+    # 10**12 were slept in day chunks for ever before daysleep
+    s = sleepacc.Sleeper()
+    for run in (sleepacc.sleep, s.sleep):
+        # a sleep that started instead: Ctrl-C after 2 s, not the error, fails the test
+        timer = threading.Timer(2, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        err = None
+        try:
+            run(bad)
+        except (exc, KeyboardInterrupt) as caught:
+            err = caught
+        finally:
+            timer.cancel()
+        assert isinstance(err, exc) and str(err).startswith(f"seconds: {words}, got "), repr(err)
+    assert s.stats["count"] == 0
+
+
+def test_sleep_until_keeps_its_day_guard():
+    # a deadline more than a day ahead is a wall-clock ns passed by mistake
+    with pytest.raises(ValueError, match=r"^monotonic_ns: must be at most one day ahead, got "):
+        sleepacc.Sleeper().sleep_until(time.monotonic_ns() + 86401 * 10**9)
+    # the duration rule keeps its day too (measure, the CLI's durations)
+    with pytest.raises(ValueError, match=r"^seconds: must be at most 86400 s \(one day\), got 86401$"):
+        sleepacc._core.seconds_ns(86401)
