@@ -304,7 +304,7 @@ static void read_leave(reader *r)
 static int read_rows(reader *r, const sleepacc_field *t, void *base)
 {
   for (const sleepacc_field *f = t; f->name; f++) {
-    int required = (f->flags & SLEEPACC_FIELD_REQUIRED) != 0, rc;
+    int required = (f->flags & SLEEPACC_FIELD_REQUIRED) != 0, rc = 0;
     const char *msg = NULL;
     sleepacc_value v;
     if (f->type == SLEEPACC_FIELD_NESTED && (rc = read_enter(r, f->name, -1)) == 1) {

@@ -68,7 +68,7 @@ static const sleepacc_call *py_row(const char *name) {
 /* Call c over the table opts (a->i: flag) into a fresh buffer, freed by
  * the caller with the room; *rc its result. */
 static void *run(const sleepacc_call *c, fake *t, int flag, sleepacc_answer *out, int *rc) {
-  sleepacc_getter g = {fake_get, fake_room, t, NULL, 0, NULL};
+  sleepacc_getter g = {fake_get, fake_room, t, NULL, 0, NULL, NULL}; /* a flat table: no enter */
   sleepacc_call_args a;
   void *buf = malloc(c->size);
   memset(&a, 0, sizeof a);
