@@ -17,7 +17,6 @@
 #include "sleepacc_int.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ arguments */
@@ -307,30 +306,19 @@ static int call_table(const sleepacc_call_args *a, void *buf, sleepacc_answer *o
 /* A record read back with its kept samples (lent by the binding). */
 typedef struct saved {
   sleepacc_result res;
-  const int64_t *samples;
-  size_t n;
+  sleepacc_samples kept;
 } saved;
 
-/* Record i (-1: the one record) of results and its samples: a SAMPLES
- * value, or none (absent: streamed, written null). */
+/* The samples of a record: the run's (a SAMPLES value), or none (absent:
+ * streamed, written null). */
+static const sleepacc_field kept_fields[] = {
+    {"samples", offsetof(saved, kept), 0, SLEEPACC_FIELD_SAMPLES, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+/* Record i (-1: the one record) of results, then its samples. */
 static int read_saved(const sleepacc_getter *g, int64_t i, saved *s, sleepacc_answer *out) {
-  sleepacc_value v;
   int rc = sleepacc_fields_read(sleepacc_result_fields, g, "results", i, &s->res, &out->fault);
-  if (rc < 0 || (rc = g->enter(g->ctx, "results", i)) != 1)
-    return rc < 0 ? rc : -EFAULT; /* read above: it is a table */
-  if ((rc = g->get(g->ctx, "samples", -1, &v)) < 0)
-    return rc;
-  if (rc == 1 && v.kind != SLEEPACC_VALUE_SAMPLES) { /* the getter left at the record: its samples named */
-    sleepacc__fault_set(&out->fault, -EINVAL, SLEEPACC_FAULT_TYPE, "samples", -1, SLEEPACC_OPT_VALUES, 0,
-                        NULL);
-    out->fault.depth = 1;
-    snprintf(out->fault.at[0].name, sizeof out->fault.at[0].name, "results");
-    out->fault.at[0].index = i;
-    return -EINVAL;
-  }
-  s->samples = rc == 1 ? (const int64_t *)v.base : NULL, s->n = rc == 1 && v.i > 0 ? (size_t)v.i : 0;
-  g->enter(g->ctx, NULL, 0);
-  return 0;
+  return rc < 0 ? rc : sleepacc_fields_read(kept_fields, g, "results", i, s, &out->fault);
 }
 
 typedef struct {
@@ -370,7 +358,7 @@ static int call_save(const sleepacc_call_args *a, void *buf, sleepacc_answer *ou
                ? sleepacc__fault_set(&out->fault, rc, SLEEPACC_FAULT_RULE, "path", -1, 0, 0, "too long")
                : rc;
   for (size_t i = 0; i < n && rc == 0; i++) /* one sync, at the end */
-    rc = sleepacc_writer_point(w, &recs[i].res, recs[i].samples, recs[i].n);
+    rc = sleepacc_writer_point(w, &recs[i].res, recs[i].kept.at, recs[i].kept.n);
   if (rc == 0)
     rc = sleepacc_writer_close(w);
   if (rc < 0)

@@ -122,6 +122,12 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
     *(const sleepacc_method **)(void *)p = m;
     return 0;
   }
+  case SLEEPACC_FIELD_SAMPLES: /* lent values (records, issue 12) */
+    if (v->kind != SLEEPACC_VALUE_SAMPLES)
+      break;
+    ((sleepacc_samples *)(void *)p)->at = (const int64_t *)v->base;
+    ((sleepacc_samples *)(void *)p)->n = v->i > 0 ? (size_t)v->i : 0;
+    return 0;
   case SLEEPACC_FIELD_MODE: {
     int mode = v->kind == SLEEPACC_VALUE_TEXT ? sleepacc_mode_from_name(v->s) : -EINVAL;
     if (v->kind != SLEEPACC_VALUE_TEXT)
@@ -261,6 +267,7 @@ static int row_takes(int type)
   case SLEEPACC_FIELD_BOOL: return SLEEPACC_OPT_BOOL;
   case SLEEPACC_FIELD_DOUBLE: return SLEEPACC_OPT_NUMBER;
   case SLEEPACC_FIELD_NESTED: return SLEEPACC_OPT_RECORD;
+  case SLEEPACC_FIELD_SAMPLES: return SLEEPACC_OPT_VALUES;
   default: return SLEEPACC_OPT_NAME; /* STRING, METHOD, MODE: a name */
   }
 }

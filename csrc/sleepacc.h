@@ -1746,6 +1746,13 @@ int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *fie
 /* A value kind beside those above: int64 values the binding lends (a
  * record's kept samples, Lua's Samples userdata): .base, .i their count. */
 #define SLEEPACC_VALUE_SAMPLES 9
+/* A field type beside those above: values a binding lent, set from a
+ * SAMPLES value (sleepacc_field_set; never walked out): a sleepacc_samples. */
+#define SLEEPACC_FIELD_SAMPLES 13
+typedef struct sleepacc_samples {
+  const int64_t *at; /* the first value (NULL: none) */
+  size_t n;          /* how many */
+} sleepacc_samples;
 /* The name of table style i (0 "irtt", 1 "wide"), NULL past the last. */
 const char *sleepacc_table_style_name(int i);
 /* Set the struct at base from the table g stands in (name not NULL: from
