@@ -32,16 +32,11 @@
  * -fvisibility=hidden and linked with lua/sleepacc.map). */
 #if defined(__GNUC__)
 #define SLEEPACC_LUA_EXPORT __attribute__((visibility("default")))
-#define SLEEPACC_LUA_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define SLEEPACC_LUA_EXPORT
-#define SLEEPACC_LUA_PRINTF(f, a)
 #endif
 SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L);
 
-/* Raise "<field>: <formatted message>".  Never returns. */
-int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...)
-    SLEEPACC_LUA_PRINTF(3, 4);
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
 /* Where the core's reader (sleepacc_getter) takes a Lua call's options

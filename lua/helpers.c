@@ -8,18 +8,8 @@
  */
 #include "binding.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-int sleepacc_lua_error(lua_State *L, const char *field, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return luaL_error(L, "%s: %s", field, msg);
-}
 
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
   if (err > 0) err = -err;

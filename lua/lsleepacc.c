@@ -174,8 +174,7 @@ static int sleepacc__sweep(lua_State *L) {
     sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
     w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
     if (err == -EEXIST) /* as the CLI's -o */
-      sleepacc_lua_error(L, "output", "%s exists and is not empty (results are never overwritten)",
-                         output);
+      luaL_error(L, "output: %s exists and is not empty (results are never overwritten)", output);
     if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
   lua_createtable(L, total, 0); /* results */
