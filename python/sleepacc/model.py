@@ -22,6 +22,9 @@ actual duration as a sum of named causes, from one fixed vocabulary
     Linux delays a timer by up to the thread's slack (50 µs by default).  It
     is a *window*: another wake-up inside it ends the sleep early, so under
     load the oversleep drops below slack + wake-up (then ``load`` is named).
+    A hybrid sleep (registry family ``hybrid``) ends its kernel part the
+    run's margin (``margin_ns``) early and spins the rest: slack shows only
+    by what it exceeds the margin, none below it.
 ``select_slack``
     Linux select/poll/epoll: ``max(slack, 0.1 % of the timeout)``
     (``fs/select.c``), a max, not a sum.
@@ -164,7 +167,7 @@ def _num(v):
 
 _NUMERIC = {"requested_ns", "actual_ns", "samples", "n", "slack_ns", "min_ns", "max_ns",
             "p1_ns", "p10_ns", "p25_ns", "p75_ns", "p90_ns", "p99_ns", "median_ns", "mean_ns",
-            "std_ns", "cpu_percent", "cpu_ns_per_call", "dma_latency_us"}
+            "std_ns", "cpu_percent", "cpu_ns_per_call", "dma_latency_us", "margin_ns"}
 
 def load_records(path) -> List[dict]:
     """Read a tidy CSV (like seed_results.csv) into a list of dicts; numeric
@@ -218,9 +221,10 @@ def _measurement_record(m, host: Optional[Mapping] = None) -> dict:
     slack = env.get("slack_ns", env.get("slack"))
     if isinstance(slack, (int, float)) and slack > 0:
         rec["slack_ns"] = int(slack)
-    dma = env.get("dma_latency_us")
-    if isinstance(dma, int) and not isinstance(dma, bool):
-        rec["dma_latency_us"] = dma
+    for key in ("dma_latency_us", "margin_ns"):   # margin_ns: a hybrid run's
+        v = env.get(key)
+        if isinstance(v, int) and not isinstance(v, bool):
+            rec[key] = v
     host = dict(host or _get(m, "host") or {})
     if host:
         rec["_host"] = host
@@ -1575,15 +1579,31 @@ def _known_slack(facts: dict, slack_applied, honours) -> Tuple[Optional[float], 
         return float(LINUX_DEFAULT_SLACK_NS), "assumed"
     return None, ""
 
+def _hybrid_slack(known: Optional[float], src: str, margin) -> Tuple[Optional[float], str]:
+    """The slack a hybrid sleep shows: its kernel part ends `margin` ns before
+    the deadline and a spin takes it from there, so a slack within the
+    margin never shows (src "margin") and a larger one by its excess; with
+    the margin (or the slack) not known, neither is what shows."""
+    if src not in ("applied", "host", "assumed"):
+        return known, src
+    if not isinstance(margin, (int, float)) or known is None:
+        return None, ""
+    return (0.0, "margin") if known <= margin else (known - margin, src)
+
 def _slack_for(p: MethodParams, known: Optional[float], src: str):
     """Attribute the constant to slack and wake-up from what is known."""
     if not p.sleeps or p.tick_ns:
         return
-    if src in ("method", "os"):
+    margin = getattr(p, "_margin_ns", None)
+    if src in ("method", "os", "margin"):
         p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
         p.slack_source = "method"
-        p.notes["slack"] = ("this method is not delayed by timer slack" if src == "method" else
-                            "timer slack is a Linux mechanism: the constant is wake-up")
+        p.notes["slack"] = {
+            "method": "this method is not delayed by timer slack",
+            "os": "timer slack is a Linux mechanism: the constant is wake-up",
+            "margin": (f"the timer slack is within the hybrid margin ({_us(margin or 0.0)}): "
+                       "the spin covers it, so it never shows"),
+        }[src]
         return
     if p.select_slack_ns is not None and not known:
         # the knee of max(slack, 0.1% of d) measures the slack itself
@@ -1608,6 +1628,8 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
         "assumed": ("split assuming Linux's default 50 µs timer slack: one slack setting "
                     "cannot separate slack from wake-up latency"),
     }[src]
+    if margin is not None:
+        p.notes["slack"] += f", less the hybrid margin ({_us(margin)}) its spin covers"
     reps = getattr(p, "_reps", None)
     if known >= 5_000 and reps is not None:
         hi = float(np.percentile(reps["beta"][:, 0], 97.5))
@@ -1643,6 +1665,7 @@ def _group_facts(recs: List[dict]) -> dict:
 def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> Model:
     info = _method_info() if info is None else info
     pts: Dict[str, Dict[float, List[Tuple[float, float]]]] = {}
+    margins: Dict[str, set] = {}
     for r in recs:
         y, req = r.get("actual_ns"), r.get("requested_ns")
         if not isinstance(y, (int, float)) or not isinstance(req, (int, float)):
@@ -1651,6 +1674,7 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
             continue
         s, _ = _point_sigma(r, float(y), float(req))
         pts.setdefault(str(r["method"]), {}).setdefault(float(req), []).append((float(y), s))
+        margins.setdefault(str(r["method"]), set()).add(r.get("margin_ns"))
     facts = _group_facts(recs)
     slack_vals = {r.get("slack_ns") for r in recs if r.get("slack_ns") is not None}
     slack_applied = next(iter(slack_vals)) if len(slack_vals) == 1 else None
@@ -1675,11 +1699,19 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
         known, src = _known_slack(facts, slack_applied, honours)
         if kind not in ("linux", None):
             known, src = 0.0, "os"
+        margin = None
+        if family == "hybrid":   # one margin for all its points, else not known
+            ms = margins.get(method, set())
+            margin = next(iter(ms)) if len(ms) == 1 else None
+            known, src = _hybrid_slack(known, src, margin)
+            honours = False if src == "margin" else honours
         ctx = {"os": kind, "hres": hres, "honours_slack": honours,
                "known_slack": known if src in ("applied", "host", "assumed") else None,
                "baseline": (family == "baseline") if family else None}
         p = _fit_method(method, req, act, sig, unit_prior=max(unit, 1), ctx=ctx,
                         bootstrap=bootstrap)
+        if margin is not None:
+            p._margin_ns = float(margin)  # type: ignore[attr-defined]
         _slack_for(p, known, src)
         params[method] = p
     m = Model(params, facts, label)
@@ -1947,7 +1979,12 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
         out.append("the sleeps end before the slack runs out: other wake-ups (load) cut the "
                    "window short; the figures depend on what else runs.")
     wake = p.wakeup_ns if p.wakeup_ns is not None else (p.constant_ns if not p.tick_ns else None)
-    if wake is not None and wake >= 2_000 and not (p.slack_ns is None and p.constant_ns >= 30_000):
+    margin = getattr(p, "_margin_ns", None)
+    if margin is not None and p.constant_ns >= 2_000:   # a hybrid sleep ending late
+        out.append(f"the kernel part ends {_us(p.constant_ns)} past the deadline: its timer slack "
+                   f"and wake-up outrun the {_us(margin)} margin; a larger margin (--margin), or "
+                   "the auto sleeper, which learns it, spins that part instead.")
+    elif wake is not None and wake >= 2_000 and not (p.slack_ns is None and p.constant_ns >= 30_000):
         out.append(f"wake-up takes {_us(wake)}: the hybrid method (sleep, then spin the last "
                    f"part) removes it at the cost of CPU time.")
     if p.idle_exit_ns >= 2_000:

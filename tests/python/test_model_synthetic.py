@@ -391,3 +391,46 @@ def test_the_model_reads_the_cores_statistics():
     fitted = model.fit(sw)
     p = fitted.params["nanosleep"]
     assert p.measured_ns == [float(m.stats["median"]) for m in sw]
+
+
+# ------------------------------------------------------------------ hybrid
+
+HYBRID_LADDER = [1e5, 3e5, 1e6, 3e6, 1e7, 3e7]
+
+
+def test_hybrid_within_its_margin_shows_no_slack_and_no_load():
+    """A hybrid sleep spins the last margin_ns: a 50 µs slack within its
+    125 µs margin never shows, so a 300 ns oversleep is not a slack window
+    cut short by load (what the slack split alone would say)."""
+    m = host(lambda d: 300.0, durations=HYBRID_LADDER, method="hybrid", spread=200.0,
+             extra={"margin_ns": 125_000})
+    p = m.params["hybrid"]
+    nonnegative(p)
+    assert cause(p, "load") is None and cause(p, "timer_slack") is None, p.causes
+    assert p.slack_ns == 0 and "within the hybrid margin (125 µs)" in p.notes["slack"]
+    text = m.explain()
+    assert "load" not in text and "the hybrid method (sleep, then spin" not in text, text
+    # the same data without the margin: the split has nothing to go on
+    q = host(lambda d: 300.0, durations=HYBRID_LADDER, method="hybrid", spread=200.0).params["hybrid"]
+    assert q.slack_ns is None and cause(q, "load") is None, q.causes
+
+
+def test_hybrid_past_its_margin_shows_the_excess_and_names_the_margin():
+    """Margin 20 µs under the assumed 50 µs slack: the kernel part ends
+    slack + wake-up - margin late; the slack shown is its excess (30 µs)."""
+    m = host(lambda d: 30e3 + 8e3, durations=HYBRID_LADDER, method="hybrid",
+             extra={"margin_ns": 20_000})
+    p = m.params["hybrid"]
+    nonnegative(p)
+    assert p.slack_ns is not None and p.slack_ns <= 30e3 + 1e-6, p.slack_ns
+    assert "less the hybrid margin (20 µs)" in p.notes["slack"]
+    assert "outrun the 20 µs margin" in m.explain()
+
+
+def test_a_hybrid_measurement_carries_its_margin():
+    import sleepacc
+    mm = sleepacc.measure("hybrid", 1e-4, n=5, margin=3e-5)
+    (rec,) = model.to_records(mm)
+    assert rec["margin_ns"] == mm.env["margin_ns"] == 30_000
+    (other,) = model.to_records(sleepacc.measure("nanosleep", 1e-4, n=5))
+    assert "margin_ns" not in other
