@@ -1,9 +1,11 @@
 """Shared helpers of the Python suite: the calling thread's state (timer
 slack, scheduling policy, affinity), read from the OS, not from sleepacc."""
+import contextlib
 import os
 from pathlib import Path
 import signal
 import threading
+import time
 
 import pytest
 
@@ -69,6 +71,43 @@ def unchanged_thread():
     before = thread_state()
     yield before
     assert thread_state() == before
+
+
+@contextlib.contextmanager
+def counting_thread():
+    """A thread counting as fast as it can while the block runs: yields its
+    count (a one-element list, read as count[0]); stopped and joined on
+    exit.  It advances only while this thread does not hold the GIL."""
+    count = [0]
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        yield count
+    finally:
+        stop.set()
+        t.join()
+
+
+def interrupt_after(delay, seen):
+    """SIGINT to the main thread after `delay` s (a started threading.Timer,
+    returned); records in `seen` when it was sent ("sent", monotonic) and
+    the main thread's timer slack just before sending ("slack_during")."""
+    main = threading.main_thread()
+
+    def fire():
+        seen["slack_during"] = thread_slack_ns(main.native_id)
+        seen["sent"] = time.monotonic()
+        signal.pthread_kill(main.ident, signal.SIGINT)
+
+    timer = threading.Timer(delay, fire)
+    timer.start()
+    return timer
 
 
 def read_child_report(r, pid):

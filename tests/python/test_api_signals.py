@@ -7,22 +7,13 @@ import time
 import pytest
 
 import sleepacc
-from conftest import thread_slack_ns, thread_state
+from conftest import counting_thread, interrupt_after, thread_state
 
 
 @pytest.mark.parametrize("method,duration", [("spin", 1e-3), ("nanosleep", 1e-3),
                                              ("hybrid", 1e-3)])
 def test_other_threads_run_during_a_measure(method, duration):
-    count = [0]
-    stop = threading.Event()
-
-    def counter():
-        while not stop.is_set():
-            count[0] += 1
-
-    t = threading.Thread(target=counter)
-    t.start()
-    try:
+    with counting_thread() as count:
         # the counter's own pace while this thread sleeps (GIL released)
         c0 = count[0]
         time.sleep(0.2)
@@ -32,9 +23,6 @@ def test_other_threads_run_during_a_measure(method, duration):
         m = sleepacc.measure(method, duration, budget=1.0, keep_samples=False)
         elapsed = time.monotonic() - t0
         advanced = count[0] - c0
-    finally:
-        stop.set()
-        t.join()
     assert elapsed >= 1.0 and m.n > 0
     # with the GIL held by the measure the counter would stand still (it could
     # run only until the measure took the GIL: a switch interval, 5 ms, is 0.5 %
@@ -42,21 +30,6 @@ def test_other_threads_run_during_a_measure(method, duration):
     # machine is (2 CPUs: a spinning measure takes one; other work may take more)
     assert baseline > 0
     assert advanced >= 0.05 * baseline * elapsed, (advanced, baseline)
-
-
-def _interrupt_after(delay, seen):
-    """SIGINT to the main thread after `delay` s; records when it was sent
-    and the main thread's timer slack just before sending."""
-    main = threading.main_thread()
-
-    def fire():
-        seen["slack_during"] = thread_slack_ns(main.native_id)
-        seen["sent"] = time.monotonic()
-        signal.pthread_kill(main.ident, signal.SIGINT)
-
-    timer = threading.Timer(delay, fire)
-    timer.start()
-    return timer
 
 
 @pytest.mark.parametrize("slack", [None, 1000])
@@ -67,7 +40,7 @@ def test_sigint_interrupts_a_30s_measure(method, duration, n, slack):
     assert threading.current_thread() is threading.main_thread()
     before = thread_state()
     seen = {}
-    timer = _interrupt_after(0.3, seen)
+    timer = interrupt_after(0.3, seen)
     t0 = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -89,7 +62,7 @@ def test_sigint_interrupts_a_30s_measure(method, duration, n, slack):
 def test_sigint_interrupts_a_sweep():
     before = thread_state()
     seen = {}
-    timer = _interrupt_after(0.3, seen)
+    timer = interrupt_after(0.3, seen)
     try:
         with pytest.raises(KeyboardInterrupt):
             sleepacc.sweep(["spin", "nanosleep"], [1e-3], budget=10, slack=2000)

@@ -16,7 +16,7 @@ import time
 import pytest
 
 import sleepacc
-from conftest import child_env, thread_state
+from conftest import child_env, counting_thread, interrupt_after, thread_state
 
 KERNEL = [m.name for m in sleepacc.methods() if m.family == "kernel" and m.available]
 STRATEGIES = ["auto", "hybrid", "comp", "spin"]
@@ -171,18 +171,6 @@ def test_pacer_delay_restarts_from_now():
     assert p.stats["misses"] >= 5 and p.stats["timer_misses"] >= 5
 
 
-def _interrupt_after(delay, seen):
-    main = threading.main_thread()
-
-    def fire():
-        seen["sent"] = time.monotonic()
-        signal.pthread_kill(main.ident, signal.SIGINT)
-
-    timer = threading.Timer(delay, fire)
-    timer.start()
-    return timer
-
-
 @pytest.mark.parametrize("what", ["sleep-auto", "sleep-spin", "sleep-nanosleep", "Sleeper-comp",
                                   "Pacer-auto", "Pacer-spin", "sleep_until-hybrid"])
 def test_ctrl_c_ends_a_60s_sleep(what):
@@ -200,7 +188,7 @@ def test_ctrl_c_ends_a_60s_sleep(what):
         call = lambda: s.sleep_until(time.monotonic_ns() + 60_000_000_000)  # noqa: E731
     seen = {}
     t0 = time.monotonic()
-    timer = _interrupt_after(0.3, seen)
+    timer = interrupt_after(0.3, seen)
     try:
         with pytest.raises(KeyboardInterrupt):
             call()
@@ -222,26 +210,14 @@ def test_gil_is_released_while_spinning_and_sleeping():
     # during time.sleep (which releases the GIL) is the baseline, so the
     # test holds on slow (sanitizer) builds too; with the GIL held during
     # the sleep the counter would not move at all.
-    count = [0]
-    stop = threading.Event()
-
-    def counter():
-        while not stop.is_set():
-            count[0] += 1
-
-    t = threading.Thread(target=counter)
-    t.start()
     progress = {}
-    try:
+    with counting_thread() as count:
         time.sleep(0.05)
         for name, sleep in (("time.sleep", time.sleep), ("spin", sleepacc.Sleeper("spin").sleep),
                             ("auto", sleepacc.Sleeper("auto").sleep)):
             c0 = count[0]
             sleep(0.5)
             progress[name] = count[0] - c0
-    finally:
-        stop.set()
-        t.join()
     base = progress["time.sleep"]
     assert base > 0
     for name in ("spin", "auto"):
