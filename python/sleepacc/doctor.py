@@ -392,12 +392,6 @@ def _idle(c):
     without it."""
     f = c["facts"]
     driver, states = f.get("cpuidle_driver"), f.get("cpuidle_states") or ""
-    exits = []
-    for item in str(states).split(","):
-        name, _, lat = item.partition(":")
-        if lat.strip().isdigit() and name.strip().upper() != "POLL":
-            exits.append((name.strip(), int(lat)))
-    deepest = max(exits, key=lambda e: e[1]) if exits else None
     p = c["params"]
     model_exit = None
     if p is not None and p.idle_exit_ns:

@@ -40,7 +40,6 @@ import inspect
 import json
 import os
 import socket
-import tempfile
 import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple

@@ -455,7 +455,6 @@ def _solve(spec: _Spec, req, y, sig, prior: float, n_eff: float, huber: bool = F
     zero_ns = None
     zm = q == 0
     use = np.ones(len(req), dtype=bool)
-    chi_zero = 0.0
     if spec.zero:
         if not np.any(zm) or np.all(zm):
             return None
@@ -463,7 +462,6 @@ def _solve(spec: _Spec, req, y, sig, prior: float, n_eff: float, huber: bool = F
         zero_ns = float(np.sum(w * y[zm]) / np.sum(w))
         if zero_ns > ZERO_RETURN_MAX_NS:
             return None
-        chi_zero = float(np.sum(((y[zm] - zero_ns) / sig[zm]) ** 2))
         use = ~zm
     A, off, lb, ub = _design(spec, b[use])
     su = sig[use]

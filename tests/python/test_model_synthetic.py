@@ -347,7 +347,7 @@ def test_no_fit_is_ever_negative_on_random_hosts():
     """Property: whatever positive oversleeps a host shows, every fitted
     amount and every interval bound is >= 0 and no prediction undercuts
     its request."""
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import given, settings, strategies as st
 
     @settings(max_examples=25, deadline=None, derandomize=True)

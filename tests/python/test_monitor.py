@@ -5,7 +5,6 @@ lines), irtt's JSON shape for the timer statistics (checked against a real
 irtt on 127.0.0.1.  Every child is bounded in time; a missing tool skips."""
 import gzip
 import json
-import os
 import shutil
 import signal
 import socket

@@ -241,7 +241,7 @@ def test_rows_carry_the_experiment_variables_and_frames_concatenate():
 
 
 def test_per_sample_frame():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     s = sleepacc.sweep(["nanosleep", "spin"], [1e-5], budget=0.01)
     df = s.to_frame(samples=True)
     assert len(df) == sum(m.n for m in s)

@@ -77,7 +77,7 @@ def sched_setattr(policy, priority=0, flags=0, nice=0, runtime=0, deadline=0, pe
 def thread_state():
     """Everything a call must leave as it found it, for this thread."""
     a = sched_getattr()
-    with open(f"/proc/thread-self/status") as f:
+    with open("/proc/thread-self/status") as f:
         status = dict(re.findall(r"^(Sig(?!Q)\w+|ShdPnd):\s*(\w+)", f.read(), re.M))
     return {
         "policy": a.sched_policy, "priority": a.sched_priority, "flags": a.sched_flags,
