@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import sleepacc
-from conftest import LUA_MODULE as MODULE, LUA_WALK, ROOT, child_env
+from conftest import LUA_MODULE as MODULE, ROOT, child_env
 
 LUA = shutil.which("lua5.4")
 pytestmark = pytest.mark.skipif(LUA is None, reason="lua5.4 is missing (Debian package lua5.4; make deps installs it)")
@@ -156,41 +156,3 @@ print(type(r), name, msg)
     assert rtype == "nil" and name in ("EACCES", "EPERM"), out
     assert "dma_latency" in msg, msg
 
-
-PARITY = LUA_WALK + r"""
-show("defaults", sa.defaults())
-local s = assert(sa.sleeper("hybrid"))
-for _ = 1, 3 do s:sleep(1e-4) end
-show("sleeper", s:stats())
-local p = assert(sa.pacer(0.001))
-for _ = 1, 3 do p:wait() end
-show("pacer", p:stats())
-"""
-
-
-def flat_types(d, prefix=""):
-    out = []
-    for k, v in d.items():
-        if k == "margins" or v is None:
-            continue
-        if isinstance(v, dict):
-            out += flat_types(v, f"{prefix}{k}.")
-        else:
-            ty = "bool" if isinstance(v, bool) else type(v).__name__
-            out.append(f"{prefix}{k}={ty}")
-    return sorted(out)
-
-
-def test_defaults_and_sleeper_pacer_stats_match_python(module_built):
-    from sleepacc import _core
-    lua = dict(line.split(" ", 1) for line in run_lua(PARITY).strip().splitlines())
-    py_defaults = flat_types(_core.config_default())
-    assert lua["defaults"].split() == py_defaults
-    s = sleepacc.Sleeper("hybrid")
-    for _ in range(3):
-        s.sleep(1e-4)
-    assert lua["sleeper"].split() == flat_types(s.stats)
-    p = sleepacc.Pacer(0.001)
-    for _ in range(3):
-        p.wait()
-    assert lua["pacer"].split() == flat_types(p.stats)
