@@ -1990,6 +1990,11 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
         fix = ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0) or a hybrid sleep "
                "avoids the deep idle state" if linux else
                "a hybrid sleep (spin the last part) avoids the deep idle state")
+        if margin is not None:   # a hybrid sleep already: its kernel part outruns the margin
+            fix = (f"the kernel part then ends past the {_us(margin)} margin; "
+                   + ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0), " if linux
+                      else "") + "a larger margin (--margin), or the auto sleeper, which "
+                   "learns it, keeps the spin ahead of it")
         out.append(f"idle exit grows to {_us(p.idle_exit_ns)} on long sleeps ({_us(e_req)} at "
                    f"{format_ns(req)}): {fix}.")
     if p.zero_return_ns is not None and p.rounding == "down":

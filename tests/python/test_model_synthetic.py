@@ -434,3 +434,17 @@ def test_a_hybrid_measurement_carries_its_margin():
     assert rec["margin_ns"] == mm.env["margin_ns"] == 30_000
     (other,) = model.to_records(sleepacc.measure("nanosleep", 1e-4, n=5))
     assert "margin_ns" not in other
+
+
+def test_a_late_hybrid_is_never_told_to_use_a_hybrid_sleep():
+    """Long sleeps: the kernel part's idle exit outgrows the 125 µs margin
+    (the spin starts late).  The advice is the margin (or auto), never the
+    hybrid method it already is."""
+    ladder = [1e5, 3e5, 1e6, 3e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8]
+    m = host(lambda d: 300 + max(0.0, 55e3 + 130e3 * d / (d + 5e6) - 125e3), durations=ladder,
+             method="hybrid", spread=2_000.0, extra={"margin_ns": 125_000})
+    p = m.params["hybrid"]
+    nonnegative(p)
+    text = m.explain()
+    assert p.idle_exit_ns > 0 and "past the 125 µs margin" in text, text
+    assert "hybrid sleep avoids" not in text and "the hybrid method (sleep" not in text, text
