@@ -129,7 +129,7 @@ IDLE_EXIT_MAX_NS = 1_000_000    # deepest C-state exits are below 1 ms
 ENTRY_MAX_NS = 100_000
 ZERO_RETURN_MAX_NS = 50_000     # a zero timeout that returns is a system call, not a sleep
 # Columns that identify one machine/configuration in tidy records.
-GROUP_KEYS = ("seed", "host", "os", "timer_config", "slack_ns", "dma_latency_us")
+GROUP_KEYS = ("seed", "host", "os", "timer_config", "slack_ns", "dma_latency_us", "policy")
 
 LINUX_DEFAULT_SLACK_NS = 50_000
 BOOTSTRAP = 200
@@ -225,6 +225,8 @@ def _measurement_record(m, host: Optional[Mapping] = None) -> dict:
         v = env.get(key)
         if isinstance(v, int) and not isinstance(v, bool):
             rec[key] = v
+    if isinstance(env.get("policy"), str):   # set for the run (else the thread's: the host's)
+        rec["policy"] = env["policy"]
     host = dict(host or _get(m, "host") or {})
     if host:
         rec["_host"] = host
@@ -1565,6 +1567,10 @@ class ModelSet(dict):
             raise KeyError(f"{len(hits)} groups match {match}")
         return hits[0]
 
+# Linux gives a real-time thread no timer slack (hrtimer sleeps and
+# select's estimate both skip it for rt_task()).
+_RT_POLICIES = ("fifo", "rr")
+
 def _known_slack(facts: dict, slack_applied, honours) -> Tuple[Optional[float], str]:
     if honours is False:
         return 0.0, "method"
@@ -1593,12 +1599,14 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
     if not p.sleeps or p.tick_ns:
         return
     margin = getattr(p, "_margin_ns", None)
-    if src in ("method", "os", "margin"):
+    if src in ("method", "os", "margin", "policy"):
         p.slack_ns, p.wakeup_ns = 0.0, p.constant_ns
         p.slack_source = "method"
         p.notes["slack"] = {
             "method": "this method is not delayed by timer slack",
             "os": "timer slack is a Linux mechanism: the constant is wake-up",
+            "policy": "a real-time thread (SCHED_FIFO, SCHED_RR) gets no timer slack: the "
+                      "constant is wake-up",
             "margin": (f"the timer slack is within the hybrid margin ({_us(margin or 0.0)}): "
                        "the spin covers it, so it never shows"),
         }[src]
@@ -1678,6 +1686,8 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
     slack_applied = next(iter(slack_vals)) if len(slack_vals) == 1 else None
     kind = _os_kind(facts)
     hres = str(facts.get("high_res_timers") or "").lower() in ("yes", "true", "1", "on")
+    # the run's policy (one per group: a group key), else the thread's at the start
+    policy = next((r["policy"] for r in recs if r.get("policy")), None) or facts.get("sched_policy")
     params = {}
     for method, by_req in pts.items():
         req = sorted(by_req)
@@ -1697,12 +1707,14 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
         known, src = _known_slack(facts, slack_applied, honours)
         if kind not in ("linux", None):
             known, src = 0.0, "os"
+        elif policy in _RT_POLICIES and src in ("applied", "host", "assumed"):
+            known, src = 0.0, "policy"
         margin = None
         if family == "hybrid":   # one margin for all its points, else not known
             ms = margins.get(method, set())
             margin = next(iter(ms)) if len(ms) == 1 else None
             known, src = _hybrid_slack(known, src, margin)
-            honours = False if src == "margin" else honours
+        honours = False if src in ("margin", "policy") else honours
         ctx = {"os": kind, "hres": hres, "honours_slack": honours,
                "known_slack": known if src in ("applied", "host", "assumed") else None,
                "baseline": (family == "baseline") if family else None}
@@ -1735,7 +1747,8 @@ def fit_groups(data, by: Sequence[str] = GROUP_KEYS, bootstrap: int = BOOTSTRAP)
     for key, rs in groups.items():
         label = " / ".join(
             f"slack {format_ns(v)}" if k == "slack_ns" else
-            f"dma latency {v} µs" if k == "dma_latency_us" else f"{v}"
+            f"dma latency {v} µs" if k == "dma_latency_us" else
+            f"policy {v}" if k == "policy" else f"{v}"
             for k, v in zip(keys, key) if v is not None and k != "seed")
         models[key] = _fit_group(rs, label, info, bootstrap)
     ms = ModelSet(keys, models)
@@ -1827,7 +1840,7 @@ def fit(data, by: Optional[Sequence[str]] = None, bootstrap: int = BOOTSTRAP):
     Returns a Model (``.params[method]``, ``.predict``, ``.explain``,
     ``.to_json``) when the data hold one machine/configuration, else a
     ModelSet of Models keyed by the group columns (seed, host, os,
-    timer_config, applied slack, dma latency)."""
+    timer_config, applied slack, dma latency, scheduling policy)."""
     ms = fit_groups(data, by if by is not None else GROUP_KEYS, bootstrap)
     if len(ms) == 1:
         return next(iter(ms.values()))

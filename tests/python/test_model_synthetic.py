@@ -448,3 +448,35 @@ def test_a_late_hybrid_is_never_told_to_use_a_hybrid_sleep():
     text = m.explain()
     assert p.idle_exit_ns > 0 and "past the 125 µs margin" in text, text
     assert "hybrid sleep avoids" not in text and "the hybrid method (sleep" not in text, text
+
+
+def test_a_real_time_thread_has_no_slack_to_cut_short():
+    """SCHED_FIFO/RR threads get no timer slack: a 21 µs constant under FIFO
+    is wake-up, not 21 µs of a 50 µs slack window cut short by load (nor is
+    'a real-time policy' the advice).  The policy is the run's (env.policy)
+    or, unset, the thread's at the start (the host's sched_policy)."""
+    for extra in ({"policy": "fifo"}, {"_host": {"sched_policy": "rr", "timer_slack_ns": 50_000}}):
+        m = host(lambda d: 21e3, extra=extra)
+        p = m.params["nanosleep"]
+        nonnegative(p)
+        assert p.slack_ns == 0 and cause(p, "load") is None and cause(p, "timer_slack") is None
+        assert "real-time thread" in p.notes["slack"], p.notes
+        assert "a real-time policy" not in m.explain()
+    # the same oversleep under SCHED_OTHER: 21 µs of the host's 50 µs slack, load named
+    q = host(lambda d: 21e3, extra={"_host": {"sched_policy": "other", "timer_slack_ns": 50_000}})
+    assert cause(q.params["nanosleep"], "load") is not None
+
+
+def test_runs_under_two_policies_are_two_groups():
+    recs = []
+    for policy, const in ((None, 70e3), ("fifo", 20e3)):
+        for d in LADDER:
+            r = {"method": "nanosleep", "requested_ns": int(d), "actual_ns": d + const, "n": 400,
+                 "p25_ns": d + const - 2e3, "p75_ns": d + const + 2e3, "os": "Linux 6.18"}
+            if policy:
+                r["policy"] = policy
+            recs.append(r)
+    ms = model.fit(recs)
+    assert isinstance(ms, model.ModelSet) and "policy" in ms.by
+    assert ms.find(policy="fifo").params["nanosleep"].slack_ns == 0
+    assert "policy fifo" in ms.explain()
