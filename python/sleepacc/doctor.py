@@ -325,6 +325,10 @@ def _timer_slack(c):
     if slack is not None and slack <= 1000 and (gain is None or gain < 2_000):
         return _finding("timer_slack", "ok", f"timer slack is already {slack} ns", gain, ev,
                         delta_ns=gain)
+    policy = c["facts"].get("sched_policy")
+    if policy in ("fifo", "rr") and (gain is None or gain < 2_000):   # Linux gives RT threads none
+        return _finding("timer_slack", "ok", f"a SCHED_{str(policy).upper()} thread gets no timer "
+                        f"slack (its {_us(slack)} setting does not apply)", gain, ev, delta_ns=gain)
     return _finding(
         "timer_slack", "problem" if (gain or 0) >= 2_000 else "ok",
         f"timer slack delays every sleep by up to {_us(slack)}", gain, ev,
