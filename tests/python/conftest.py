@@ -1,6 +1,7 @@
 """Shared helpers of the Python suite: the calling thread's state (timer
 slack, scheduling policy, affinity), read from the OS, not from sleepacc."""
 import contextlib
+import json
 import os
 from pathlib import Path
 import signal
@@ -122,6 +123,30 @@ def read_child_report(r, pid):
     os.close(r)
     _, status = os.waitpid(pid, 0)
     return b"".join(chunks), status
+
+
+def run_forked(child):
+    """Fork; the child runs child() and sends back the dict it returns (as
+    JSON), then exits.  An exception in the child fails the test here (its
+    repr reported); so does a child that did not exit 0.  Returns the dict."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(r)
+            os.write(w, json.dumps(child()).encode())
+        except BaseException as e:  # noqa: BLE001 - reported to the parent
+            os.write(w, json.dumps({"child_error": repr(e)}).encode())
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    raw, status = read_child_report(r, pid)
+    out = json.loads(raw or b"{}")
+    assert "child_error" not in out, out
+    assert os.waitstatus_to_exitcode(status) == 0
+    return out
 
 
 # Lua for the parity tests: `sa` loaded, and show(name, t [, values]) prints

@@ -27,7 +27,6 @@ bandwidth), the case skips with the kernel's reason.
 """
 import ctypes
 import errno
-import json
 import os
 import re
 import resource
@@ -40,7 +39,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import sleepacc
 
-from conftest import read_child_report, LUA_MODULE, ROOT, child_env
+from conftest import run_forked, LUA_MODULE, ROOT, child_env
 
 NOBODY = 65534
 SCHED_DEADLINE = 6
@@ -98,43 +97,29 @@ def in_child(setup, call, drop=None):
     an int: RLIMIT_RTPRIO to that and become nobody), then records the thread
     state, runs call(), records it again.  Returns the child's report, or
     skips when setup() is refused by the kernel."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
+    def child():
         try:
-            os.close(r)
-            try:
-                setup()
-                if drop is not None:
-                    resource.setrlimit(resource.RLIMIT_RTPRIO, (drop, drop))
-                    os.setgroups([])
-                    os.setresgid(NOBODY, NOBODY, NOBODY)
-                    os.setresuid(NOBODY, NOBODY, NOBODY)
-            except (OSError, ValueError) as e:   # ValueError: setrlimit over the hard limit
-                os.write(w, json.dumps({"setup_refused": str(e)}).encode())
-                os._exit(0)
-            before = thread_state()
-            try:
-                res = {"ok": True, "value": call()}
-            except Exception as e:  # noqa: BLE001 - reported to the parent
-                res = {"ok": False, "type": type(e).__name__,
-                       "errno": getattr(e, "errno", None),
-                       "msg": getattr(e, "strerror", None) or str(e)}
-            res["before"], res["after"] = before, thread_state()
-            os.write(w, json.dumps(res).encode())
-        except BaseException as e:  # noqa: BLE001
-            os.write(w, json.dumps({"child_error": repr(e)}).encode())
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(w)
-    raw, status = read_child_report(r, pid)
-    out = json.loads(raw or b"{}")
+            setup()
+            if drop is not None:
+                resource.setrlimit(resource.RLIMIT_RTPRIO, (drop, drop))
+                os.setgroups([])
+                os.setresgid(NOBODY, NOBODY, NOBODY)
+                os.setresuid(NOBODY, NOBODY, NOBODY)
+        except (OSError, ValueError) as e:   # ValueError: setrlimit over the hard limit
+            return {"setup_refused": str(e)}
+        before = thread_state()
+        try:
+            res = {"ok": True, "value": call()}
+        except Exception as e:  # noqa: BLE001 - reported to the parent
+            res = {"ok": False, "type": type(e).__name__,
+                   "errno": getattr(e, "errno", None),
+                   "msg": getattr(e, "strerror", None) or str(e)}
+        res["before"], res["after"] = before, thread_state()
+        return res
+
+    out = run_forked(child)
     if "setup_refused" in out:
         pytest.skip(f"the kernel refused the caller state: {out['setup_refused']}")
-    assert "child_error" not in out, out
-    assert os.waitstatus_to_exitcode(status) == 0
     return out
 
 

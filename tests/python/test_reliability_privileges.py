@@ -21,7 +21,6 @@
 import ast
 import ctypes
 import errno
-import json
 import os
 import pathlib
 import re
@@ -33,7 +32,7 @@ import time
 
 import pytest
 
-from conftest import read_child_report
+from conftest import run_forked
 
 import sleepacc
 
@@ -56,38 +55,23 @@ def as_nobody(fn, rtprio=0):
     returns what fn returned (JSON-able)."""
     if os.geteuid() != 0:
         pytest.skip("dropping to nobody needs root (setresuid)")
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        code = 0
+    def child():
         try:
-            os.close(r)
-            try:
-                resource.setrlimit(resource.RLIMIT_RTPRIO, (rtprio, rtprio))
-            except (ValueError, OSError) as e:
-                os.write(w, json.dumps({"rlimit_error": str(e)}).encode())
-                os._exit(0)
-            os.setgroups([])
-            os.setresgid(NOBODY, NOBODY, NOBODY)
-            os.setresuid(NOBODY, NOBODY, NOBODY)
-            with open("/proc/self/status") as f:
-                cap_eff = re.search(r"CapEff:\s*(\w+)", f.read()).group(1)
-            out = {"uid": os.geteuid(), "cap_eff": int(cap_eff, 16), "result": fn()}
-            os.write(w, json.dumps(out).encode())
-        except BaseException as e:  # noqa: BLE001 - reported to the parent
-            os.write(w, json.dumps({"child_error": repr(e)}).encode())
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(w)
-    raw, status = read_child_report(r, pid)
-    out = json.loads(raw or b"{}")
+            resource.setrlimit(resource.RLIMIT_RTPRIO, (rtprio, rtprio))
+        except (ValueError, OSError) as e:
+            return {"rlimit_error": str(e)}
+        os.setgroups([])
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+        with open("/proc/self/status") as f:
+            cap_eff = re.search(r"CapEff:\s*(\w+)", f.read()).group(1)
+        return {"uid": os.geteuid(), "cap_eff": int(cap_eff, 16), "result": fn()}
+
+    out = run_forked(child)
     if "rlimit_error" in out:
         pytest.skip(f"cannot set RLIMIT_RTPRIO={rtprio} here (root without "
                     f"CAP_SYS_RESOURCE, hard limit {resource.getrlimit(resource.RLIMIT_RTPRIO)[1]}):"
                     f" {out['rlimit_error']}")
-    assert "child_error" not in out, out
-    assert os.waitstatus_to_exitcode(status) == 0
     assert out["uid"] == NOBODY and out["cap_eff"] == 0, out
     return out["result"]
 
