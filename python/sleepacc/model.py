@@ -1722,6 +1722,8 @@ def _fit_group(recs: List[dict], label: str, info=None, bootstrap=BOOTSTRAP) -> 
                         bootstrap=bootstrap)
         if margin is not None:
             p._margin_ns = float(margin)  # type: ignore[attr-defined]
+        if row:
+            p._registry_unit = unit  # type: ignore[attr-defined]
         _slack_for(p, known, src)
         params[method] = p
     m = Model(params, facts, label)
@@ -2010,7 +2012,13 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
                    "learns it, keeps the spin ahead of it")
         out.append(f"idle exit grows to {_us(p.idle_exit_ns)} on long sleeps ({_us(e_req)} at "
                    f"{format_ns(req)}): {fix}.")
-    if p.zero_return_ns is not None and p.rounding == "down":
+    if p.zero_return_ns is not None and p.rounding == "down" and \
+            getattr(p, "_registry_unit", None) == 1:   # the call takes ns: nothing truncates
+        out.append(f"a timeout below about {format_ns(p.granularity_ns)} returns at once "
+                   f"({_us(p.zero_return_ns)}) without sleeping: {name} takes ns, so its deadline "
+                   "has passed before it would sleep (the call's own entry takes that long); "
+                   "a wait that short needs a spin.")
+    elif p.zero_return_ns is not None and p.rounding == "down":
         out.append(f"a timeout below {format_ns(p.granularity_ns)} is truncated to 0 and returns "
                    f"at once ({_us(p.zero_return_ns)}): it does not sleep at all; round up, or "
                    "use a call that takes ns.")

@@ -480,3 +480,21 @@ def test_runs_under_two_policies_are_two_groups():
     assert isinstance(ms, model.ModelSet) and "policy" in ms.by
     assert ms.find(policy="fifo").params["nanosleep"].slack_ns == 0
     assert "policy fifo" in ms.explain()
+
+
+def test_a_ns_call_that_returns_at_once_is_not_called_truncated():
+    """epoll_pwait2 takes ns (the registry's unit is 1 ns); on Linux 6.15+ a
+    timeout that has passed before ep_poll would sleep returns at once.  The
+    data show that as a step below 1 µs; the advice must not say 'truncated
+    to 0 ... use a call that takes ns' of a call that takes ns."""
+    truth = lambda d: 400.0 - d if d < 300 else 56e3 + 20e3 * d / (d + 2e6)  # noqa: E731
+    m = host(truth, durations=[1, 10, 100] + LADDER, method="epoll_pwait2", spread=300.0)
+    p = m.params["epoll_pwait2"]
+    nonnegative(p)
+    text = m.explain()
+    assert p.zero_return_ns is not None   # the step is fitted as a return at once
+    assert "epoll_pwait2 takes ns" in text and "use a call that takes ns" not in text, text
+    # a method the registry does not know keeps the truncation reading
+    q = host(truth, durations=[1, 10, 100] + LADDER, method="renamed_pwait", spread=300.0)
+    assert q.params["renamed_pwait"].zero_return_ns is not None
+    assert "takes ns, so" not in q.explain() and "truncated to 0" in q.explain()
