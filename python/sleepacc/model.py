@@ -2002,9 +2002,12 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
                    f"part) removes it at the cost of CPU time.")
     if p.idle_exit_ns >= 2_000:
         e_req = p.idle_exit_ns * req / (req + p.idle_exit_half_ns)
-        fix = ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0) or a hybrid sleep "
-               "avoids the deep idle state" if linux else
-               "a hybrid sleep (spin the last part) avoids the deep idle state")
+        # a hybrid sleep still idles in its kernel part: its spin hides the exit only
+        # when the margin covers slack + wake-up + this
+        hide = (f"a hybrid sleep hides it behind its spin when its margin also covers these "
+                f"{_us(p.idle_exit_ns)} (the auto sleeper learns such a margin)")
+        fix = ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0) avoids the deep idle "
+               "state; " + hide if linux else hide)
         if margin is not None:   # a hybrid sleep already: its kernel part outruns the margin
             fix = (f"the kernel part then ends past the {_us(margin)} margin; "
                    + ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0), " if linux
