@@ -88,6 +88,29 @@ class _Point:
         self.invol = (d.get("ctx_switches") or {}).get("involuntary")
 
 
+#: A measured A/B gain is a finding only when it is at least MIN_GAIN_NS and
+#: three times the uncertainty of the difference of the two medians (each the
+#: model's: the median's standard error from its spread and n, with a floor
+#: of 1 µs and 2 % of the oversleep for the drift between two runs).
+MIN_GAIN_NS = 2_000
+
+
+def _sigma(pt):
+    """The uncertainty (ns) of one arm's median error."""
+    from sleepacc import model
+    st = (pt.d or {}).get("stats") or {}
+    rec = {"n": pt.n, "p25_ns": st.get("p25"), "p75_ns": st.get("p75"), "std_ns": st.get("std")}
+    return model._point_sigma(rec, REFERENCE_NS + max(pt.median or 0.0, 0.0), REFERENCE_NS)[0]
+
+
+def _beyond_noise(gain, a, b):
+    """Whether gain (a's median error less b's) is more than the two arms'
+    noise: >= MIN_GAIN_NS and >= 3 sigma of the difference."""
+    if gain is None or a is None or b is None:
+        return False
+    return gain >= max(MIN_GAIN_NS, 3.0 * (_sigma(a) ** 2 + _sigma(b) ** 2) ** 0.5)
+
+
 def _measure(method, budget, mode="relative", **env):
     # samples kept: exact medians (the streaming histogram is within 1 %, too
     # coarse for differences of a few µs on a 1 ms sleep); a few hundred values;
@@ -322,15 +345,16 @@ def _timer_slack(c):
     if p is not None and p.slack_ns is not None:
         ev.append(f"model: {_us(p.slack_ns)} of the constant oversleep is timer slack "
                   f"({p.slack_source or 'fitted'})")
-    if slack is not None and slack <= 1000 and (gain is None or gain < 2_000):
+    real = _beyond_noise(gain, base, s1)
+    if slack is not None and slack <= 1000 and not real:
         return _finding("timer_slack", "ok", f"timer slack is already {slack} ns", gain, ev,
                         delta_ns=gain)
     policy = c["facts"].get("sched_policy")
-    if policy in ("fifo", "rr") and (gain is None or gain < 2_000):   # Linux gives RT threads none
+    if policy in ("fifo", "rr") and not real:   # Linux gives RT threads none
         return _finding("timer_slack", "ok", f"a SCHED_{str(policy).upper()} thread gets no timer "
                         f"slack (its {_us(slack)} setting does not apply)", gain, ev, delta_ns=gain)
     return _finding(
-        "timer_slack", "problem" if (gain or 0) >= 2_000 else "ok",
+        "timer_slack", "problem" if real else "ok",
         f"timer slack delays every sleep by up to {_us(slack)}", gain, ev,
         "prctl(PR_SET_TIMERSLACK, 1) in the sleeping thread (measure with --slack 1), "
         "or a real-time policy (RT threads get no slack)", delta_ns=gain)
@@ -354,7 +378,7 @@ def _rt_policy(c):
     tail = (s1.p99 - fifo.p99) if s1 else None
     if tail is not None and tail > 0:
         ev.append(f"the p99 improves by {_us(tail)}")
-    status = "problem" if (gain or 0) >= 2_000 or (tail or 0) >= 20_000 else "ok"
+    status = "problem" if _beyond_noise(gain, s1, fifo) or (tail or 0) >= 20_000 else "ok"
     return _finding("rt_policy", status,
                     "a real-time policy wakes the thread sooner" if status == "problem"
                     else "a real-time policy changes little beyond removing slack",
@@ -423,7 +447,11 @@ def _idle(c):
     if c.get("busy"):
         ev.append("other work kept the CPUs busy during the checks: a busy CPU does not "
                   "halt, so the idle cost may be hidden")
-    if gain >= 2_000:
+    if not driver or driver == "none":   # nothing for cpu_dma_latency to limit
+        ev.append("no cpuidle driver: the CPUs idle in the default idle (HLT), which "
+                  "cpu_dma_latency does not limit; in a virtual machine a halted vCPU waits "
+                  "for the hypervisor (see the virtual CPU finding)")
+    if _beyond_noise(gain, base, dma0):
         return _finding("idle_states", "problem",
                         "leaving idle states delays every wake-up", gain, ev, fix,
                         delta_ns=gain)

@@ -17,13 +17,17 @@ DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 
 
 class FakePoint:
-    def __init__(self, median, p99=None):
+    """An arm's numbers: its median error, and a spread (IQR, ns) over n
+    samples that sets how far apart two arms must be to differ."""
+
+    def __init__(self, median, p99=None, iqr=4_000.0, n=100):
         self.median = float(median)
         self.p99 = float(p99 if p99 is not None else median * 2)
         self.cpu = 1.0
         self.invol = 0
-        self.n = 100
-        self.d = {"stats": {"median": self.median, "p99": self.p99}}
+        self.n = n
+        self.d = {"stats": {"median": self.median, "p99": self.p99,
+                            "p25": self.median - iqr / 2, "p75": self.median + iqr / 2}}
 
 
 def fake_arms(values, denied=()):
@@ -91,6 +95,32 @@ def test_a_real_time_thread_is_not_told_its_slack_delays_it(monkeypatch):
                         lambda: dict(real(), sched_policy="other", timer_slack_ns=50_000))
     g = by_id(run(monkeypatch, dict(VALUES, slack=VALUES["base"])))["timer_slack"]
     assert "delays every sleep" in g["title"], g
+
+
+def test_a_difference_within_the_noise_is_not_a_finding(monkeypatch):
+    """Arms 15 µs apart whose medians are each uncertain by ~6 µs (IQR 60 µs
+    over 100 samples) do not differ: no 'problem' is made of it; the same
+    15 µs between tight arms (IQR 4 µs; the 2 % drift floor, 2 µs) does."""
+    import sleepacc
+    real = sleepacc.system_info
+    monkeypatch.setattr(sleepacc, "system_info", lambda: dict(real(), cpuidle_driver="haltpoll"))
+    for iqr, status in ((60_000.0, "ok"), (4_000.0, "problem")):
+        def arm(method, budget, mode="relative", iqr=iqr, **env):
+            if "dma_latency" in env and "policy" not in env:
+                return FakePoint(85e3, p99=300e3, iqr=iqr), None
+            return FakePoint(100e3 if not env else 50e3, p99=300e3, iqr=iqr), None
+        monkeypatch.setattr(doctor, "_arm", arm)
+        f = by_id(doctor.diagnose(SWEEP, budget=0.01))["idle_states"]
+        assert f["status"] == status and f["delta_ns"] == 15e3, (iqr, f)
+
+
+def test_no_cpuidle_driver_says_dma_latency_has_nothing_to_limit(monkeypatch):
+    import sleepacc
+    real = sleepacc.system_info
+    monkeypatch.setattr(sleepacc, "system_info", lambda: dict(real(), cpuidle_driver="none"))
+    f = by_id(run(monkeypatch, dict(VALUES, dma0=VALUES["base"] - 1e3)))["idle_states"]
+    assert f["status"] == "ok"
+    assert any("no cpuidle driver" in e and "does not limit" in e for e in f["evidence"]), f
 
 
 def test_a_worse_arm_is_not_a_gain(monkeypatch):
