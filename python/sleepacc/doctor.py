@@ -86,6 +86,16 @@ class _Point:
         self.p99 = m.error("p99") if self.n else None
         self.cpu = d.get("cpu_percent")
         self.invol = (d.get("ctx_switches") or {}).get("involuntary")
+        # where the p99 lies (95 %: the order statistics k = 0.99 n -/+ 2 sqrt(n 0.99 0.01)):
+        # a few hundred samples put it near the maximum, so a tail moves a lot by chance
+        self.p99_ci = None
+        errs = m.errors_ns
+        if errs is not None and len(errs) >= 20:
+            import numpy as np
+            xs, n = np.sort(errs), len(errs)
+            h = 2.0 * (n * 0.99 * 0.01) ** 0.5
+            self.p99_ci = (float(xs[max(int(0.99 * n - h), 0)]),
+                           float(xs[min(int(np.ceil(0.99 * n + h)), n - 1)]))
 
 
 #: A measured A/B gain is a finding only when it is at least MIN_GAIN_NS and
@@ -109,6 +119,20 @@ def _beyond_noise(gain, a, b):
     if gain is None or a is None or b is None:
         return False
     return gain >= max(MIN_GAIN_NS, 3.0 * (_sigma(a) ** 2 + _sigma(b) ** 2) ** 0.5)
+
+
+#: A p99 that improves by at least this (ns) is a finding, when the two p99s'
+#: 95 % intervals (_Point.p99_ci) do not overlap.
+MIN_TAIL_NS = 20_000
+
+
+def _tail_beyond_noise(tail, a, b):
+    """Whether a's p99 is above b's by tail >= MIN_TAIL_NS with their
+    intervals apart (unknown intervals: the size alone)."""
+    if tail is None or tail < MIN_TAIL_NS:
+        return False
+    ca, cb = getattr(a, "p99_ci", None), getattr(b, "p99_ci", None)
+    return ca is None or cb is None or ca[0] > cb[1]
 
 
 def _measure(method, budget, mode="relative", **env):
@@ -378,7 +402,8 @@ def _rt_policy(c):
     tail = (s1.p99 - fifo.p99) if s1 else None
     if tail is not None and tail > 0:
         ev.append(f"the p99 improves by {_us(tail)}")
-    status = "problem" if _beyond_noise(gain, s1, fifo) or (tail or 0) >= 20_000 else "ok"
+    status = "problem" if _beyond_noise(gain, s1, fifo) or _tail_beyond_noise(tail, s1, fifo) \
+        else "ok"
     return _finding("rt_policy", status,
                     "a real-time policy wakes the thread sooner" if status == "problem"
                     else "a real-time policy changes little beyond removing slack",
@@ -455,7 +480,7 @@ def _idle(c):
         return _finding("idle_states", "problem",
                         "leaving idle states delays every wake-up", gain, ev, fix,
                         delta_ns=gain)
-    if tail >= 20_000:
+    if _tail_beyond_noise(tail, base, dma0):
         return _finding("idle_states", "option",
                         "holding cpu_dma_latency at 0 shortens the tail, not the typical sleep",
                         tail, ev, fix, gain_on="p99", delta_ns=gain)

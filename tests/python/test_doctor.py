@@ -114,6 +114,23 @@ def test_a_difference_within_the_noise_is_not_a_finding(monkeypatch):
         assert f["status"] == status and f["delta_ns"] == 15e3, (iqr, f)
 
 
+def test_a_tail_difference_counts_only_beyond_the_p99s_intervals():
+    a, b = FakePoint(50e3, p99=200e3), FakePoint(50e3, p99=150e3)
+    assert doctor._tail_beyond_noise(50e3, a, b)           # no intervals known: the size
+    a.p99_ci, b.p99_ci = (120e3, 400e3), (100e3, 180e3)    # a few hundred samples: wide
+    assert not doctor._tail_beyond_noise(50e3, a, b)
+    a.p99_ci, b.p99_ci = (190e3, 210e3), (140e3, 160e3)
+    assert doctor._tail_beyond_noise(50e3, a, b)
+    assert not doctor._tail_beyond_noise(10e3, a, b)       # below MIN_TAIL_NS
+
+
+def test_a_measured_arm_brackets_its_p99():
+    import sleepacc
+    pt = doctor._Point(sleepacc.measure("nanosleep", 1e-4, n=300, keep_samples=True))
+    lo, hi = pt.p99_ci
+    assert lo <= pt.p99 <= hi
+
+
 def test_no_cpuidle_driver_says_dma_latency_has_nothing_to_limit(monkeypatch):
     import sleepacc
     real = sleepacc.system_info
