@@ -793,7 +793,8 @@ def cmd_compare(args):
         return 0
     if fmt == "csv":
         import csv
-        cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "method", "mode",
+        cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "policy", "settings",
+                "method", "mode",
                 "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
                 "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
@@ -810,7 +811,8 @@ def cmd_compare(args):
     own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
     print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
                  + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"]] + ([r["method"]] if own else [])
+                 [[r["rank"] or "-", r["label"] + (f" [{r['settings']}]" if r["settings"] else "")]
+                  + ([r["method"]] if own else [])
                   + ["?" if r["n"] is None else r["n"]]
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
                   for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"

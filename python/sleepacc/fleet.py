@@ -124,7 +124,8 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
           method: Optional[str] = None, requested_ns: Optional[int] = None,
           labels: Optional[Sequence[str]] = None, causes: bool = True) -> Dict[str, Any]:
     """One row per file: {"rank", "label", "hostname", "path", "kernel",
-    "slack_ns", "method", "mode", "requested_ns", "n", "<stat>_ns",
+    "slack_ns", "policy", "settings" (what of the run changes its figures:
+    an applied slack, a real-time policy, a held dma latency), "method", "mode", "requested_ns", "n", "<stat>_ns",
     "median_ns", "p99_ns", "top_cause" (the model's label), "top_cause_id"
     (its cause from sleepacc.model.CAUSES), "top_cause_ns"}, ranked by the
     statistic (lowest first; files without the point last)."""
@@ -144,9 +145,11 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
         host = sw.host or {}
         env = (point or {}).get("env") or ((sw.settings or {}).get("env") or {})
         slack = env.get("slack_ns", env.get("slack"))
+        policy = env.get("policy") or host.get("sched_policy")
         row = {"label": label, "hostname": host.get("hostname"), "path": path,
                "kernel": host.get("kernel_release"),
                "slack_ns": slack if slack is not None else host.get("timer_slack_ns"),
+               "policy": policy, "settings": _settings(slack, policy, env.get("dma_latency_us")),
                "method": use, "mode": point["mode"] if point else None,
                "requested_ns": requested_ns, "n": point["n"] if point else 0,
                f"{stat}_ns": error_ns(point, stat) if point else None,
@@ -165,6 +168,20 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
     for i, r in enumerate(rows, 1):
         r["rank"] = i if r[key] is not None else None
     return {"stat": stat, "method": method, "requested_ns": requested_ns, "hosts": rows}
+
+
+def _settings(slack, policy, dma) -> Optional[str]:
+    """The run's settings that change its figures, as a note for the host's
+    row ("slack 1 ns, fifo"): an applied slack, a real-time policy (no
+    slack at all), a held cpu_dma_latency; None for none."""
+    out = []
+    if isinstance(slack, (int, float)) and not isinstance(slack, bool):
+        out.append(f"slack {format_ns(slack)}")
+    if policy in ("fifo", "rr"):
+        out.append(str(policy))
+    if isinstance(dma, int) and not isinstance(dma, bool):
+        out.append(f"dma_latency {dma} µs")
+    return ", ".join(out) or None
 
 
 def cause_text(row: dict) -> str:

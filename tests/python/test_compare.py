@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,29 @@ def test_one_row_per_host_ranked_by_the_stat(hosts):
             assert r[f"{stat}_ns"] == point.stats[stat] - 1_000_000
             assert isinstance(r["top_cause"], str) and r["top_cause"]
         assert {r["slack_ns"] for r in rows} == {1, 50_000, 500_000}
+        # what of each run changes its figures is on its row (here the applied slack)
+        assert {r["settings"] for r in rows} == {"slack 1 ns", "slack 50 µs", "slack 500 µs"}
+
+
+def test_a_real_time_run_is_marked_and_its_cause_is_not_slack(tmp_path):
+    """A SCHED_FIFO run gets no timer slack: its row says fifo, and its top
+    cause is not timer slack (the model names the right one); a run with the
+    thread's own settings is not marked."""
+    paths = []
+    for name, extra in (("fifo", ["--policy", "fifo", "--priority", "1"]), ("plain", [])):
+        p = tmp_path / f"{name}.jsonl"
+        r = run("sweep", "--methods", "nanosleep", "--durations", "100us,1ms,10ms",
+                "--budget", "0.05", *extra, "-o", p, "--format", "none")
+        if r.returncode != 0 and "permission" in r.stderr.lower():
+            pytest.skip(f"SCHED_FIFO is not permitted here: {r.stderr.strip()}")
+        assert r.returncode == 0, r.stderr
+        paths.append(p)
+    rows = {pathlib.Path(r["path"]).stem: r for r in compare_json(*paths)["hosts"]}
+    assert rows["fifo"]["policy"] == "fifo" and rows["fifo"]["settings"] == "fifo"
+    assert rows["fifo"]["top_cause_id"] != "timer_slack", rows["fifo"]
+    assert rows["plain"]["settings"] is None
+    text = run("compare", *paths).stdout
+    assert "[fifo]" in next(ln for ln in text.splitlines() if str(paths[0]) in ln)
 
 
 def test_the_text_table_shows_n_and_keeps_ns(hosts):
