@@ -125,10 +125,11 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
           labels: Optional[Sequence[str]] = None, causes: bool = True) -> Dict[str, Any]:
     """One row per file: {"rank", "label", "hostname", "path", "kernel",
     "slack_ns", "policy", "settings" (what of the run changes its figures:
-    an applied slack, a real-time policy, a held dma latency), "method", "mode", "requested_ns", "n", "<stat>_ns",
-    "median_ns", "p99_ns", "top_cause" (the model's label), "top_cause_id"
-    (its cause from sleepacc.model.CAUSES), "top_cause_ns"}, ranked by the
-    statistic (lowest first; files without the point last)."""
+    an applied slack, a real-time policy, a held dma latency), "method",
+    "mode", "requested_ns", "n", "<stat>_ns", "median_ns", "p99_ns",
+    "top_cause" (the model's label), "top_cause_id" (its cause from
+    sleepacc.model.CAUSES), "top_cause_ns"}, ranked by the statistic
+    (lowest first; files without the point last)."""
     if stat not in STAT_FIELDS:
         raise ValueError(f"stat must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
     given = method is not None
