@@ -66,6 +66,15 @@ const sleepacc_option sleepacc_sleeper_options[] = {
     {NULL, 0, NULL, 0, 0},
 };
 
+/* What each handle kind takes (sleepacc_precise_kind), in the order the
+ * bindings take them: the first one positional (a sleeper's method, a
+ * pacer's period), the rest by name; Python's Sleeper/Pacer signatures and
+ * Lua's sa.sleeper/sa.pacer option tables are these. */
+const char *const sleepacc_precise_takes[2][6] = {
+    {"method", "quantile", "margin", "handoff", "dma_latency", NULL},
+    {"period", "method", "missed", "handoff", "dma_latency", NULL},
+};
+
 const char *sleepacc_option_of_field(const char *field) {
   if (!field) return NULL;
   for (const sleepacc_option *o = sleepacc_options; o->name; o++)

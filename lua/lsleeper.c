@@ -5,8 +5,9 @@
  *
  *   sa.sleep(seconds [, method])          -> true | nil, err, ename
  *   sa.sleep_stats([method])              -> stats of sa.sleep's sleeper, or nil
- *   s = sa.sleeper([method [, {dma_latency=}]])   s:sleep(seconds)
- *   p = sa.pacer(period [, {method=, missed=, dma_latency=}])
+ *   s = sa.sleeper([method [, {quantile=, margin=, handoff=, dma_latency=}]])
+ *   s:sleep(seconds), s:sleep_until(deadline_ns)
+ *   p = sa.pacer(period [, {method=, missed=, handoff=, dma_latency=}])
  *   p:wait()                              -> the tick's deadline (ns, as sa.now_ns())
  *   h:stats(), h:close() (also __gc, __close), tostring(h)
  *
@@ -74,16 +75,15 @@ static int handle_tostring(lua_State *L) {
 /* The core's config of a handle of kind from the call's argument at arg
  * (a sleeper's method, nil: "auto"; a pacer's period) and the options
  * table at opts (0, none or nil: no table), read by the core
- * (sleepacc_sleeper_read): a sleeper's table takes dma_latency, a pacer's
- * method, missed and dma_latency.  Every rule is the core's: its fault
+ * (sleepacc_sleeper_read) as it says each kind takes them
+ * (sleepacc_precise_takes: a sleeper's table quantile, margin, handoff,
+ * dma_latency; a pacer's method, missed, handoff, dma_latency).  Every rule is the core's: its fault
  * raises "<option>: <rule>, got <value>". */
 static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, int arg, int opts) {
-  static const char *const takes[][5] = {{"method", "dma_latency", NULL},
-                                         {"period", "method", "missed", "dma_latency", NULL}};
   sleepacc_lua_source src;
   sleepacc_fault f;
   sleepacc_getter g = sleepacc_lua_getter(L, &src, opts && !lua_isnoneornil(L, opts) ? opts : 0,
-                                          takes[kind], &arg, 1, NULL);
+                                          sleepacc_precise_takes[kind], &arg, 1, NULL);
   int rc = sleepacc_sleeper_read(c, kind == SLEEPACC_PRECISE_PACER, &g, &f);
   if (rc < 0) sleepacc_lua_fault(&src, rc, &f, MT[kind]);
 }

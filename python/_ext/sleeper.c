@@ -53,6 +53,7 @@ static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   (void)kwds;
   if (!PyArg_ParseTuple(args, "O!:__init__", &PyDict_Type, &m)) return -1;
   g = sleepacc_py_getter(&src, m);
+  g.take = sleepacc_precise_takes[is_pacer(self)]; /* what the kind takes, all by name */
   if ((rc = sleepacc_sleeper_read(&c, is_pacer(self), &g, &f)) < 0) {
     sleepacc_py_fault(&src, rc, &f);
     return -1;

@@ -312,3 +312,23 @@ def test_a_sleeps_refusals_read_the_same_in_both():
             run(True)
         assert str(e.value) == "seconds: must be a number of seconds (int or float), got bool"
     assert lua_words[-2:] == ["seconds: must be a number of seconds, got boolean"] * 2
+
+
+def test_sleeper_and_pacer_take_the_same_options_in_both():
+    # The core's sleepacc_precise_takes is the one list: Lua's option table names
+    # it when refusing an unknown key, Python's signatures are it, and an option
+    # Lua takes reaches the core (a sleeper's stats show it; a pacer's rule refuses it).
+    import inspect
+    lines = _lua_lines(
+        'print(select(2, pcall(sa.sleeper, "hybrid", {nope = 1})))\n'
+        'print(select(2, pcall(sa.pacer, 0.01, {nope = 1})))\n'
+        'local s = assert(sa.sleeper("hybrid", {quantile = 0.9, margin = 3e-4, handoff = 2e-5}))\n'
+        'local st = s:stats() print(st.quantile, st.margin_ns, st.handoff_ns) s:close()\n'
+        'print(select(2, pcall(sa.pacer, 0.01, {handoff = -1})))\n')
+    for cls, line in ((sleepacc.Sleeper, lines[0]), (sleepacc.Pacer, lines[1])):
+        names = [n for n in inspect.signature(cls.__init__).parameters if n != "self"]
+        assert line == f"nope: unknown option; known: {', '.join(names[1:])}", (cls, line)
+    assert lines[2].split() == ["0.9", "300000", "20000"]
+    assert lines[3].startswith("handoff: ") and "unknown" not in lines[3], lines[3]   # read, then refused
+    with pytest.raises(TypeError, match="period: unknown option"):   # a sleeper has no period
+        sleepacc._core.Sleeper({"method": "auto", "period": 0.01})
