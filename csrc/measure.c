@@ -16,7 +16,7 @@
  * kept in the run, close returns it and sleepacc_run_words explains it.
  *
  * Owns: sleepacc_run_memory, sleepacc_run_open, sleepacc_run_chunk,
- * sleepacc_run_close, sleepacc_run_words.
+ * sleepacc_chunks, sleepacc_run_close, sleepacc_run_words.
  */
 #include "sleepacc_int.h"
 
@@ -67,6 +67,18 @@ int sleepacc_run_chunk(void *run) {
   if (rc == -EINTR) return 0; /* the interrupted sleep resumes toward its deadline */
   if (rc < 0) fail(r, rc, AT_STEP);
   return rc < 0 ? 1 : rc;
+}
+
+int sleepacc_chunks(int (*step)(void *), void *arg, int (*checkpoint)(void *), void *ctx) {
+  if (!step) return -EINVAL;
+  for (;;) {
+    int rc = step(arg);
+    if (rc == 1) return 0;
+    if (rc == SLEEPACC_NEAR) return SLEEPACC_NEAR;
+    if (rc < 0 && rc != -EINTR) return rc;
+    if (rc > 0) return -EINVAL;
+    if (checkpoint && checkpoint(ctx)) return -ECANCELED;
+  }
 }
 
 int sleepacc_run_close(sleepacc_run *r, sleepacc_result *out, size_t *used) {

@@ -50,7 +50,8 @@ extern "C" {
   XX(EMFILE, "too many open files")                                          \
   XX(EBADF, "bad file descriptor")                                           \
   XX(EFAULT, "bad address")                                                  \
-  XX(ESRCH, "no such thread")
+  XX(ESRCH, "no such thread")                                               \
+  XX(ECANCELED, "cancelled at the caller's checkpoint (Ctrl-C)")
 
 /* Message for a negative (or positive) errno; never NULL. */
 const char *sleepacc_strerror(int err);
@@ -640,6 +641,14 @@ int sleepacc_run_open(sleepacc_run *r, const sleepacc_config *cfg, void *mem, si
  * interrupted a sleep: it resumes toward the same deadline).  Never an
  * errno. */
 int sleepacc_run_chunk(void *run);
+/* A binding's chunked runner, its protocol stated once (issue 12): call
+ * step(arg) (sleepacc_run_chunk, sleepacc_precise_step) until it returns 1
+ * (done: 0) or SLEEPACC_NEAR (handed off: SLEEPACC_NEAR, the caller
+ * finishes by polling); 0 and -EINTR call again, after checkpoint(ctx)
+ * (NULL: none) where the binding sees Ctrl-C: a nonzero one stops it,
+ * -ECANCELED (the binding's exception is pending).  Another negative is the
+ * step's error, returned; another positive -EINVAL. */
+int sleepacc_chunks(int (*step)(void *), void *arg, int (*checkpoint)(void *), void *ctx);
 /* Finish r, a run of sleepacc_run_open (never one of sleepacc_run_start:
  * its buffers have no scratch), on every path (the thread restored; safe
  * twice) and fill *out with its record, the exact statistics sorted in the

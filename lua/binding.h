@@ -88,9 +88,9 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
  * nothing and return 0 for a null value. */
 int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base);
 
-/* Ctrl-C between core chunks (see above): call step(arg) until it returns
- * 1 (done); EINTR resumes; at each checkpoint a Ctrl-C runs cleanup(arg)
- * (may be NULL) and raises.  0 when done, else the failed step's errno. */
+/* Ctrl-C between core chunks (see above), by the core's chunk protocol
+ * (sleepacc_chunks): at each checkpoint a Ctrl-C runs cleanup(arg) (may be
+ * NULL) and raises.  0 done, SLEEPACC_NEAR handed off, else the step's errno. */
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
 /* A run opened by sleepacc_run_open chunked to its end so (sleepacc_run_chunk:
  * a failure ends it, kept for sleepacc_run_close; Ctrl-C finishes r, then raises). */

@@ -255,30 +255,40 @@ static int sleepacc__nop(lua_State *L) {
   return 0;
 }
 
-int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
-  lua_State *main = sleepacc_lua_mainthread(L);
-  lua_Hook main_hook = main ? lua_gethook(main) : NULL; /* at entry, to see one set meanwhile */
-  int main_mask = main ? lua_gethookmask(main) : 0;
-  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
-  for (;;) {
-    int rc = step(arg);
-    if (rc == 1) return 0;
-    if (rc < 0 && rc != -EINTR) return rc;
-    /* the checkpoint: a hook on this thread fires on the no-op's call; its
-     * error is caught so the cleanup runs before it travels on */
-    if (lua_gethook(L) != NULL) {
-      lua_pushcfunction(L, sleepacc__nop);
-      if (lua_pcall(L, 0, 0, 0) != 0) {
-        if (cleanup) cleanup(arg);
-        lua_error(L);
-      }
-    }
-    /* in a coroutine: a hook set on the main thread meanwhile is Ctrl-C */
-    if (main && main != L && (lua_gethook(main) != main_hook || lua_gethookmask(main) != main_mask)) {
-      if (cleanup) cleanup(arg);
-      luaL_error(L, "interrupted!");
+/* sleepacc_chunks' checkpoint: a hook on this thread fires on the no-op's
+ * call, its error caught so the cleanup runs before it travels on; in a
+ * coroutine, a hook set on the main thread meanwhile is Ctrl-C. */
+typedef struct sleepacc__chunk {
+  lua_State *L, *main;
+  lua_Hook main_hook; /* the main thread's hook and mask at entry */
+  int main_mask;
+  void (*cleanup)(void *);
+  void *arg;
+} sleepacc__chunk;
+
+static int sleepacc__checkpoint(void *ctx) {
+  sleepacc__chunk *k = (sleepacc__chunk *)ctx;
+  lua_State *L = k->L;
+  if (lua_gethook(L) != NULL) {
+    lua_pushcfunction(L, sleepacc__nop);
+    if (lua_pcall(L, 0, 0, 0) != 0) {
+      if (k->cleanup) k->cleanup(k->arg);
+      lua_error(L);
     }
   }
+  if (k->main && k->main != L &&
+      (lua_gethook(k->main) != k->main_hook || lua_gethookmask(k->main) != k->main_mask)) {
+    if (k->cleanup) k->cleanup(k->arg);
+    luaL_error(L, "interrupted!");
+  }
+  return 0;
+}
+
+int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
+  sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, cleanup, arg};
+  if (k.main) k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main);
+  luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
+  return sleepacc_chunks(step, arg, sleepacc__checkpoint, &k);
 }
 
 static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }

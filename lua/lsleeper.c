@@ -113,8 +113,9 @@ static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call 
 
 /* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
  * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
- * checked between them): 0, or nil, err, ename pushed (3; handle_fail:
- * a closed handle raises). */
+ * checked between them), a hand-off (handoff=) finished here by the core's
+ * poll, one clock read each (sleepacc_precise_poll): 0, or nil, err, ename
+ * pushed (3; handle_fail: a closed handle raises). */
 static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
@@ -125,7 +126,8 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
     own = (sleepacc_sleeper *)sleepacc_lua_newaligned(L, sizeof *own);
   if ((rc = sleepacc_precise_begin(&c, h, id, *deadline, 0, own)) == 0) {
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
-    sleepacc_precise_end(&c, rc < 0);
+    if (sleepacc_precise_end(&c, rc < 0)) /* handed off: a pacer's tick is c.deadline_ns */
+      while ((rc = sleepacc_precise_poll(h, id, c.deadline_ns, 0)) == 0) {}
   }
   if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
   *deadline = c.deadline_ns;

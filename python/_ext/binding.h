@@ -75,9 +75,9 @@ PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags);
  * off, -EINTR interrupted (call again), another -errno. */
 typedef int (*sleepacc_py_step_fn)(void *arg);
 
-/* Run step(arg) until done, the GIL released around each chunk and
- * PyErr_CheckSignals() between chunks.  0 complete, 1 handed off, -1 with
- * an exception set (`what` names the call). */
+/* Run step(arg) by the core's chunk protocol (sleepacc_chunks), the GIL
+ * released around each chunk and PyErr_CheckSignals() between chunks.  0
+ * complete, 1 handed off, -1 with an exception set (`what` names the call). */
 int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, const char *what);
 
 /* Add Sleeper and Pacer to the module (sleeper.c). */

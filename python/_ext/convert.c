@@ -207,17 +207,28 @@ PyObject *sleepacc_py_raise_run(const sleepacc_run *run, int err, int flags) {
   return raise_text(err, sleepacc_run_words(run, flags, words, sizeof words), words);
 }
 
+/* sleepacc_chunks' step and checkpoint: the step with the GIL released;
+ * the signals checked (an exception set) with it held. */
+typedef struct py_chunk {
+  sleepacc_py_step_fn step;
+  void *arg;
+} py_chunk;
+
+static int py_step(void *chunk) {
+  py_chunk *c = (py_chunk *)chunk;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = c->step(c->arg);
+  Py_END_ALLOW_THREADS
+  return rc;
+}
+
+static int py_signals(void *ctx) { return (void)ctx, PyErr_CheckSignals() < 0; }
+
 int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, const char *what) {
-  for (;;) {
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = step(arg);
-    Py_END_ALLOW_THREADS
-    if (PyErr_CheckSignals() < 0) return -1;
-    if (rc == 1) return 0;
-    if (rc == SLEEPACC_NEAR) return 1;
-    if (rc == 0 || rc == -EINTR) continue;
-    sleepacc_py_raise(rc, what);
-    return -1;
-  }
+  py_chunk c = {step, arg};
+  int rc = sleepacc_chunks(py_step, &c, py_signals, NULL);
+  if (rc == -ECANCELED) return -1; /* the signal handler's exception */
+  if (rc < 0) return sleepacc_py_raise(rc, what), -1;
+  return rc == SLEEPACC_NEAR;
 }

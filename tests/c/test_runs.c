@@ -181,6 +181,42 @@ static void test_failures_and_words(void) {
 /* Refusals for privileges, in a child that drops to nobody (root only):
  * FIFO refused by the kernel (the core's explanation, a privilege), IDLE
  * refused up front (the core's reason and what was asked), nothing changed. */
+/* sleepacc_chunks, the one chunk protocol of both bindings' runners: a
+ * scripted step (its return codes in order) and a checkpoint that counts
+ * its calls and stops at a given one. */
+typedef struct script {
+  const int *codes;
+  int at, checks, stop_at;
+} script;
+
+static int scripted_step(void *arg) {
+  script *s = (script *)arg;
+  return s->codes[s->at++];
+}
+
+static int counting_checkpoint(void *ctx) {
+  script *s = (script *)ctx;
+  return ++s->checks == s->stop_at;
+}
+
+static void test_chunks_protocol(void) {
+  static const int done[] = {0, -EINTR, 0, 1}, near[] = {0, SLEEPACC_NEAR, 0},
+                   fails[] = {-EINTR, -ENOMEM, 1}, odd[] = {7, 1}, stops[] = {0, 0, 0, 1};
+  script s = {done, 0, 0, 0};
+  /* 0 and -EINTR call again, a checkpoint between chunks, none after the last */
+  CHECK(sleepacc_chunks(scripted_step, &s, counting_checkpoint, &s) == 0 && s.at == 4 && s.checks == 3);
+  s = (script){near, 0, 0, 0};
+  CHECK(sleepacc_chunks(scripted_step, &s, counting_checkpoint, &s) == SLEEPACC_NEAR && s.at == 2);
+  s = (script){fails, 0, 0, 0};
+  CHECK(sleepacc_chunks(scripted_step, &s, counting_checkpoint, &s) == -ENOMEM && s.at == 2);
+  s = (script){odd, 0, 0, 0};
+  CHECK(sleepacc_chunks(scripted_step, &s, NULL, NULL) == -EINVAL && s.at == 1);
+  s = (script){stops, 0, 0, 2}; /* the checkpoint stops it at its second call */
+  CHECK(sleepacc_chunks(scripted_step, &s, counting_checkpoint, &s) == -ECANCELED && s.at == 2);
+  CHECK(sleepacc_chunks(NULL, &s, NULL, NULL) == -EINVAL);
+  CHECK(strcmp(sleepacc_errname(-ECANCELED), "ECANCELED") == 0);
+}
+
 static void test_refusal_words_unprivileged(void) {
   pid_t pid;
   int st = 0;
@@ -228,6 +264,7 @@ int main(void) {
   TEST(test_layout_and_record);
   TEST(test_chunk_resumes_after_eintr);
   TEST(test_failures_and_words);
+  TEST(test_chunks_protocol);
   TEST(test_refusal_words_unprivileged);
   return check_summary();
 }

@@ -190,6 +190,34 @@ test("sa.sleeper: its own sleeper, the same lifecycle as a pacer", function()
   p:close()
 end)
 
+-- A hand-off (handoff=) ends the core's spin handoff before the deadline;
+-- the binding polls the rest (sleepacc_precise_poll).  Lua used to step the
+-- call again instead, which slept a second kernel wait past the deadline.
+test("handoff: each sleep and tick ends once, one kernel wait each, never early", function()
+  local s = assert(sa.sleeper("hybrid", {handoff = 5e-4}))
+  for _ = 1, 4 do
+    local t0 = sa.now_ns()
+    T.eq(s:sleep(0.003), true, "sleep")
+    T.check(sa.now_ns() - t0 >= 3000000, "woke early")
+  end
+  local st = s:stats()
+  T.eq(st.handoff_ns, 500000, "handoff_ns")
+  T.eq(st.count, 4, "sleeps counted")
+  T.check(st.kernel_waits <= st.count, "%d kernel waits for %d sleeps", st.kernel_waits, st.count)
+  s:close()
+  local p = assert(sa.pacer(0.003, {method = "hybrid", handoff = 5e-4}))
+  local last = 0
+  for _ = 1, 4 do
+    local dl = p:wait()
+    T.check(sa.now_ns() >= dl and dl > last, "tick %d after %d, now %d", dl, last, sa.now_ns())
+    last = dl
+  end
+  local ps = p:stats()
+  T.eq(ps.count, 4, "ticks")
+  T.check(ps.sleeper.kernel_waits <= ps.count, "%d kernel waits for %d ticks", ps.sleeper.kernel_waits, ps.count)
+  p:close()
+end)
+
 -- A sleep on a handle re-entered from a hook (it runs at the checkpoint
 -- between two chunks of that very handle's sleep) gets a sleeper of its
 -- own: it runs to its end, the outer sleep resumes toward its own deadline
