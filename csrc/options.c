@@ -685,7 +685,7 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
                         const char *shown, char *buf, size_t cap) {
   const binding_words *w;
   const char *takes = "another value";
-  char name[96 + SLEEPACC_GETTER_DEPTH * 56];
+  char name[96 + SLEEPACC_GETTER_DEPTH * 56], quoted[2 * 60 + 3];
   size_t len = 0;
   int whole;
   if (!f || !buf || !cap) return -EFAULT;
@@ -704,6 +704,16 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
   snprintf(name + len, sizeof name - len, f->index < 0 ? "%s" : "%s[%lld]", f->option,
            (long long)f->index + w->first);
   if (f->kind == SLEEPACC_FAULT_RULE && !f->show) return snprintf(buf, cap, "%s: %s", name, f->words);
+  if (f->kind == SLEEPACC_FAULT_RULE && !shown && binding == SLEEPACC_BINDING_LUA && v &&
+      v->kind == SLEEPACC_VALUE_TEXT && v->s) { /* "its first 60 bytes", a NUL byte as \0 */
+    size_t k = 0;
+    quoted[k++] = '"';
+    for (int64_t j = 0; j < (v->i > 0 ? v->i : (int64_t)strlen(v->s)) && j < 60; j++)
+      if (v->s[j]) quoted[k++] = v->s[j];
+      else quoted[k++] = '\\', quoted[k++] = '0';
+    quoted[k++] = '"', quoted[k] = '\0';
+    shown = quoted;
+  }
   if (f->kind == SLEEPACC_FAULT_RULE)
     return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
   whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||

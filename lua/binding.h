@@ -64,8 +64,8 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
                                     const char *const *take, const int *arg, int args,
                                     const char *const *own);
 /* Raise a read's fault: the core's one sentence of it (sleepacc_fault_text,
- * given the value's type name and the value as Lua shows it: a string
- * quoted, its first 60 bytes, a NUL byte as \0).  NONE (an errno no rule
+ * given the value's type name, and a number or boolean as Lua shows it; a
+ * string the core shows).  NONE (an errno no rule
  * explains): returns nil, err, ename pushed (3; `what` its context). */
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what);
 /* Push t[name] and return 1, or push nothing and return 0 when nil. */

@@ -151,28 +151,20 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
 
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what) {
   lua_State *L = src->L;
-  char text[SLEEPACC_FAULT_TEXT_MAX], shown[128];
+  char text[SLEEPACC_FAULT_TEXT_MAX], shown[64];
   const char *type = src->keytype;
   sleepacc_value v;
   int idx;
   if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
   memset(&v, 0, sizeof v);
   shown[0] = '\0';
-  if (f->kind != SLEEPACC_FAULT_KEY) { /* the value: its kind, type name and how Lua shows it */
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* its kind, type name, how Lua shows it (a string: the core) */
     if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
     sleepacc__value(L, idx, &v);
     type = luaL_typename(L, idx);
-    if (v.kind == SLEEPACC_VALUE_TEXT) { /* its first 60 bytes, a NUL byte as \0 (the text stops there) */
-      size_t k = 0;
-      shown[k++] = '"';
-      for (int64_t j = 0; j < v.i && j < 60; j++)
-        if (v.s[j]) shown[k++] = v.s[j];
-        else shown[k++] = '\\', shown[k++] = '0';
-      shown[k++] = '"', shown[k] = '\0';
-    } else if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
+    if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN)
       snprintf(shown, sizeof shown, "%s", lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx)
                                           : lua_toboolean(L, idx) ? "true" : "false");
-    }
   }
   sleepacc_fault_text(f, SLEEPACC_BINDING_LUA, &v, type, shown[0] ? shown : NULL, text, sizeof text);
   return luaL_error(L, "%s", text);

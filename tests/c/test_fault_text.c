@@ -77,6 +77,14 @@ static void test_a_broken_rule_with_the_value_shown(void) {
   f = read_fault(sleepacc_options, "mode", side);
   says(&f, PY, &side, "str", "'sideways'", "mode: must be 'relative' or 'periodic', got 'sideways'");
   says(&f, LUA, &side, "string", "\"sideways\"", "mode: must be 'relative' or 'periodic', got \"sideways\"");
+  /* Lua's string shown by the core (was lua/helpers.c's): quoted, a NUL byte as \0, 60 bytes at most */
+  says(&f, LUA, &side, "string", NULL, "mode: must be 'relative' or 'periodic', got \"sideways\"");
+  side = value(SLEEPACC_VALUE_TEXT, 4, 0.0, "si\0d");
+  says(&f, LUA, &side, "string", NULL, "mode: must be 'relative' or 'periodic', got \"si\\0d\"");
+  side = value(SLEEPACC_VALUE_TEXT, 70, 0.0, "0123456789012345678901234567890123456789012345678901234567890123456789");
+  says(&f, LUA, &side, "string", NULL,
+       "mode: must be 'relative' or 'periodic', got \"012345678901234567890123456789012345678901234567890123456789\"");
+  says(&f, PY, &side, "str", NULL, "mode: must be 'relative' or 'periodic', got str"); /* Python: its repr() */
   f.show = 0; /* a sweep's plan: no value */
   says(&f, PY, &side, "str", "'sideways'", "mode: must be 'relative' or 'periodic'");
 }
