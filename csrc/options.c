@@ -667,6 +667,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_SLEEP] = "a number of seconds (int or float)",
         [SLEEPACC_OPT_RECORDS] = "a list of records", [SLEEPACC_OPT_RECORD] = "a record (a dict)",
         [SLEEPACC_OPT_STYLE] = "a str", [SLEEPACC_OPT_VALUES] = "a buffer of int64",
+        [SLEEPACC_OPT_TABLE] = "a dict",
     }, NULL, 0},
     [SLEEPACC_BINDING_LUA] = {{
         [SLEEPACC_OPT_METHOD] = "a string", [SLEEPACC_OPT_SECONDS] = "a number of seconds",
@@ -678,6 +679,7 @@ static const binding_words fault_words[] = {
         [SLEEPACC_OPT_DEADLINE] = "an integer", [SLEEPACC_OPT_SLEEP] = "a number of seconds",
         [SLEEPACC_OPT_RECORDS] = "an array of records", [SLEEPACC_OPT_RECORD] = "a record (a table)",
         [SLEEPACC_OPT_STYLE] = "a string", [SLEEPACC_OPT_VALUES] = "the samples of a run",
+        [SLEEPACC_OPT_TABLE] = "a table",
     }, "a fraction", 1},
 };
 
@@ -744,7 +746,12 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
  *        must be a sequence of mappings, got int"; "table() argument 2
  *        must be str, not int" -> "style: must be a str, got int";
  *        "embedded null character" -> "style: must not contain a NUL
- *        byte, got 'ir\x00tt'" (a ValueError still).
+ *        byte, got 'ir\x00tt'" (a ValueError still);
+ *   Python _core.stats  "values must be a buffer of int64" (a ValueError;
+ *        a list: CPython's "a bytes-like object is required, not 'list'")
+ *        -> "values: must be a buffer of int64, got bytes" (a TypeError);
+ *        a TABLE argument's "options: must be a dict, got int", the
+ *        binding's template before, is the TABLE row's words.
  * ---------------------------------------------------------------------- */
 
 const sleepacc_option sleepacc_text_option[] = {

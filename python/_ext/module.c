@@ -141,24 +141,18 @@ static int call_args(const sleepacc_call *c, PyObject *args, PyObject *kwds, sle
   if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &v[0], &v[1], &v[2], &v[3])) return -1;
   for (int i = 0; i < n; i++) {
     if (v[i] == NULL) continue;
-    if (c->args[i].kind == SLEEPACC_OPT_VALUES) {
-      if (PyObject_GetBuffer(v[i], &st->view, PyBUF_SIMPLE) < 0) return -1;
-      if (st->view.len % (Py_ssize_t)sizeof(int64_t) != 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be a buffer of int64", c->args[i].name);
-        return -1;
-      }
+    if (c->args[i].kind == SLEEPACC_OPT_VALUES && PyObject_GetBuffer(v[i], &st->view, PyBUF_SIMPLE) == 0 &&
+        st->view.len % (Py_ssize_t)sizeof(int64_t) == 0) {
       a->values = st->view.buf, a->count = (size_t)st->view.len / sizeof(int64_t);
     } else if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* the one value, read by the core */
       st->src.value = v[i];
       a->options = &st->g;
-    } else if (c->args[i].kind != SLEEPACC_OPT_TABLE) {
-      if (sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
-    } else if (!PyDict_Check(v[i])) {
-      PyErr_Format(PyExc_TypeError, "%s: must be a dict, got %s", c->args[i].name, Py_TYPE(v[i])->tp_name);
-      return -1;
-    } else {
+    } else if (c->args[i].kind == SLEEPACC_OPT_TABLE && PyDict_Check(v[i])) {
       st->g = sleepacc_py_getter(&st->src, v[i]);
       a->options = &st->g;
+    } else { /* by the core's rule of its kind: a VALUES or TABLE it cannot take, its words */
+      PyErr_Clear();
+      if (sleepacc_py_value(&c->args[i], c->args[i].name, a, v[i]) < 0) return -1;
     }
   }
   return 0;

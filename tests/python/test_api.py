@@ -165,8 +165,12 @@ def test_plan_rows_read_a_whole_options_dict_by_the_core():
     # stats: a row whose values are a buffer the binding lends the core
     assert _core.stats(values=np.array([5, 1, 3], dtype=np.int64), threshold=2)["undersleeps"] == 1
     assert _core.stats(b"", 0)["n"] == 0
-    with pytest.raises(ValueError, match=r"^values must be a buffer of int64$"):
-        _core.stats(b"abc", 0)
+    # what the values cannot be is the core's TYPE sentence, naming the argument (the
+    # binding wrote "values must be a buffer of int64", and a list got CPython's
+    # "a bytes-like object is required, not 'list'", which names none)
+    for bad, kind in ((b"abc", "bytes"), ([1, 2], "list"), (None, "NoneType"), ("ab", "str")):
+        with pytest.raises(TypeError, match=rf"^values: must be a buffer of int64, got {kind}$"):
+            _core.stats(bad, 0)
     with pytest.raises(TypeError, match=r"^threshold: must be an int, got str$"):
         _core.stats(b"", "0")
 
