@@ -51,7 +51,8 @@ extern "C" {
   XX(EBADF, "bad file descriptor")                                           \
   XX(EFAULT, "bad address")                                                  \
   XX(ESRCH, "no such thread")                                               \
-  XX(ECANCELED, "cancelled at the caller's checkpoint (Ctrl-C)")
+  XX(ECANCELED, "cancelled at the caller's checkpoint (Ctrl-C)")            \
+  XX(EEXIST, "exists and is not empty (results are never overwritten)")
 
 /* Message for a negative (or positive) errno; never NULL. */
 const char *sleepacc_strerror(int err);

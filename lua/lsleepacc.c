@@ -173,8 +173,8 @@ static int sleepacc__sweep(lua_State *L) {
   if (sleepacc_lua_field(L, 1, "output")) { /* 4, the writer 5 */
     sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
     w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
-    if (err == -EEXIST) /* as the CLI's -o */
-      luaL_error(L, "output: %s exists and is not empty (results are never overwritten)", output);
+    if (err == -EEXIST) /* a usage error, as the CLI's -o: the core's words of the refusal */
+      luaL_error(L, "output: %s %s", output, sleepacc_strerror(err));
     if (err < 0) return sleepacc_lua_pusherror(L, err, output);
   }
   lua_createtable(L, total, 0); /* results */
