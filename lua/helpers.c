@@ -248,39 +248,33 @@ static int sleepacc__nop(lua_State *L) {
 }
 
 /* sleepacc_chunks' checkpoint: a hook on this thread fires on the no-op's
- * call, its error caught so the cleanup runs before it travels on; in a
- * coroutine, a hook set on the main thread meanwhile is Ctrl-C. */
+ * call (its error caught, left on the stack); in a coroutine, a hook set on
+ * the main thread meanwhile is Ctrl-C.  Either stops the chunks. */
 typedef struct sleepacc__chunk {
   lua_State *L, *main;
   lua_Hook main_hook; /* the main thread's hook and mask at entry */
-  int main_mask;
-  void (*cleanup)(void *);
-  void *arg;
+  int main_mask, raised;
 } sleepacc__chunk;
 
 static int sleepacc__checkpoint(void *ctx) {
   sleepacc__chunk *k = (sleepacc__chunk *)ctx;
-  lua_State *L = k->L;
-  if (lua_gethook(L) != NULL) {
-    lua_pushcfunction(L, sleepacc__nop);
-    if (lua_pcall(L, 0, 0, 0) != 0) {
-      if (k->cleanup) k->cleanup(k->arg);
-      lua_error(L);
-    }
+  if (lua_gethook(k->L) != NULL) {
+    lua_pushcfunction(k->L, sleepacc__nop);
+    if (lua_pcall(k->L, 0, 0, 0) != 0) return k->raised = 1;
   }
-  if (k->main && k->main != L &&
-      (lua_gethook(k->main) != k->main_hook || lua_gethookmask(k->main) != k->main_mask)) {
-    if (k->cleanup) k->cleanup(k->arg);
-    luaL_error(L, "interrupted!");
-  }
-  return 0;
+  return k->main && k->main != k->L &&
+         (lua_gethook(k->main) != k->main_hook || lua_gethookmask(k->main) != k->main_mask);
 }
 
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
-  sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, cleanup, arg};
+  sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, 0};
+  int rc;
   if (k.main) k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main);
   luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
-  return sleepacc_chunks(step, arg, sleepacc__checkpoint, &k);
+  if ((rc = sleepacc_chunks(step, arg, sleepacc__checkpoint, &k)) != -ECANCELED) return rc;
+  if (cleanup) cleanup(arg); /* then the hook's error travels on */
+  if (k.raised) lua_error(L);
+  return luaL_error(L, "interrupted!");
 }
 
 static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }
