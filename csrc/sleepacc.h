@@ -616,7 +616,7 @@ int sleepacc_measure(const sleepacc_config *cfg, int64_t *samples, size_t capaci
  * its field table and maps the error:
  *     size = sleepacc_run_memory(&cfg, flags);       block = alloc(size)
  *     sleepacc_run_open(&r, &cfg, block, size, flags);
- *     while (!sleepacc_run_chunk(&r) ...) check signals;
+ *     sleepacc_chunks(sleepacc_run_chunk, &r, check signals, ...);
  *     if (sleepacc_run_close(&r, &res, &used) < 0) sleepacc_run_words(&r, ...);
  *     give back the block past `used`.
  * A run fails at most once: open, a chunk or close keep the first failure
