@@ -1459,8 +1459,9 @@ typedef enum sleepacc_binding {
  * named by the binding's word for it where it has one (Lua: "a fraction",
  * a number that is no integer).  shown: the value as the binding shows it
  * (NULL: type; for Lua, whose strings have one form, a TEXT value v is
- * shown by the core: quoted, its first 60 bytes, a NUL byte as \0).  Returns the whole sentence's length (as snprintf, also
- * when it was cut), or -EINVAL for kind NONE or an unknown binding (buf
+ * shown by the core: quoted, its first 60 bytes, a NUL byte as \0).
+ * Returns the whole sentence's length (as snprintf, also when it was
+ * cut), or -EINVAL for kind NONE or an unknown binding (buf
  * ""), -EFAULT for a NULL f or buf. */
 int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_value *v, const char *type,
                         const char *shown, char *buf, size_t cap);
