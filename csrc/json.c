@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -239,11 +240,18 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   if (!path || !writer || !writer_version || (flags & ~(SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_ATOMIC |
                                                          SLEEPACC_WRITE_KEEP)))
     return -EINVAL;
-  if (flags & SLEEPACC_WRITE_ATOMIC) { /* KEEP: path itself, now (the rename replaces what is there) */
-    if ((flags & SLEEPACC_WRITE_KEEP) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-      return -EEXIST;
-    if ((size_t)snprintf(w->path, sizeof w->path, "%s", path) >= sizeof w->path ||
-        (size_t)snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof w->tmp)
+  if ((flags & SLEEPACC_WRITE_ATOMIC) && (stat(path, &st) == 0 ? S_ISREG(st.st_mode) : lstat(path, &st) != 0)) {
+    /* a regular file, or nothing there (a dangling link, a device, a FIFO:
+     * written to; a rename would replace the node).  KEEP: path itself,
+     * now (the rename replaces what is there); a link's file is renamed
+     * over, not the link */
+    if ((flags & SLEEPACC_WRITE_KEEP) && stat(path, &st) == 0 && st.st_size > 0) return -EEXIST;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+      if (!realpath(path, w->path)) return -errno; /* w->path holds PATH_MAX */
+    } else if ((size_t)snprintf(w->path, sizeof w->path, "%s", path) >= sizeof w->path) {
+      return -ENAMETOOLONG;
+    }
+    if ((size_t)snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld", w->path, (long)getpid()) >= sizeof w->tmp)
       return w->tmp[0] = '\0', -ENAMETOOLONG;
     file = w->tmp;
   }

@@ -42,7 +42,7 @@ extern "C" {
   XX(ENOENT, "no such file, directory or method")                            \
   XX(EINTR, "interrupted by a signal")                                       \
   XX(ENOMEM, "out of memory")                                                \
-  XX(ENOSPC, "buffer too small")                                             \
+  XX(ENOSPC, "no space left (in the buffer, or on the device)")              \
   XX(ERANGE, "value out of range")                                           \
   XX(EOVERFLOW, "time arithmetic would overflow")                            \
   XX(EBUSY, "resource busy")                                                 \
@@ -52,7 +52,9 @@ extern "C" {
   XX(EFAULT, "bad address")                                                  \
   XX(ESRCH, "no such thread")                                               \
   XX(ECANCELED, "cancelled at the caller's checkpoint (Ctrl-C)")            \
-  XX(EEXIST, "exists and is not empty (results are never overwritten)")
+  XX(EEXIST, "exists and is not empty (results are never overwritten)")    \
+  XX(EISDIR, "is a directory")                                               \
+  XX(ENAMETOOLONG, "file name too long")
 
 /* Message for a negative (or positive) errno; never NULL. */
 const char *sleepacc_strerror(int err);
@@ -1199,7 +1201,12 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  *   SLEEPACC_WRITE_SYNC    each point flushed and fsync'd before it returns
  *                          (a killed run keeps the points written);
  *   SLEEPACC_WRITE_ATOMIC  written to "<path>.tmp<pid>" and renamed to path
- *                          by close: the file is whole or absent;
+ *                          by close: the file is whole or absent; when path
+ *                          is a symbolic link, beside the file it names
+ *                          (the link stays); when it is no regular file
+ *                          (a device such as /dev/null, a FIFO, a link to
+ *                          nothing yet), written to (a rename would
+ *                          replace the node);
  *   SLEEPACC_WRITE_KEEP    a regular file that is not empty is left as it is
  *                          and refused with -EEXIST (results are never
  *                          overwritten; the CLI's -o rule); with ATOMIC,

@@ -1124,14 +1124,7 @@ def _write_json(path, doc):
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    records.write_atomic(path, lambda f: f.write(text))
 
 
 # --------------------------------------------------------------------------

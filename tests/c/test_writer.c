@@ -1,12 +1,14 @@
 /* test_writer.c -- the results file writer (csrc/json.c): the same bytes as
  * the line renderers, a point larger than the writer's buffer, the KEEP rule
  * (a non-empty file is refused and left as it is), ATOMIC (whole or absent),
- * SYNC + abort (the lines so far stay, no footer), a failed write cutting
+ * ATOMIC through a symbolic link (the link stays) and to a FIFO (written to,
+ * the node stays), SYNC + abort (the lines so far stay, no footer), a failed write cutting
  * the file back to its last whole line, and the error paths. */
 #include "check.h"
 #include "sleepacc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -154,6 +156,41 @@ static void test_atomic(void) {
   unlink(at("x.jsonl"));
 }
 
+/* ATOMIC on a path that is no plain file: a link's file is replaced, the
+ * link kept; a node that is no regular file (a FIFO here, /dev/null for a
+ * user: a rename over it would replace the device) is written to, and stays
+ * what it was. */
+static void test_atomic_link_and_node(void) {
+  sleepacc_result r = result(0);
+  struct stat st;
+  char buf[65536];
+  size_t len = 0;
+  char *got = NULL;
+  int rd;
+  ssize_t n;
+  CHECK(symlink("target.jsonl", at("link.jsonl")) == 0);
+  CHECK(sleepacc_writer_open(&w, at("link.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+  sleepacc_writer_close(&w); /* a link to nothing: the file it names made */
+  CHECK(lstat(at("link.jsonl"), &st) == 0 && S_ISLNK(st.st_mode) && exists(at("target.jsonl")));
+  CHECK(sleepacc_writer_open(&w, at("link.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+  CHECK(sleepacc_writer_point(&w, &r, NULL, 0) == 0 && sleepacc_writer_close(&w) == 0);
+  CHECK(lstat(at("link.jsonl"), &st) == 0 && S_ISLNK(st.st_mode));
+  CHECK((got = slurp(at("target.jsonl"), &len)) && lines(got) == 3);
+  free(got);
+  CHECK(sleepacc_writer_open(&w, at("link.jsonl"), SLEEPACC_WRITE_ATOMIC | SLEEPACC_WRITE_KEEP, "c", "t") ==
+        -EEXIST); /* the file it names is not empty */
+  unlink(at("link.jsonl")), unlink(at("target.jsonl"));
+  CHECK(mkfifo(at("fifo"), 0600) == 0);
+  CHECK((rd = open(at("fifo"), O_RDONLY | O_NONBLOCK)) >= 0); /* a reader: the writer's open returns */
+  CHECK(sleepacc_writer_open(&w, at("fifo"), SLEEPACC_WRITE_ATOMIC | SLEEPACC_WRITE_KEEP, "c", "t") == 0);
+  CHECK(sleepacc_writer_close(&w) == 0);
+  n = read(rd, buf, sizeof buf - 1);
+  CHECK(n > 0 && memcmp(buf, "{", 1) == 0);
+  close(rd);
+  CHECK(lstat(at("fifo"), &st) == 0 && S_ISFIFO(st.st_mode));
+  unlink(at("fifo"));
+}
+
 static void test_sync_abort(void) {
   sleepacc_result r = result(0);
   size_t len = 0;
@@ -232,6 +269,7 @@ int main(void) {
   TEST(test_bytes_and_big_point);
   TEST(test_keep);
   TEST(test_atomic);
+  TEST(test_atomic_link_and_node);
   TEST(test_sync_abort);
   TEST(test_write_error_cuts_back);
   TEST(test_errors);

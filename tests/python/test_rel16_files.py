@@ -272,3 +272,27 @@ def test_early_ctrl_c_is_130_without_a_traceback(how):
             if p.returncode == 1:   # the interpreter's own startup was interrupted
                 assert "<frozen" in err, err[-1500:]
     assert 130 in seen, seen   # the window was hit at least once
+
+
+def test_an_atomic_write_keeps_links_and_nodes(tmp_path):
+    """records.write_atomic (plots, JSON documents) renames a temporary file
+    over a regular file only: through a symbolic link the file it names is
+    replaced and the link stays; a FIFO (as /dev/null for root: a rename
+    would have replaced the device) is written to and stays a FIFO."""
+    import stat
+    from sleepacc import records
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to("target.json")
+    records.write_atomic(str(link), lambda f: f.write("new"))
+    assert link.is_symlink() and target.read_text() == "new"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open returns
+    try:
+        records.write_atomic(str(fifo), lambda f: f.write("through"))
+        assert os.read(rd, 100) == b"through"
+    finally:
+        os.close(rd)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.json", "target.json"]
