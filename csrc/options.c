@@ -402,6 +402,26 @@ typedef struct part {
   void *base;
 } part;
 
+/* The len bytes of s (len < 0: strlen), at most max of them, as one line
+ * of a message into out: a NUL byte as \0, a newline, tab or return as \n,
+ * \t, \r, another control byte as \ddd (as Lua writes it), a quote and a
+ * backslash escaped; in quotes when quote.  Cut to fit cap. */
+static void escaped(const char *s, int64_t len, int64_t max, int quote, char *out, size_t cap) {
+  size_t k = 0;
+  if (len < 0) len = (int64_t)strlen(s);
+  if (quote && k + 1 < cap) out[k++] = '"';
+  for (int64_t j = 0; j < len && j < max && k + 5 < cap; j++) {
+    unsigned char c = (unsigned char)s[j];
+    const char *e = c == 0 ? "\\0" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
+                  : c == '"' ? "\\\"" : c == '\\' ? "\\\\" : NULL;
+    if (e) k += (size_t)snprintf(out + k, cap - k, "%s", e);
+    else if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(out + k, cap - k, "\\%03u", c);
+    else out[k++] = (char)c;
+  }
+  if (quote && k + 1 < cap) out[k++] = '"';
+  out[k < cap ? k : cap - 1] = '\0';
+}
+
 /* The keys a table of this read may hold, ", "-joined into buf: the
  * options it takes (not its arguments), in the order taken, then g->own. */
 static void known_keys(const part *parts, size_t np, const sleepacc_getter *g, char *buf, size_t cap) {
@@ -435,9 +455,11 @@ static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sle
   int rc;
   for (int64_t i = 0; (rc = g->get(g->ctx, NULL, i, &key)) == 1; i++) {
     int text = key.kind == SLEEPACC_VALUE_TEXT && key.s;
-    if (text && known_key(parts, np, g, key.s)) continue;
+    char shown[sizeof f->option];
+    if (text && (key.i <= 0 || (size_t)key.i == strlen(key.s)) && known_key(parts, np, g, key.s)) continue;
     known_keys(parts, np, g, known, sizeof known);
-    return sleepacc__fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? key.s : NULL, i, 0, text, known);
+    if (text) escaped(key.s, key.i > 0 ? key.i : -1, 40, 0, shown, sizeof shown); /* "n\0": no "n" */
+    return sleepacc__fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? shown : NULL, i, 0, text, known);
   }
   return rc < 0 ? sleepacc__fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
 }
@@ -687,7 +709,7 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
                         const char *shown, char *buf, size_t cap) {
   const binding_words *w;
   const char *takes = "another value";
-  char name[96 + SLEEPACC_GETTER_DEPTH * 56], quoted[2 * 60 + 3];
+  char name[96 + SLEEPACC_GETTER_DEPTH * 56], quoted[4 * 60 + 3];
   size_t len = 0;
   int whole;
   if (!f || !buf || !cap) return -EFAULT;
@@ -707,13 +729,8 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
            (long long)f->index + w->first);
   if (f->kind == SLEEPACC_FAULT_RULE && !f->show) return snprintf(buf, cap, "%s: %s", name, f->words);
   if (f->kind == SLEEPACC_FAULT_RULE && !shown && binding == SLEEPACC_BINDING_LUA && v &&
-      v->kind == SLEEPACC_VALUE_TEXT && v->s) { /* "its first 60 bytes", a NUL byte as \0 */
-    size_t k = 0;
-    quoted[k++] = '"';
-    for (int64_t j = 0; j < (v->i > 0 ? v->i : (int64_t)strlen(v->s)) && j < 60; j++)
-      if (v->s[j]) quoted[k++] = v->s[j];
-      else quoted[k++] = '\\', quoted[k++] = '0';
-    quoted[k++] = '"', quoted[k] = '\0';
+      v->kind == SLEEPACC_VALUE_TEXT && v->s) { /* "its first 60 bytes", escaped */
+    escaped(v->s, v->i > 0 ? v->i : -1, 60, 1, quoted, sizeof quoted);
     shown = quoted;
   }
   if (f->kind == SLEEPACC_FAULT_RULE)

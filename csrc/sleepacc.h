@@ -1388,7 +1388,8 @@ typedef struct sleepacc_getter {
    * key), or a negative number, the binding's own failure (its exception
    * set), which the core returns at once.  name NULL: the key number index
    * of the options table (asked for 0, 1, ... until 0 is returned, before
-   * any value; a string key is TEXT).  A TEXT value stays valid while the
+   * any value; a string key is TEXT, its length in .i: a NUL byte in it
+   * makes it no option's name).  A TEXT value stays valid while the
    * call lasts.  (A Lua getter may raise instead: the core holds nothing
    * across a call.) */
   int (*get)(void *ctx, const char *name, int64_t index, sleepacc_value *out);

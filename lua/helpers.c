@@ -89,6 +89,7 @@ static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t in
 static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
   lua_State *L = src->L;
+  size_t len = 0;
   int idx;
   if (!name) { /* the next key */
     if (!src->table) return 0;
@@ -98,7 +99,7 @@ static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_va
     src->keytype = luaL_typename(L, -1);
     memset(out, 0, sizeof *out);
     out->kind = lua_type(L, -1) == LUA_TSTRING ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
-    out->s = out->kind == SLEEPACC_VALUE_TEXT ? lua_tostring(L, -1) : NULL;
+    if (out->kind == SLEEPACC_VALUE_TEXT) out->s = lua_tolstring(L, -1, &len), out->i = (int64_t)len;
     return 1;
   }
   idx = sleepacc__push(src, name, index);

@@ -116,12 +116,14 @@ static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t in
 static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_py_source *src = (sleepacc_py_source *)ctx;
   PyObject *v, *key;
+  Py_ssize_t len;
   memset(out, 0, sizeof *out);
   if (name == NULL) { /* the next key */
     if (!PyDict_Next(src->options, &src->pos, &key, NULL)) return 0;
     src->keytype = Py_TYPE(key)->tp_name;
     out->kind = PyUnicode_Check(key) ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
-    return out->kind == SLEEPACC_VALUE_NESTED || (out->s = PyUnicode_AsUTF8(key)) != NULL ? 1 : -1;
+    if (out->kind == SLEEPACC_VALUE_NESTED) return 1;
+    return (out->s = PyUnicode_AsUTF8AndSize(key, &len)) != NULL ? (out->i = (int64_t)len, 1) : -1;
   }
   if ((v = py_lookup(src, name, index)) == NULL) return 0;
   return py_value(v, out) < 0 ? -1 : 1;

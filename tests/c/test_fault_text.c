@@ -84,6 +84,9 @@ static void test_a_broken_rule_with_the_value_shown(void) {
   side = value(SLEEPACC_VALUE_TEXT, 70, 0.0, "0123456789012345678901234567890123456789012345678901234567890123456789");
   says(&f, LUA, &side, "string", NULL,
        "mode: must be 'relative' or 'periodic', got \"012345678901234567890123456789012345678901234567890123456789\"");
+  /* one line: a control byte, a quote and a backslash escaped as Lua writes them */
+  side = value(SLEEPACC_VALUE_TEXT, 8, 0.0, "a\033[\n\"\\\tb");
+  says(&f, LUA, &side, "string", NULL, "mode: must be 'relative' or 'periodic', got \"a\\027[\\n\\\"\\\\\\tb\"");
   says(&f, PY, &side, "str", NULL, "mode: must be 'relative' or 'periodic', got str"); /* Python: its repr() */
   f.show = 0; /* a sweep's plan: no value */
   says(&f, PY, &side, "str", "'sideways'", "mode: must be 'relative' or 'periodic'");

@@ -211,6 +211,18 @@ def test_an_unknown_option_reads_the_same_in_both():
     assert lua_msg == str(e.value)
 
 
+def test_an_option_name_with_a_nul_byte_is_no_option_in_both():
+    # "n\0" was read as "n" by the core (its key compared up to the NUL):
+    # given with a budget it was ignored (n stayed 10001), and with
+    # budget=False "n: is required"; now it is unknown, named escaped, in both
+    with pytest.raises(TypeError) as e:
+        _core.plan({"method": "nanosleep", "duration": 1e-4, "budget": False, "n\0": 5})
+    lua_msg, = _lua_lines('print(select(2, pcall(sa.measure, {method = "nanosleep", duration = 1e-4, '
+                          'budget = false, ["n\\0"] = 5})))')
+    assert str(e.value).startswith("n\\0: unknown option; known: method, duration, n, ")
+    assert lua_msg == str(e.value)
+
+
 def test_a_closed_handle_reads_the_same_in_both():
     # a precise handle's failure in the core's one wording (issue 12, luathin:
     # sleepacc_precise_message; Lua said "sleepacc.Sleeper: is closed" before)
