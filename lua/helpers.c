@@ -234,6 +234,11 @@ lua_State *sleepacc_lua_mainthread(lua_State *L) {
   lua_State *m;
 #if LUA_VERSION_NUM < 502
   lua_getfield(L, LUA_REGISTRYINDEX, SLEEPACC_LUA_MAIN_KEY);
+  if (lua_isnil(L, -1)) { /* required in a coroutine: the first call on the main thread tells it */
+    lua_pop(L, 1);
+    sleepacc_lua_remember_main(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, SLEEPACC_LUA_MAIN_KEY);
+  }
 #else
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
 #endif
@@ -253,24 +258,31 @@ static int sleepacc__nop(lua_State *L) {
  * the main thread meanwhile is Ctrl-C.  Either stops the chunks. */
 typedef struct sleepacc__chunk {
   lua_State *L, *main;
-  lua_Hook main_hook; /* the main thread's hook and mask at entry */
-  int main_mask, raised;
+  lua_Hook main_hook; /* the main thread's hook, mask and count at entry */
+  int main_mask, main_count, raised;
 } sleepacc__chunk;
 
+/* ... and the main thread's hook is put back: this error is the one the
+ * Ctrl-C raises (it would fire again in the main thread, past the pcall
+ * that caught this one). */
 static int sleepacc__checkpoint(void *ctx) {
   sleepacc__chunk *k = (sleepacc__chunk *)ctx;
   if (lua_gethook(k->L) != NULL) {
     lua_pushcfunction(k->L, sleepacc__nop);
     if (lua_pcall(k->L, 0, 0, 0) != 0) return k->raised = 1;
   }
-  return k->main && k->main != k->L &&
-         (lua_gethook(k->main) != k->main_hook || lua_gethookmask(k->main) != k->main_mask);
+  if (!k->main || k->main == k->L ||
+      (lua_gethook(k->main) == k->main_hook && lua_gethookmask(k->main) == k->main_mask))
+    return 0;
+  lua_sethook(k->main, k->main_hook, k->main_mask, k->main_count);
+  return 1;
 }
 
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
-  sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, 0};
+  sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, 0, 0};
   int rc;
-  if (k.main) k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main);
+  if (k.main)
+    k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main), k.main_count = lua_gethookcount(k.main);
   luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   if ((rc = sleepacc_chunks(step, arg, sleepacc__checkpoint, &k)) != -ECANCELED) return rc;
   if (cleanup) cleanup(arg); /* then the hook's error travels on */
