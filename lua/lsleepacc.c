@@ -128,8 +128,10 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
     return 3;
   }
   sleepacc_lua_push_fields(L, sleepacc_result_fields, &res);
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "samples");
+  if (c->keep_samples) { /* streamed: no samples key (Python's None) */
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "samples");
+  }
   lua_replace(L, -3); /* the record replaces the run */
   lua_pop(L, 1);
   if (got) *got = s, *rec = res;
