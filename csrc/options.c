@@ -733,11 +733,14 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
     escaped(v->s, v->i > 0 ? v->i : -1, 60, 1, quoted, sizeof quoted);
     shown = quoted;
   }
+  if (binding == SLEEPACC_BINDING_LUA && v && v->kind == SLEEPACC_VALUE_REAL && isnan(v->d))
+    shown = "nan"; /* Lua's tostring: "-nan" or "nan", by the C library */
   if (f->kind == SLEEPACC_FAULT_RULE)
     return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
   whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||
           f->takes == SLEEPACC_OPT_DEADLINE;
-  if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) type = w->fraction;
+  if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) /* a whole kind: inf is no fraction */
+    type = isfinite(v->d) ? w->fraction : isnan(v->d) ? "nan" : v->d > 0 ? "inf" : "-inf";
   if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_STYLE && w->takes[f->takes]) takes = w->takes[f->takes];
   return sleepacc_type_text(name, takes, type, buf, cap);
 }

@@ -7,6 +7,8 @@
 #include "check.h"
 #include "sleepacc.h"
 
+#include <math.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -52,6 +54,14 @@ static void test_a_wrong_type_by_one_template(void) {
   says(&f, PY, &r, "float", "2.5", "n: must be an int, got float");
   says(&f, LUA, &r, "number", "2.5", "n: must be an integer, got a fraction");
   says(&f, LUA, NULL, "number", NULL, "n: must be an integer, got number"); /* no value: its type */
+  r.d = INFINITY; /* no fraction: it says which (Lua's tostring differs by version) */
+  says(&f, LUA, &r, "number", "inf", "n: must be an integer, got inf");
+  r.d = -INFINITY;
+  says(&f, LUA, &r, "number", "-inf", "n: must be an integer, got -inf");
+  r.d = NAN;
+  says(&f, LUA, &r, "number", "-nan", "n: must be an integer, got nan");
+  says(&f, PY, &r, "float", "nan", "n: must be an int, got float");
+  r.d = 2.5;
   f = read_fault(sleepacc_options, "mode", r); /* not a whole-number option: the type name */
   says(&f, LUA, &r, "number", "2.5", "mode: must be a string, got number");
   says(&f, PY, &r, "float", "2.5", "mode: must be a str, got float");
@@ -73,6 +83,8 @@ static void test_a_broken_rule_with_the_value_shown(void) {
   CHECK(f.kind == SLEEPACC_FAULT_RULE && f.show);
   says(&f, PY, &zero, "int", "0", "n: must be >= 1, got 0");
   says(&f, LUA, &zero, "number", "0", "n: must be >= 1, got 0");
+  zero = value(SLEEPACC_VALUE_REAL, 0, NAN, NULL);
+  says(&f, LUA, &zero, "number", "-nan", "n: must be >= 1, got nan"); /* as the C library prints it: no sign */
   says(&f, LUA, NULL, "nil", NULL, "n: must be >= 1, got nil"); /* nothing shown: the type */
   f = read_fault(sleepacc_options, "mode", side);
   says(&f, PY, &side, "str", "'sideways'", "mode: must be 'relative' or 'periodic', got 'sideways'");
