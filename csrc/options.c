@@ -180,7 +180,7 @@ const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *
                             "RLIMIT_RTPRIO/RLIMIT_NICE allowance", sleepacc_policy_name(c->env.policy),
                             c->env.priority);
   if (c->env.lock_memory && len < cap)
-    len += (size_t)snprintf(buf + len, cap - len, "%slock_memory=True needs CAP_IPC_LOCK or a large "
+    len += (size_t)snprintf(buf + len, cap - len, "%slock_memory needs CAP_IPC_LOCK or a large "
                             "enough RLIMIT_MEMLOCK", len ? "; " : "");
   if (c->env.dma_latency_us >= 0 && len < cap)
     len += (size_t)snprintf(buf + len, cap - len, "%sdma_latency=%d needs write access to "

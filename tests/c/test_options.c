@@ -179,7 +179,7 @@ static void test_privilege_explain(void) {
   sleepacc_config c;
   char buf[SLEEPACC_PRIVILEGE_MESSAGE_MAX], tiny[16];
   const char *want_all = "policy='rr' (priority 7) needs CAP_SYS_NICE or an RLIMIT_RTPRIO/RLIMIT_NICE "
-                         "allowance; lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK; "
+                         "allowance; lock_memory needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK; "
                          "dma_latency=0 needs write access to /dev/cpu_dma_latency (root)";
   sleepacc_config_default(&c);
   CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, sizeof buf) == buf);
@@ -194,7 +194,7 @@ static void test_privilege_explain(void) {
   sleepacc_config_default(&c);
   c.env.lock_memory = 1;
   CHECK(sleepacc_privilege_explain(&c, -ENOMEM, buf, sizeof buf) == buf);
-  CHECKF(!strcmp(buf, "lock_memory=True needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK"), "%s", buf);
+  CHECKF(!strcmp(buf, "lock_memory needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK"), "%s", buf);
   c.env.policy = SLEEPACC_POLICY_RR, c.env.priority = 7, c.env.dma_latency_us = 0;
   CHECK(sleepacc_privilege_explain(&c, -EPERM, buf, sizeof buf) == buf);
   CHECKF(!strcmp(buf, want_all), "%s", buf);
