@@ -96,6 +96,11 @@ int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cle
  * a failure ends it, kept for sleepacc_run_close; Ctrl-C finishes r, then raises). */
 void sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 
+/* The userdata at idx when its metatable is the registry's tname, else
+ * NULL; checked: else raise "<name>: must be a <tname>, got <its type>". */
+void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname);
+void *sleepacc_lua_checkudata(lua_State *L, int idx, const char *tname, const char *name);
+
 /* Core structs are aligned(16), more than userdata promise: push a
  * userdata of size bytes (plus slack) and return its aligned address. */
 #define SLEEPACC_LUA_ALIGN 64

@@ -34,6 +34,24 @@ void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const ch
   luaL_error(L, "%s", text);
 }
 
+void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname) {
+  void *p = lua_touserdata(L, idx);
+  if (idx < 0) idx = lua_gettop(L) + idx + 1; /* it stays put while the metatables are pushed */
+  if (!p || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, tname); /* compared by hand: luaL_testudata is 5.2's */
+  if (!lua_rawequal(L, -1, -2)) p = NULL;
+  lua_pop(L, 2);
+  return p;
+}
+
+void *sleepacc_lua_checkudata(lua_State *L, int idx, const char *tname, const char *name) {
+  void *p = sleepacc_lua_udata(L, idx, tname);
+  char takes[64];
+  snprintf(takes, sizeof takes, "a %s", tname);
+  sleepacc_lua_must(L, p != NULL, idx, name, takes);
+  return p;
+}
+
 /* The Lua value at idx as a core value: a boolean BOOL, an integer that
  * fits INT (an integral number beyond int64: INT with .overflow its sign,
  * which the core refuses), another number REAL, a string TEXT (with its
@@ -44,16 +62,12 @@ static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   int type = lua_type(L, idx);
   size_t len = 0;
   lua_Integer i;
+  const sleepacc_lua_samples *s;
   memset(v, 0, sizeof *v);
-  if (idx < 0) idx = lua_gettop(L) + idx + 1; /* it stays put while the metatables are pushed */
-  if (type == LUA_TUSERDATA && lua_getmetatable(L, idx)) { /* a Samples' metatable, compared by hand */
-    luaL_getmetatable(L, SLEEPACC_LUA_SAMPLES_MT);
-    if (lua_rawequal(L, -1, -2)) {
-      const sleepacc_lua_samples *s = (const sleepacc_lua_samples *)lua_touserdata(L, idx);
-      v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
-    }
-    lua_pop(L, 2);
-    if (v->kind == SLEEPACC_VALUE_SAMPLES) return;
+  s = (const sleepacc_lua_samples *)sleepacc_lua_udata(L, idx, SLEEPACC_LUA_SAMPLES_MT);
+  if (s) {
+    v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
+    return;
   }
   v->kind = SLEEPACC_VALUE_NESTED;
   if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);

@@ -31,7 +31,7 @@
  * behind a record table's `samples`. */
 
 static int samples_totable(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
   lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
   for (size_t i = 0; i < s->len; i++) {
     lua_pushinteger(L, (lua_Integer)s->data[i]);
@@ -42,7 +42,7 @@ static int samples_totable(lua_State *L) {
 
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
   lua_Integer i;
   if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
     lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
@@ -54,18 +54,18 @@ static int samples_index(lua_State *L) {
 }
 
 static int samples_len(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
+  lua_pushinteger(L, (lua_Integer)((sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self"))->len);
   return 1;
 }
 
 static int samples_tostring(lua_State *L) { /* len <= SLEEPACC_MAX_SAMPLES: an int */
   lua_pushfstring(L, "sleepacc.Samples(%d ns values)",
-                  (int)((sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT))->len);
+                  (int)((sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self"))->len);
   return 1;
 }
 
 static int samples_gc(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)luaL_checkudata(L, 1, SAMPLES_MT);
+  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
   free(s->data);
   s->data = NULL;
   s->len = 0;
@@ -77,7 +77,7 @@ static int samples_gc(lua_State *L) {
 /* __gc: after an error or a Ctrl-C the lines written so far stay, without
  * a footer ("interrupted"). */
 static int writer_gc(lua_State *L) {
-  sleepacc_writer_abort((sleepacc_writer *)luaL_checkudata(L, 1, WRITER_MT));
+  sleepacc_writer_abort((sleepacc_writer *)sleepacc_lua_checkudata(L, 1, WRITER_MT, "self"));
   return 0;
 }
 

@@ -31,7 +31,7 @@ static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
 /* The handle of kind at idx (open or closed), at its aligned address. */
 static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
-  return (sleepacc_precise *)sleepacc_lua_aligned(luaL_checkudata(L, idx, MT[kind]));
+  return (sleepacc_precise *)sleepacc_lua_aligned(sleepacc_lua_checkudata(L, idx, MT[kind], "self"));
 }
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }

@@ -279,6 +279,20 @@ test("dma_latency on a sleeper and a pacer: held, or an error naming it", functi
   T.raises_naming("bogus", sa.sleeper, "auto", {bogus = 1})
 end)
 
+test("a method called on another handle's kind raises naming self", function()
+  -- it was luaL_checkudata's "bad argument #1 to '?' (sleepacc.Pacer expected, ...)"
+  local s, p = sa.sleeper("spin"), sa.pacer(0.001)
+  local samples = sa.measure{method = "clock", duration = 0, n = 2}.samples
+  local err = T.raises_naming("self", p.wait, s)
+  T.eq(err, "self: must be a sleepacc.Pacer, got userdata", "message")
+  T.eq(T.raises_naming("self", s.sleep, nil, 0), "self: must be a sleepacc.Sleeper, got nil", "message")
+  T.raises_naming("self", s.stats, p) -- the shared methods check their own kind
+  T.raises_naming("self", s.sleep_until, samples, 0)
+  T.raises_naming("self", samples.totable, 5)
+  s:close()
+  p:close()
+end)
+
 test("bad input raises naming the argument", function()
   local nan = 0 / 0
   local cases = {
