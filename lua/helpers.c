@@ -295,8 +295,10 @@ static int sleepacc__checkpoint(void *ctx) {
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *)) {
   sleepacc__chunk k = {L, sleepacc_lua_mainthread(L), NULL, 0, 0, 0};
   int rc;
-  if (k.main)
-    k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main), k.main_count = lua_gethookcount(k.main);
+  if (k.main) {
+    k.main_hook = lua_gethook(k.main), k.main_mask = lua_gethookmask(k.main);
+    k.main_count = lua_gethookcount(k.main);
+  }
   luaL_checkstack(L, 4, NULL); /* the checkpoint never needs to grow the stack */
   if ((rc = sleepacc_chunks(step, arg, sleepacc__checkpoint, &k)) != -ECANCELED) return rc;
   if (cleanup) cleanup(arg); /* then the hook's error travels on */

@@ -30,8 +30,12 @@
 /* A run's kept samples (sleepacc_lua_samples, binding.h): the userdata
  * behind a record table's `samples`. */
 
+static sleepacc_lua_samples *self_samples(lua_State *L) {
+  return (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
+}
+
 static int samples_totable(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
+  sleepacc_lua_samples *s = self_samples(L);
   lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
   for (size_t i = 0; i < s->len; i++) {
     lua_pushinteger(L, (lua_Integer)s->data[i]);
@@ -42,7 +46,7 @@ static int samples_totable(lua_State *L) {
 
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
+  sleepacc_lua_samples *s = self_samples(L);
   lua_Integer i;
   if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
     lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
@@ -54,18 +58,17 @@ static int samples_index(lua_State *L) {
 }
 
 static int samples_len(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)((sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self"))->len);
+  lua_pushinteger(L, (lua_Integer)self_samples(L)->len);
   return 1;
 }
 
 static int samples_tostring(lua_State *L) { /* len <= SLEEPACC_MAX_SAMPLES: an int */
-  lua_pushfstring(L, "sleepacc.Samples(%d ns values)",
-                  (int)((sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self"))->len);
+  lua_pushfstring(L, "sleepacc.Samples(%d ns values)", (int)self_samples(L)->len);
   return 1;
 }
 
 static int samples_gc(lua_State *L) {
-  sleepacc_lua_samples *s = (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
+  sleepacc_lua_samples *s = self_samples(L);
   free(s->data);
   s->data = NULL;
   s->len = 0;
