@@ -407,18 +407,9 @@ def _as_doc(sweep) -> dict[str, Any]:
 
 def save(sweep, path: PathLike) -> None:
     """Write `sweep` (a Sweep, or its JSON-form dict) as JSON to `path`
-    (atomically: a temporary file, then rename)."""
+    (atomically, by write_atomic: a temporary file, then rename)."""
     doc = _as_doc(sweep)
-    path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, lambda f: f.write(json.dumps(doc) + "\n"))
 
 
 def jsonl_header(host: Mapping[str, Any], settings: Mapping[str, Any], started: str) -> str:

@@ -296,3 +296,7 @@ def test_an_atomic_write_keeps_links_and_nodes(tmp_path):
         os.close(rd)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.json", "target.json"]
+    # Sweep.save (records.save) had its own rename (it would have replaced the link)
+    sweep = sleepacc.sweep(["clock"], durations=[0], budget=0.01)
+    sweep.save(str(link))
+    assert link.is_symlink() and len(sleepacc.load(str(target)).measurements) == 1
