@@ -269,8 +269,10 @@ def test_early_ctrl_c_is_130_without_a_traceback(how):
             assert err.strip().splitlines()[-1] == "sleepacc: interrupted", err
         else:
             assert p.returncode in (0, -signal.SIGINT, 1), (ms, p.returncode, err[-1500:])
-            if p.returncode == 1:   # the interpreter's own startup was interrupted
-                assert "<frozen" in err, err[-1500:]
+            if p.returncode == 1:   # the interpreter's own startup (or its exit) was interrupted:
+                # its frames are <frozen ...>, or it has none ("KeyboardInterrupt"
+                # alone: seen once under load, as the interpreter finalized)
+                assert "<frozen" in err or err.strip() == "KeyboardInterrupt", err[-1500:]
     assert 130 in seen, seen   # the window was hit at least once
 
 
