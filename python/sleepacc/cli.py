@@ -1235,8 +1235,8 @@ def cmd_exporter(args):
     try:
         service.open()
     except OSError as exc:
-        where = (f"listen on {listen[0]}:{listen[1]}" if listen and not service.address
-                 else f"write {args.textfile}")
+        where = (f"write {exc.filename}" if exc.filename else
+                 f"listen on {listen[0]}:{listen[1]}")
         raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
     import signal
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}

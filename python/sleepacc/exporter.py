@@ -660,7 +660,17 @@ class Service:
         self.failed_writes: List[str] = []
 
     def open(self) -> None:
-        """Bind the port (OSError when it cannot) before anything runs."""
+        """Check that the directories of the text file and the snapshot exist
+        and are writable (OSError, its filename the file, when not), then bind
+        the port (OSError when it cannot), before anything runs."""
+        for path in (self.textfile, self.snapshot_path):   # files written later: their
+            if path is None:                                  # directories checked now
+                continue
+            d = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(d):
+                raise FileNotFoundError(2, f"directory {d} does not exist", path)
+            if not os.access(d, os.W_OK):
+                raise PermissionError(13, f"directory {d} is not writable", path)
         if self.listen is not None:
             from prometheus_client import start_http_server
             reg = registry_for(self.exporter, process=True)
@@ -671,12 +681,6 @@ class Service:
                 self.address = self.server.server_address[:2]
             else:                                  # older: no handle to the server
                 self.address = (host, port)
-        if self.textfile is not None:
-            d = os.path.dirname(os.path.abspath(self.textfile))
-            if not os.path.isdir(d):
-                raise FileNotFoundError(2, f"directory {d} does not exist")
-            if not os.access(d, os.W_OK):
-                raise PermissionError(13, f"directory {d} is not writable")
 
     def write_outputs(self) -> List[str]:
         """Write the text file and the snapshot; a failure (a full disk) is

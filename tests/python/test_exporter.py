@@ -525,6 +525,18 @@ def test_a_port_in_use_exits_1_with_one_line():
     assert "\n" not in msg and f"cannot listen on 127.0.0.1:{port}" in msg, msg
 
 
+def test_a_file_in_a_missing_directory_is_refused_before_measuring(tmp_path):
+    for option in ("--textfile", "--snapshot"):      # the snapshot as the text file
+        path = tmp_path / "missing" / "out"
+        r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", option, str(path),
+                            "--listen", "127.0.0.1:0", "--methods", "nanosleep",
+                            "--doctor-every", "0", "--stop-after", "1s"],
+                           capture_output=True, text=True, timeout=60, env=child_env())
+        assert r.returncode == 1, (option, r.stderr)
+        msg = r.stderr.rstrip("\n")   # one line: nothing was published, nothing measured
+        assert "\n" not in msg and f"cannot write {path}" in msg and "does not exist" in msg, msg
+
+
 # ---------------------------------------------------------------- contrib
 
 @need_promtool
