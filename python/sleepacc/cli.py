@@ -1208,11 +1208,22 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:            # the exporter's rule: it measures sleeps
         raise _arg_error("--duration", "must be above 0")
+    for d in durations:           # each duration's range first (the core's seconds rule)
+        try:
+            _core.seconds_ns(d / 1e9)
+        except ValueError as exc:
+            raise _arg_error("--duration", str(exc).partition(": ")[2]) from None
+    turn = args.turn if args.turn is not None else ex.DEFAULT_TURN_S
+    longest = max(durations)
+    if longest > turn * 1e9:      # the exporter's rule: a turn holds at least one sleep
+        raise _arg_error("--duration", f"{format_go(longest)} is longer than a measuring turn "
+                                       f"(--turn {format_go(round(turn * 1e9))}): give durations "
+                                       "up to the turn, or a longer --turn")
     floors = _floor_methods()
     for name in methods:          # each series, by the core's rules ("auto" is a Sleeper)
-        for d in durations if name != "auto" else ():
-            _core_rules(args, {"method": "--methods"}, method=name, duration=d / 1e9,
-                        mode=args.mode or "relative")
+        for d in durations if name != "auto" else ():   # a turn's budget is --turn
+            _core_rules(args, {"method": "--methods", "budget": "--turn"}, method=name,
+                        duration=d / 1e9, mode=args.mode or "relative", budget=turn)
         if name in floors:
             raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
                                           "the exporter measures sleeps")
@@ -1296,7 +1307,8 @@ def _add_exporter_parser(sub):
     s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
                    help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
     s.add_argument("--turn", type=_seconds, metavar="D",
-                   help="the longest a measuring turn lasts (default 250ms)")
+                   help="the longest a measuring turn lasts (default 250ms); every --duration "
+                        "must fit in it")
     s.add_argument("--stop-after", type=_seconds, metavar="D",
                    help="stop after this long (default: run until SIGTERM)")
     _add_env_options(s)

@@ -68,6 +68,7 @@ ENV_KEYS = ("slack", "policy", "priority", "cpu", "lock_memory", "dma_latency")
 #: Samples kept per series for the snapshot's statistics (the histogram counts all).
 RESERVOIR = 20_000
 PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
+DEFAULT_TURN_S = 0.25        # the most wall time one turn takes (--turn)
 
 
 def _warmup(d_ns: int) -> int:
@@ -246,7 +247,7 @@ class Exporter:
     def __init__(self, methods: Sequence[str], durations_ns: Sequence[int], *,
                  mode: str = "relative", cpu_budget: float = 0.01,
                  env: Optional[dict] = None, doctor_every: Optional[float] = 600.0,
-                 turn_s: float = 0.25):
+                 turn_s: float = DEFAULT_TURN_S):
         if not 0 < cpu_budget <= 1:
             raise ValueError(f"cpu_budget must be in (0, 1], got {cpu_budget!r}")
         self.env = {k: v for k, v in (env or {}).items() if v is not None and v is not False}

@@ -485,6 +485,8 @@ BAD = [
     (["--every", "-1s"], "--every"),
     (["--every", "10s"], "--every"),                     # nothing to write every 10 s
     (["--duration", "0"], "--duration"),
+    (["--duration", "1ms,2h"], "longer than a measuring turn (--turn 250ms)"),
+    (["--turn", "25h"], "--turn: must be at most 86400 s"),
     (["--cpu-budget", "0"], "--cpu-budget"),
     (["--cpu-budget", "150%"], "--cpu-budget"),
     (["--priority", "3"], "--priority"),
