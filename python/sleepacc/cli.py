@@ -34,8 +34,8 @@ import time
 import sleepacc
 from sleepacc import _core, records
 from sleepacc._api import _now_iso
-from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
-                             parse_slack_ns)
+from sleepacc._units import (UNITS_TEXT, format_go, format_ns, parse_duration_ns,
+                             parse_durations_ns, parse_slack_ns)
 from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
@@ -56,6 +56,9 @@ MAX_POINT_BUDGET_S = 0.5    # ... nor more, whatever time is left
 PLAN_LATE_NS = 60_000       # a typical oversleep, for planning only
 PLAN_OVERHEAD_S = 0.004     # per point: opening the method, writing the line
 DEFAULT_MAX_SAMPLES = 100_000
+# The help of every duration option ends with this (a typo of 5ms as 5m is
+# five minutes: say so where the option is described).
+UNITS_HELP = f"units: {UNITS_TEXT}; m is minutes, not ms; a bare number is seconds"
 
 
 # --------------------------------------------------------------------------
@@ -1299,7 +1302,7 @@ def _add_exporter_parser(sub):
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
     s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
-                   help="requested durations (default 1ms)")
+                   help=f"requested durations (default 1ms; {UNITS_HELP})")
     s.add_argument("--mode", metavar=MODES, help="relative (default) or periodic "
                    "(lateness against a fixed schedule; counts missed deadlines)")
     s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
@@ -1428,8 +1431,8 @@ _clean = records.clean   # NaN and infinities -> None, so the JSON is strict
 def build_parser():
     p = _Parser(prog="sleepacc",
                 description="Measure how well this machine sleeps, explain why, "
-                            "and compare hosts.  Durations take ns, us/µs, ms or s "
-                            "suffixes; a bare number is seconds.",
+                            f"and compare hosts.  Durations take a unit ({UNITS_TEXT}: "
+                            "m is minutes, not ms); a bare number is seconds.",
                 epilog="Exit codes: 0 success, 1 failure, 2 usage error, 130 Ctrl-C.  "
                        "File schema: docs/schema.md.")
     p.add_argument("--version", action="version", version=f"sleepacc {sleepacc.__version__}")
@@ -1444,7 +1447,7 @@ def build_parser():
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
                    help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
                         "floor methods, syscall and clock, are measured at 0 only; "
-                        "--mode periodic skips 0)")
+                        f"--mode periodic skips 0; {UNITS_HELP})")
     s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
@@ -1479,7 +1482,8 @@ def build_parser():
 
     s = sub.add_parser("measure", help="one method at one duration, in detail")
     s.add_argument("method", metavar="METHOD")
-    s.add_argument("duration", type=_duration_ns, metavar="DURATION")
+    s.add_argument("duration", type=_duration_ns, metavar="DURATION",
+                   help=f"the requested duration ({UNITS_HELP})")
     # --budget, -n, --warmup: their ranges and defaults are the core's
     s.add_argument("--budget", type=_time_s, default=None, metavar="SECONDS",
                    help=f"time to measure (default {_DEFAULTS['budget_ns'] / 1e9:g})")
@@ -1537,7 +1541,8 @@ def build_parser():
     s.add_argument("--method", metavar="M",
                    help="method ranked (default nanosleep where every file has it)")
     s.add_argument("--duration", type=_requested_ns, metavar="D",
-                   help="requested duration ranked (default 1ms where every file has it)")
+                   help="requested duration ranked (default 1ms where every file has it; "
+                        f"{UNITS_HELP})")
     s.add_argument("--labels", metavar="A,B,...", help="names of the hosts, one per file "
                    "(default: the host names in the files)")
     s.add_argument("--format", choices=("text", "csv", "json"), default="text")
@@ -1584,7 +1589,7 @@ def build_parser():
                    help="one line per this much time (default 1s)")
     s.add_argument("--duration", type=_seconds, default=None, metavar="D",
                    help="stop after this long (default: until Ctrl-C or SIGTERM; either prints "
-                        "the summary and exits 0)")
+                        f"the summary and exits 0; {UNITS_HELP})")
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.add_argument("-o", "--output", metavar="FILE",

@@ -28,6 +28,7 @@ import pytest
 
 import sleepacc
 from sleepacc import report
+from conftest import ROOT
 
 # Under `make sanitize-python` every child starts a preloaded ASan runtime
 # (seconds each).  Tests of argument parsing and text formatting run no C
@@ -586,6 +587,22 @@ def test_help_explains_mode_warmup_and_margin():
         assert "a bare integer is ns" in text, text
     text = " ".join(run("measure", "--help").stdout.split())
     assert "--warmup N sleeps taken first and not counted" in text, text
+
+
+@python_only
+def test_every_duration_option_lists_the_units_m_being_minutes():
+    """5m is five minutes (Go's and irtt's unit), one letter away from 5ms:
+    each option that takes a duration says which units it reads."""
+    units = ("units: ns, us or µs, ms, s or sec, m or min (minutes), h (hours); "
+             "m is minutes, not ms; a bare number is seconds")
+    for cmd, option in (("sweep", "--durations D,D,..."), ("measure", "DURATION"),
+                        ("exporter", "--duration D,D,..."), ("compare", "--duration D"),
+                        ("monitor", "--duration D")):
+        text = " ".join(run(cmd, "--help").stdout.split())
+        help_text = text.split(f" {option} ", 1)[1][:400]     # this option's help
+        assert units in help_text, (cmd, help_text)
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`m` or `min` (minutes)" in readme and "`5m` is five minutes, not `5ms`" in readme
 
 
 def test_unknown_method_lists_the_valid_names():
