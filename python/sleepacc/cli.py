@@ -1,4 +1,5 @@
-"""The ``sleepacc`` command: sweep, measure, doctor, info, compare, plot, monitor.
+"""The ``sleepacc`` command: sweep, measure, doctor, model, info, compare, plot,
+monitor, report, exporter.
 
 This module parses arguments, plans time, writes result files and prints.
 Nothing here measures or summarises by itself: every point is one

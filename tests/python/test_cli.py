@@ -605,6 +605,14 @@ def test_every_duration_option_lists_the_units_m_being_minutes():
     assert "`m` or `min` (minutes)" in readme and "`5m` is five minutes, not `5ms`" in readme
 
 
+@python_only
+def test_the_readme_command_list_names_every_subcommand():
+    from sleepacc import cli
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    listed = re.search(r"`sleepacc ([a-z|]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert listed and set(listed.group(1).split("|")) == set(sub.choices), listed
+
+
 def test_unknown_method_lists_the_valid_names():
     msg = run("sweep", "--methods", "nope").stderr   # the core's words: the available ones
     assert all(m.name in msg for m in sleepacc.methods() if m.available)
