@@ -1292,7 +1292,9 @@ def _add_exporter_parser(sub):
                     "line wins.  SIGTERM or Ctrl-C stop it cleanly (exit 0).")
     s.add_argument("--config", metavar="FILE", help="read options from FILE")
     s.add_argument("--listen", type=_listen_arg, metavar="HOST:PORT",
-                   help="serve /metrics here (default 127.0.0.1:9851 unless --textfile)")
+                   help="serve /metrics here (default 127.0.0.1:9851, this host only, unless "
+                        "--textfile); an empty host, as in :9851, means every interface "
+                        "(0.0.0.0), the Prometheus exporters' convention")
     s.add_argument("--textfile", metavar="PATH",
                    help="write the metrics to PATH (atomically) every --every")
     s.add_argument("--every", type=_seconds, metavar="D",

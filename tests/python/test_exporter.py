@@ -502,6 +502,17 @@ def test_bad_input_exits_2_with_one_line(argv, named):
     assert "\n" not in msg and msg.startswith("sleepacc: error: ") and named in msg, msg
 
 
+def test_listen_documents_that_an_empty_host_is_every_interface():
+    assert ex.parse_listen(":9851") == ("0.0.0.0", 9851)
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", "--help"],
+                       capture_output=True, text=True, timeout=60, env=child_env())
+    text = " ".join(r.stdout.split())
+    assert "default 127.0.0.1:9851, this host only" in text, text
+    assert "an empty host, as in :9851, means every interface (0.0.0.0)" in text, text
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`--listen :9851`, binds every interface (`0.0.0.0`)" in readme
+
+
 def test_a_bad_config_line_exits_2_naming_the_file(tmp_path):
     conf = tmp_path / "bad.conf"
     conf.write_text("methods = nanosleep\nthis is not an option\n")
