@@ -615,7 +615,10 @@ def cmd_report(args):
     fmt = args.format
     if fmt is None:   # irtt's own table holds means only: it reads back as irtt's table
         fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
-    _emit_sweep(sweep, fmt)
+    try:
+        _emit_sweep(sweep, fmt)
+    except ValueError as exc:    # what the file holds cannot fill the table: a data error
+        raise CliError(f"{args.file}: {exc}") from None
     return 0
 
 

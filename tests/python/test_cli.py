@@ -106,6 +106,28 @@ def test_report_prints_what_sleepacc_report_renders(small_file, fmt):
     assert r.stdout == report.format(sleepacc.load(small_file), fmt)
 
 
+@python_only
+def test_a_point_without_a_median_is_named_as_such_exit_1(small_file, tmp_path):
+    """A point whose stats.median is null is not irtt's mean-only table: the
+    message says what the point lacks, as a data error (exit 1)."""
+    lines = small_file.read_text().splitlines()
+    out = []
+    for line in lines:
+        d = json.loads(line)
+        if d["type"] == "point" and d["method"] == "nanosleep" and d["requested_ns"] == 1_000_000:
+            d["stats"]["median"] = None
+        out.append(json.dumps(d))
+    path = tmp_path / "nullmed.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    r = run("report", path)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and "\n" not in msg, msg
+    assert msg.startswith(f"sleepacc: error: {path}: the point nanosleep(1ms) has no median "
+                          "(null in the file)"), msg
+    assert "irtt's table" not in msg and "Nonens" not in msg, msg
+    assert run("report", path, "--format", "json").returncode == 0   # json shows what is there
+
+
 def test_json_and_csv_parse_back(small_file):
     swept = sleepacc.load(small_file)
     rows = json.loads(run("report", small_file, "--format", "json").stdout)
