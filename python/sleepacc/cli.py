@@ -303,6 +303,17 @@ def _load(path):
     return sweep
 
 
+def _need_points(data, path, what):
+    """A file (a Sweep, or tidy records) without points is a data error,
+    said the same way by every command that reads one: "<file> has no
+    points to <what>" (a monitor -o file holds report lines, not points)."""
+    if len(data) == 0:
+        monitor = (getattr(data, "settings", None) or {}).get("command") == "monitor"
+        hint = (": it is a monitor -o file (its lines are reports, not points; "
+                "plot --flent draws them)" if monitor else "")
+        raise CliError(f"{path} has no points to {what}{hint}")
+
+
 def _points(sweep):
     """Point dicts (Measurement.to_dict()) of a Sweep."""
     return [m.to_dict() for m in sweep]
@@ -612,6 +623,7 @@ def _host_facts():
 
 def cmd_report(args):
     sweep = _load(args.file)
+    _need_points(sweep, args.file, "report")
     fmt = args.format
     if fmt is None:   # irtt's own table holds means only: it reads back as irtt's table
         fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
@@ -756,7 +768,10 @@ def _compare_inputs(args, option="FILE"):
         labels = [t.strip() for t in args.labels.split(",")]
         if len(labels) != len(files):
             raise _arg_error("--labels", f"{len(labels)} labels for {len(files)} files")
-    return [_load(p) for p in files], labels
+    sweeps = [_load(p) for p in files]
+    for p, sw in zip(files, sweeps):
+        _need_points(sw, p, "compare")
+    return sweeps, labels
 
 
 def _ns_text(ns):
@@ -905,6 +920,7 @@ def cmd_plot(args):
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
+    _need_points(sweep, args.file, "plot")
     try:
         from sleepacc import plot
         import matplotlib  # noqa: F401
@@ -1341,6 +1357,8 @@ def cmd_doctor(args):
             raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
     elif args.from_file:
         sweep = _load(args.from_file)
+    if sweep is not None:
+        _need_points(sweep, args.from_file, "diagnose from")
     here = socket.gethostname()
     if isinstance(sweep, list):
         if not args.json:
@@ -1410,10 +1428,16 @@ def cmd_model(args):
             raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     else:
         data = _load(path)
+    _need_points(data, path, "fit")
     try:
         fitted = model.fit(data)
     except (ValueError, KeyError, TypeError) as exc:
         raise CliError(f"cannot fit {path}: {exc}") from None
+    if not any(m.params for m in (fitted.values() if hasattr(fitted, "find") else [fitted])):
+        means = all(getattr(m, "n", 0) is None for m in data)   # irtt's table: n unknown
+        raise CliError(f"{path} has no points the model can fit"
+                       + (" (irtt's table holds means only; the model fits medians and tails)"
+                          if means else ""))
     if args.method:
         groups = fitted.values() if hasattr(fitted, "find") else [fitted]
         if not any(args.method in m.params for m in groups):

@@ -128,6 +128,60 @@ def test_a_point_without_a_median_is_named_as_such_exit_1(small_file, tmp_path):
     assert run("report", path, "--format", "json").returncode == 0   # json shows what is there
 
 
+IRTT_TABLE = """Testing sleep accuracy...
+
+Sleep Duration        Mean Error       % Error
+           1ns          13.353µs     1335336.9
+         100µs          60.081µs          60.1
+           1ms          62.314µs           6.2
+"""
+
+
+@pytest.fixture(scope="module")
+def pointless(small_file, tmp_path_factory):
+    """Files without a point: a header only, and a monitor -o file."""
+    d = tmp_path_factory.mktemp("pointless")
+    hdr = d / "hdr.jsonl"
+    hdr.write_text(small_file.read_text().splitlines()[0] + "\n")
+    mon = d / "mon.jsonl"
+    r = run("monitor", "--interval", "10ms", "--report", "0.1s", "--duration", "0.25s", "-o", mon,
+            timeout=30)
+    assert r.returncode == 0, r.stderr
+    return hdr, mon
+
+
+@python_only
+@pytest.mark.parametrize("argv,what", [
+    (["report", "{hdr}"], "report"), (["report", "{mon}"], "report"),
+    (["compare", "{hdr}", "{small}"], "compare"), (["doctor", "--from", "{hdr}"], "diagnose from"),
+    (["model", "{hdr}"], "fit"), (["plot", "{hdr}", "-o", "{tmp}/x.png"], "plot")])
+def test_a_file_without_points_is_one_line_exit_1(pointless, small_file, tmp_path, argv, what):
+    """Every command that reads a result file says the same when it has no
+    point: a data error, exit 1, naming the file; nothing printed."""
+    hdr, mon = pointless
+    names = {"hdr": hdr, "mon": mon, "small": small_file, "tmp": tmp_path}
+    argv = [a.format(**names) for a in argv]
+    path = mon if str(mon) in argv else hdr
+    r = run(*argv, timeout=60)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and r.stdout == "" and "\n" not in msg, (argv, r.stdout, msg)
+    assert msg.startswith(f"sleepacc: error: {path} has no points to {what}"), msg
+    if path == mon:
+        assert "monitor -o file" in msg, msg
+
+
+@python_only
+def test_model_of_irtts_means_only_says_it_has_nothing_to_fit(tmp_path):
+    path = tmp_path / "a.irtt"
+    path.write_text(IRTT_TABLE)
+    assert len(sleepacc.load(path)) == 3
+    r = run("model", path)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and r.stdout == "" and "\n" not in msg, (r.stdout, msg)
+    assert msg == (f"sleepacc: error: {path} has no points the model can fit (irtt's table "
+                   "holds means only; the model fits medians and tails)"), msg
+
+
 def test_json_and_csv_parse_back(small_file):
     swept = sleepacc.load(small_file)
     rows = json.loads(run("report", small_file, "--format", "json").stdout)
