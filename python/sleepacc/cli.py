@@ -248,6 +248,19 @@ def _core_error(exc, flags=None):
     return _arg_error((flags or {}).get(key) or "--" + key.replace("_", "-"), why)
 
 
+MARGIN_METHODS = ("hybrid",)   # the registry methods that read the waiter's margin
+
+
+def _check_margin(args, methods):
+    """--margin with methods none of which has a margin: refused (as --every
+    without a file to time), not silently ignored.  methods None: every
+    available one, hybrid included."""
+    if args.margin is not None and methods is not None and \
+            not any(m in MARGIN_METHODS for m in methods):
+        raise _arg_error("--margin", f"only {', '.join(MARGIN_METHODS)} has a margin, and it "
+                                     f"is not measured here ({', '.join(methods)})")
+
+
 def _add_margin_option(p):
     p.add_argument("--margin", type=_margin_s, metavar="D",
                    help="the hybrid method's margin: it sleeps in the kernel until this long "
@@ -514,6 +527,10 @@ def cmd_sweep(args):
         raise _arg_error("-o", "an empty file name (give a file, or - for the standard output)")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
+    if args.samples and not args.output:
+        raise _arg_error("--samples", "needs -o FILE (the samples are stored in the file; "
+                                      "the table shows statistics only)")
+    _check_margin(args, args.methods)
     if args.output == "-":
         if args.resume:
             raise _arg_error("--resume", "cannot continue the standard output (-o -)")
@@ -663,6 +680,14 @@ def _histogram_lines(errors_ns, bins, width=40):
 
 
 def cmd_measure(args):
+    if args.samples and not args.json:
+        raise _arg_error("--samples", "needs --json (the samples go into the JSON point; "
+                                      "the text shows statistics only)")
+    _check_margin(args, [args.method])
+    if args.duration != 0 and args.method in _floor_methods():
+        raise _arg_error("METHOD", f"{args.method!r} is a floor method (family 'baseline': it "
+                                   "ignores the requested duration), measured at 0 only: "
+                                   "give DURATION 0")
     run = {k: v for k, v in (("n", args.n), ("budget", args.budget), ("mode", args.mode),
                              ("warmup", args.warmup)) if v is not None}   # None: the core's
     env = _core_rules(args, {"method": "METHOD", "duration": "DURATION", "n": "-n"},
@@ -1511,7 +1536,9 @@ def build_parser():
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("measure", help="one method at one duration, in detail")
-    s.add_argument("method", metavar="METHOD")
+    s.add_argument("method", metavar="METHOD",
+                   help="a method of `sleepacc info`; the floor methods, syscall and clock, "
+                        "ignore the request and are measured at DURATION 0 only")
     s.add_argument("duration", type=_duration_ns, metavar="DURATION",
                    help=f"the requested duration ({UNITS_HELP})")
     # --budget, -n, --warmup: their ranges and defaults are the core's

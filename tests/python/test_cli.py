@@ -425,6 +425,7 @@ def test_write_failure_mid_sweep_keeps_written_points(tmp_path):
 
 # ---------------------------------------------------------------- usage errors
 
+QUICK = ["--methods", "nanosleep", "--durations", "1ms", "--budget", "0.01"]
 BAD = [
     (["sweep", "--durations", "5xs"], "--durations"),
     (["sweep", "--durations", "1ms,,2ms"], "--durations"),
@@ -462,6 +463,14 @@ BAD = [
     (["plot", "x.jsonl"], "-o"),
     (["frobnicate"], "frobnicate"),
     ([], "COMMAND"),
+    # an option that would be ignored is refused, as --resume without -o
+    (["sweep", *QUICK, "--samples"], "argument --samples: needs -o FILE"),
+    (["sweep", *QUICK, "--margin", "10us"], "argument --margin: only hybrid has a margin"),
+    (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
+    (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
+    # a floor ignores the request: measured at 0 only, as in a sweep
+    (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
+    (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
 ]
 
 
