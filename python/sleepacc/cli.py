@@ -1353,9 +1353,12 @@ def _add_exporter_parser(sub):
     s.add_argument("--mode", metavar=MODES, help="relative (default) or periodic "
                    "(lateness against a fixed schedule; counts missed deadlines)")
     s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
-                   help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
+                   help="most CPU the measuring thread uses, in percent of one CPU (default 1), "
+                        "on average since it started: each turn and each doctor run is paid "
+                        "for by the rest after it, so a short run with the doctor on shows more")
     s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
-                   help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
+                   help="how often the doctor's top finding is refreshed (default 600s, the "
+                        "first run just after the first round of turns; 0: never)")
     s.add_argument("--turn", type=_seconds, metavar="D",
                    help="the longest a measuring turn lasts (default 250ms); every --duration "
                         "must fit in it")

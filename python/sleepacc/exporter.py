@@ -236,7 +236,11 @@ class Exporter:
     cpu_budget: the share of one CPU the measuring thread may use (0.01 = 1%):
       after each turn the thread rests until its CPU time (time.thread_time,
       so the core's work and this loop's Python both count) is at most this
-      share of the wall time since it started.
+      share of the wall time since it started.  It is an average since
+      the start, not a cap on every interval: the doctor's run (a few
+      tenths of a second of CPU, the first after the first round of turns)
+      is repaid by the rest after it, so a run shorter than its cost over
+      the budget ends above it (doctor_every=0 avoids that).
     env: measure() environment keywords (slack, policy, priority, cpu,
       lock_memory, dma_latency), applied by the core to each turn (and by
       _ThreadEnv to auto's turns) and restored after it.

@@ -513,6 +513,17 @@ def test_listen_documents_that_an_empty_host_is_every_interface():
     assert "`--listen :9851`, binds every interface (`0.0.0.0`)" in readme
 
 
+def test_the_cpu_budget_is_documented_as_an_average_the_doctor_runs_ahead_of():
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", "--help"],
+                       capture_output=True, text=True, timeout=60, env=child_env())
+    text = " ".join(r.stdout.split())
+    assert "on average since it started: each turn and each doctor run is paid for" in text
+    assert "the first run just after the first round of turns" in text
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "The CPU budget is an average since the thread started" in readme
+    assert "`--doctor-every 0` keeps even a short run within it" in readme
+
+
 def test_a_bad_config_line_exits_2_naming_the_file(tmp_path):
     conf = tmp_path / "bad.conf"
     conf.write_text("methods = nanosleep\nthis is not an option\n")
