@@ -305,7 +305,12 @@ class Measurement:
     def __repr__(self) -> str:
         return (f"<Measurement {self.method} {self.mode} "
                 f"{_core.format_duration(self.requested_ns)} n={self.n} "
-                f"median={self.stats['median']}ns p99={self.stats['p99']}ns>")
+                f"median={_ns_repr(self.stats['median'])} p99={_ns_repr(self.stats['p99'])}>")
+
+
+def _ns_repr(v: Any) -> str:
+    """A statistic in a repr: "1234ns", or "None" when the record has none."""
+    return "None" if v is None else f"{v}ns"
 
 
 class Sweep(Sequence):
@@ -409,11 +414,19 @@ class Sweep(Sequence):
         rows = []
         for m in self.measurements:
             stats: Mapping[str, Any] = m.stats
-            if any(v is None for v in stats.values()):   # read from irtt's table: a mean only
-                if style != "irtt" or stats["mean"] is None:
-                    raise ValueError(f"{m!r} has only the mean (read from irtt's table): the "
-                                     f"{style!r} table needs the other statistics (use the irtt "
-                                     "style, or csv or json)")
+            missing = [k for k, v in stats.items() if v is None]
+            if missing:     # read from irtt's table (a mean only), or a file's nulls
+                what = f"the point {m.method}({_core.format_duration(m.requested_ns)})"
+                if m.n is None and missing == [k for k in stats if k != "mean"]:
+                    lacks = f"{what} has only the mean (read from irtt's table)"
+                else:
+                    lacks = f"{what} has no {', '.join(missing)} (null in the file)"
+                if stats["mean"] is None:
+                    raise ValueError(f"{lacks}: no table can show it (csv or json show what "
+                                     "the file holds)")
+                if style != "irtt":
+                    raise ValueError(f"{lacks}: the {style!r} table needs every statistic (use "
+                                     "the irtt style, which shows the mean only, or csv or json)")
                 # irtt's table prints the mean only: the stand-ins below are not printed
                 stats = {k: (1 if k == "n" else 0) if v is None else v for k, v in stats.items()}
             rows.append({"method": m.method, "requested_ns": m.requested_ns, "mode": m.mode,

@@ -20,6 +20,7 @@ import re
 
 __all__ = [
     "UNITS_NS",
+    "UNITS_TEXT",
     "parse_duration",
     "parse_duration_ns",
     "parse_durations_ns",
@@ -46,15 +47,21 @@ UNITS_NS = {
     "h": 3_600_000_000_000,
 }
 
+#: The accepted units, as error messages and help texts list them.  "m" is
+#: minutes (as in Go's and irtt's durations): 5m is five minutes, not 5ms.
+UNITS_TEXT = "ns, us or µs, ms, s or sec, m or min (minutes), h (hours)"
+
 _NUM = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_TERM = re.compile(r"(" + _NUM + r")\s*(ns|us|µs|μs|ms|sec|min|s|m|h)?")
+# a number, then (after optional blanks) the word that is its unit, if any
+_TERM = re.compile(r"(" + _NUM + r")\s*([A-Za-zµμ]*)")
 
 
 def parse_duration_ns(text) -> int:
     """Parse a duration into integer nanoseconds.
 
     Accepts "0", "100ns", "10us", "5µs", "1ms", "0.5s", "1m30s" (Go-style
-    concatenation), "2e-3s", and a bare number, which means seconds (like
+    concatenation; m is minutes, h hours: UNITS_NS), "2e-3s", and a bare
+    number, which means seconds (like
     ``time.sleep``), each with an optional sign ("-1ms" is -1000000).
     Surrounding blanks are ignored.  Raises ValueError for anything else
     (and for a value too large to be a number of ns).  Its range is not
@@ -80,9 +87,13 @@ def parse_duration_ns(text) -> int:
         if not m or m.end() == pos:
             raise ValueError(
                 f"cannot parse duration {text!r}: use a number with a unit "
-                "(ns, us, µs, ms, s), e.g. '10us' or '1.5ms'")
+                f"({UNITS_TEXT}), e.g. '10us' or '1.5ms'")
         value = float(m.group(1))
-        unit = m.group(2)
+        unit = m.group(2) or None
+        if unit is not None and unit not in UNITS_NS:
+            case = f" (units are lower case: {unit.lower()!r})" if unit.lower() in UNITS_NS else ""
+            raise ValueError(f"cannot parse duration {text!r}: unknown unit {unit!r}{case}; "
+                             f"the units are {UNITS_TEXT}")
         if unit is None:
             # A bare number: seconds, only allowed as the whole text.
             if terms or m.end() != len(s):

@@ -1,4 +1,5 @@
-"""The ``sleepacc`` command: sweep, measure, doctor, info, compare, plot, monitor.
+"""The ``sleepacc`` command: sweep, measure, doctor, model, info, compare, plot,
+monitor, report, exporter.
 
 This module parses arguments, plans time, writes result files and prints.
 Nothing here measures or summarises by itself: every point is one
@@ -34,8 +35,8 @@ import time
 import sleepacc
 from sleepacc import _core, records
 from sleepacc._api import _now_iso
-from sleepacc._units import (format_go, format_ns, parse_duration_ns, parse_durations_ns,
-                             parse_slack_ns)
+from sleepacc._units import (UNITS_TEXT, format_go, format_ns, parse_duration_ns,
+                             parse_durations_ns, parse_slack_ns)
 from sleepacc.report import text_table as _table
 
 __all__ = ["main"]
@@ -56,6 +57,9 @@ MAX_POINT_BUDGET_S = 0.5    # ... nor more, whatever time is left
 PLAN_LATE_NS = 60_000       # a typical oversleep, for planning only
 PLAN_OVERHEAD_S = 0.004     # per point: opening the method, writing the line
 DEFAULT_MAX_SAMPLES = 100_000
+# The help of every duration option ends with this (a typo of 5ms as 5m is
+# five minutes: say so where the option is described).
+UNITS_HELP = f"units: {UNITS_TEXT}; m is minutes, not ms; a bare number is seconds"
 
 
 # --------------------------------------------------------------------------
@@ -244,6 +248,19 @@ def _core_error(exc, flags=None):
     return _arg_error((flags or {}).get(key) or "--" + key.replace("_", "-"), why)
 
 
+MARGIN_METHODS = ("hybrid",)   # the registry methods that read the waiter's margin
+
+
+def _check_margin(args, methods):
+    """--margin with methods none of which has a margin: refused (as --every
+    without a file to time), not silently ignored.  methods None: every
+    available one, hybrid included."""
+    if args.margin is not None and methods is not None and \
+            not any(m in MARGIN_METHODS for m in methods):
+        raise _arg_error("--margin", f"only {', '.join(MARGIN_METHODS)} has a margin, and it "
+                                     f"is not measured here ({', '.join(methods)})")
+
+
 def _add_margin_option(p):
     p.add_argument("--margin", type=_margin_s, metavar="D",
                    help="the hybrid method's margin: it sleeps in the kernel until this long "
@@ -297,6 +314,17 @@ def _load(path):
     for w in caught:
         print(f"sleepacc: warning: {w.message}", file=sys.stderr)
     return sweep
+
+
+def _need_points(data, path, what):
+    """A file (a Sweep, or tidy records) without points is a data error,
+    said the same way by every command that reads one: "<file> has no
+    points to <what>" (a monitor -o file holds report lines, not points)."""
+    if len(data) == 0:
+        monitor = (getattr(data, "settings", None) or {}).get("command") == "monitor"
+        hint = (": it is a monitor -o file (its lines are reports, not points; "
+                "plot --flent draws them)" if monitor else "")
+        raise CliError(f"{path} has no points to {what}{hint}")
 
 
 def _points(sweep):
@@ -499,6 +527,10 @@ def cmd_sweep(args):
         raise _arg_error("-o", "an empty file name (give a file, or - for the standard output)")
     if args.resume and not args.output:
         raise _arg_error("--resume", "needs -o FILE")
+    if args.samples and not args.output:
+        raise _arg_error("--samples", "needs -o FILE (the samples are stored in the file; "
+                                      "the table shows statistics only)")
+    _check_margin(args, args.methods)
     if args.output == "-":
         if args.resume:
             raise _arg_error("--resume", "cannot continue the standard output (-o -)")
@@ -608,10 +640,14 @@ def _host_facts():
 
 def cmd_report(args):
     sweep = _load(args.file)
+    _need_points(sweep, args.file, "report")
     fmt = args.format
     if fmt is None:   # irtt's own table holds means only: it reads back as irtt's table
         fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
-    _emit_sweep(sweep, fmt)
+    try:
+        _emit_sweep(sweep, fmt)
+    except ValueError as exc:    # what the file holds cannot fill the table: a data error
+        raise CliError(f"{args.file}: {exc}") from None
     return 0
 
 
@@ -644,6 +680,14 @@ def _histogram_lines(errors_ns, bins, width=40):
 
 
 def cmd_measure(args):
+    if args.samples and not args.json:
+        raise _arg_error("--samples", "needs --json (the samples go into the JSON point; "
+                                      "the text shows statistics only)")
+    _check_margin(args, [args.method])
+    if args.duration != 0 and args.method in _floor_methods():
+        raise _arg_error("METHOD", f"{args.method!r} is a floor method (family 'baseline': it "
+                                   "ignores the requested duration), measured at 0 only: "
+                                   "give DURATION 0")
     run = {k: v for k, v in (("n", args.n), ("budget", args.budget), ("mode", args.mode),
                              ("warmup", args.warmup)) if v is not None}   # None: the core's
     env = _core_rules(args, {"method": "METHOD", "duration": "DURATION", "n": "-n"},
@@ -749,7 +793,10 @@ def _compare_inputs(args, option="FILE"):
         labels = [t.strip() for t in args.labels.split(",")]
         if len(labels) != len(files):
             raise _arg_error("--labels", f"{len(labels)} labels for {len(files)} files")
-    return [_load(p) for p in files], labels
+    sweeps = [_load(p) for p in files]
+    for p, sw in zip(files, sweeps):
+        _need_points(sw, p, "compare")
+    return sweeps, labels
 
 
 def _ns_text(ns):
@@ -898,6 +945,7 @@ def cmd_plot(args):
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
+    _need_points(sweep, args.file, "plot")
     try:
         from sleepacc import plot
         import matplotlib  # noqa: F401
@@ -1201,11 +1249,22 @@ def cmd_exporter(args):
     durations = args.duration or [1_000_000]
     if 0 in durations:            # the exporter's rule: it measures sleeps
         raise _arg_error("--duration", "must be above 0")
+    for d in durations:           # each duration's range first (the core's seconds rule)
+        try:
+            _core.seconds_ns(d / 1e9)
+        except ValueError as exc:
+            raise _arg_error("--duration", str(exc).partition(": ")[2]) from None
+    turn = args.turn if args.turn is not None else ex.DEFAULT_TURN_S
+    longest = max(durations)
+    if longest > turn * 1e9:      # the exporter's rule: a turn holds at least one sleep
+        raise _arg_error("--duration", f"{format_go(longest)} is longer than a measuring turn "
+                                       f"(--turn {format_go(round(turn * 1e9))}): give durations "
+                                       "up to the turn, or a longer --turn")
     floors = _floor_methods()
     for name in methods:          # each series, by the core's rules ("auto" is a Sleeper)
-        for d in durations if name != "auto" else ():
-            _core_rules(args, {"method": "--methods"}, method=name, duration=d / 1e9,
-                        mode=args.mode or "relative")
+        for d in durations if name != "auto" else ():   # a turn's budget is --turn
+            _core_rules(args, {"method": "--methods", "budget": "--turn"}, method=name,
+                        duration=d / 1e9, mode=args.mode or "relative", budget=turn)
         if name in floors:
             raise _arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
                                           "the exporter measures sleeps")
@@ -1228,8 +1287,8 @@ def cmd_exporter(args):
     try:
         service.open()
     except OSError as exc:
-        where = (f"listen on {listen[0]}:{listen[1]}" if listen and not service.address
-                 else f"write {args.textfile}")
+        where = (f"write {exc.filename}" if exc.filename else
+                 f"listen on {listen[0]}:{listen[1]}")
         raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
     import signal
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -1270,7 +1329,9 @@ def _add_exporter_parser(sub):
                     "line wins.  SIGTERM or Ctrl-C stop it cleanly (exit 0).")
     s.add_argument("--config", metavar="FILE", help="read options from FILE")
     s.add_argument("--listen", type=_listen_arg, metavar="HOST:PORT",
-                   help="serve /metrics here (default 127.0.0.1:9851 unless --textfile)")
+                   help="serve /metrics here (default 127.0.0.1:9851, this host only, unless "
+                        "--textfile); an empty host, as in :9851, means every interface "
+                        "(0.0.0.0), the Prometheus exporters' convention")
     s.add_argument("--textfile", metavar="PATH",
                    help="write the metrics to PATH (atomically) every --every")
     s.add_argument("--every", type=_seconds, metavar="D",
@@ -1281,15 +1342,19 @@ def _add_exporter_parser(sub):
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="methods, or auto for sleepacc.Sleeper (default nanosleep,timerfd,auto)")
     s.add_argument("--duration", type=_durations_ns, metavar="D,D,...",
-                   help="requested durations (default 1ms)")
+                   help=f"requested durations (default 1ms; {UNITS_HELP})")
     s.add_argument("--mode", metavar=MODES, help="relative (default) or periodic "
                    "(lateness against a fixed schedule; counts missed deadlines)")
     s.add_argument("--cpu-budget", type=_percent_arg, metavar="PERCENT",
-                   help="most CPU the measuring thread uses, in percent of one CPU (default 1)")
+                   help="most CPU the measuring thread uses, in percent of one CPU (default 1), "
+                        "on average since it started: each turn and each doctor run is paid "
+                        "for by the rest after it, so a short run with the doctor on shows more")
     s.add_argument("--doctor-every", type=_off_or_seconds, metavar="D",
-                   help="how often the doctor's top finding is refreshed (default 600s; 0: never)")
+                   help="how often the doctor's top finding is refreshed (default 600s, the "
+                        "first run just after the first round of turns; 0: never)")
     s.add_argument("--turn", type=_seconds, metavar="D",
-                   help="the longest a measuring turn lasts (default 250ms)")
+                   help="the longest a measuring turn lasts (default 250ms); every --duration "
+                        "must fit in it")
     s.add_argument("--stop-after", type=_seconds, metavar="D",
                    help="stop after this long (default: run until SIGTERM)")
     _add_env_options(s)
@@ -1313,6 +1378,8 @@ def cmd_doctor(args):
             raise CliError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
     elif args.from_file:
         sweep = _load(args.from_file)
+    if sweep is not None:
+        _need_points(sweep, args.from_file, "diagnose from")
     here = socket.gethostname()
     if isinstance(sweep, list):
         if not args.json:
@@ -1382,10 +1449,16 @@ def cmd_model(args):
             raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     else:
         data = _load(path)
+    _need_points(data, path, "fit")
     try:
         fitted = model.fit(data)
     except (ValueError, KeyError, TypeError) as exc:
         raise CliError(f"cannot fit {path}: {exc}") from None
+    if not any(m.params for m in (fitted.values() if hasattr(fitted, "find") else [fitted])):
+        means = all(getattr(m, "n", 0) is None for m in data)   # irtt's table: n unknown
+        raise CliError(f"{path} has no points the model can fit"
+                       + (" (irtt's table holds means only; the model fits medians and tails)"
+                          if means else ""))
     if args.method:
         groups = fitted.values() if hasattr(fitted, "find") else [fitted]
         if not any(args.method in m.params for m in groups):
@@ -1409,8 +1482,8 @@ _clean = records.clean   # NaN and infinities -> None, so the JSON is strict
 def build_parser():
     p = _Parser(prog="sleepacc",
                 description="Measure how well this machine sleeps, explain why, "
-                            "and compare hosts.  Durations take ns, us/µs, ms or s "
-                            "suffixes; a bare number is seconds.",
+                            f"and compare hosts.  Durations take a unit ({UNITS_TEXT}: "
+                            "m is minutes, not ms); a bare number is seconds.",
                 epilog="Exit codes: 0 success, 1 failure, 2 usage error, 130 Ctrl-C.  "
                        "File schema: docs/schema.md.")
     p.add_argument("--version", action="version", version=f"sleepacc {sleepacc.__version__}")
@@ -1425,7 +1498,7 @@ def build_parser():
     s.add_argument("--durations", type=_durations_ns, metavar="D,D,...",
                    help="durations (default: 1ns,10ns,...,100ms,200ms,500ms as irtt sleep; "
                         "floor methods, syscall and clock, are measured at 0 only; "
-                        "--mode periodic skips 0)")
+                        f"--mode periodic skips 0; {UNITS_HELP})")
     s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
     s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
@@ -1459,8 +1532,11 @@ def build_parser():
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("measure", help="one method at one duration, in detail")
-    s.add_argument("method", metavar="METHOD")
-    s.add_argument("duration", type=_duration_ns, metavar="DURATION")
+    s.add_argument("method", metavar="METHOD",
+                   help="a method of `sleepacc info`; the floor methods, syscall and clock, "
+                        "ignore the request and are measured at DURATION 0 only")
+    s.add_argument("duration", type=_duration_ns, metavar="DURATION",
+                   help=f"the requested duration ({UNITS_HELP})")
     # --budget, -n, --warmup: their ranges and defaults are the core's
     s.add_argument("--budget", type=_time_s, default=None, metavar="SECONDS",
                    help=f"time to measure (default {_DEFAULTS['budget_ns'] / 1e9:g})")
@@ -1518,7 +1594,8 @@ def build_parser():
     s.add_argument("--method", metavar="M",
                    help="method ranked (default nanosleep where every file has it)")
     s.add_argument("--duration", type=_requested_ns, metavar="D",
-                   help="requested duration ranked (default 1ms where every file has it)")
+                   help="requested duration ranked (default 1ms where every file has it; "
+                        f"{UNITS_HELP})")
     s.add_argument("--labels", metavar="A,B,...", help="names of the hosts, one per file "
                    "(default: the host names in the files)")
     s.add_argument("--format", choices=("text", "csv", "json"), default="text")
@@ -1565,7 +1642,7 @@ def build_parser():
                    help="one line per this much time (default 1s)")
     s.add_argument("--duration", type=_seconds, default=None, metavar="D",
                    help="stop after this long (default: until Ctrl-C or SIGTERM; either prints "
-                        "the summary and exits 0)")
+                        f"the summary and exits 0; {UNITS_HELP})")
     _add_env_options(s)
     s.add_argument("--json", action="store_true", help="JSON Lines instead of text")
     s.add_argument("-o", "--output", metavar="FILE",

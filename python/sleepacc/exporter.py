@@ -68,6 +68,7 @@ ENV_KEYS = ("slack", "policy", "priority", "cpu", "lock_memory", "dma_latency")
 #: Samples kept per series for the snapshot's statistics (the histogram counts all).
 RESERVOIR = 20_000
 PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
+DEFAULT_TURN_S = 0.25        # the most wall time one turn takes (--turn)
 
 
 def _warmup(d_ns: int) -> int:
@@ -235,7 +236,11 @@ class Exporter:
     cpu_budget: the share of one CPU the measuring thread may use (0.01 = 1%):
       after each turn the thread rests until its CPU time (time.thread_time,
       so the core's work and this loop's Python both count) is at most this
-      share of the wall time since it started.
+      share of the wall time since it started.  It is an average since
+      the start, not a cap on every interval: the doctor's run (a few
+      tenths of a second of CPU, the first after the first round of turns)
+      is repaid by the rest after it, so a run shorter than its cost over
+      the budget ends above it (doctor_every=0 avoids that).
     env: measure() environment keywords (slack, policy, priority, cpu,
       lock_memory, dma_latency), applied by the core to each turn (and by
       _ThreadEnv to auto's turns) and restored after it.
@@ -246,7 +251,7 @@ class Exporter:
     def __init__(self, methods: Sequence[str], durations_ns: Sequence[int], *,
                  mode: str = "relative", cpu_budget: float = 0.01,
                  env: Optional[dict] = None, doctor_every: Optional[float] = 600.0,
-                 turn_s: float = 0.25):
+                 turn_s: float = DEFAULT_TURN_S):
         if not 0 < cpu_budget <= 1:
             raise ValueError(f"cpu_budget must be in (0, 1], got {cpu_budget!r}")
         self.env = {k: v for k, v in (env or {}).items() if v is not None and v is not False}
@@ -660,7 +665,17 @@ class Service:
         self.failed_writes: List[str] = []
 
     def open(self) -> None:
-        """Bind the port (OSError when it cannot) before anything runs."""
+        """Check that the directories of the text file and the snapshot exist
+        and are writable (OSError, its filename the file, when not), then bind
+        the port (OSError when it cannot), before anything runs."""
+        for path in (self.textfile, self.snapshot_path):   # files written later: their
+            if path is None:                                  # directories checked now
+                continue
+            d = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(d):
+                raise FileNotFoundError(2, f"directory {d} does not exist", path)
+            if not os.access(d, os.W_OK):
+                raise PermissionError(13, f"directory {d} is not writable", path)
         if self.listen is not None:
             from prometheus_client import start_http_server
             reg = registry_for(self.exporter, process=True)
@@ -671,12 +686,6 @@ class Service:
                 self.address = self.server.server_address[:2]
             else:                                  # older: no handle to the server
                 self.address = (host, port)
-        if self.textfile is not None:
-            d = os.path.dirname(os.path.abspath(self.textfile))
-            if not os.path.isdir(d):
-                raise FileNotFoundError(2, f"directory {d} does not exist")
-            if not os.access(d, os.W_OK):
-                raise PermissionError(13, f"directory {d} is not writable")
 
     def write_outputs(self) -> List[str]:
         """Write the text file and the snapshot; a failure (a full disk) is

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence
 
 from sleepacc import records
-from sleepacc._units import format_ns
+from sleepacc._units import format_go as _go, format_ns
 
 __all__ = ["fleet", "labels_for", "pick", "error_ns", "top_cause", "STAT_FIELDS"]
 
@@ -81,10 +81,12 @@ def pick(sweeps: Sequence[Any], method: Optional[str] = None,
                                                -order.index(m)))
         else:
             raise ValueError("no measurements in these files")
+    if method not in methods:
+        raise ValueError(f"no file has the method {method!r}; they have "
+                         + ", ".join(sorted(methods)) if methods else
+                         f"no file has the method {method!r}: no file has measurements")
     if requested_ns is None:
         ds = [k[1] for keys in per_file for k in keys if k[0] == method]
-        if not ds:
-            raise ValueError(f"no file has the method {method!r}")
         count = Counter(ds)
         best = max(count.values())       # in the most files that have the method
         cands = [d for d in count if count[d] == best]
@@ -164,6 +166,11 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
                 row["top_cause_id"] = c["id"]
                 row["top_cause_ns"] = c["ns"]
         rows.append(row)
+    if all(r["mode"] is None for r in rows):    # nothing to rank: say what there is
+        have = sorted({m.requested_ns for sw in sweeps for m in sw
+                       if m.method == method and _has_data(m)})
+        raise ValueError(f"no file has {method} at {_go(requested_ns)}; {method} is at "
+                         + ", ".join(_go(d) for d in have))
     key = f"{stat}_ns"
     rows.sort(key=lambda r: (r[key] is None, r[key] if r[key] is not None else 0))
     for i, r in enumerate(rows, 1):

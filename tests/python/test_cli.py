@@ -28,6 +28,7 @@ import pytest
 
 import sleepacc
 from sleepacc import report
+from conftest import ROOT
 
 # Under `make sanitize-python` every child starts a preloaded ASan runtime
 # (seconds each).  Tests of argument parsing and text formatting run no C
@@ -103,6 +104,82 @@ def test_report_prints_what_sleepacc_report_renders(small_file, fmt):
     r = run("report", small_file, "--format", fmt)
     assert r.returncode == 0, r.stderr
     assert r.stdout == report.format(sleepacc.load(small_file), fmt)
+
+
+@python_only
+def test_a_point_without_a_median_is_named_as_such_exit_1(small_file, tmp_path):
+    """A point whose stats.median is null is not irtt's mean-only table: the
+    message says what the point lacks, as a data error (exit 1)."""
+    lines = small_file.read_text().splitlines()
+    out = []
+    for line in lines:
+        d = json.loads(line)
+        if d["type"] == "point" and d["method"] == "nanosleep" and d["requested_ns"] == 1_000_000:
+            d["stats"]["median"] = None
+        out.append(json.dumps(d))
+    path = tmp_path / "nullmed.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    r = run("report", path)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and "\n" not in msg, msg
+    assert msg.startswith(f"sleepacc: error: {path}: the point nanosleep(1ms) has no median "
+                          "(null in the file)"), msg
+    assert "irtt's table" not in msg and "Nonens" not in msg, msg
+    assert run("report", path, "--format", "json").returncode == 0   # json shows what is there
+
+
+IRTT_TABLE = """Testing sleep accuracy...
+
+Sleep Duration        Mean Error       % Error
+           1ns          13.353µs     1335336.9
+         100µs          60.081µs          60.1
+           1ms          62.314µs           6.2
+"""
+
+
+@pytest.fixture(scope="module")
+def pointless(small_file, tmp_path_factory):
+    """Files without a point: a header only, and a monitor -o file."""
+    d = tmp_path_factory.mktemp("pointless")
+    hdr = d / "hdr.jsonl"
+    hdr.write_text(small_file.read_text().splitlines()[0] + "\n")
+    mon = d / "mon.jsonl"
+    r = run("monitor", "--interval", "10ms", "--report", "0.1s", "--duration", "0.25s", "-o", mon,
+            timeout=30)
+    assert r.returncode == 0, r.stderr
+    return hdr, mon
+
+
+@python_only
+@pytest.mark.parametrize("argv,what", [
+    (["report", "{hdr}"], "report"), (["report", "{mon}"], "report"),
+    (["compare", "{hdr}", "{small}"], "compare"), (["doctor", "--from", "{hdr}"], "diagnose from"),
+    (["model", "{hdr}"], "fit"), (["plot", "{hdr}", "-o", "{tmp}/x.png"], "plot")])
+def test_a_file_without_points_is_one_line_exit_1(pointless, small_file, tmp_path, argv, what):
+    """Every command that reads a result file says the same when it has no
+    point: a data error, exit 1, naming the file; nothing printed."""
+    hdr, mon = pointless
+    names = {"hdr": hdr, "mon": mon, "small": small_file, "tmp": tmp_path}
+    argv = [a.format(**names) for a in argv]
+    path = mon if str(mon) in argv else hdr
+    r = run(*argv, timeout=60)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and r.stdout == "" and "\n" not in msg, (argv, r.stdout, msg)
+    assert msg.startswith(f"sleepacc: error: {path} has no points to {what}"), msg
+    if path == mon:
+        assert "monitor -o file" in msg, msg
+
+
+@python_only
+def test_model_of_irtts_means_only_says_it_has_nothing_to_fit(tmp_path):
+    path = tmp_path / "a.irtt"
+    path.write_text(IRTT_TABLE)
+    assert len(sleepacc.load(path)) == 3
+    r = run("model", path)
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and r.stdout == "" and "\n" not in msg, (r.stdout, msg)
+    assert msg == (f"sleepacc: error: {path} has no points the model can fit (irtt's table "
+                   "holds means only; the model fits medians and tails)"), msg
 
 
 def test_json_and_csv_parse_back(small_file):
@@ -348,6 +425,7 @@ def test_write_failure_mid_sweep_keeps_written_points(tmp_path):
 
 # ---------------------------------------------------------------- usage errors
 
+QUICK = ["--methods", "nanosleep", "--durations", "1ms", "--budget", "0.01"]
 BAD = [
     (["sweep", "--durations", "5xs"], "--durations"),
     (["sweep", "--durations", "1ms,,2ms"], "--durations"),
@@ -385,6 +463,14 @@ BAD = [
     (["plot", "x.jsonl"], "-o"),
     (["frobnicate"], "frobnicate"),
     ([], "COMMAND"),
+    # an option that would be ignored is refused, as --resume without -o
+    (["sweep", *QUICK, "--samples"], "argument --samples: needs -o FILE"),
+    (["sweep", *QUICK, "--margin", "10us"], "argument --margin: only hybrid has a margin"),
+    (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
+    (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
+    # a floor ignores the request: measured at 0 only, as in a sweep
+    (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
+    (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
 ]
 
 
@@ -586,6 +672,30 @@ def test_help_explains_mode_warmup_and_margin():
         assert "a bare integer is ns" in text, text
     text = " ".join(run("measure", "--help").stdout.split())
     assert "--warmup N sleeps taken first and not counted" in text, text
+
+
+@python_only
+def test_every_duration_option_lists_the_units_m_being_minutes():
+    """5m is five minutes (Go's and irtt's unit), one letter away from 5ms:
+    each option that takes a duration says which units it reads."""
+    units = ("units: ns, us or µs, ms, s or sec, m or min (minutes), h (hours); "
+             "m is minutes, not ms; a bare number is seconds")
+    for cmd, option in (("sweep", "--durations D,D,..."), ("measure", "DURATION"),
+                        ("exporter", "--duration D,D,..."), ("compare", "--duration D"),
+                        ("monitor", "--duration D")):
+        text = " ".join(run(cmd, "--help").stdout.split())
+        help_text = text.split(f" {option} ", 1)[1][:400]     # this option's help
+        assert units in help_text, (cmd, help_text)
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`m` or `min` (minutes)" in readme and "`5m` is five minutes, not `5ms`" in readme
+
+
+@python_only
+def test_the_readme_command_list_names_every_subcommand():
+    from sleepacc import cli
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    listed = re.search(r"`sleepacc ([a-z|]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert listed and set(listed.group(1).split("|")) == set(sub.choices), listed
 
 
 def test_unknown_method_lists_the_valid_names():

@@ -249,6 +249,22 @@ def test_bad_input_exits_2(argv, named):
     assert "\n" not in msg and named in msg, msg
 
 
+@pytest.mark.parametrize("argv,says", [
+    (["--duration", "5ms"], "no file has nanosleep at 5ms; nanosleep is at 100µs, 1ms"),
+    (["--method", "bogus"], "no file has the method 'bogus'; they have hybrid, nanosleep"),
+    (["--method", "bogus", "--duration", "1ms"], "no file has the method 'bogus'"),
+    (["--method", "hybrid", "--duration", "2ms"], "no file has hybrid at 2ms"),
+])
+def test_a_point_no_file_has_is_one_line_exit_1(hosts, argv, says):
+    """The files are fine and the options are well formed, but no file has
+    what was asked: a data error (exit 1), never an empty table (exit 0)."""
+    for fmt in ("text", "json"):
+        r = run("compare", *hosts[:2], *argv, "--format", fmt)
+        msg = r.stderr.rstrip("\n")
+        assert r.returncode == 1 and r.stdout == "", (argv, r.stdout, msg)
+        assert "\n" not in msg and msg.startswith(f"sleepacc: error: {says}"), msg
+
+
 def test_a_missing_file_exits_1(hosts, tmp_path):
     r = run("compare", hosts[0], tmp_path / "missing.jsonl")
     assert r.returncode == 1 and "missing.jsonl" in r.stderr

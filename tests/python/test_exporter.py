@@ -485,6 +485,8 @@ BAD = [
     (["--every", "-1s"], "--every"),
     (["--every", "10s"], "--every"),                     # nothing to write every 10 s
     (["--duration", "0"], "--duration"),
+    (["--duration", "1ms,2h"], "longer than a measuring turn (--turn 250ms)"),
+    (["--turn", "25h"], "--turn: must be at most 86400 s"),
     (["--cpu-budget", "0"], "--cpu-budget"),
     (["--cpu-budget", "150%"], "--cpu-budget"),
     (["--priority", "3"], "--priority"),
@@ -498,6 +500,28 @@ def test_bad_input_exits_2_with_one_line(argv, named):
     assert r.returncode == 2, (r.stdout, r.stderr)
     msg = r.stderr.rstrip("\n")
     assert "\n" not in msg and msg.startswith("sleepacc: error: ") and named in msg, msg
+
+
+def test_listen_documents_that_an_empty_host_is_every_interface():
+    assert ex.parse_listen(":9851") == ("0.0.0.0", 9851)
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", "--help"],
+                       capture_output=True, text=True, timeout=60, env=child_env())
+    text = " ".join(r.stdout.split())
+    assert "default 127.0.0.1:9851, this host only" in text, text
+    assert "an empty host, as in :9851, means every interface (0.0.0.0)" in text, text
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`--listen :9851`, binds every interface (`0.0.0.0`)" in readme
+
+
+def test_the_cpu_budget_is_documented_as_an_average_the_doctor_runs_ahead_of():
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", "--help"],
+                       capture_output=True, text=True, timeout=60, env=child_env())
+    text = " ".join(r.stdout.split())
+    assert "on average since it started: each turn and each doctor run is paid for" in text
+    assert "the first run just after the first round of turns" in text
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "The CPU budget is an average since the thread started" in readme
+    assert "`--doctor-every 0` keeps even a short run within it" in readme
 
 
 def test_a_bad_config_line_exits_2_naming_the_file(tmp_path):
@@ -523,6 +547,18 @@ def test_a_port_in_use_exits_1_with_one_line():
     assert r.returncode == 1, r.stderr
     msg = r.stderr.rstrip("\n")
     assert "\n" not in msg and f"cannot listen on 127.0.0.1:{port}" in msg, msg
+
+
+def test_a_file_in_a_missing_directory_is_refused_before_measuring(tmp_path):
+    for option in ("--textfile", "--snapshot"):      # the snapshot as the text file
+        path = tmp_path / "missing" / "out"
+        r = subprocess.run([sys.executable, "-m", "sleepacc", "exporter", option, str(path),
+                            "--listen", "127.0.0.1:0", "--methods", "nanosleep",
+                            "--doctor-every", "0", "--stop-after", "1s"],
+                           capture_output=True, text=True, timeout=60, env=child_env())
+        assert r.returncode == 1, (option, r.stderr)
+        msg = r.stderr.rstrip("\n")   # one line: nothing was published, nothing measured
+        assert "\n" not in msg and f"cannot write {path}" in msg and "does not exist" in msg, msg
 
 
 # ---------------------------------------------------------------- contrib

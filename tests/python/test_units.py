@@ -29,6 +29,16 @@ def test_bad_durations_say_why(text, says):
         parse_duration_ns(text)
 
 
+@pytest.mark.parametrize("text,unit", [("2d", "'d'"), ("1MS", r"'MS' \(units are lower case: 'ms'\)"),
+                                       ("5 parsec", "'parsec'"), ("1m30x", "'x'")])
+def test_an_unknown_unit_is_named_with_the_accepted_ones(text, unit):
+    """Not "missing unit": the unit is there, and not one of ours."""
+    with pytest.raises(ValueError, match=f"unknown unit {unit}; the units are ns, us or µs, "
+                                         r"ms, s or sec, m or min \(minutes\), h \(hours\)$"):
+        parse_duration_ns(text)
+    assert parse_duration_ns("5m") == 300 * 10**9     # m is minutes (Go's, irtt's), not ms
+
+
 @pytest.mark.parametrize("text,ns,says", [
     ("-1ms", -1_000_000, r"^duration: must be non-negative, got -0\.001$"),
     ("-1", -1_000_000_000, r"^duration: must be non-negative"),
