@@ -248,16 +248,16 @@ def _core_error(exc, flags=None):
     return _arg_error((flags or {}).get(key) or "--" + key.replace("_", "-"), why)
 
 
-MARGIN_METHODS = ("hybrid",)   # the registry methods that read the waiter's margin
-
-
 def _check_margin(args, methods):
-    """--margin with methods none of which has a margin: refused (as --every
+    """--margin with methods none of which has a margin (the registry's
+    hybrid family, whose margin the core records): refused (as --every
     without a file to time), not silently ignored.  methods None: every
     available one, hybrid included."""
-    if args.margin is not None and methods is not None and \
-            not any(m in MARGIN_METHODS for m in methods):
-        raise _arg_error("--margin", f"only {', '.join(MARGIN_METHODS)} has a margin, and it "
+    if args.margin is None or methods is None:
+        return
+    margined = [m.name for m in sleepacc.methods() if m.family == "hybrid"]
+    if not any(m in margined for m in methods):
+        raise _arg_error("--margin", f"only {', '.join(margined)} has a margin, and it "
                                      f"is not measured here ({', '.join(methods)})")
 
 
