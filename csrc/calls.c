@@ -33,6 +33,9 @@ static const sleepacc_option reads_arg[] = {
 static const sleepacc_option name_arg[] = {
     {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
     {NULL, 0, NULL, 0, 0}};
+static const sleepacc_option path_arg[] = {
+    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 0},
+    {NULL, 0, NULL, 0, 0}};
 /* seconds_ns's argument is sleepacc_seconds_option, the duration rule's
  * row (at most one day; a sleep's seconds are sleepacc_sleep_option's, with
  * no day cap): its offset 0 is the i64 slot. */
@@ -330,6 +333,27 @@ static const sleepacc_field save_fields[] = {
     {"saved", offsetof(save_answer, saved), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0}};
 
+/* How a whole file at a->name is written (sleepacc_atomic_target): by a
+ * rename over `path`, or to the name itself (rename false, path ""). */
+typedef struct atomic_answer {
+  int rename;
+  char path[4096];
+} atomic_answer;
+
+static const sleepacc_field atomic_fields[] = {
+    {"rename", offsetof(atomic_answer, rename), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
+    {"path", offsetof(atomic_answer, path), 0, SLEEPACC_FIELD_TEXT, NULL, 0},
+    {NULL, 0, 0, 0, NULL, 0}};
+
+static int call_atomic_target(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  atomic_answer *ans = (atomic_answer *)buf;
+  int rc = sleepacc_atomic_target(a->name, ans->path, sizeof ans->path);
+  out->context = a->name;
+  if (rc < 0) return rc;
+  ans->rename = rc;
+  return 0;
+}
+
 /* The sleepacc/1 results file at a->name (the core's writer, whole or
  * absent: SLEEPACC_WRITE_ATOMIC; a->writer its header's binding) of the
  * records of a->options' results (one, or a list), each read by
@@ -468,6 +492,9 @@ const sleepacc_call sleepacc_calls[] = {
     {NULL, "save", "save(results, path) -> true: the sleepacc/1 results file of records",
      "sleepacc_writer_open", SLEEPACC_CALL_VALUE, 0, save_args, 2, sizeof(save_answer), call_save,
      save_fields},
+    {"atomic_target", NULL, "atomic_target(path) -> {rename, path}: how a whole file is written",
+     "sleepacc_atomic_target", SLEEPACC_CALL_OBJECT, SLEEPACC_CALL_BLOCKS, path_arg, 1,
+     sizeof(atomic_answer), call_atomic_target, atomic_fields},
     {"constants", NULL, "the core's version, limits and name lists", "sleepacc_constants",
      SLEEPACC_CALL_MODULE, 0, NULL, 0, sizeof(sleepacc_constants), call_constants,
      python_constants},

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -227,6 +228,21 @@ static int jw_end(sleepacc_writer *w, jw *j, int flush, int sync) {
   return w->err;
 }
 
+int sleepacc_atomic_target(const char *path, char *out, size_t cap) {
+  struct stat st;
+  char real[PATH_MAX];
+  if (!path || !out || cap == 0) return -EINVAL;
+  out[0] = '\0';
+  if (stat(path, &st) == 0 ? !S_ISREG(st.st_mode) : lstat(path, &st) == 0)
+    return 0; /* a device, a FIFO, a directory, a link to nothing: written to */
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a link's file, not the link */
+    if (!realpath(path, real)) return -errno;
+    path = real;
+  }
+  if ((size_t)snprintf(out, cap, "%s", path) >= cap) return out[0] = '\0', -ENAMETOOLONG;
+  return 1;
+}
+
 int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
                          const char *writer_version) {
   const char *file = path;
@@ -240,17 +256,10 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   if (!path || !writer || !writer_version || (flags & ~(SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_ATOMIC |
                                                          SLEEPACC_WRITE_KEEP)))
     return -EINVAL;
-  if ((flags & SLEEPACC_WRITE_ATOMIC) && (stat(path, &st) == 0 ? S_ISREG(st.st_mode) : lstat(path, &st) != 0)) {
-    /* a regular file, or nothing there (a dangling link, a device, a FIFO:
-     * written to; a rename would replace the node).  KEEP: path itself,
-     * now (the rename replaces what is there); a link's file is renamed
-     * over, not the link */
+  if ((flags & SLEEPACC_WRITE_ATOMIC) && (keep = sleepacc_atomic_target(path, w->path, sizeof w->path)) != 0) {
+    /* KEEP: path itself, now (the rename replaces what is there) */
+    if (keep < 0) return keep;
     if ((flags & SLEEPACC_WRITE_KEEP) && stat(path, &st) == 0 && st.st_size > 0) return -EEXIST;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-      if (!realpath(path, w->path)) return -errno; /* w->path holds PATH_MAX */
-    } else if ((size_t)snprintf(w->path, sizeof w->path, "%s", path) >= sizeof w->path) {
-      return -ENAMETOOLONG;
-    }
     if ((size_t)snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld", w->path, (long)getpid()) >= sizeof w->tmp)
       return w->tmp[0] = '\0', -ENAMETOOLONG;
     file = w->tmp;

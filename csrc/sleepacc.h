@@ -1221,6 +1221,14 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  * and returned by every later call, and cuts the file back to the end of
  * its last line flushed whole (so what is on disk always parses; with SYNC
  * that is the last point written). */
+/* The rule of SLEEPACC_WRITE_ATOMIC, for every writer of a whole file (the
+ * Python side's plots and reports too): 1 when a temporary file renamed
+ * over out (cap bytes: path, or the file its symbolic link names) is how
+ * path is written; 0 when path is written to directly, since it is no
+ * regular file (a device, a FIFO, a directory's open refuses, a link to
+ * nothing yet) and a rename would replace the node; or -errno (realpath's;
+ * -ENAMETOOLONG when out cannot hold it). */
+int sleepacc_atomic_target(const char *path, char *out, size_t cap);
 #define SLEEPACC_WRITE_SYNC 1
 #define SLEEPACC_WRITE_ATOMIC 2
 #define SLEEPACC_WRITE_KEEP 4

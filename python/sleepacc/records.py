@@ -79,22 +79,20 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
     ``path`` by a rename, so a reader, a full disk or a Ctrl-C never sees a
     partial file under that name.  The file gets the permissions open()
     would have given it (0o666 less the umask); ``fsync`` flushes it to the
-    disk before the rename.  As the core's writer (SLEEPACC_WRITE_ATOMIC): a
-    symbolic link's file is replaced, not the link, and a path that is no
-    regular file (/dev/null, a FIFO, a link to nothing yet) is written to,
-    since a rename would replace the device."""
-    import stat
+    disk before the rename.  Where the rename goes is the core's rule, the
+    one its own writer keeps (sleepacc_atomic_target): a symbolic link's
+    file is replaced, not the link, and a path that is no regular file
+    (/dev/null, a FIFO, a link to nothing yet) is written to, since a
+    rename would replace the device."""
     import tempfile
+    from . import _core
     path = os.fspath(path)
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
-        regular = not os.path.islink(path)
-    if not regular:
+    target = _core.atomic_target(path)  # the core's rule (SLEEPACC_WRITE_ATOMIC's)
+    if not target["rename"]:
         with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             fill(f)
         return
-    path = os.path.realpath(path) if os.path.islink(path) else path
+    path = target["path"]
     base = os.path.basename(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
                                dir=os.path.dirname(os.path.abspath(path)))

@@ -188,7 +188,11 @@ static void test_atomic_link_and_node(void) {
   CHECK(n > 0 && memcmp(buf, "{", 1) == 0);
   close(rd);
   CHECK(lstat(at("fifo"), &st) == 0 && S_ISFIFO(st.st_mode));
+  CHECK(sleepacc_atomic_target(at("fifo"), buf, sizeof buf) == 0 && buf[0] == '\0'); /* the rule alone */
   unlink(at("fifo"));
+  CHECK(sleepacc_atomic_target(at("new"), buf, sizeof buf) == 1 && strcmp(buf, at("new")) == 0);
+  CHECK(sleepacc_atomic_target(at("new"), buf, 4) == -ENAMETOOLONG && buf[0] == '\0');
+  CHECK(sleepacc_atomic_target(NULL, buf, sizeof buf) == -EINVAL);
 }
 
 static void test_sync_abort(void) {

@@ -20,6 +20,7 @@ duplicates; the console script and `python -m sleepacc` catch Ctrl-C from
 their first line; `-o ""` is a usage error; plot writes a temporary file and
 renames it.  Every subprocess has a timeout.
 """
+import errno
 import json
 import os
 import re
@@ -302,3 +303,27 @@ def test_an_atomic_write_keeps_links_and_nodes(tmp_path):
     sweep = sleepacc.sweep(["clock"], durations=[0], budget=0.01)
     sweep.save(str(link))
     assert link.is_symlink() and len(sleepacc.load(str(target)).measurements) == 1
+
+
+def test_the_atomic_rule_is_the_cores_one_call(tmp_path):
+    """write_atomic asks the core (sleepacc_atomic_target, the rule of its
+    own writer's SLEEPACC_WRITE_ATOMIC) how a path is written: a rename over
+    a regular file or a new name, over the file a link names, and never over
+    a node that is no regular file."""
+    from sleepacc import _core
+    (tmp_path / "real").write_text("x")
+    (tmp_path / "link").symlink_to("real")
+    (tmp_path / "dangling").symlink_to("nothing")
+    os.mkfifo(tmp_path / "fifo")
+    rule = {name: _core.atomic_target(str(tmp_path / name))
+            for name in ("real", "new", "link", "dangling", "fifo", ".")}
+    assert rule["real"] == {"rename": True, "path": str(tmp_path / "real")}
+    assert rule["new"] == {"rename": True, "path": str(tmp_path / "new")}
+    assert rule["link"] == {"rename": True, "path": os.path.realpath(tmp_path / "real")}
+    for name in ("dangling", "fifo", "."):
+        assert rule[name] == {"rename": False, "path": ""}, name
+    with pytest.raises(OSError) as e:
+        _core.atomic_target("d/" * 2100)  # longer than the name the rename could take
+    assert e.value.errno == errno.ENAMETOOLONG
+    with pytest.raises(TypeError, match=r"^path: must be a str, got int$"):
+        _core.atomic_target(3)
