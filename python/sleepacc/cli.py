@@ -627,7 +627,7 @@ def cmd_sweep(args):
         note += f"; results in {results.path}"
     else:
         sweep = sleepacc.Sweep(measured, host=_host_facts())
-    print(f"sleepacc: {len(todo)} points measured in {wall:.1f} s{note}", file=sys.stderr)
+    print(f"sleepacc: {len(todo)} point{'s' if len(todo) != 1 else ''} measured in {wall:.1f} s{note}", file=sys.stderr)
     if args.format != "none":
         _emit_sweep(sweep, args.format)
     return 0
@@ -1461,8 +1461,9 @@ def cmd_model(args):
                           if means else ""))
     if args.method:
         groups = fitted.values() if hasattr(fitted, "find") else [fitted]
-        if not any(args.method in m.params for m in groups):
-            raise _arg_error("--method", f"no fit for {args.method!r} in {path}")
+        if not any(args.method in m.params for m in groups):  # the data's lack, as compare's and plot's: exit 1
+            have = sorted({name for m in groups for name in m.params})
+            raise CliError(f"no fit for {args.method!r} in {path}; it has {', '.join(have) or 'none'}")
     if args.json:
         out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
         json.dump(_clean(out), sys.stdout, indent=1, default=str)

@@ -281,3 +281,14 @@ def test_plot_compare_writes_a_png(hosts, tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
     assert run("plot", "--compare", hosts[0], "-o", out).returncode == 2
     assert run("plot", "-o", out).returncode == 2
+
+
+def test_a_method_the_file_lacks_is_the_same_data_error_in_model_compare_and_plot(hosts, tmp_path):
+    """--method naming a method the file has not measured is the data's lack:
+    model says so as compare and plot do, one line, exit 1, naming what it has."""
+    r = run("model", hosts[0], "--method", "bogus")
+    msg = r.stderr.rstrip("\n")
+    assert r.returncode == 1 and r.stdout == "", (r.stdout, msg)
+    assert "\n" not in msg and msg.startswith("sleepacc: error: no fit for 'bogus'"), msg
+    assert "it has hybrid, nanosleep" in msg, msg
+    assert run("compare", *hosts[:2], "--method", "bogus").returncode == 1
