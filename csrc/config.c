@@ -32,7 +32,7 @@
   XX(BUDGET_DAY, "budget_ns", EINVAL, SLEEPACC__DAY_TEXT)                                      \
   XX(NO_STOP, "n", EINVAL, "is required when there is no budget (nothing would stop the run)") \
   XX(WARMUP, "warmup", EINVAL, "must be >= 0")                                                 \
-  XX(N_OVERFLOW, "n", EINVAL, "plus warmup overflows int64")                                   \
+  XX(N_OVERFLOW, "n", EINVAL, "must be <= 9223372036854775807 - warmup")                       \
   XX(MARGIN_NEG, "margin_ns", EINVAL, "must be non-negative")                                  \
   XX(MARGIN_DAY, "margin_ns", EINVAL, SLEEPACC__DAY_TEXT)                                      \
   XX(CHUNK, "chunk_ns", EINVAL, "must be in 0..86400 s (0: the default chunk)")                \

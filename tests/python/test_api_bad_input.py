@@ -35,6 +35,8 @@ BAD_MEASURE = [
     (dict(method=3), TypeError, r"^method: must be a str, got int$"),
     (dict(n=0), ValueError, r"^n: must be >= 1, got 0$"),
     (dict(n=-5), ValueError, r"^n: must be >= 1, got -5$"),
+    (dict(n=2**63 - 1), ValueError, r"^n: must be <= 9223372036854775807 - warmup, got 9223372036854775807$"),
+    (dict(n=2**63), ValueError, r"^n: must be <= 9223372036854775807 - warmup, got 9223372036854775808$"),
     (dict(n=1.5), TypeError, r"^n: must be an int, got float$"),
     (dict(n=True), TypeError, r"^n: must be an int, got bool$"),
     (dict(n="10"), TypeError, r"^n: must be an int, got str$"),
