@@ -378,9 +378,7 @@ static int call_save(const sleepacc_call_args *a, void *buf, sleepacc_answer *ou
       return rc;
   out->context = a->name;
   if ((rc = sleepacc_writer_open(w, a->name, SLEEPACC_WRITE_ATOMIC, a->writer, a->writer_version)) < 0)
-    return rc == -ENAMETOOLONG
-               ? sleepacc__fault_set(&out->fault, rc, SLEEPACC_FAULT_RULE, "path", -1, 0, 0, "too long")
-               : rc;
+    return rc; /* an OS failure, ENAMETOOLONG too (as a sweep's output=) */
   for (size_t i = 0; i < n && rc == 0; i++) /* one sync, at the end */
     rc = sleepacc_writer_point(w, &recs[i].res, recs[i].kept.at, recs[i].kept.n);
   if (rc == 0)

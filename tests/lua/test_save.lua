@@ -107,4 +107,13 @@ return {
     local r, msg, name = sa.sweep{methods = {"clock"}, durations = {0}, output = "/nonexistent-dir/x.jsonl"}
     T.check(r == nil and name == "ENOENT", "unwritable output: %s", tostring(msg))
   end},
+
+  {"a path too long is the OS's ENAMETOOLONG, the same for save and sweep's output", function()
+    -- one rule: nil, "ENAMETOOLONG: ...", "ENAMETOOLONG" (sa.save used to raise "path: too long")
+    local long = string.rep("d/", 2100) .. "x.jsonl"
+    local r, msg, name = sa.save({}, long)
+    T.check(r == nil and name == "ENAMETOOLONG" and msg:find("^ENAMETOOLONG: "), "save: %s", tostring(msg))
+    r, msg, name = sa.sweep{methods = {"clock"}, durations = {0}, n = 2, output = long}
+    T.check(r == nil and name == "ENAMETOOLONG" and msg:find("^ENAMETOOLONG: "), "sweep: %s", tostring(msg))
+  end},
 }
