@@ -57,9 +57,7 @@ typedef struct sleepacc_lua_source {
  * table raises "options: must be a table, got <type>") and the call's
  * arguments (the first args names of take are at the stack indexes arg[],
  * at most 4); own: keys the caller reads itself.  Values convert by their
- * Lua type (a boolean BOOL, an integer that fits INT, a number REAL, a
- * string TEXT with its length, whose NUL byte is the core's rule, a
- * table LIST); the core's room is a userdata pushed on the stack. */
+ * Lua type (helpers.c); the core's room is a userdata pushed on the stack. */
 sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
                                     const char *const *take, const int *arg, int args,
                                     const char *const *own);
@@ -92,9 +90,6 @@ int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *b
  * (sleepacc_chunks): at each checkpoint a Ctrl-C runs cleanup(arg) (may be
  * NULL) and raises.  0 done, SLEEPACC_NEAR handed off, else the step's errno. */
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
-/* A run opened by sleepacc_run_open chunked to its end so (sleepacc_run_chunk:
- * a failure ends it, kept for sleepacc_run_close; Ctrl-C finishes r, then raises). */
-void sleepacc_lua_run(lua_State *L, sleepacc_run *r);
 
 /* The userdata at idx when its metatable is the registry's tname, else
  * NULL; checked: else raise "<name>: must be a <tname>, got <its type>". */

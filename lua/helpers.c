@@ -1,10 +1,8 @@
 /*
- * helpers.c -- the Lua module's shared helpers (binding.h): errors,
- * conversions, the getter the core reads a call's options through and its
- * one fault mapper, the sink of the core's walk of a field table
- * (sleepacc_fields_walk), the Ctrl-C checkpoint and the chunked run, aligned userdata,
- * the 5.1 main thread.  Used by lsleepacc.c and lsleeper.c; depends on
- * neither.
+ * helpers.c -- the Lua module's shared helpers (binding.h): errors, the
+ * getter the core reads options through and its fault mapper, the sink of
+ * the core's field walk, the Ctrl-C checkpoint, aligned userdata, the 5.1
+ * main thread.  Used by lsleepacc.c and lsleeper.c; depends on neither.
  */
 #include "binding.h"
 
@@ -197,9 +195,8 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
     sleepacc_lua_fault(&src, rc, &f, take[0]);
 }
 
-/* sleepacc_field_sink.push: the value, or an empty table (an object, or an
- * array of .i elements), on the stack (a null never comes: Lua's objects
- * hold none, the core leaves it out). */
+/* sleepacc_field_sink.push: the value, or an empty table (an object, an array
+ * of .i elements), on the stack (never a null: the core leaves it out). */
 static int sleepacc__pushv(void *ctx, const sleepacc_value *v) {
   lua_State *L = (lua_State *)ctx;
   luaL_checkstack(L, 2, NULL);
@@ -213,8 +210,7 @@ static int sleepacc__pushv(void *ctx, const sleepacc_value *v) {
   return 0;
 }
 
-/* sleepacc_field_sink.put: the top into the table below, t[key] or
- * t[index + 1]. */
+/* sleepacc_field_sink.put: the top into the table below, t[key] or t[index + 1]. */
 static int sleepacc__put(void *ctx, const char *key, int64_t index) {
   if (key) lua_setfield((lua_State *)ctx, -2, key);
   else lua_rawseti((lua_State *)ctx, -2, (int)index + 1);
@@ -262,10 +258,7 @@ lua_State *sleepacc_lua_mainthread(lua_State *L) {
 }
 
 /* Called at a checkpoint: its call and return are hook events. */
-static int sleepacc__nop(lua_State *L) {
-  (void)L;
-  return 0;
-}
+static int sleepacc__nop(lua_State *L) { return (void)L, 0; }
 
 /* sleepacc_chunks' checkpoint: a hook on this thread fires on the no-op's
  * call (its error caught, left on the stack); in a coroutine, a hook set on
@@ -304,12 +297,6 @@ int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cle
   if (cleanup) cleanup(arg); /* then the hook's error travels on */
   if (k.raised) lua_error(L);
   return luaL_error(L, "interrupted!");
-}
-
-static void sleepacc__finish_cb(void *ud) { sleepacc_run_finish((sleepacc_run *)ud); }
-
-void sleepacc_lua_run(lua_State *L, sleepacc_run *r) {
-  sleepacc_lua_chunks(L, sleepacc_run_chunk, r, sleepacc__finish_cb); /* a chunk never fails */
 }
 
 void *sleepacc_lua_aligned(void *ud) {

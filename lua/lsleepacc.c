@@ -1,37 +1,24 @@
 /*
- * lsleepacc.c -- the Lua module `sleepacc` (Lua 5.1, 5.3, 5.4, LuaJIT): a
- * thin converter over the core.  Options are converted by the core's
- * option list (sleepacc_options) into its sleepacc_config, read and checked
- * by the core (sleepacc_config_read names the bad option), and results come back
- * through the core's field tables (sleepacc_result_fields), so the record
- * is the sleepacc/1 point of docs/schema.md, key for key Python's.
- *
- *   sa.measure{method=, duration=, <option>=...}   -> record
- *   sa.sweep{methods=, durations=, progress=, <option>=...} -> array of records
- *   sa.methods(), sa.defaults(), sa.system_info(), sa.clock_info(), sa.now_ns(),
- *   sa.table(results [, "irtt"|"wide"]), sa.save(results, path) (their records
- *   read by the core), sa._VERSION: the core's call table (sleepacc_calls), one dispatcher
- *   sa.sleep/sleep_stats/sleeper/pacer (lsleeper.c)
- * <option>: n, budget (false: only n), mode, warmup, keep_samples, margin,
- * slack (ns), policy, priority, cpu, lock_memory, dma_latency (us).
+ * lsleepacc.c -- the Lua module `sleepacc` (its API: lua/README.md), a thin
+ * converter over the core: measure and sweep take their options by the
+ * core's readers (sleepacc_config_read, sleepacc_sweep_read: the bad option
+ * named) and return its record by its field table (sleepacc_result_fields:
+ * the sleepacc/1 point of docs/schema.md, key for key Python's); the queries
+ * are rows of the core's call table (sleepacc_calls) behind one dispatcher;
+ * the precise handles are lsleeper.c's.
  */
 #include "binding.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLES_MT SLEEPACC_LUA_SAMPLES_MT
 #define WRITER_MT "sleepacc.Writer"
 
-/* ------------------------------------------------------------ Samples */
-
-/* A run's kept samples (sleepacc_lua_samples, binding.h): the userdata
- * behind a record table's `samples`. */
+/* ----------------------- Samples: a run's kept samples, a record's `samples` */
 
 static sleepacc_lua_samples *self_samples(lua_State *L) {
-  return (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SAMPLES_MT, "self");
+  return (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SLEEPACC_LUA_SAMPLES_MT, "self");
 }
 
 static int samples_totable(lua_State *L) {
@@ -77,32 +64,20 @@ static int samples_gc(lua_State *L) {
 
 /* ------------------------------------------------------------ the results file */
 
-/* __gc: after an error or a Ctrl-C the lines written so far stay, without
- * a footer ("interrupted"). */
+/* __gc: after an error or a Ctrl-C the lines so far stay, with no footer. */
 static int writer_gc(lua_State *L) {
   sleepacc_writer_abort((sleepacc_writer *)sleepacc_lua_checkudata(L, 1, WRITER_MT, "self"));
   return 0;
 }
 
-/* The core's results file writer (csrc/json.c) opened on path with flags
- * (SLEEPACC_WRITE_*), in a userdata pushed on the stack whose __gc aborts
- * it; *err: sleepacc_writer_open's 0 or -errno. */
-static sleepacc_writer *sleepacc__writer(lua_State *L, const char *path, int flags, int *err) {
-  sleepacc_writer *w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0);
-  *err = sleepacc_writer_open(w, path, flags, "lua", LUA_VERSION); /* no Lua error before it */
-  luaL_getmetatable(L, WRITER_MT);
-  lua_setmetatable(L, -2);
-  return w;
-}
-
 /* ------------------------------------------------------------ one run */
 
+static void run_finish(void *r) { sleepacc_run_finish((sleepacc_run *)r); }
+
 /* Run the checked config c in the one block the core states
- * (sleepacc_run_memory) and return what to return: 1, its record pushed
- * (*got and *rec, when got is not NULL: its samples and its core record),
- * or 3, nil, the core's words of the failure (sleepacc_run_words; flags
- * SLEEPACC_RUN_POINT: a sweep's point named) and its ENAME pushed.  Ctrl-C
- * finishes the run, then raises. */
+ * (sleepacc_run_memory): 1, its record pushed (with got: *got its samples,
+ * *rec its record), or 3, nil, the core's words (sleepacc_run_words, flags
+ * SLEEPACC_RUN_POINT: the point named), ENAME.  Ctrl-C finishes it, raises. */
 static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
                              const sleepacc_lua_samples **got, sleepacc_result *rec) {
   char words[SLEEPACC_RUN_WORDS_MAX];
@@ -112,10 +87,11 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
   size_t size = sleepacc_run_memory(c, 0), used = 0;
   int rc;
   memset(s, 0, sizeof *s);
-  luaL_getmetatable(L, SAMPLES_MT);
+  luaL_getmetatable(L, SLEEPACC_LUA_SAMPLES_MT);
   lua_setmetatable(L, -2); /* from here its __gc frees the block */
   s->data = size ? (int64_t *)malloc(size) : NULL; /* NULL: open's -ENOMEM */
-  if (sleepacc_run_open(r, c, s->data, size, 0) == 0) sleepacc_lua_run(L, r); /* raises after closing r */
+  if (sleepacc_run_open(r, c, s->data, size, 0) == 0) /* a chunk's failure ends the run, kept for close */
+    sleepacc_lua_chunks(L, sleepacc_run_chunk, r, run_finish); /* Ctrl-C: finished, then raised */
   rc = sleepacc_run_close(r, &res, &used);
   s->len = used / sizeof *s->data;
   if (s->data) { /* the n samples at the front: give back the rest */
@@ -153,11 +129,9 @@ static int sleepacc__measure(lua_State *L) {
   return sleepacc__run_one(L, &c, 0, NULL, NULL);
 }
 
-/* sa.sweep{...}: the points of the core's sweep plan (sleepacc_sweep_plan:
- * each method over the durations, by default every available method over
- * the core's ladder; floors at 0 only; periodic mode skips 0), all read and
- * checked by the core before anything runs (sleepacc_sweep_read), each run
- * and its record kept (and, with output=, written to disk as it finishes). */
+/* sa.sweep{...}: the points of the core's plan, all read and checked before
+ * anything runs (sleepacc_sweep_read), each run and its record kept (with
+ * output=, on disk as it finishes). */
 static int sleepacc__sweep(lua_State *L) {
   static const char *const own[] = {"progress", "output", NULL};
   const char *output = NULL;
@@ -177,7 +151,10 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc_lua_must(L, lua_isnil(L, 3) || lua_type(L, 3) == LUA_TFUNCTION, 3, "progress", "a function");
   if (sleepacc_lua_field(L, 1, "output")) { /* 4, the writer 5 */
     sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
-    w = sleepacc__writer(L, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, &err);
+    w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0); /* its __gc aborts it */
+    err = sleepacc_writer_open(w, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, "lua", LUA_VERSION);
+    luaL_getmetatable(L, WRITER_MT); /* no Lua error between the open and this */
+    lua_setmetatable(L, -2);
     if (err == -EEXIST) /* a usage error, as the CLI's -o: the core's words of the refusal */
       luaL_error(L, "output: %s %s", output, sleepacc_strerror(err));
     if (err < 0) return sleepacc_lua_pusherror(L, err, output);
@@ -208,14 +185,11 @@ static int sleepacc__sweep(lua_State *L) {
 
 /* ------------------------------------------------------------ the core's queries */
 
-/* One query of the core's call table (sleepacc_calls, csrc/calls.c; the
- * row is the closure's upvalue), the dispatcher of them all: its arguments
- * by the row's option rows (sleepacc_lua_value: "<arg>: ..." for a bad
- * one; nil is refused for a required one and keeps the default of another;
- * a RECORDS argument read by the core through the getter over it, its
- * fault raised), the answer in a buffer of the row's size, pushed as a
- * table of its fields or its first field's value.  An OS failure is nil,
- * err, ename. */
+/* The dispatcher of the core's call table (sleepacc_calls; the row is the
+ * closure's upvalue): each argument by its option row (nil refused for a
+ * required one, else the default; RECORDS read by the core through a
+ * getter), the answer pushed as the row's shape says; an OS failure is
+ * nil, err, ename. */
 static int sleepacc__call(lua_State *L) {
   const sleepacc_call *c = (const sleepacc_call *)lua_touserdata(L, lua_upvalueindex(1));
   union { char bytes[256]; long double ld; void *p; } small; /* a small answer (now_ns) makes no garbage */
@@ -279,7 +253,7 @@ static const luaL_Reg writer_meta[] = {{"__gc", writer_gc}, {NULL, NULL}};
 
 SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
   sleepacc_lua_remember_main(L);
-  if (luaL_newmetatable(L, SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
+  if (luaL_newmetatable(L, SLEEPACC_LUA_SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
   lua_pop(L, 1);
   if (luaL_newmetatable(L, WRITER_MT)) luaL_setfuncs(L, writer_meta, 0);
   lua_pop(L, 1);

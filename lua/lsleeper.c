@@ -1,24 +1,12 @@
 /*
- * lsleeper.c -- the precise sleep: the core's precise handle
- * (sleepacc_precise, csrc/precise.c: a sleeper or a pacer with its one
- * lifecycle) as Lua handles:
- *
- *   sa.sleep(seconds [, method])          -> true | nil, err, ename
- *   sa.sleep_stats([method])              -> stats of sa.sleep's sleeper, or nil
- *   s = sa.sleeper([method [, {quantile=, margin=, handoff=, dma_latency=}]])
- *   s:sleep(seconds), s:sleep_until(deadline_ns)
- *   p = sa.pacer(period [, {method=, missed=, handoff=, dma_latency=}])
- *   p:wait()                              -> the tick's deadline (ns, as sa.now_ns())
- *   h:stats(), h:close() (also __gc, __close), tostring(h)
- *
- * Stats come through the field table the core names for the handle's kind
- * (sleepacc_sleeper_stats_fields with the learned margins, or
- * sleepacc_pacer_stats_fields).  sa.sleep keeps one sleeper per method and
- * Lua state (in the registry), so what `auto` learns carries over.  Waits
- * run the core's step in chunks with checkpoints, so Ctrl-C ends even a 60 s
- * sleep within one chunk.  A dma_latency (us) is held on /dev/cpu_dma_latency
- * for the handle's life.  The claim's identity is the Lua state (its main
- * thread): a call re-entered from a hook gets a sleeper of its own.
+ * lsleeper.c -- the precise sleep (API: lua/README.md): the core's precise
+ * handle (sleepacc_precise, csrc/precise.c: a sleeper or a pacer, one
+ * lifecycle) as Lua handles, their stats by the field table the core names
+ * for the kind.  sa.sleep keeps one sleeper per method and Lua state (in the
+ * registry), so what `auto` learns carries over.  Waits run the core's step
+ * in chunks, so Ctrl-C ends even a 60 s sleep within one chunk.  A claim's
+ * identity is the Lua state (its main thread): a call re-entered from a hook
+ * gets a sleeper of its own.
  */
 #include "binding.h"
 
@@ -36,9 +24,8 @@ static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
 
-/* A failure rc of handle h in the core's words (sleepacc_precise_message;
- * field, at: where it failed), as Python's: a closed handle raises
- * "<Type> is closed"; else nil, "ENAME: message (<words>)", "ENAME" (3). */
+/* Failure rc of h in the core's words (sleepacc_precise_message): a closed
+ * handle raises "<Type> is closed", else nil, "ENAME: msg (<words>)", ENAME. */
 static int handle_fail(lua_State *L, const sleepacc_precise *h, int rc, const char *field, int at) {
   char words[SLEEPACC_PRECISE_WORDS_MAX];
   sleepacc_precise_message(h, rc, field, at, words, sizeof words);
@@ -72,13 +59,10 @@ static int handle_tostring(lua_State *L) {
   return 1;
 }
 
-/* The core's config of a handle of kind from the call's argument at arg
- * (a sleeper's method, nil: "auto"; a pacer's period) and the options
- * table at opts (0, none or nil: no table), read by the core
- * (sleepacc_sleeper_read) as it says each kind takes them
- * (sleepacc_precise_takes: a sleeper's table quantile, margin, handoff,
- * dma_latency; a pacer's method, missed, handoff, dma_latency).  Every rule is the core's: its fault
- * raises "<option>: <rule>, got <value>". */
+/* The config of a handle of kind, read by the core (sleepacc_sleeper_read,
+ * what each kind takes: sleepacc_precise_takes) from the argument at arg (a
+ * sleeper's method, a pacer's period) and the options table at opts (0 or
+ * nil: none); its fault raises. */
 static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, int arg, int opts) {
   sleepacc_lua_source src;
   sleepacc_fault f;
@@ -88,8 +72,7 @@ static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, in
   if (rc < 0) sleepacc_lua_fault(&src, rc, &f, MT[kind]);
 }
 
-/* A new handle of kind (zeroed memory: a closed one, then opened from c),
- * on the stack (1), or nil, "ENAME: msg (option)" (3). */
+/* A new handle of kind opened from c, pushed (1), or nil, err, ename (3). */
 static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c) {
   const char *field = NULL;
   sleepacc_precise *h = (sleepacc_precise *)sleepacc_lua_newaligned(L, sizeof *h);
@@ -111,11 +94,9 @@ static int handle_make(lua_State *L) {
 
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
-/* One sleep (sleeper, toward *deadline) or wait (pacer: the tick's deadline
- * into *deadline) on the handle of kind at idx, run in chunks (Ctrl-C
- * checked between them), a hand-off (handoff=) finished here by the core's
- * poll, one clock read each (sleepacc_precise_poll): 0, or nil, err, ename
- * pushed (3; handle_fail: a closed handle raises). */
+/* One sleep (toward *deadline) or wait (the tick's deadline into *deadline)
+ * on the handle of kind at idx, in chunks, a hand-off finished by the core's
+ * poll (sleepacc_precise_poll): 0, or nil, err, ename pushed (handle_fail). */
 static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
@@ -141,17 +122,13 @@ static int sleep_until(lua_State *L, int idx, int64_t deadline) {
   return 1;
 }
 
-/* The deadline of the argument at idx by the core's row o: a sleep's
- * seconds (sleepacc_sleep_option: finite, non-negative, no day cap, the
- * deadline now + ns; the row Python's sleep(seconds) reads) or a deadline
- * (sleepacc_deadline_option: at most one day ahead, as Python's). */
+/* The deadline of the argument at idx by the core's row o, Python's too: a
+ * sleep's seconds (sleepacc_sleep_option) or a deadline (sleepacc_deadline_option). */
 static int64_t deadline_arg(lua_State *L, int idx, const sleepacc_option *o) {
   int64_t dl = 0;
   sleepacc_lua_value(L, idx, o, NULL, &dl);
   return dl;
 }
-
-/* ------------------------------------------------------------ Sleeper */
 
 static int sleeper_sleep(lua_State *L) {
   handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
@@ -164,15 +141,16 @@ static int sleeper_until(lua_State *L) {
   return sleep_until(L, 1, deadline_arg(L, 2, sleepacc_deadline_option));
 }
 
-/* Push sa.sleep's sleeper of the checked config c (opened on first use,
- * kept by method) and return 1, or return 0 after pushing an error. */
-static int cached(lua_State *L, const sleepacc_sleeper_config *c) {
+/* Push sa.sleep's sleeper of the checked config c (kept by method) and
+ * return 1; else return 0 having pushed nil (open: it is opened, or its
+ * error pushed). */
+static int cached(lua_State *L, const sleepacc_sleeper_config *c, int open) {
   lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* a table (sleepacc_lua_open_precise) */
-  if (!sleepacc_lua_field(L, -1, c->method)) { /* its values are sleepers */
-    if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, c->method);
-  }
+  if (sleepacc_lua_field(L, -1, c->method)) return 1; /* its values are sleepers */
+  if (!open) return lua_pushnil(L), 0;
+  if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, c->method);
   return 1;
 }
 
@@ -180,21 +158,14 @@ static int sleep_once(lua_State *L) {
   int64_t dl = deadline_arg(L, 1, sleepacc_sleep_option);
   sleepacc_sleeper_config c;
   handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 2, 0);
-  return cached(L, &c) ? sleep_until(L, lua_gettop(L), dl) : 3;
+  return cached(L, &c, 1) ? sleep_until(L, lua_gettop(L), dl) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
   handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 1, 0);
-  lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
-  if (!sleepacc_lua_field(L, -1, c.method)) {
-    lua_pushnil(L);
-    return 1;
-  }
-  return push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER));
+  return cached(L, &c, 0) ? push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER)) : 1;
 }
-
-/* ------------------------------------------------------------ Pacer */
 
 static int pacer_wait(lua_State *L) {
   int64_t dl = 0;
