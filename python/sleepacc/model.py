@@ -2002,10 +2002,14 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
                    f"part) removes it at the cost of CPU time.")
     if p.idle_exit_ns >= 2_000:
         e_req = p.idle_exit_ns * req / (req + p.idle_exit_half_ns)
+        # E is the asymptote (d -> infinity) of E*d/(d+h): say what the longest measured
+        # sleep pays, not a figure no measurement reached
+        d_top = float(max(p.requested_ns)) if len(p.requested_ns) else req
+        e_top = p.idle_exit_ns * d_top / (d_top + p.idle_exit_half_ns)
         # a hybrid sleep still idles in its kernel part: its spin hides the exit only
         # when the margin covers slack + wake-up + this
         hide = (f"a hybrid sleep hides it behind its spin when its margin also covers these "
-                f"{_us(p.idle_exit_ns)} (the auto sleeper learns such a margin)")
+                f"{_us(e_top)} (the auto sleeper learns such a margin)")
         fix = ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0) avoids the deep idle "
                "state; " + hide if linux else hide)
         if margin is not None:   # a hybrid sleep already: its kernel part outruns the margin
@@ -2013,8 +2017,8 @@ def _advice(p: MethodParams, facts: dict, req: float) -> List[str]:
                    + ("holding /dev/cpu_dma_latency at 0 (sleepacc --dma-latency 0), " if linux
                       else "") + "a larger margin (--margin), or the auto sleeper, which "
                    "learns it, keeps the spin ahead of it")
-        out.append(f"idle exit grows to {_us(p.idle_exit_ns)} on long sleeps ({_us(e_req)} at "
-                   f"{format_ns(req)}): {fix}.")
+        out.append(f"idle exit grows to {_us(e_top)} at {format_ns(d_top)}, the longest measured "
+                   f"({_us(e_req)} at {format_ns(req)}): {fix}.")
     if p.zero_return_ns is not None and p.rounding == "down" and \
             getattr(p, "_registry_unit", None) == 1:   # the call takes ns: nothing truncates
         out.append(f"a timeout below about {format_ns(p.granularity_ns)} returns at once "

@@ -502,3 +502,21 @@ def test_a_ns_call_that_returns_at_once_is_not_called_truncated():
     q = host(truth, durations=[1, 10, 100] + LADDER, method="renamed_pwait", spread=300.0)
     assert q.params["renamed_pwait"].zero_return_ns is not None
     assert "takes ns, so" not in q.explain() and "truncated to 0" in q.explain()
+
+
+def test_idle_exit_advice_names_no_figure_beyond_the_longest_measured_sleep():
+    """E of E*d/(d+h) is the asymptote: with h far beyond the ladder (a nearly linear
+    growth) it is much larger than anything measured. The advice's figures are the
+    term at the longest measured duration, never above the measured oversleep there."""
+    durations = [100e3, 200e3, 500e3, 1e6, 2e6, 5e6, 10e6]
+    m = host(lambda d: 52e3 + 500e3 * d / (d + 60e6), durations=durations)
+    p = m.params["nanosleep"]
+    assert p.idle_exit_ns > 0
+    top = max(durations)
+    over_top = p.measured_ns[p.requested_ns.index(top)] - top
+    e_top = p.idle_exit_ns * top / (top + p.idle_exit_half_ns)
+    advice = next(a for a in model._advice(p, m.facts, 1e6) if a.startswith("idle exit"))
+    import re
+    figures = [float(x) for x in re.findall(r"([0-9.]+) µs", advice)]
+    assert figures and max(figures) <= over_top / 1e3 + 1, (advice, over_top)
+    assert model._us(e_top) in advice and "10 ms" in advice, advice
