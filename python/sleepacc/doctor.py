@@ -555,7 +555,7 @@ def _busy(c):
     ev = [f"load average {load} on {cpus} CPUs" if load is not None else None,
           f"other work used {max(0.0, others):.1f} of {cpus} CPUs during the checks"
           if others is not None else None,
-          f"steal time during the checks: {steal:.1f}% ({c['wall']:.1f} s)"
+          f"steal time during the checks: {steal:.1f}% of CPU time over {c['wall']:.1f} s"
           if steal is not None else None,
           f"{_ref(base)}: {base.invol} involuntary context switches, median error "
           f"{_us(base.median)}, p99 {_us(base.p99)}" if base else None]
