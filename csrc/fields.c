@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +74,16 @@ static int field_fail(const char **message, const char *words, int err)
   if (message)
     *message = words;
   return err;
+}
+
+void sleepacc_value_number(sleepacc_value *out, double d) {
+  memset(out, 0, sizeof *out);
+  out->kind = SLEEPACC_VALUE_REAL, out->d = d;
+  if (!isfinite(d) || d != floor(d)) return;
+  out->kind = SLEEPACC_VALUE_INT;
+  if (d >= 9223372036854775808.0) out->overflow = 1, out->i = INT64_MAX;
+  else if (d < -9223372036854775808.0) out->overflow = -1, out->i = INT64_MIN;
+  else out->i = (int64_t)d;
 }
 
 int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,

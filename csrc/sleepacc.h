@@ -327,6 +327,10 @@ typedef struct sleepacc_value {
  * PAIRS as PAIRS,
  * NULL and an unknown type as NULL. */
 void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_value *out);
+/* A language number that is a double (every Lua 5.1/LuaJIT number, a Lua
+ * 5.3+ float) as a value: an integral one INT (beyond int64: .i saturated,
+ * .overflow its sign, which the core refuses), any other REAL. */
+void sleepacc_value_number(sleepacc_value *out, double d);
 /* Set row f of the struct at base from v: INT (or BOOL) into INT64,
  * OPT_INT64, INT and BOOL (-ERANGE beyond int) and DOUBLE; REAL into DOUBLE;
  * TEXT into STRING (the pointer itself: returns 1, the caller keeps the text

@@ -1,119 +1,88 @@
 /*
- * binding.h -- what the Lua module's files share (Lua 5.1, 5.3, 5.4 and
- * LuaJIT through compat.h); defined in lua/helpers.c.
- *
- * Conventions, stated once:
- *   - Bad arguments raise "<field>: <message>" (the option's name:
- *     "duration", "methods[2]", ...).  The rules are the core's: it reads
- *     a call's options through the binding's getter (sleepacc_lua_getter)
- *     and reports one fault (sleepacc_lua_fault words it); the binding only
- *     converts Lua values.
- *   - Run-time OS failures return nil, "ENAME: message", "ENAME" (luv).
- *   - Times in are seconds (Lua numbers), except slack (integer ns) and
- *     dma_latency (integer us); times out are integer ns in *_ns fields.
- *   - Ctrl-C: the interpreters' SIGINT handler sets a hook that raises at
- *     the next hook event; a C loop makes none, so long loops run the core
- *     in chunks (sleepacc_lua_chunks) with a checkpoint between them, which runs
- *     the cleanup (environment restored) before the hook's error travels on.
+ * binding.h -- what the Lua module's files share, defined in helpers.c.
+ * Its API and conventions (errors, units, Ctrl-C) are lua/README.md's.
+ * One source for Lua 5.1, 5.3, 5.4 and LuaJIT 2.1: the few 5.2+ names it
+ * uses are mapped onto 5.1 here.  On 5.1 and LuaJIT every number is a
+ * double: an "integer" is an integral one (sleepacc_value_number).
  */
 #ifndef SLEEPACC_LUA_BINDING_H
 #define SLEEPACC_LUA_BINDING_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "compat.h"
 #include "sleepacc.h"
 
-/* The module's one exported symbol (objects are built with
- * -fvisibility=hidden and linked with lua/sleepacc.map). */
-#if defined(__GNUC__)
-#define SLEEPACC_LUA_EXPORT __attribute__((visibility("default")))
-#else
-#define SLEEPACC_LUA_EXPORT
+#if LUA_VERSION_NUM < 504
+#define lua_newuserdatauv(L, size, nuv) lua_newuserdata((L), (size))
 #endif
-SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L);
+#if LUA_VERSION_NUM < 502
+#define lua_rawlen(L, idx) lua_objlen((L), (idx))
+#undef luaL_setfuncs /* LuaJIT's own too: the module never passes upvalues */
+#define luaL_setfuncs(L, l, nup) luaL_register((L), NULL, (l))
+#endif
+
+/* The one exported symbol (-fvisibility=hidden, lua/sleepacc.map). */
+__attribute__((visibility("default"))) int luaopen_sleepacc(lua_State *L);
 
 /* Push nil, "ENAME: message[ (context)]", "ENAME" for errno err; return 3. */
 int sleepacc_lua_pusherror(lua_State *L, int err, const char *context);
-/* Where the core's reader (sleepacc_getter) takes a Lua call's options
- * from: its options table and its own arguments; and the tables it
- * entered (sleepacc_getter.enter: each pushed on the stack, read from
- * until left). */
+
+/* Where the core's reader takes a call's options from (sleepacc_getter):
+ * the options table, the call's own argument, the tables entered. */
 typedef struct sleepacc_lua_source {
   lua_State *L;
-  int table;               /* the options table's stack index, 0 none (entered: the last entered) */
-  const char *const *take; /* the options the call takes (the getter's) */
-  int args;                /* the first args of them are arguments, */
-  int arg[4];              /* at these stack indexes */
+  int table;               /* the table read (0 none): the options, or the last entered */
+  const char *const *take; /* the getter's take: take[0] is */
+  int arg;                 /* the argument at this stack index (0: none) */
   const char *keytype;     /* the type of the last key read */
-  int depth;               /* the tables entered, */
-  int up[SLEEPACC_GETTER_DEPTH][2]; /* each with the table and args it was entered from */
+  int depth, up[SLEEPACC_GETTER_DEPTH][2]; /* each entered table's table and arg before it */
 } sleepacc_lua_source;
-/* The getter over the table at `table` (0: none; another value than a
- * table raises "options: must be a table, got <type>") and the call's
- * arguments (the first args names of take are at the stack indexes arg[],
- * at most 4); own: keys the caller reads itself.  Values convert by their
- * Lua type (helpers.c); the core's room is a userdata pushed on the stack. */
+/* The getter over the options table at `table` (0: none; not a table:
+ * raises) and the argument at arg (0: none), named take[0]. */
 sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
-                                    const char *const *take, const int *arg, int args,
-                                    const char *const *own);
-/* Raise a read's fault: the core's one sentence of it (sleepacc_fault_text,
- * given the value's type name, and a number or boolean as Lua shows it; a
- * string the core shows).  NONE (an errno no rule
- * explains): returns nil, err, ename pushed (3; `what` its context). */
+                                    const char *const *take, int arg);
+/* Raise a read's fault in the core's words (sleepacc_fault_text); kind
+ * NONE (an errno no rule explains): nil, err, ename pushed (3). */
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what);
-/* Push t[name] and return 1, or push nothing and return 0 when nil. */
-int sleepacc_lua_field(lua_State *L, int t, const char *name);
-
-/* Set option o of the struct at base from the one Lua value at idx under
- * name (NULL: o->name), by the core (sleepacc_value_read); a fault raises.
- * A string argument that is no option (a path, a style) is read by the
- * core's text row (sleepacc_text_option) into a const char *. */
+/* Option o of the struct at base from the value at idx, named name (NULL:
+ * o->name), by sleepacc_value_read; a fault raises. */
 void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const char *name, void *base);
-/* Unless ok, raise the core's sentence of a wrong type (sleepacc_type_text)
- * for the value at idx: "<name>: must be <takes>, got <its type>". */
+/* Unless ok, raise "<name>: must be <takes>, got <type at idx>". */
 void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const char *takes);
+/* The userdata at idx whose metatable is tname's, else NULL, or with a
+ * name, raise "<name>: must be a <tname>, got <type>". */
+void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname, const char *name);
 
-/* Push the struct at base as a table, built as the core's walk of its
- * field table says (sleepacc_fields_walk: nested rows sub-tables, a null
- * value an absent key, PAIRS an array of tables). */
+/* Push the struct at base as the core's walk of its field table says
+ * (sleepacc_fields_walk); one row's value (sleepacc_field_walk): 1, or 0
+ * and nothing pushed for a null one. */
 void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
-/* Push row f of the struct at base the same way and return 1, or push
- * nothing and return 0 for a null value. */
 int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base);
 
-/* Ctrl-C between core chunks (see above), by the core's chunk protocol
- * (sleepacc_chunks): at each checkpoint a Ctrl-C runs cleanup(arg) (may be
- * NULL) and raises.  0 done, SLEEPACC_NEAR handed off, else the step's errno. */
+/* Run step(arg) by the core's chunk protocol (sleepacc_chunks); a Ctrl-C
+ * between chunks runs cleanup(arg) (NULL: none) and raises. */
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
+/* The state's main thread (5.1: the last seen, remembered at each call). */
+lua_State *sleepacc_lua_mainthread(lua_State *L);
 
-/* The userdata at idx when its metatable is the registry's tname, else
- * NULL; checked: else raise "<name>: must be a <tname>, got <its type>". */
-void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname);
-void *sleepacc_lua_checkudata(lua_State *L, int idx, const char *tname, const char *name);
-
-/* Core structs are aligned(16), more than userdata promise: push a
- * userdata of size bytes (plus slack) and return its aligned address. */
+/* A new userdata of size bytes aligned for a core struct (aligned(16)),
+ * pushed; sleepacc_lua_aligned: that address from the userdata's own. */
 #define SLEEPACC_LUA_ALIGN 64
 void *sleepacc_lua_newaligned(lua_State *L, size_t size);
-/* That address again, from the userdata's own (luaL_checkudata's). */
 void *sleepacc_lua_aligned(void *ud);
 
-/* A run's kept samples: the userdata behind a record table's `samples`
- * (lsleepacc.c makes it; the getter lends its values to the core, as a
- * SAMPLES value: sa.save writes them). */
+/* A run's kept samples, a record's `samples` (its values lent to the core
+ * as a SAMPLES value). */
 #define SLEEPACC_LUA_SAMPLES_MT "sleepacc.Samples"
 typedef struct sleepacc_lua_samples {
   int64_t *data; /* malloc'd (NULL when streaming) */
-  size_t len;    /* samples recorded */
+  size_t len;
 } sleepacc_lua_samples;
 
-/* The precise handles' part of the module (lua/lsleeper.c): adds its
- * functions to the table on top of the stack. */
+/* lsleeper.c: the precise handles' functions into the table on top. */
 int sleepacc_lua_open_precise(lua_State *L);
 
 #endif /* SLEEPACC_LUA_BINDING_H */

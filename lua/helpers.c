@@ -1,8 +1,7 @@
 /*
  * helpers.c -- the Lua module's shared helpers (binding.h): errors, the
- * getter the core reads options through and its fault mapper, the sink of
- * the core's field walk, the Ctrl-C checkpoint, aligned userdata, the 5.1
- * main thread.  Used by lsleepacc.c and lsleeper.c; depends on neither.
+ * getter the core reads options through, the sink of its field walk, the
+ * Ctrl-C checkpoint.  Used by lsleepacc.c and lsleeper.c; depends on neither.
  */
 #include "binding.h"
 
@@ -18,13 +17,6 @@ int sleepacc_lua_pusherror(lua_State *L, int err, const char *context) {
   return 3;
 }
 
-int sleepacc_lua_field(lua_State *L, int t, const char *name) {
-  lua_getfield(L, t, name);
-  if (!lua_isnil(L, -1)) return 1;
-  lua_pop(L, 1);
-  return 0;
-}
-
 void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const char *takes) {
   char text[SLEEPACC_FAULT_TEXT_MAX];
   if (ok) return;
@@ -32,62 +24,48 @@ void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const ch
   luaL_error(L, "%s", text);
 }
 
-void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname) {
+void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname, const char *name) {
   void *p = lua_touserdata(L, idx);
-  if (idx < 0) idx = lua_gettop(L) + idx + 1; /* it stays put while the metatables are pushed */
-  if (!p || !lua_getmetatable(L, idx)) return NULL;
-  luaL_getmetatable(L, tname); /* compared by hand: luaL_testudata is 5.2's */
-  if (!lua_rawequal(L, -1, -2)) p = NULL;
-  lua_pop(L, 2);
-  return p;
-}
-
-void *sleepacc_lua_checkudata(lua_State *L, int idx, const char *tname, const char *name) {
-  void *p = sleepacc_lua_udata(L, idx, tname);
   char takes[64];
-  snprintf(takes, sizeof takes, "a %s", tname);
-  sleepacc_lua_must(L, p != NULL, idx, name, takes);
+  if (idx < 0) idx = lua_gettop(L) + idx + 1; /* it stays put while the metatables are pushed */
+  if (p && lua_getmetatable(L, idx)) {
+    luaL_getmetatable(L, tname); /* compared by hand: luaL_testudata is 5.2's */
+    if (!lua_rawequal(L, -1, -2)) p = NULL;
+    lua_pop(L, 2);
+  } else p = NULL;
+  if (!p && name) snprintf(takes, sizeof takes, "a %s", tname), sleepacc_lua_must(L, 0, idx, name, takes);
   return p;
 }
 
-/* The Lua value at idx as a core value: a boolean BOOL, an integer that
- * fits INT (an integral number beyond int64: INT with .overflow its sign,
- * which the core refuses), another number REAL, a string TEXT (with its
- * length: a NUL byte is the core's rule), a table LIST (its length), nil NULL,
- * a Samples userdata SAMPLES (its values lent), the rest NESTED, a kind no
- * option takes. */
+/* The Lua value at idx as a core value: a boolean BOOL, a 5.3+ integer
+ * INT, another number by the core's rule, a string TEXT (and its length), a
+ * table LIST (its length), nil NULL, a Samples userdata SAMPLES (its values
+ * lent), the rest NESTED, a kind no option takes. */
 static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   int type = lua_type(L, idx);
   size_t len = 0;
-  lua_Integer i;
-  const sleepacc_lua_samples *s;
+  const sleepacc_lua_samples *s = (const sleepacc_lua_samples *)sleepacc_lua_udata(L, idx, SLEEPACC_LUA_SAMPLES_MT, NULL);
   memset(v, 0, sizeof *v);
-  s = (const sleepacc_lua_samples *)sleepacc_lua_udata(L, idx, SLEEPACC_LUA_SAMPLES_MT);
-  if (s) {
-    v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
-    return;
-  }
   v->kind = SLEEPACC_VALUE_NESTED;
-  if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
-  else if (sleepacc_lua_tointeger(L, idx, &i)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)i;
-  else if (type == LUA_TNUMBER) v->kind = SLEEPACC_VALUE_REAL, v->d = (double)lua_tonumber(L, idx);
-  else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = lua_tolstring(L, idx, &len);
+  if (s) v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
+  else if (type == LUA_TBOOLEAN) v->kind = SLEEPACC_VALUE_BOOL, v->i = lua_toboolean(L, idx);
+#if LUA_VERSION_NUM >= 503
+  else if (lua_isinteger(L, idx)) v->kind = SLEEPACC_VALUE_INT, v->i = (int64_t)lua_tointeger(L, idx);
+#endif
+  else if (type == LUA_TNUMBER) sleepacc_value_number(v, (double)lua_tonumber(L, idx));
+  else if (type == LUA_TSTRING) v->kind = SLEEPACC_VALUE_TEXT, v->s = lua_tolstring(L, idx, &len), v->i = (int64_t)len;
   else if (type == LUA_TTABLE) v->kind = SLEEPACC_VALUE_LIST, v->i = (int64_t)lua_rawlen(L, idx);
   else if (type == LUA_TNIL || type == LUA_TNONE) v->kind = SLEEPACC_VALUE_NULL;
-  if (v->kind == SLEEPACC_VALUE_REAL && isfinite(v->d) && v->d == floor(v->d)) /* integral, beyond int64 */
-    v->kind = SLEEPACC_VALUE_INT, v->overflow = v->d > 0 ? 1 : -1, v->i = v->d > 0 ? INT64_MAX : INT64_MIN;
-  if (type == LUA_TSTRING) v->i = (int64_t)len;
 }
 
 /* Push the value of option name (element index >= 0 of its array) from
  * src, nil when absent; or return the stack index of the call's argument
- * (or the one value) that holds it, pushing nothing. */
+ * that holds it, pushing nothing. */
 static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t index) {
   lua_State *L = src->L;
-  int k = 0;
-  while (k < src->args && strcmp(src->take[k], name)) k++;
-  if (k < src->args && index < 0) return src->arg[k];
-  if (k < src->args) lua_pushvalue(L, src->arg[k]);
+  int arg = src->arg && !strcmp(src->take[0], name);
+  if (arg && index < 0) return src->arg;
+  if (arg) lua_pushvalue(L, src->arg);
   else if (src->table) lua_getfield(L, src->table, name);
   else lua_pushnil(L);
   if (index >= 0 && lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, (int)(index + 1)), lua_remove(L, -2);
@@ -101,17 +79,14 @@ static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t in
 static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
   lua_State *L = src->L;
-  size_t len = 0;
   int idx;
-  if (!name) { /* the next key */
+  if (!name) { /* the next key (only a string is TEXT: the core's rule) */
     if (!src->table) return 0;
     if (index == 0) lua_pushnil(L);
     if (!lua_next(L, src->table)) return 0;
     lua_pop(L, 1); /* its value */
     src->keytype = luaL_typename(L, -1);
-    memset(out, 0, sizeof *out);
-    out->kind = lua_type(L, -1) == LUA_TSTRING ? SLEEPACC_VALUE_TEXT : SLEEPACC_VALUE_NESTED;
-    if (out->kind == SLEEPACC_VALUE_TEXT) out->s = lua_tolstring(L, -1, &len), out->i = (int64_t)len;
+    sleepacc__value(L, -1, out);
     return 1;
   }
   idx = sleepacc__push(src, name, index);
@@ -135,7 +110,7 @@ static int sleepacc__enter(void *ctx, const char *name, int64_t index) {
   if (!name) {
     lua_remove(L, src->table);
     src->depth--;
-    src->table = src->up[src->depth][0], src->args = src->up[src->depth][1];
+    src->table = src->up[src->depth][0], src->arg = src->up[src->depth][1];
     return 1;
   }
   if (src->depth >= SLEEPACC_GETTER_DEPTH) return 0;
@@ -145,19 +120,17 @@ static int sleepacc__enter(void *ctx, const char *name, int64_t index) {
     lua_pop(L, 1);
     return 0;
   }
-  src->up[src->depth][0] = src->table, src->up[src->depth][1] = src->args;
+  src->up[src->depth][0] = src->table, src->up[src->depth][1] = src->arg;
   src->depth++;
-  src->table = lua_gettop(L), src->args = 0;
+  src->table = lua_gettop(L), src->arg = 0;
   return 1;
 }
 
 sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int table,
-                                    const char *const *take, const int *arg, int args,
-                                    const char *const *own) {
-  sleepacc_getter g = {sleepacc__get, sleepacc__room, src, take, args, own, sleepacc__enter};
+                                    const char *const *take, int arg) {
+  sleepacc_getter g = {sleepacc__get, sleepacc__room, src, take, arg != 0, NULL, sleepacc__enter};
   memset(src, 0, sizeof *src);
-  src->L = L, src->table = table, src->take = take, src->args = args;
-  for (int k = 0; k < args && k < 4; k++) src->arg[k] = arg[k];
+  src->L = L, src->table = table, src->take = take, src->arg = arg;
   if (table) sleepacc_lua_must(L, lua_type(L, table) == LUA_TTABLE, table, "options", "a table");
   return g;
 }
@@ -189,7 +162,7 @@ void sleepacc_lua_value(lua_State *L, int idx, const sleepacc_option *o, const c
   sleepacc_value v;
   sleepacc_fault f;
   int rc;
-  sleepacc_lua_getter(L, &src, 0, take, &idx, 1, NULL); /* the value: the one argument */
+  sleepacc_lua_getter(L, &src, 0, take, idx); /* the value: the one argument */
   sleepacc__value(L, idx, &v);
   if ((rc = sleepacc_value_read(o, take[0], base, v.kind == SLEEPACC_VALUE_NULL ? NULL : &v, &f)) < 0)
     sleepacc_lua_fault(&src, rc, &f, take[0]);
@@ -229,26 +202,12 @@ void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void 
 
 /* ------------------------------------------------------------- Ctrl-C */
 
-#define SLEEPACC_LUA_MAIN_KEY "sleepacc.mainthread"
-
-void sleepacc_lua_remember_main(lua_State *L) {
-#if LUA_VERSION_NUM < 502
-  if (lua_pushthread(L)) lua_setfield(L, LUA_REGISTRYINDEX, SLEEPACC_LUA_MAIN_KEY);
-  else lua_pop(L, 1);
-#else
-  (void)L;
-#endif
-}
-
 lua_State *sleepacc_lua_mainthread(lua_State *L) {
   lua_State *m;
-#if LUA_VERSION_NUM < 502
-  lua_getfield(L, LUA_REGISTRYINDEX, SLEEPACC_LUA_MAIN_KEY);
-  if (lua_isnil(L, -1)) { /* required in a coroutine: the first call on the main thread tells it */
-    lua_pop(L, 1);
-    sleepacc_lua_remember_main(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, SLEEPACC_LUA_MAIN_KEY);
-  }
+#if LUA_VERSION_NUM < 502 /* no LUA_RIDX_MAINTHREAD: remembered whenever a call is made on it */
+  if (lua_pushthread(L)) lua_setfield(L, LUA_REGISTRYINDEX, "sleepacc.mainthread");
+  else lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, "sleepacc.mainthread");
 #else
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
 #endif

@@ -1,15 +1,13 @@
 /*
- * lsleepacc.c -- the Lua module `sleepacc` (its API: lua/README.md), a thin
- * converter over the core: measure and sweep take their options by the
- * core's readers (sleepacc_config_read, sleepacc_sweep_read: the bad option
- * named) and return its record by its field table (sleepacc_result_fields:
- * the sleepacc/1 point of docs/schema.md, key for key Python's); the queries
- * are rows of the core's call table (sleepacc_calls) behind one dispatcher;
- * the precise handles are lsleeper.c's.
+ * lsleepacc.c -- the Lua module `sleepacc` (API: lua/README.md): measure and
+ * sweep read by the core (sleepacc_config_read, sleepacc_sweep_read), their
+ * records by its field table (sleepacc_result_fields); the core's queries
+ * (sleepacc_calls) behind one dispatcher; the precise handles: lsleeper.c.
  */
 #include "binding.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +16,7 @@
 /* ----------------------- Samples: a run's kept samples, a record's `samples` */
 
 static sleepacc_lua_samples *self_samples(lua_State *L) {
-  return (sleepacc_lua_samples *)sleepacc_lua_checkudata(L, 1, SLEEPACC_LUA_SAMPLES_MT, "self");
+  return (sleepacc_lua_samples *)sleepacc_lua_udata(L, 1, SLEEPACC_LUA_SAMPLES_MT, "self");
 }
 
 static int samples_totable(lua_State *L) {
@@ -34,9 +32,9 @@ static int samples_totable(lua_State *L) {
 /* s[i] (1-based; nil outside 1..#s), s:totable() */
 static int samples_index(lua_State *L) {
   sleepacc_lua_samples *s = self_samples(L);
-  lua_Integer i;
-  if (sleepacc_lua_tointeger(L, 2, &i) && i >= 1 && (uint64_t)i <= (uint64_t)s->len)
-    lua_pushinteger(L, (lua_Integer)s->data[i - 1]);
+  lua_Number i = lua_tonumber(L, 2); /* 0 for a non-number; the index is < 2^53 */
+  if (lua_type(L, 2) == LUA_TNUMBER && i >= 1 && i <= (lua_Number)s->len && i == floor(i))
+    lua_pushinteger(L, (lua_Integer)s->data[(size_t)i - 1]);
   else if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "totable") == 0)
     lua_pushcfunction(L, samples_totable);
   else
@@ -66,7 +64,7 @@ static int samples_gc(lua_State *L) {
 
 /* __gc: after an error or a Ctrl-C the lines so far stay, with no footer. */
 static int writer_gc(lua_State *L) {
-  sleepacc_writer_abort((sleepacc_writer *)sleepacc_lua_checkudata(L, 1, WRITER_MT, "self"));
+  sleepacc_writer_abort((sleepacc_writer *)sleepacc_lua_udata(L, 1, WRITER_MT, "self"));
   return 0;
 }
 
@@ -119,7 +117,7 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
 
 static int sleepacc__measure(lua_State *L) {
   sleepacc_lua_source src;
-  sleepacc_getter g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, NULL);
+  sleepacc_getter g = sleepacc_lua_getter(L, &src, 1, NULL, 0);
   sleepacc_fault f;
   sleepacc_config c;
   int rc;
@@ -143,13 +141,15 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc_writer *w = NULL;
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   lua_settop(L, 1);
-  g = sleepacc_lua_getter(L, &src, 1, NULL, NULL, 0, own);
+  g = sleepacc_lua_getter(L, &src, 1, NULL, 0);
+  g.own = own;
   if ((total = sleepacc_sweep_read(&a, &g, 1, &fault)) < 0)
     return sleepacc_lua_fault(&src, total, &fault, "sweep");
   lua_settop(L, 2); /* 2: the core's room, the plan */
   lua_getfield(L, 1, "progress"); /* 3 */
   sleepacc_lua_must(L, lua_isnil(L, 3) || lua_type(L, 3) == LUA_TFUNCTION, 3, "progress", "a function");
-  if (sleepacc_lua_field(L, 1, "output")) { /* 4, the writer 5 */
+  lua_getfield(L, 1, "output"); /* 4, the writer 5 */
+  if (!lua_isnil(L, 4)) {
     sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
     w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0); /* its __gc aborts it */
     err = sleepacc_writer_open(w, output, SLEEPACC_WRITE_SYNC | SLEEPACC_WRITE_KEEP, "lua", LUA_VERSION);
@@ -206,7 +206,7 @@ static int sleepacc__call(lua_State *L) {
     int arg = i + 1;
     if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* over the one argument */
       take[0] = c->args[i].name;
-      g = sleepacc_lua_getter(L, &src, 0, take, &arg, 1, NULL);
+      g = sleepacc_lua_getter(L, &src, 0, take, arg);
       a.options = &g, a.room = g.room, a.ctx = g.ctx;
     } else if (i < c->required || !lua_isnoneornil(L, arg)) {
       sleepacc_lua_value(L, arg, &c->args[i], NULL, &a);
@@ -251,8 +251,8 @@ static const luaL_Reg samples_meta[] = {
     {"__gc", samples_gc},       {NULL, NULL}};
 static const luaL_Reg writer_meta[] = {{"__gc", writer_gc}, {NULL, NULL}};
 
-SLEEPACC_LUA_EXPORT int luaopen_sleepacc(lua_State *L) {
-  sleepacc_lua_remember_main(L);
+int luaopen_sleepacc(lua_State *L) {
+  sleepacc_lua_mainthread(L); /* 5.1: remembered, when opened on it */
   if (luaL_newmetatable(L, SLEEPACC_LUA_SAMPLES_MT)) luaL_setfuncs(L, samples_meta, 0);
   lua_pop(L, 1);
   if (luaL_newmetatable(L, WRITER_MT)) luaL_setfuncs(L, writer_meta, 0);

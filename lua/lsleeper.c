@@ -1,12 +1,9 @@
 /*
- * lsleeper.c -- the precise sleep (API: lua/README.md): the core's precise
- * handle (sleepacc_precise, csrc/precise.c: a sleeper or a pacer, one
- * lifecycle) as Lua handles, their stats by the field table the core names
- * for the kind.  sa.sleep keeps one sleeper per method and Lua state (in the
- * registry), so what `auto` learns carries over.  Waits run the core's step
- * in chunks, so Ctrl-C ends even a 60 s sleep within one chunk.  A claim's
- * identity is the Lua state (its main thread): a call re-entered from a hook
- * gets a sleeper of its own.
+ * lsleeper.c -- the precise sleep (API: lua/README.md): the core's handle
+ * (sleepacc_precise: a sleeper or a pacer, one lifecycle) as Lua userdata.
+ * sa.sleep's sleepers are kept in the registry, one per method, so what
+ * `auto` learns carries over.  A claim's identity is the Lua state's main
+ * thread: a call re-entered from a hook gets a sleeper of its own.
  */
 #include "binding.h"
 
@@ -19,7 +16,7 @@ static const char *const MT[] = {"sleepacc.Sleeper", "sleepacc.Pacer"};
 
 /* The handle of kind at idx (open or closed), at its aligned address. */
 static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
-  return (sleepacc_precise *)sleepacc_lua_aligned(sleepacc_lua_checkudata(L, idx, MT[kind], "self"));
+  return (sleepacc_precise *)sleepacc_lua_aligned(sleepacc_lua_udata(L, idx, MT[kind], "self"));
 }
 
 static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
@@ -67,7 +64,7 @@ static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, in
   sleepacc_lua_source src;
   sleepacc_fault f;
   sleepacc_getter g = sleepacc_lua_getter(L, &src, opts && !lua_isnoneornil(L, opts) ? opts : 0,
-                                          sleepacc_precise_takes[kind], &arg, 1, NULL);
+                                          sleepacc_precise_takes[kind], arg);
   int rc = sleepacc_sleeper_read(c, kind == SLEEPACC_PRECISE_PACER, &g, &f);
   if (rc < 0) sleepacc_lua_fault(&src, rc, &f, MT[kind]);
 }
@@ -94,10 +91,11 @@ static int handle_make(lua_State *L) {
 
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
-/* One sleep (toward *deadline) or wait (the tick's deadline into *deadline)
- * on the handle of kind at idx, in chunks, a hand-off finished by the core's
- * poll (sleepacc_precise_poll): 0, or nil, err, ename pushed (handle_fail). */
-static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
+/* One wait on the handle of kind at idx toward deadline (a pacer's: its next
+ * tick), in chunks, a hand-off finished by the core's poll
+ * (sleepacc_precise_poll): true (a pacer: the tick's deadline), or nil,
+ * err, ename (handle_fail). */
+static int handle_run(lua_State *L, int idx, int kind, int64_t deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
   sleepacc_sleeper *own = NULL;
@@ -105,40 +103,33 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t *deadline) {
   int rc;
   if (sleepacc_precise_reentered(h, id)) /* from a hook: a sleeper of its own */
     own = (sleepacc_sleeper *)sleepacc_lua_newaligned(L, sizeof *own);
-  if ((rc = sleepacc_precise_begin(&c, h, id, *deadline, 0, own)) == 0) {
+  if ((rc = sleepacc_precise_begin(&c, h, id, deadline, 0, own)) == 0) {
     rc = sleepacc_lua_chunks(L, sleepacc_precise_step, &c, call_abandon); /* raises on Ctrl-C */
     if (sleepacc_precise_end(&c, rc < 0)) /* handed off: a pacer's tick is c.deadline_ns */
       while ((rc = sleepacc_precise_poll(h, id, c.deadline_ns, 0)) == 0) {}
   }
   if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_CALL);
-  *deadline = c.deadline_ns;
-  return 0;
-}
-
-/* Sleep the sleeper at idx toward deadline: true, or nil, err, ename. */
-static int sleep_until(lua_State *L, int idx, int64_t deadline) {
-  if (handle_run(L, idx, SLEEPACC_PRECISE_SLEEPER, &deadline) != 0) return 3;
-  lua_pushboolean(L, 1);
+  if (kind == SLEEPACC_PRECISE_PACER) lua_pushinteger(L, (lua_Integer)c.deadline_ns);
+  else lua_pushboolean(L, 1);
   return 1;
 }
 
-/* The deadline of the argument at idx by the core's row o, Python's too: a
- * sleep's seconds (sleepacc_sleep_option) or a deadline (sleepacc_deadline_option). */
-static int64_t deadline_arg(lua_State *L, int idx, const sleepacc_option *o) {
-  int64_t dl = 0;
-  sleepacc_lua_value(L, idx, o, NULL, &dl);
-  return dl;
-}
+/* The waits, each a closure of handle_wait over its row: the kind, and the
+ * core's row of its argument, as Python's (none: a pacer's tick). */
+static const struct wait {
+  const char *name;
+  int kind;
+  const sleepacc_option *arg;
+} WAITS[] = {{"sleep", SLEEPACC_PRECISE_SLEEPER, sleepacc_sleep_option},          /* seconds */
+             {"sleep_until", SLEEPACC_PRECISE_SLEEPER, sleepacc_deadline_option}, /* as sa.now_ns() */
+             {"wait", SLEEPACC_PRECISE_PACER, NULL}};
 
-static int sleeper_sleep(lua_State *L) {
-  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  return sleep_until(L, 1, deadline_arg(L, 2, sleepacc_sleep_option));
-}
-
-/* s:sleep_until(deadline_ns): a CLOCK_MONOTONIC deadline, as sa.now_ns(). */
-static int sleeper_until(lua_State *L) {
-  handle_check(L, 1, SLEEPACC_PRECISE_SLEEPER);
-  return sleep_until(L, 1, deadline_arg(L, 2, sleepacc_deadline_option));
+static int handle_wait(lua_State *L) {
+  const struct wait *w = (const struct wait *)lua_touserdata(L, lua_upvalueindex(1));
+  int64_t deadline = 0;
+  handle_check(L, 1, w->kind);
+  if (w->arg) sleepacc_lua_value(L, 2, w->arg, NULL, &deadline);
+  return handle_run(L, 1, w->kind, deadline);
 }
 
 /* Push sa.sleep's sleeper of the checked config c (kept by method) and
@@ -146,8 +137,9 @@ static int sleeper_until(lua_State *L) {
  * error pushed). */
 static int cached(lua_State *L, const sleepacc_sleeper_config *c, int open) {
   lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* a table (sleepacc_lua_open_precise) */
-  if (sleepacc_lua_field(L, -1, c->method)) return 1; /* its values are sleepers */
-  if (!open) return lua_pushnil(L), 0;
+  lua_getfield(L, -1, c->method);                 /* its values are sleepers */
+  if (!lua_isnil(L, -1) || !open) return !lua_isnil(L, -1);
+  lua_pop(L, 1);
   if (handle_open(L, SLEEPACC_PRECISE_SLEEPER, c) != 1) return 0;
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, c->method);
@@ -155,23 +147,17 @@ static int cached(lua_State *L, const sleepacc_sleeper_config *c, int open) {
 }
 
 static int sleep_once(lua_State *L) {
-  int64_t dl = deadline_arg(L, 1, sleepacc_sleep_option);
+  int64_t deadline = 0;
   sleepacc_sleeper_config c;
+  sleepacc_lua_value(L, 1, sleepacc_sleep_option, NULL, &deadline);
   handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 2, 0);
-  return cached(L, &c, 1) ? sleep_until(L, lua_gettop(L), dl) : 3;
+  return cached(L, &c, 1) ? handle_run(L, lua_gettop(L), SLEEPACC_PRECISE_SLEEPER, deadline) : 3;
 }
 
 static int sleep_stats(lua_State *L) {
   sleepacc_sleeper_config c;
   handle_config(L, &c, SLEEPACC_PRECISE_SLEEPER, 1, 0);
   return cached(L, &c, 0) ? push_stats(L, handle_check(L, -1, SLEEPACC_PRECISE_SLEEPER)) : 1;
-}
-
-static int pacer_wait(lua_State *L) {
-  int64_t dl = 0;
-  if (handle_run(L, 1, SLEEPACC_PRECISE_PACER, &dl) != 0) return 3;
-  lua_pushinteger(L, (lua_Integer)dl);
-  return 1;
 }
 
 /* ------------------------------------------------------------ open */
@@ -190,23 +176,24 @@ static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
   }
 }
 
-/* The metatable of kind, with __index = {stats, close} + its own methods,
- * and its constructor, named make, in the module table on top. */
-static void handle_type(lua_State *L, int kind, const char *make, const luaL_Reg *own) {
+/* The metatable of kind, with __index = {stats, close} + its waits, and
+ * its constructor, named make, in the module table on top. */
+static void handle_type(lua_State *L, int kind, const char *make) {
   const luaL_Reg maker[] = {{make, handle_make}, {NULL, NULL}};
   luaL_newmetatable(L, MT[kind]);
   kind_funcs(L, handle_meta, kind);
   lua_newtable(L);
   kind_funcs(L, handle_methods, kind);
-  luaL_setfuncs(L, own, 0);
+  for (size_t i = 0; i < sizeof WAITS / sizeof *WAITS; i++)
+    if (WAITS[i].kind == kind) {
+      lua_pushlightuserdata(L, (void *)(uintptr_t)&WAITS[i]);
+      lua_pushcclosure(L, handle_wait, 1);
+      lua_setfield(L, -2, WAITS[i].name);
+    }
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   kind_funcs(L, maker, kind);
 }
-
-static const luaL_Reg sleeper_own[] = {{"sleep", sleeper_sleep}, {"sleep_until", sleeper_until},
-                                       {NULL, NULL}};
-static const luaL_Reg pacer_own[] = {{"wait", pacer_wait}, {NULL, NULL}};
 
 static const luaL_Reg precise_funcs[] = {{"sleep", sleep_once}, {"sleep_stats", sleep_stats},
                                          {NULL, NULL}};
@@ -218,8 +205,8 @@ int sleepacc_lua_open_precise(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, CACHE_KEY);
   }
   lua_pop(L, 1);
-  handle_type(L, SLEEPACC_PRECISE_SLEEPER, "sleeper", sleeper_own);
-  handle_type(L, SLEEPACC_PRECISE_PACER, "pacer", pacer_own);
+  handle_type(L, SLEEPACC_PRECISE_SLEEPER, "sleeper");
+  handle_type(L, SLEEPACC_PRECISE_PACER, "pacer");
   luaL_setfuncs(L, precise_funcs, 0);
   return 0;
 }

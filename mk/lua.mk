@@ -1,7 +1,7 @@
 # The Lua module: build/lua/sleepacc.so (Lua 5.4) from lua/*.c and the SAME
 # core objects as every other build (csrc/*.c, compiled once by mk/core.mk
 # with -fPIC), the same module for Lua 5.3, 5.1 and LuaJIT from the same
-# source (lua/compat.h), its tests, its valgrind run and its example.
+# source (lua/binding.h maps 5.2+ names onto 5.1), its tests, its valgrind run and its example.
 #   make lua-module    build $(BUILD)/lua/sleepacc.so (5.4)
 #   make test-lua      tests/lua/run.lua on every installed interpreter
 #                      (lua5.4, lua5.3, lua5.1, luajit; a missing one is

@@ -143,7 +143,33 @@ static void test_round_trip(void) {
   CHECK(b.keep_samples == a.keep_samples && b.env.slack_ns == a.env.slack_ns);
 }
 
+/* sleepacc_value_number: a double that is a whole number is INT (beyond
+ * int64 saturated, .overflow its sign), any other REAL; the Lua binding's
+ * every number on 5.1 and LuaJIT and a float on 5.3+. */
+static void test_value_number(void) {
+  static const struct { double d; int kind; int64_t i; int overflow; } cases[] = {
+      {2.0, SLEEPACC_VALUE_INT, 2, 0},           {-3.0, SLEEPACC_VALUE_INT, -3, 0},
+      {-0.0, SLEEPACC_VALUE_INT, 0, 0},          {0.5, SLEEPACC_VALUE_REAL, 0, 0},
+      {9007199254740992.0, SLEEPACC_VALUE_INT, 9007199254740992LL, 0},
+      {-9223372036854775808.0, SLEEPACC_VALUE_INT, INT64_MIN, 0},
+      {9223372036854775808.0, SLEEPACC_VALUE_INT, INT64_MAX, 1},
+      {-1e300, SLEEPACC_VALUE_INT, INT64_MIN, -1},
+      {1.0 / 0.0, SLEEPACC_VALUE_REAL, 0, 0},     {0.0 / 0.0, SLEEPACC_VALUE_REAL, 0, 0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    sleepacc_value v;
+    memset(&v, 0xff, sizeof v);
+    sleepacc_value_number(&v, cases[k].d);
+    CHECKF(v.kind == cases[k].kind, "case %zu: kind %d", k, v.kind);
+    if (v.kind == SLEEPACC_VALUE_INT) CHECKF(v.i == cases[k].i, "case %zu: i %lld", k, (long long)v.i);
+    else CHECKF(v.d == cases[k].d || v.d != v.d, "case %zu: d %g", k, v.d);
+    CHECKF(v.overflow == cases[k].overflow, "case %zu: overflow %d", k, v.overflow);
+    CHECK(v.s == NULL && v.sub == NULL && v.base == NULL);
+  }
+}
+
 int main(void) {
+  TEST(test_value_number);
   TEST(test_get);
   TEST(test_set);
   TEST(test_round_trip);
