@@ -735,6 +735,8 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
   }
   if (binding == SLEEPACC_BINDING_LUA && v && v->kind == SLEEPACC_VALUE_REAL && isnan(v->d))
     shown = "nan"; /* Lua's tostring: "-nan" or "nan", by the C library */
+  if (binding == SLEEPACC_BINDING_LUA && !shown && v && v->kind == SLEEPACC_VALUE_BOOL)
+    shown = v->i ? "true" : "false";
   if (f->kind == SLEEPACC_FAULT_RULE)
     return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
   whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||

@@ -1478,8 +1478,9 @@ typedef enum sleepacc_binding {
  * for TYPE, a REAL value (v, may be NULL) where a whole number is taken is
  * named by the binding's word for it where it has one (Lua: "a fraction",
  * a number that is no integer).  shown: the value as the binding shows it
- * (NULL: type; for Lua, whose strings have one form, a TEXT value v is
- * shown by the core: quoted, its first 60 bytes, a NUL byte as \0).
+ * (NULL: type; for Lua, whose strings and booleans have one form, a TEXT
+ * value v is shown by the core: quoted, its first 60 bytes, a NUL byte as
+ * \0; a BOOL true or false; a NaN nan).
  * Returns the whole sentence's length (as snprintf, also when it was
  * cut), or -EINVAL for kind NONE or an unknown binding (buf
  * ""), -EFAULT for a NULL f or buf. */

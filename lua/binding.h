@@ -56,16 +56,15 @@ void sleepacc_lua_must(lua_State *L, int ok, int idx, const char *name, const ch
  * name, raise "<name>: must be a <tname>, got <type>". */
 void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname, const char *name);
 
-/* Push the struct at base as the core's walk of its field table says
- * (sleepacc_fields_walk); one row's value (sleepacc_field_walk): 1, or 0
- * and nothing pushed for a null one. */
-void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base);
-int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base);
+/* Push the struct at base as the core's walk of its field table f says, or
+ * with one, row f's value alone: 1, or 0 and nothing pushed for a null.
+ * The walk never fails here: the sink cannot, no table is too deep. */
+int sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base, int one);
 
 /* Run step(arg) by the core's chunk protocol (sleepacc_chunks); a Ctrl-C
  * between chunks runs cleanup(arg) (NULL: none) and raises. */
 int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cleanup)(void *));
-/* The state's main thread (5.1: the last seen, remembered at each call). */
+/* The state's main thread (on 5.1 learnt at any call made on it). */
 lua_State *sleepacc_lua_mainthread(lua_State *L);
 
 /* A new userdata of size bytes aligned for a core struct (aligned(16)),

@@ -59,18 +59,19 @@ static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
 }
 
 /* Push the value of option name (element index >= 0 of its array) from
- * src, nil when absent; or return the stack index of the call's argument
- * that holds it, pushing nothing. */
-static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t index) {
+ * src, nil when absent, and return its type's name (an absent argument's:
+ * "no value").  Popped, a string stays alive: its table or the argument
+ * holds it. */
+static const char *sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t index) {
   lua_State *L = src->L;
   int arg = src->arg && !strcmp(src->take[0], name);
-  if (arg && index < 0) return src->arg;
+  const char *type = arg && index < 0 ? luaL_typename(L, src->arg) : NULL;
   if (arg) lua_pushvalue(L, src->arg);
   else if (src->table) lua_getfield(L, src->table, name);
   else lua_pushnil(L);
   if (index >= 0 && lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, (int)(index + 1)), lua_remove(L, -2);
   else if (index >= 0) lua_pop(L, 1), lua_pushnil(L);
-  return 0;
+  return type ? type : luaL_typename(L, -1);
 }
 
 /* The core's getter (sleepacc_getter.get) over src.  The keys: lua_next,
@@ -79,7 +80,6 @@ static int sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t in
 static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
   sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
   lua_State *L = src->L;
-  int idx;
   if (!name) { /* the next key (only a string is TEXT: the core's rule) */
     if (!src->table) return 0;
     if (index == 0) lua_pushnil(L);
@@ -89,9 +89,9 @@ static int sleepacc__get(void *ctx, const char *name, int64_t index, sleepacc_va
     sleepacc__value(L, -1, out);
     return 1;
   }
-  idx = sleepacc__push(src, name, index);
-  sleepacc__value(L, idx ? idx : -1, out); /* the table or the argument keeps a string */
-  if (!idx) lua_pop(L, 1);
+  sleepacc__push(src, name, index);
+  sleepacc__value(L, -1, out);
+  lua_pop(L, 1);
   return out->kind != SLEEPACC_VALUE_NULL;
 }
 
@@ -105,7 +105,6 @@ static void *sleepacc__room(void *ctx, size_t bytes) {
 static int sleepacc__enter(void *ctx, const char *name, int64_t index) {
   sleepacc_lua_source *src = (sleepacc_lua_source *)ctx;
   lua_State *L = src->L;
-  int idx;
   if (!name && src->depth == 0) return 0;
   if (!name) {
     lua_remove(L, src->table);
@@ -115,11 +114,8 @@ static int sleepacc__enter(void *ctx, const char *name, int64_t index) {
   }
   if (src->depth >= SLEEPACC_GETTER_DEPTH) return 0;
   luaL_checkstack(L, 2, NULL);
-  if ((idx = sleepacc__push(src, name, index)) != 0) lua_pushvalue(L, idx);
-  if (lua_type(L, -1) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return 0;
-  }
+  sleepacc__push(src, name, index);
+  if (lua_type(L, -1) != LUA_TTABLE) return lua_pop(L, 1), 0;
   src->up[src->depth][0] = src->table, src->up[src->depth][1] = src->arg;
   src->depth++;
   src->table = lua_gettop(L), src->arg = 0;
@@ -137,22 +133,17 @@ sleepacc_getter sleepacc_lua_getter(lua_State *L, sleepacc_lua_source *src, int 
 
 int sleepacc_lua_fault(sleepacc_lua_source *src, int rc, const sleepacc_fault *f, const char *what) {
   lua_State *L = src->L;
-  char text[SLEEPACC_FAULT_TEXT_MAX], shown[64];
-  const char *type = src->keytype;
+  char text[SLEEPACC_FAULT_TEXT_MAX];
+  const char *type = src->keytype, *shown = NULL;
   sleepacc_value v;
-  int idx;
   if (f->kind == SLEEPACC_FAULT_NONE) return sleepacc_lua_pusherror(L, rc, what);
   memset(&v, 0, sizeof v);
-  shown[0] = '\0';
-  if (f->kind != SLEEPACC_FAULT_KEY) { /* its kind, type name, how Lua shows it (a string: the core) */
-    if (!(idx = sleepacc__push(src, f->option, f->index))) idx = lua_gettop(L);
-    sleepacc__value(L, idx, &v);
-    type = luaL_typename(L, idx);
-    if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN)
-      snprintf(shown, sizeof shown, "%s", lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx)
-                                          : lua_toboolean(L, idx) ? "true" : "false");
+  if (f->kind != SLEEPACC_FAULT_KEY) { /* its kind, type name, a number as Lua shows it (the rest: the core) */
+    type = sleepacc__push(src, f->option, f->index);
+    sleepacc__value(L, -1, &v);
+    if (lua_type(L, -1) == LUA_TNUMBER) shown = lua_tostring(L, -1); /* a copy: converted in place */
   }
-  sleepacc_fault_text(f, SLEEPACC_BINDING_LUA, &v, type, shown[0] ? shown : NULL, text, sizeof text);
+  sleepacc_fault_text(f, SLEEPACC_BINDING_LUA, &v, type, shown, text, sizeof text);
   return luaL_error(L, "%s", text);
 }
 
@@ -190,14 +181,9 @@ static int sleepacc__put(void *ctx, const char *key, int64_t index) {
   return 0;
 }
 
-int sleepacc_lua_push_value(lua_State *L, const sleepacc_field *f, const void *base) {
+int sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base, int one) {
   sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
-  return sleepacc_field_walk(f, base, &sink) == 1; /* the sink never fails; a table is never too deep */
-}
-
-void sleepacc_lua_push_fields(lua_State *L, const sleepacc_field *f, const void *base) {
-  sleepacc_field_sink sink = {sleepacc__pushv, sleepacc__put, L, SLEEPACC_BINDING_LUA};
-  sleepacc_fields_walk(f, base, &sink);
+  return one ? sleepacc_field_walk(f, base, &sink) == 1 : sleepacc_fields_walk(f, base, &sink) == 0;
 }
 
 /* ------------------------------------------------------------- Ctrl-C */

@@ -104,7 +104,7 @@ static int sleepacc__run_one(lua_State *L, const sleepacc_config *c, int flags,
     lua_pushstring(L, sleepacc_errname(rc));
     return 3;
   }
-  sleepacc_lua_push_fields(L, sleepacc_result_fields, &res);
+  sleepacc_lua_push_fields(L, sleepacc_result_fields, &res, 0);
   if (c->keep_samples) { /* streamed: no samples key (Python's None) */
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "samples");
@@ -216,11 +216,7 @@ static int sleepacc__call(lua_State *L) {
   if ((rc = sleepacc_call_run(c, &a, buf, &ans)) < 0 && a.options) /* an OS failure names the context */
     return sleepacc_lua_fault(&src, rc, &ans.fault, ans.context ? ans.context : c->what);
   if (rc < 0) return sleepacc_lua_pusherror(L, rc, NULL);
-  if (c->shape == SLEEPACC_CALL_VALUE) {
-    if (!sleepacc_lua_push_value(L, ans.fields, ans.base)) lua_pushnil(L);
-    return 1;
-  }
-  sleepacc_lua_push_fields(L, ans.fields, ans.base);
+  if (!sleepacc_lua_push_fields(L, ans.fields, ans.base, c->shape == SLEEPACC_CALL_VALUE)) lua_pushnil(L);
   return 1;
 }
 
@@ -233,7 +229,7 @@ static void sleepacc__open_calls(lua_State *L) {
       if (sleepacc_call_run(c, NULL, sleepacc_lua_newaligned(L, c->size), &ans) < 0)
         luaL_error(L, "%s failed", c->what); /* the constants cannot: never a module without them */
       for (const sleepacc_field *f = ans.fields; f->name; f++)
-        if (sleepacc_lua_push_value(L, f, ans.base)) lua_setfield(L, -3, f->name);
+        if (sleepacc_lua_push_fields(L, f, ans.base, 1)) lua_setfield(L, -3, f->name);
       lua_pop(L, 1); /* the buffer */
     } else if (c->lua) {
       lua_pushlightuserdata(L, (void *)(uintptr_t)c);

@@ -44,7 +44,7 @@ static int push_stats(lua_State *L, const sleepacc_precise *h) {
   const sleepacc_field *fields;
   int rc = sleepacc_precise_stats_get(h, me(L), &st, &fields);
   if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
-  sleepacc_lua_push_fields(L, fields, &st);
+  sleepacc_lua_push_fields(L, fields, &st, 0);
   return 1;
 }
 
@@ -56,10 +56,9 @@ static int handle_tostring(lua_State *L) {
   return 1;
 }
 
-/* The config of a handle of kind, read by the core (sleepacc_sleeper_read,
- * what each kind takes: sleepacc_precise_takes) from the argument at arg (a
- * sleeper's method, a pacer's period) and the options table at opts (0 or
- * nil: none); its fault raises. */
+/* The config of a handle of kind, read by the core from the argument at arg
+ * (a sleeper's method, a pacer's period) and the options table at opts (0
+ * or nil: none); its fault raises. */
 static void handle_config(lua_State *L, sleepacc_sleeper_config *c, int kind, int arg, int opts) {
   sleepacc_lua_source src;
   sleepacc_fault f;
@@ -81,8 +80,7 @@ static int handle_open(lua_State *L, int kind, const sleepacc_sleeper_config *c)
   return rc < 0 ? handle_fail(L, h, rc, field, SLEEPACC_PRECISE_AT_HANDLE) : 1;
 }
 
-/* sa.sleeper([method [, options]]), sa.pacer(period [, options]): a new
- * handle of the closure's kind (KIND()). */
+/* sa.sleeper([method [, options]]), sa.pacer(period [, options]) */
 static int handle_make(lua_State *L) {
   sleepacc_sleeper_config c;
   handle_config(L, &c, KIND(), 1, 2);
@@ -92,9 +90,8 @@ static int handle_make(lua_State *L) {
 static void call_abandon(void *c) { sleepacc_precise_end((sleepacc_precise_call *)c, 1); }
 
 /* One wait on the handle of kind at idx toward deadline (a pacer's: its next
- * tick), in chunks, a hand-off finished by the core's poll
- * (sleepacc_precise_poll): true (a pacer: the tick's deadline), or nil,
- * err, ename (handle_fail). */
+ * tick), in chunks, a hand-off finished by the core's poll: true (a pacer:
+ * the tick's deadline), or nil, err, ename. */
 static int handle_run(lua_State *L, int idx, int kind, int64_t deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
@@ -114,8 +111,8 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t deadline) {
   return 1;
 }
 
-/* The waits, each a closure of handle_wait over its row: the kind, and the
- * core's row of its argument, as Python's (none: a pacer's tick). */
+/* The waits, each a closure of handle_wait over its row: the kind and the
+ * core's row of its argument, as Python's. */
 static const struct wait {
   const char *name;
   int kind;
@@ -132,9 +129,8 @@ static int handle_wait(lua_State *L) {
   return handle_run(L, 1, w->kind, deadline);
 }
 
-/* Push sa.sleep's sleeper of the checked config c (kept by method) and
- * return 1; else return 0 having pushed nil (open: it is opened, or its
- * error pushed). */
+/* Push sa.sleep's sleeper of config c (with open: opened when absent) and
+ * return 1; else return 0 having pushed nil, or open's nil, err, ename. */
 static int cached(lua_State *L, const sleepacc_sleeper_config *c, int open) {
   lua_getfield(L, LUA_REGISTRYINDEX, CACHE_KEY); /* a table (sleepacc_lua_open_precise) */
   lua_getfield(L, -1, c->method);                 /* its values are sleepers */
@@ -166,8 +162,7 @@ static const luaL_Reg handle_meta[] = {{"__gc", handle_close}, {"__close", handl
                                        {"__tostring", handle_tostring}, {NULL, NULL}};
 static const luaL_Reg handle_methods[] = {{"stats", handle_stats}, {"close", handle_close}, {NULL, NULL}};
 
-/* The functions of l into the table on top, each a closure whose upvalue
- * is kind (KIND()). */
+/* The functions of l into the table on top, each a closure over kind. */
 static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
   for (; l->name; l++) {
     lua_pushinteger(L, kind);
@@ -176,8 +171,8 @@ static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
   }
 }
 
-/* The metatable of kind, with __index = {stats, close} + its waits, and
- * its constructor, named make, in the module table on top. */
+/* The metatable of kind, its methods and its constructor, named make, in
+ * the module table on top. */
 static void handle_type(lua_State *L, int kind, const char *make) {
   const luaL_Reg maker[] = {{make, handle_make}, {NULL, NULL}};
   luaL_newmetatable(L, MT[kind]);

@@ -86,6 +86,11 @@ static void test_a_broken_rule_with_the_value_shown(void) {
   zero = value(SLEEPACC_VALUE_REAL, 0, NAN, NULL);
   says(&f, LUA, &zero, "number", "-nan", "n: must be >= 1, got nan"); /* as the C library prints it: no sign */
   says(&f, LUA, NULL, "nil", NULL, "n: must be >= 1, got nil"); /* nothing shown: the type */
+  zero = value(SLEEPACC_VALUE_BOOL, 1, 0.0, NULL); /* a boolean shown by the core, as Lua's tostring */
+  says(&f, LUA, &zero, "boolean", NULL, "n: must be >= 1, got true");
+  zero.i = 0;
+  says(&f, LUA, &zero, "boolean", NULL, "n: must be >= 1, got false");
+  says(&f, PY, &zero, "bool", NULL, "n: must be >= 1, got bool"); /* Python shows its own (repr) */
   f = read_fault(sleepacc_options, "mode", side);
   says(&f, PY, &side, "str", "'sideways'", "mode: must be 'relative' or 'periodic', got 'sideways'");
   says(&f, LUA, &side, "string", "\"sideways\"", "mode: must be 'relative' or 'periodic', got \"sideways\"");
