@@ -139,7 +139,7 @@ static int sleepacc__sweep(lua_State *L) {
   sleepacc_fault fault;
   int total, out, err = 0;
   sleepacc_writer *w = NULL;
-  if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
+  if (lua_isnoneornil(L, 1)) lua_settop(L, 0), lua_newtable(L); /* sa.sweep(): the default sweep */
   lua_settop(L, 1);
   g = sleepacc_lua_getter(L, &src, 1, NULL, 0);
   g.own = own;

@@ -223,4 +223,24 @@ return {
     T.check(#fl == 1 and fl[1].requested_ns == 0, "a floor is measured at 0 only")
     T.raises_naming("methods[1]", sa.sweep, {methods = {"clock"}, durations = {1e-3}, mode = "periodic"})
   end},
+
+  {"sweep() and sweep(nil) run the default sweep (no options table is none)", function()
+    -- stopped at its first checkpoint by a call hook: it got past reading its options
+    -- (sa.sweep() used to raise "options: must be a table, got nil")
+    local sweep, sethook = sa.sweep, debug.sethook
+    local function hook()
+      local f = debug.getinfo(2, "f").func
+      if f ~= sweep and f ~= sethook then sethook(); error("started") end
+    end
+    for _, nil_given in ipairs{false, true} do
+      local ok, err = pcall(function()
+        if nil_given then sethook(hook, "c"); return sweep(nil) end
+        sethook(hook, "c")
+        return sweep()
+      end)
+      sethook()
+      T.check(not ok and tostring(err):find("started", 1, true), "sweep(%s): %s",
+              nil_given and "nil" or "", tostring(err))
+    end
+  end},
 }
