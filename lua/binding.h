@@ -78,7 +78,7 @@ void *sleepacc_lua_aligned(void *ud);
 #define SLEEPACC_LUA_SAMPLES_MT "sleepacc.Samples"
 typedef struct sleepacc_lua_samples {
   int64_t *data; /* malloc'd (NULL when streaming) */
-  size_t len;
+  size_t len;    /* <= SLEEPACC_MAX_SAMPLES: an int */
 } sleepacc_lua_samples;
 
 /* lsleeper.c: the precise handles' functions into the table on top. */

@@ -44,7 +44,7 @@ void *sleepacc_lua_udata(lua_State *L, int idx, const char *tname, const char *n
 static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   int type = lua_type(L, idx);
   size_t len = 0;
-  const sleepacc_lua_samples *s = (const sleepacc_lua_samples *)sleepacc_lua_udata(L, idx, SLEEPACC_LUA_SAMPLES_MT, NULL);
+  const sleepacc_lua_samples *s = sleepacc_lua_udata(L, idx, SLEEPACC_LUA_SAMPLES_MT, NULL);
   memset(v, 0, sizeof *v);
   v->kind = SLEEPACC_VALUE_NESTED;
   if (s) v->kind = SLEEPACC_VALUE_SAMPLES, v->base = s->data, v->i = (int64_t)s->len;
@@ -205,18 +205,17 @@ lua_State *sleepacc_lua_mainthread(lua_State *L) {
 /* Called at a checkpoint: its call and return are hook events. */
 static int sleepacc__nop(lua_State *L) { return (void)L, 0; }
 
-/* sleepacc_chunks' checkpoint: a hook on this thread fires on the no-op's
- * call (its error caught, left on the stack); in a coroutine, a hook set on
- * the main thread meanwhile is Ctrl-C.  Either stops the chunks. */
 typedef struct sleepacc__chunk {
   lua_State *L, *main;
   lua_Hook main_hook; /* the main thread's hook, mask and count at entry */
   int main_mask, main_count, raised;
 } sleepacc__chunk;
 
-/* ... and the main thread's hook is put back: this error is the one the
- * Ctrl-C raises (it would fire again in the main thread, past the pcall
- * that caught this one). */
+/* sleepacc_chunks' checkpoint: a hook on this thread fires on the no-op's
+ * call (its error caught, left on the stack); in a coroutine, a hook set on
+ * the main thread meanwhile is Ctrl-C, and is put back: this error is the
+ * one it raises (else it would fire again past the pcall that caught this
+ * one).  Either stops the chunks. */
 static int sleepacc__checkpoint(void *ctx) {
   sleepacc__chunk *k = (sleepacc__chunk *)ctx;
   if (lua_gethook(k->L) != NULL) {
@@ -245,8 +244,7 @@ int sleepacc_lua_chunks(lua_State *L, int (*step)(void *), void *arg, void (*cle
 }
 
 void *sleepacc_lua_aligned(void *ud) {
-  const uintptr_t a = SLEEPACC_LUA_ALIGN;
-  return (void *)(((uintptr_t)ud + a - 1) & ~(a - 1));
+  return (void *)(((uintptr_t)ud + SLEEPACC_LUA_ALIGN - 1) & ~(uintptr_t)(SLEEPACC_LUA_ALIGN - 1));
 }
 
 void *sleepacc_lua_newaligned(lua_State *L, size_t size) {

@@ -6,7 +6,6 @@
  */
 #include "binding.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@ static sleepacc_lua_samples *self_samples(lua_State *L) {
 
 static int samples_totable(lua_State *L) {
   sleepacc_lua_samples *s = self_samples(L);
-  lua_createtable(L, s->len > INT_MAX ? INT_MAX : (int)s->len, 0);
+  lua_createtable(L, (int)s->len, 0);
   for (size_t i = 0; i < s->len; i++) {
     lua_pushinteger(L, (lua_Integer)s->data[i]);
     lua_rawseti(L, -2, (int)(i + 1));
@@ -47,7 +46,7 @@ static int samples_len(lua_State *L) {
   return 1;
 }
 
-static int samples_tostring(lua_State *L) { /* len <= SLEEPACC_MAX_SAMPLES: an int */
+static int samples_tostring(lua_State *L) {
   lua_pushfstring(L, "sleepacc.Samples(%d ns values)", (int)self_samples(L)->len);
   return 1;
 }
@@ -60,15 +59,12 @@ static int samples_gc(lua_State *L) {
   return 0;
 }
 
-/* ------------------------------------------------------------ the results file */
-
-/* __gc: after an error or a Ctrl-C the lines so far stay, with no footer. */
+/* A sweep's results file: after an error or a Ctrl-C the lines so far stay,
+ * with no footer. */
 static int writer_gc(lua_State *L) {
   sleepacc_writer_abort((sleepacc_writer *)sleepacc_lua_udata(L, 1, WRITER_MT, "self"));
   return 0;
 }
-
-/* ------------------------------------------------------------ one run */
 
 static void run_finish(void *r) { sleepacc_run_finish((sleepacc_run *)r); }
 

@@ -19,7 +19,7 @@ static sleepacc_precise *handle_check(lua_State *L, int idx, int kind) {
   return (sleepacc_precise *)sleepacc_lua_aligned(sleepacc_lua_udata(L, idx, MT[kind], "self"));
 }
 
-static uint64_t me(lua_State *L) { return (uint64_t)(uintptr_t)sleepacc_lua_mainthread(L); }
+#define ME(L) ((uint64_t)(uintptr_t)sleepacc_lua_mainthread(L))
 
 /* Failure rc of h in the core's words (sleepacc_precise_message): a closed
  * handle raises "<Type> is closed", else nil, "ENAME: msg (<words>)", ENAME. */
@@ -42,7 +42,7 @@ static int handle_close(lua_State *L) {
 static int push_stats(lua_State *L, const sleepacc_precise *h) {
   sleepacc_precise_stats st;
   const sleepacc_field *fields;
-  int rc = sleepacc_precise_stats_get(h, me(L), &st, &fields);
+  int rc = sleepacc_precise_stats_get(h, ME(L), &st, &fields);
   if (rc < 0) return handle_fail(L, h, rc, NULL, SLEEPACC_PRECISE_AT_HANDLE);
   sleepacc_lua_push_fields(L, fields, &st, 0);
   return 1;
@@ -96,7 +96,7 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t deadline) {
   sleepacc_precise *h = handle_check(L, idx, kind);
   sleepacc_precise_call c;
   sleepacc_sleeper *own = NULL;
-  uint64_t id = me(L);
+  uint64_t id = ME(L);
   int rc;
   if (sleepacc_precise_reentered(h, id)) /* from a hook: a sleeper of its own */
     own = (sleepacc_sleeper *)sleepacc_lua_newaligned(L, sizeof *own);
@@ -111,23 +111,17 @@ static int handle_run(lua_State *L, int idx, int kind, int64_t deadline) {
   return 1;
 }
 
-/* The waits, each a closure of handle_wait over its row: the kind and the
- * core's row of its argument, as Python's. */
-static const struct wait {
-  const char *name;
-  int kind;
-  const sleepacc_option *arg;
-} WAITS[] = {{"sleep", SLEEPACC_PRECISE_SLEEPER, sleepacc_sleep_option},          /* seconds */
-             {"sleep_until", SLEEPACC_PRECISE_SLEEPER, sleepacc_deadline_option}, /* as sa.now_ns() */
-             {"wait", SLEEPACC_PRECISE_PACER, NULL}};
-
-static int handle_wait(lua_State *L) {
-  const struct wait *w = (const struct wait *)lua_touserdata(L, lua_upvalueindex(1));
+/* A wait on the handle at 1: its argument by the core's row, as Python's. */
+static int handle_wait(lua_State *L, int kind, const sleepacc_option *arg) {
   int64_t deadline = 0;
-  handle_check(L, 1, w->kind);
-  if (w->arg) sleepacc_lua_value(L, 2, w->arg, NULL, &deadline);
-  return handle_run(L, 1, w->kind, deadline);
+  handle_check(L, 1, kind);
+  if (arg) sleepacc_lua_value(L, 2, arg, NULL, &deadline);
+  return handle_run(L, 1, kind, deadline);
 }
+
+static int sleeper_sleep(lua_State *L) { return handle_wait(L, SLEEPACC_PRECISE_SLEEPER, sleepacc_sleep_option); }
+static int sleeper_until(lua_State *L) { return handle_wait(L, SLEEPACC_PRECISE_SLEEPER, sleepacc_deadline_option); }
+static int pacer_wait(lua_State *L) { return handle_wait(L, SLEEPACC_PRECISE_PACER, NULL); }
 
 /* Push sa.sleep's sleeper of config c (with open: opened when absent) and
  * return 1; else return 0 having pushed nil, or open's nil, err, ename. */
@@ -161,6 +155,8 @@ static int sleep_stats(lua_State *L) {
 static const luaL_Reg handle_meta[] = {{"__gc", handle_close}, {"__close", handle_close},
                                        {"__tostring", handle_tostring}, {NULL, NULL}};
 static const luaL_Reg handle_methods[] = {{"stats", handle_stats}, {"close", handle_close}, {NULL, NULL}};
+static const luaL_Reg waits[][3] = {{{"sleep", sleeper_sleep}, {"sleep_until", sleeper_until}, {NULL, NULL}},
+                                    {{"wait", pacer_wait}, {NULL, NULL}, {NULL, NULL}}}; /* by kind */
 
 /* The functions of l into the table on top, each a closure over kind. */
 static void kind_funcs(lua_State *L, const luaL_Reg *l, int kind) {
@@ -179,12 +175,7 @@ static void handle_type(lua_State *L, int kind, const char *make) {
   kind_funcs(L, handle_meta, kind);
   lua_newtable(L);
   kind_funcs(L, handle_methods, kind);
-  for (size_t i = 0; i < sizeof WAITS / sizeof *WAITS; i++)
-    if (WAITS[i].kind == kind) {
-      lua_pushlightuserdata(L, (void *)(uintptr_t)&WAITS[i]);
-      lua_pushcclosure(L, handle_wait, 1);
-      lua_setfield(L, -2, WAITS[i].name);
-    }
+  luaL_setfuncs(L, waits[kind], 0);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   kind_funcs(L, maker, kind);
