@@ -33,6 +33,7 @@
   XX(NO_STOP, "n", EINVAL, "is required when there is no budget (nothing would stop the run)") \
   XX(WARMUP, "warmup", EINVAL, "must be >= 0")                                                 \
   XX(N_OVERFLOW, "n", EINVAL, "must be <= 9223372036854775807 - warmup")                       \
+  XX(WARMUP_OVERFLOW, "warmup", EINVAL, "must be <= 9223372036854775807 - n")                  \
   XX(MARGIN_NEG, "margin_ns", EINVAL, "must be non-negative")                                  \
   XX(MARGIN_DAY, "margin_ns", EINVAL, SLEEPACC__DAY_TEXT)                                      \
   XX(CHUNK, "chunk_ns", EINVAL, "must be in 0..86400 s (0: the default chunk)")                \
@@ -224,7 +225,8 @@ static int sleepacc__config_rule(const sleepacc_config *c) {
   if (id != SLEEPACC__R_OK) return id;
   if (c->n == 0 && c->budget_ns == 0) return SLEEPACC__R_NO_STOP;
   if (c->warmup < 0) return SLEEPACC__R_WARMUP;
-  if (c->n > INT64_MAX - c->warmup) return SLEEPACC__R_N_OVERFLOW;
+  if (c->n > INT64_MAX - c->warmup) /* the larger of the two is to blame */
+    return c->warmup > c->n ? SLEEPACC__R_WARMUP_OVERFLOW : SLEEPACC__R_N_OVERFLOW;
   id = sleepacc__duration_rule(c->margin_ns, SLEEPACC__R_MARGIN_NEG, SLEEPACC__R_MARGIN_DAY);
   if (id != SLEEPACC__R_OK) return id;
   if (c->chunk_ns < 0 || c->chunk_ns > SLEEPACC_MAX_DURATION_NS) return SLEEPACC__R_CHUNK;

@@ -153,6 +153,10 @@ local words = {
   {sa.measure, with{warmup = 2 ^ 70}, "warmup: must be <= 9223372036854775807, got 1.1805916207174e+21"},
   {sa.measure, with{n = 10, warmup = -2 ^ 70}, "warmup: must be >= 0, got -1.1805916207174e+21"},
   {sa.measure, with{slack = 2 ^ 64}, "slack: must be 1 ns .. 1 s (or left as it is), got 1.844674407371e+19"},
+  -- n + warmup beyond int64 blames the larger one: a huge warmup named n, even a sweep's n not given
+  {sa.measure, with{n = 2000, warmup = 2 ^ 63 - 1024}, "warmup: must be <= 9223372036854775807 - n, got "},
+  {sa.sweep, {methods = {"clock"}, durations = {0}, budget = 0.01, warmup = 2 ^ 63 - 1024},
+   "warmup: must be <= 9223372036854775807 - n, got "},
   {sa.sweep, {methods = {"spin", "bogus"}}, "methods[2]: must be an available method ("},
   {sa.sweep, {methods = {7}}, "methods[1]: must be a string, got number"},
   -- a rule of the whole run, or of a sweep's plan: the core's words (its reader's fault)
