@@ -367,7 +367,8 @@ static const sleepacc_field sleepacc__ctx_fields[] = {
 };
 
 /* The record's rows: each key a record read back (sleepacc_fields_read, Lua's
- * sa.save) must hold (REQUIRED; a null is left out, so the env's rows are not). */
+ * sa.save) must hold (REQUIRED; a null is left out, so the env's rows are not),
+ * and every statistic and context switch but a LATER one (COMPLETE). */
 #define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t) == DBL, (t), NULL, SLEEPACC_FIELD_REQUIRED}
 #define SLEEPACC__RSUB(name, off, sub) {name, off, 0, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
 const sleepacc_field sleepacc_result_fields[] = {
@@ -375,11 +376,12 @@ const sleepacc_field sleepacc_result_fields[] = {
     SLEEPACC__R(mode, STR),
     SLEEPACC__R(requested_ns, I64),
     SLEEPACC__R(n, I64),
-    SLEEPACC__RSUB("stats", offsetof(sleepacc_result, stats), sleepacc_stats_fields),
+    {"stats", offsetof(sleepacc_result, stats), 0, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
+     SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(missed, I64),
     SLEEPACC__R(cpu_ns_per_call, DBL),
     SLEEPACC__R(cpu_percent, DBL),
-    SLEEPACC__RSUB("ctx_switches", 0, sleepacc__ctx_fields),
+    {"ctx_switches", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(wall_ns, I64),
     SLEEPACC__RSUB("env", offsetof(sleepacc_result, env), sleepacc__env_fields),
     SLEEPACC__END,

@@ -318,15 +318,17 @@ static void read_leave(reader *r)
   r->depth--;
 }
 
-/* The rows of t into the struct at base from the table r stands in. */
-static int read_rows(reader *r, const sleepacc_field *t, void *base)
+/* The rows of t into the struct at base from the table r stands in
+ * (complete: every row is required but a LATER one). */
+static int read_rows(reader *r, const sleepacc_field *t, void *base, int complete)
 {
   for (const sleepacc_field *f = t; f->name; f++) {
-    int required = (f->flags & SLEEPACC_FIELD_REQUIRED) != 0, rc = 0;
+    int required = (f->flags & SLEEPACC_FIELD_REQUIRED) || (complete && !(f->flags & SLEEPACC_FIELD_LATER));
+    int rc = 0;
     const char *msg = NULL;
     sleepacc_value v;
     if (f->type == SLEEPACC_FIELD_NESTED && (rc = read_enter(r, f->name, -1)) == 1) {
-      if ((rc = read_rows(r, f->sub, (char *)base + f->offset)) < 0)
+      if ((rc = read_rows(r, f->sub, (char *)base + f->offset, (f->flags & SLEEPACC_FIELD_COMPLETE) != 0)) < 0)
         return rc;
       read_leave(r);
       continue;
@@ -364,7 +366,7 @@ int sleepacc_fields_read(const sleepacc_field *t, const sleepacc_getter *g, cons
   if (name && (rc = read_enter(&r, name, index)) != 1) /* the record itself: no table */
     return rc < 0 ? read_fault(&r, rc, SLEEPACC_FAULT_NONE, NULL, -1, 0, NULL)
                   : read_fault(&r, -EINVAL, SLEEPACC_FAULT_TYPE, name, index, SLEEPACC_OPT_RECORD, NULL);
-  if ((rc = read_rows(&r, t, base)) == 0 && name)
+  if ((rc = read_rows(&r, t, base, 0)) == 0 && name)
     read_leave(&r);
   return rc;
 }

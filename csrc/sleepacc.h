@@ -299,6 +299,12 @@ double sleepacc_stats_level(const char *name);
 /* Row flag: a binding filling the struct from an object refuses one that
  * lacks the key (KeyError / an error naming it). */
 #define SLEEPACC_FIELD_REQUIRED 2
+/* Row flags of a record read back (sleepacc_fields_read): a NESTED row
+ * COMPLETE requires every row of its sub-object but those flagged LATER,
+ * added within the schema's version (an older record lacks them), so a
+ * value left out is refused rather than written as 0. */
+#define SLEEPACC_FIELD_COMPLETE 8
+#define SLEEPACC_FIELD_LATER 16
 /* A field's value in the few kinds a binding has: the core reads and sets
  * every field type, so a binding's converter has one case per kind, none
  * per type (a new type needs no binding edit). */

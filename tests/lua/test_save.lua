@@ -78,6 +78,26 @@ return {
     os.remove(b)
   end},
 
+  {"save: a statistic left out is refused, not written as 0 (p1..p75 may be: older records lack them)", function()
+    local r = assert(sa.measure{method = "clock", duration = 0, n = 3})
+    local function copy(drop)
+      local c, st = {}, {}
+      for k, v in pairs(r) do c[k] = v end
+      for k, v in pairs(r.stats) do st[k] = v end
+      st[drop], c.stats, c.samples = nil, st, nil
+      return c
+    end
+    local path = tmpname()
+    T.eq(T.raises_naming("results[1].stats.p90", sa.save, {copy("p90")}, path),
+         "results[1].stats.p90: must be an integer, got nil", "message")
+    T.raises_naming("results[1].stats.n", sa.save, {copy("n")}, path)
+    T.raises_naming("results[1].ctx_switches.involuntary", sa.save,
+                    {(function() local c = copy("p1"); c.ctx_switches = {voluntary = 1}; return c end)()}, path)
+    T.check(not io.open(path), "nothing written")
+    T.eq(sa.save({copy("p1")}, path), true, "an older record, without p1")
+    os.remove(path)
+  end},
+
   {"sweep{output=}: each point on disk as it finishes; an interrupted sweep keeps them", function()
     local path = tmpname()
     local rs = assert(sa.sweep{methods = {"nanosleep", "clock"}, durations = {1e-5, 1e-4}, budget = 0.01,
