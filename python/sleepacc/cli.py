@@ -706,7 +706,9 @@ def cmd_measure(args):
     what = "lateness" if periodic else "error"
     print(f"{d['method']}({format_go(d['requested_ns'])}), {d['mode']} mode: "
           f"{st['n']} sample{'' if st['n'] == 1 else 's'} in {d['wall_ns'] / 1e9:.3f} s")
-    applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items() if v not in (None, False)]
+    # a setting of 0 (cpu 0, dma_latency_us 0) was applied: only None and False were not
+    applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items()
+               if v is not None and v is not False]
     print("environment: " + (", ".join(applied) if applied else "the thread's own settings"))
     cols = ["min", "median", "p90", "p99", "p999", "max", "mean"]
     rows = []

@@ -807,3 +807,12 @@ def test_plot_writes_a_png(small_file, tmp_path):
     r = run("plot", small_file, "-o", out)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_measure_environment_line_shows_a_setting_of_0():
+    # --cpu 0 pins the thread to CPU 0: the env records cpu 0, which the
+    # text showed as "the thread's own settings" (0 was taken for False)
+    r = run("measure", "nanosleep", "1ms", "-n", "2", "--cpu", "0")
+    assert r.returncode == 0, r.stderr
+    line = next(s for s in r.stdout.splitlines() if s.startswith("environment:"))
+    assert line == "environment: cpu 0", line
