@@ -759,6 +759,12 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
     """
     if progress is None and _in_notebook():
         progress = _NotebookProgress()
+    # read once: an iterator given (a generator) is empty the second time, and
+    # the settings below would record no methods and no durations
+    if methods is not None and not isinstance(methods, str):
+        methods = _sweep_names(methods)
+    if durations is not None:
+        durations = _sweep_durations(durations)
     points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
                         **environment)
     # methods None: those the core's plan measures (every available one)
