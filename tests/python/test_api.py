@@ -462,3 +462,10 @@ def test_to_frame():
     df = s.to_frame()
     assert isinstance(df, pd.DataFrame)
     assert list(df.columns) == FLAT_KEYS and len(df) == 2
+
+
+def test_sweep_measures_a_repeated_method_once():
+    # the core's plan: each method once, as each duration (the file would
+    # otherwise hold duplicate points, which every reader warns about)
+    s = sleepacc.sweep(["nanosleep", "spin", "nanosleep"], [1e-5, 1e-5], budget=0.01)
+    assert [(m.method, m.requested_ns) for m in s] == [("nanosleep", 10_000), ("spin", 10_000)]
