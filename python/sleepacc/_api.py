@@ -282,11 +282,15 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
+
+        def get(key, absent):   # a null is an absent key (as Lua writes it; the reader allows it)
+            v = d.get(key)
+            return absent if v is None else v
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
-                   cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
-                   cpu_percent=d.get("cpu_percent", -1.0),
-                   ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
+                   n=d["n"], stats=d["stats"], missed=get("missed", 0),
+                   cpu_ns_per_call=get("cpu_ns_per_call", 0.0),
+                   cpu_percent=get("cpu_percent", -1.0),
+                   ctx_switches=d.get("ctx_switches"), wall_ns=get("wall_ns", 0),
                    env=d.get("env"),
                    samples=None if samples is None else Samples(samples))
 
