@@ -532,7 +532,8 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     mode: "relative" (each sample is the actual duration of one sleep) or
       "periodic" (deadlines start + k*duration; each sample is wake -
       deadline, and deadlines woken past the next one count as ``missed``;
-      duration must be > 0).
+      duration must be > 0, and the method not a floor: syscall and clock
+      ignore the request, so there is no deadline to be late for).
     keep_samples: keep every sample (a buffer of ``n`` values, or with n None
       ``ceil(budget / max(duration, 1 us)) + 1`` values, at most
       MAX_SAMPLES = 4,000,000, i.e. 32 MB; unused capacity is given back).

@@ -684,7 +684,7 @@ def cmd_measure(args):
         raise _arg_error("--samples", "needs --json (the samples go into the JSON point; "
                                       "the text shows statistics only)")
     _check_margin(args, [args.method])
-    if args.duration != 0 and args.method in _floor_methods():
+    if args.duration != 0 and args.mode != "periodic" and args.method in _floor_methods():
         raise _arg_error("METHOD", f"{args.method!r} is a floor method (family 'baseline': it "
                                    "ignores the requested duration), measured at 0 only: "
                                    "give DURATION 0")

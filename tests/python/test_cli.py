@@ -471,6 +471,10 @@ BAD = [
     # a floor ignores the request: measured at 0 only, as in a sweep
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
     (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
+    # periodic mode cannot measure a floor at any duration (the core's rule): not "give DURATION 0"
+    (["measure", "clock", "1us", "-n", "2", "--mode", "periodic"],
+     "argument METHOD: is a floor (family 'baseline', measured at duration 0 only): periodic mode"),
+    (["monitor", "--method", "syscall", "--duration", "0.1"], "argument --method: is a floor"),
 ]
 
 
