@@ -361,6 +361,17 @@ def _open_results(path, resume):
     return results
 
 
+def _check_writable_later(path):
+    """A file written only when the command ends (monitor --irtt-json): its
+    directory must exist and be writable, and the path not be a directory,
+    now, before anything runs (as the exporter's --textfile and --snapshot)."""
+    d = os.path.dirname(os.path.abspath(path))
+    for bad, err in ((os.path.isdir(path), errno.EISDIR), (not os.path.isdir(d), errno.ENOENT),
+                     (not os.access(d, os.W_OK), errno.EACCES)):
+        if bad:
+            raise _write_error(path, OSError(err, os.strerror(err), path))
+
+
 def _write_error(path, exc):
     if exc.errno == errno.EPIPE:    # `sleepacc sweep -o - | head`: a quiet exit
         return BrokenPipeError(exc.errno, exc.strerror)
@@ -1082,6 +1093,8 @@ def cmd_monitor(args):
     env = _core_rules(args, flags, method=args.method, duration=interval / 1e9, mode="periodic",
                       budget=report)
     to_stdout = args.json or args.output == "-"
+    if args.irtt_json and args.irtt_json != "-":
+        _check_writable_later(args.irtt_json)   # written at the end: not lost after the run
     out = None
     if args.output is not None and args.output != "-":
         out = _open_results(args.output, False)

@@ -820,3 +820,16 @@ def test_measure_environment_line_shows_a_setting_of_0():
     assert r.returncode == 0, r.stderr
     line = next(s for s in r.stdout.splitlines() if s.startswith("environment:"))
     assert line == "environment: cpu 0", line
+
+
+def test_monitor_irtt_json_that_cannot_be_written_fails_before_the_run(tmp_path):
+    # written at the end: a bad path was found only after the whole run
+    # (its statistics lost); now one line, exit 1, before anything runs,
+    # as -o and the exporter's --textfile
+    for bad in (tmp_path / "no" / "such" / "x.json", tmp_path):
+        t0 = time.monotonic()
+        r = run("monitor", "--duration", "2s", "--irtt-json", bad)
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.startswith(f"sleepacc: error: cannot write results to {bad}: ")
+        assert len(r.stderr.splitlines()) == 1 and "every 10ms" not in r.stdout
+        assert time.monotonic() - t0 < 2
