@@ -542,6 +542,11 @@ def cmd_sweep(args):
         raise _arg_error("--samples", "needs -o FILE (the samples are stored in the file; "
                                       "the table shows statistics only)")
     _check_margin(args, args.methods)
+    if args.total is not None and args.budget is not None:
+        raise _arg_error("--total", "plans the budgets of a sweep without --budget; with "
+                                    "--budget each point takes that long (give one of them)")
+    if args.total is None:
+        args.total = DEFAULT_TOTAL_S
     if args.output == "-":
         if args.resume:
             raise _arg_error("--resume", "cannot continue the standard output (-o -)")
@@ -1517,7 +1522,7 @@ def build_parser():
                         f"--mode periodic skips 0; {UNITS_HELP})")
     s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
-    s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
+    s.add_argument("--total", type=_seconds, default=None, metavar="SECONDS",
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_integer, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")

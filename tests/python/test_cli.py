@@ -469,6 +469,8 @@ BAD = [
     (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
     # a floor ignores the request: measured at 0 only, as in a sweep
+    # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
+    (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
     (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
     # periodic mode cannot measure a floor at any duration (the core's rule): not "give DURATION 0"
