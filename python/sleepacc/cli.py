@@ -958,6 +958,9 @@ def cmd_plot(args):
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
         return _plot_compare(args)
+    for flag, given in (("--labels", args.labels), ("--stat", args.stat)):
+        if given is not None:   # they name and rank hosts: without --compare, ignored
+            raise _arg_error(flag, "needs --compare (plot --compare A B ... -o FIG)")
     if args.flent:
         return _plot_flent(args)
     if not args.file:
@@ -1042,7 +1045,7 @@ def _plot_compare(args):
     method = args.methods[0] if args.methods else None
     try:
         fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
-                                 stat=args.stat)
+                                 stat=args.stat or "median")
     except ValueError as exc:
         raise CliError(f"cannot draw the compare plot: {exc}") from None
     _save_plot(fig, args.output, args.dpi)
@@ -1635,7 +1638,7 @@ def build_parser():
                    help="flent's latency series and the timer lateness of FILE (written by "
                         "`sleepacc monitor -o FILE` beside flent) on one time axis")
     from sleepacc.fleet import STAT_FIELDS
-    s.add_argument("--stat", default="median", choices=STAT_FIELDS,
+    s.add_argument("--stat", default=None, choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help=f"output image ({', '.join(PLOT_SUFFIXES)}; - for a PNG on the standard "

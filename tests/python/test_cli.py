@@ -469,6 +469,9 @@ BAD = [
     (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
     # a floor ignores the request: measured at 0 only, as in a sweep
+    # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
+    (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),
+    (["plot", "x.jsonl", "-o", "x.png", "--stat", "p99"], "argument --stat: needs --compare"),
     # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
     (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
