@@ -24,6 +24,9 @@
 #define SLEEPACC__RULES(XX)                                                                    \
   XX(METHOD, "method", EINVAL, "is required")                                                  \
   XX(MODE, "mode", EINVAL, "must be 'relative' or 'periodic'")                                 \
+  XX(FLOOR_PERIODIC, "method", EINVAL,                                                         \
+     "is a floor (family 'baseline', measured at duration 0 only): periodic mode cannot "       \
+     "measure it")                                                                              \
   XX(DURATION_NEG, "duration_ns", EINVAL, "must be non-negative")                              \
   XX(DURATION_DAY, "duration_ns", EINVAL, SLEEPACC__DAY_TEXT)                                  \
   XX(PERIOD_ZERO, "duration_ns", EINVAL, "must be > 0 in periodic mode (it is the period)")    \
@@ -217,6 +220,9 @@ static int sleepacc__config_rule(const sleepacc_config *c) {
   if (!m || !m->wait) return SLEEPACC__R_METHOD;
   if (c->mode != SLEEPACC_MODE_RELATIVE && c->mode != SLEEPACC_MODE_PERIODIC)
     return SLEEPACC__R_MODE;
+  /* a floor ignores the request: no deadline to be late for (the sweep's rule, sweep.c) */
+  if (c->mode == SLEEPACC_MODE_PERIODIC && m->family == SLEEPACC_FAMILY_BASELINE)
+    return SLEEPACC__R_FLOOR_PERIODIC;
   id = sleepacc__duration_rule(d, SLEEPACC__R_DURATION_NEG, SLEEPACC__R_DURATION_DAY);
   if (id != SLEEPACC__R_OK) return id;
   if (c->mode == SLEEPACC_MODE_PERIODIC && d == 0) return SLEEPACC__R_PERIOD_ZERO;

@@ -1,7 +1,8 @@
 /*
  * sweep.c -- the points of a sweep, the one place their rules live (both
  * bindings list them here): each method over the durations (default: every
- * available method over sleepacc_default_durations_ns), each duration once;
+ * available method over sleepacc_default_durations_ns), each method and each
+ * duration once;
  * a floor method (registry family "baseline": it ignores the request) is
  * measured at duration 0 only; periodic mode skips a duration of 0 (a period
  * must be > 0), so it leaves floors out of a default sweep and refuses a
@@ -47,8 +48,11 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
   if (!durations) durations = sleepacc_default_durations_ns, nd = SLEEPACC_DEFAULT_DURATION_COUNT;
   for (size_t i = 0; i < count; i++) {
     const sleepacc_method *m = methods ? methods[i] : sleepacc_method_at(i);
+    size_t seen = 0;
     if (!m) return -EINVAL;
     if (!methods && !sleepacc_method_available(m)) continue;
+    while (methods && seen < i && methods[seen] != m) seen++; /* each method once */
+    if (methods && seen < i) continue;
     if (m->family == SLEEPACC_FAMILY_BASELINE) {
       if (!periodic) add(out, cap, &k, m, 0);
       else if (methods) return fault(f, -EINVAL, "methods", i, m, FLOOR_MSG);

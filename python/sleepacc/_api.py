@@ -282,11 +282,15 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
         """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
         samples = d.get("samples")
+
+        def get(key, absent):   # a null is an absent key (as Lua writes it; the reader allows it)
+            v = d.get(key)
+            return absent if v is None else v
         return cls(method=d["method"], mode=d["mode"], requested_ns=d["requested_ns"],
-                   n=d["n"], stats=d["stats"], missed=d.get("missed", 0),
-                   cpu_ns_per_call=d.get("cpu_ns_per_call", 0.0),
-                   cpu_percent=d.get("cpu_percent", -1.0),
-                   ctx_switches=d.get("ctx_switches"), wall_ns=d.get("wall_ns", 0),
+                   n=d["n"], stats=d["stats"], missed=get("missed", 0),
+                   cpu_ns_per_call=get("cpu_ns_per_call", 0.0),
+                   cpu_percent=get("cpu_percent", -1.0),
+                   ctx_switches=d.get("ctx_switches"), wall_ns=get("wall_ns", 0),
                    env=d.get("env"),
                    samples=None if samples is None else Samples(samples))
 
@@ -528,7 +532,8 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     mode: "relative" (each sample is the actual duration of one sleep) or
       "periodic" (deadlines start + k*duration; each sample is wake -
       deadline, and deadlines woken past the next one count as ``missed``;
-      duration must be > 0).
+      duration must be > 0, and the method not a floor: syscall and clock
+      ignore the request, so there is no deadline to be late for).
     keep_samples: keep every sample (a buffer of ``n`` values, or with n None
       ``ceil(budget / max(duration, 1 us)) + 1`` values, at most
       MAX_SAMPLES = 4,000,000, i.e. 32 MB; unused capacity is given back).
@@ -759,6 +764,12 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
     """
     if progress is None and _in_notebook():
         progress = _NotebookProgress()
+    # read once: an iterator given (a generator) is empty the second time, and
+    # the settings below would record no methods and no durations
+    if methods is not None and not isinstance(methods, str):
+        methods = _sweep_names(methods)
+    if durations is not None:
+        durations = _sweep_durations(durations)
     points = iter_sweep(methods, durations, budget=budget, mode=mode, progress=progress,
                         **environment)
     # methods None: those the core's plan measures (every available one)

@@ -361,6 +361,17 @@ def _open_results(path, resume):
     return results
 
 
+def _check_writable_later(path):
+    """A file written only when the command ends (monitor --irtt-json): its
+    directory must exist and be writable, and the path not be a directory,
+    now, before anything runs (as the exporter's --textfile and --snapshot)."""
+    d = os.path.dirname(os.path.abspath(path))
+    for bad, err in ((os.path.isdir(path), errno.EISDIR), (not os.path.isdir(d), errno.ENOENT),
+                     (not os.access(d, os.W_OK), errno.EACCES)):
+        if bad:
+            raise _write_error(path, OSError(err, os.strerror(err), path))
+
+
 def _write_error(path, exc):
     if exc.errno == errno.EPIPE:    # `sleepacc sweep -o - | head`: a quiet exit
         return BrokenPipeError(exc.errno, exc.strerror)
@@ -531,6 +542,11 @@ def cmd_sweep(args):
         raise _arg_error("--samples", "needs -o FILE (the samples are stored in the file; "
                                       "the table shows statistics only)")
     _check_margin(args, args.methods)
+    if args.total is not None and args.budget is not None:
+        raise _arg_error("--total", "plans the budgets of a sweep without --budget; with "
+                                    "--budget each point takes that long (give one of them)")
+    if args.total is None:
+        args.total = DEFAULT_TOTAL_S
     if args.output == "-":
         if args.resume:
             raise _arg_error("--resume", "cannot continue the standard output (-o -)")
@@ -684,7 +700,7 @@ def cmd_measure(args):
         raise _arg_error("--samples", "needs --json (the samples go into the JSON point; "
                                       "the text shows statistics only)")
     _check_margin(args, [args.method])
-    if args.duration != 0 and args.method in _floor_methods():
+    if args.duration != 0 and args.mode != "periodic" and args.method in _floor_methods():
         raise _arg_error("METHOD", f"{args.method!r} is a floor method (family 'baseline': it "
                                    "ignores the requested duration), measured at 0 only: "
                                    "give DURATION 0")
@@ -706,7 +722,9 @@ def cmd_measure(args):
     what = "lateness" if periodic else "error"
     print(f"{d['method']}({format_go(d['requested_ns'])}), {d['mode']} mode: "
           f"{st['n']} sample{'' if st['n'] == 1 else 's'} in {d['wall_ns'] / 1e9:.3f} s")
-    applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items() if v not in (None, False)]
+    # a setting of 0 (cpu 0, dma_latency_us 0) was applied: only None and False were not
+    applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items()
+               if v is not None and v is not False]
     print("environment: " + (", ".join(applied) if applied else "the thread's own settings"))
     cols = ["min", "median", "p90", "p99", "p999", "max", "mean"]
     rows = []
@@ -940,6 +958,9 @@ def cmd_plot(args):
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
         return _plot_compare(args)
+    for flag, given in (("--labels", args.labels), ("--stat", args.stat)):
+        if given is not None:   # they name and rank hosts: without --compare, ignored
+            raise _arg_error(flag, "needs --compare (plot --compare A B ... -o FIG)")
     if args.flent:
         return _plot_flent(args)
     if not args.file:
@@ -1024,7 +1045,7 @@ def _plot_compare(args):
     method = args.methods[0] if args.methods else None
     try:
         fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
-                                 stat=args.stat)
+                                 stat=args.stat or "median")
     except ValueError as exc:
         raise CliError(f"cannot draw the compare plot: {exc}") from None
     _save_plot(fig, args.output, args.dpi)
@@ -1080,6 +1101,8 @@ def cmd_monitor(args):
     env = _core_rules(args, flags, method=args.method, duration=interval / 1e9, mode="periodic",
                       budget=report)
     to_stdout = args.json or args.output == "-"
+    if args.irtt_json and args.irtt_json != "-":
+        _check_writable_later(args.irtt_json)   # written at the end: not lost after the run
     out = None
     if args.output is not None and args.output != "-":
         out = _open_results(args.output, False)
@@ -1502,7 +1525,7 @@ def build_parser():
                         f"--mode periodic skips 0; {UNITS_HELP})")
     s.add_argument("--budget", type=_time_s, metavar="SECONDS",
                    help="time per point (default: planned to fit --total)")
-    s.add_argument("--total", type=_seconds, default=DEFAULT_TOTAL_S, metavar="SECONDS",
+    s.add_argument("--total", type=_seconds, default=None, metavar="SECONDS",
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=_integer, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
@@ -1615,7 +1638,7 @@ def build_parser():
                    help="flent's latency series and the timer lateness of FILE (written by "
                         "`sleepacc monitor -o FILE` beside flent) on one time axis")
     from sleepacc.fleet import STAT_FIELDS
-    s.add_argument("--stat", default="median", choices=STAT_FIELDS,
+    s.add_argument("--stat", default=None, choices=STAT_FIELDS,
                    help="with --compare: the statistic ranked (default median)")
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help=f"output image ({', '.join(PLOT_SUFFIXES)}; - for a PNG on the standard "

@@ -433,7 +433,7 @@ def _bls(A, Y, lb, ub):
     X = np.minimum(np.maximum(X, lb[:, None]), ub[:, None])   # rounding only
     return X[:, 0] if single else X
 
-@dataclass
+@dataclass(eq=False)   # a fit is itself: two fits of one spec hold arrays, which == cannot rank
 class _Fit:
     spec: _Spec
     beta: np.ndarray            # linear parameters (scaled as in _design)

@@ -1,5 +1,5 @@
 /* test_sweep.c -- the sweep plan (csrc/sweep.c): the default ladder over
- * every available method, floors at 0 only, each duration once, periodic
+ * every available method, floors at 0 only, each method and duration once, periodic
  * mode skipping 0 and refusing an explicit floor, a list given but empty
  * refused naming it, the size-query contract;
  * and the whole sweep's check (sleepacc_sweep_check): each fault names the
@@ -60,6 +60,12 @@ static void test_explicit_plan(void) {
   CHECK(!strcmp(f.field, "methods") && f.index == 1 && f.subject == ms[1] && strstr(f.message, "is a floor"));
   CHECK(sleepacc_sweep_plan(ms, 1, ds, 4, SLEEPACC_MODE_PERIODIC, p, 8, NULL) == 2);
   CHECK(p[0].duration_ns == 1000000 && p[1].duration_ns == 5000);
+  /* a repeated method is measured once, as a repeated duration */
+  {
+    const sleepacc_method *twice[3] = {ms[0], ms[1], ms[0]};
+    CHECK(sleepacc_sweep_plan(twice, 3, ds, 4, SLEEPACC_MODE_RELATIVE, p, 8, NULL) == 4);
+    CHECK(p[3].method == ms[1] && p[3].duration_ns == 0);
+  }
   /* periodic over only 0: nothing left */
   CHECK(sleepacc_sweep_plan(ms, 1, ds + 1, 1, SLEEPACC_MODE_PERIODIC, p, 8, &f) == -EINVAL);
   CHECK(!strcmp(f.field, "durations") && f.index == (size_t)-1 && !f.subject &&

@@ -102,9 +102,11 @@ return {
         local field = T.named(r)
         T.check(field, "%s: undocumented error: %s", what, tostring(r))
         -- it names a field that was changed to a bad value (or removed), or
-        -- the period of a periodic run that was given 0, or n when
+        -- the period of a periodic run that was given 0, the floor clock in
+        -- periodic mode, or n when
         -- budget=false left only n to stop the run
         T.check(mutated[field] or (field == "duration" and opts.mode == "periodic" and opts.duration == 0)
+          or (field == "method" and opts.mode == "periodic" and opts.method == "clock")
           or (field == "n" and opts.budget == false),
           "%s: error names '%s', which was not made bad: %s", what, field, tostring(r))
         outcomes.raised = outcomes.raised + 1

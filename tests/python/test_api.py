@@ -368,6 +368,19 @@ def test_sweep_runs_every_pair_and_reports_progress():
         assert r["error_ns"] == r["actual_ns"] - r["requested_ns"]
 
 
+def test_sweep_settings_record_what_iterators_gave(tmp_path):
+    # generators are read once: the settings (and the saved file) name the
+    # methods and durations measured, not the empty second pass of them
+    s = sleepacc.sweep((m for m in ["nanosleep", "spin"]), (d for d in [1e-5, 1e-4]),
+                       budget=0.01)
+    assert [(m.method, m.requested_ns) for m in s] == [
+        ("nanosleep", 10_000), ("nanosleep", 100_000), ("spin", 10_000), ("spin", 100_000)]
+    assert s.settings["methods"] == ["nanosleep", "spin"]
+    assert s.settings["durations"] == [1e-5, 1e-4]
+    s.save(tmp_path / "s.json")
+    assert sleepacc.load(tmp_path / "s.json").settings["methods"] == ["nanosleep", "spin"]
+
+
 def test_sweep_defaults_and_periodic_skips_zero():
     assert sleepacc.DEFAULT_DURATIONS == (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2,
                                           0.1, 0.2, 0.5)
@@ -449,3 +462,10 @@ def test_to_frame():
     df = s.to_frame()
     assert isinstance(df, pd.DataFrame)
     assert list(df.columns) == FLAT_KEYS and len(df) == 2
+
+
+def test_sweep_measures_a_repeated_method_once():
+    # the core's plan: each method once, as each duration (the file would
+    # otherwise hold duplicate points, which every reader warns about)
+    s = sleepacc.sweep(["nanosleep", "spin", "nanosleep"], [1e-5, 1e-5], budget=0.01)
+    assert [(m.method, m.requested_ns) for m in s] == [("nanosleep", 10_000), ("spin", 10_000)]

@@ -55,6 +55,12 @@ BAD_MEASURE = [
     (dict(mode="sideways"), ValueError, r"^mode: must be 'relative' or 'periodic', got 'sideways'$"),
     (dict(mode=1), TypeError, r"^mode: must be a str, got int$"),
     (dict(mode="periodic", duration=0), ValueError, r"^duration: must be > 0 in periodic mode \(it is the period\), got 0$"),
+    # a floor ignores the request: periodic mode has no deadline for it (the sweep's rule too);
+    # it ran, reporting a lateness of minus the period (monitor --method syscall: "-1705 s")
+    (dict(method="syscall", mode="periodic"), ValueError,
+     r"^method: is a floor \(family 'baseline', measured at duration 0 only\): periodic mode "
+     r"cannot measure it, got 'syscall'$"),
+    (dict(method="clock", mode="periodic", duration=0), ValueError, r"^method: is a floor"),
     (dict(warmup=-1), ValueError, r"^warmup: must be >= 0, got -1$"),
     (dict(warmup=0.5), TypeError, r"^warmup: must be an int, got float$"),
     (dict(keep_samples="yes"), TypeError, r"^keep_samples: must be a bool, got str$"),

@@ -469,8 +469,17 @@ BAD = [
     (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
     # a floor ignores the request: measured at 0 only, as in a sweep
+    # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
+    (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),
+    (["plot", "x.jsonl", "-o", "x.png", "--stat", "p99"], "argument --stat: needs --compare"),
+    # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
+    (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
     (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
+    # periodic mode cannot measure a floor at any duration (the core's rule): not "give DURATION 0"
+    (["measure", "clock", "1us", "-n", "2", "--mode", "periodic"],
+     "argument METHOD: is a floor (family 'baseline', measured at duration 0 only): periodic mode"),
+    (["monitor", "--method", "syscall", "--duration", "0.1"], "argument --method: is a floor"),
 ]
 
 
@@ -807,3 +816,25 @@ def test_plot_writes_a_png(small_file, tmp_path):
     r = run("plot", small_file, "-o", out)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_measure_environment_line_shows_a_setting_of_0():
+    # --cpu 0 pins the thread to CPU 0: the env records cpu 0, which the
+    # text showed as "the thread's own settings" (0 was taken for False)
+    r = run("measure", "nanosleep", "1ms", "-n", "2", "--cpu", "0")
+    assert r.returncode == 0, r.stderr
+    line = next(s for s in r.stdout.splitlines() if s.startswith("environment:"))
+    assert line == "environment: cpu 0", line
+
+
+def test_monitor_irtt_json_that_cannot_be_written_fails_before_the_run(tmp_path):
+    # written at the end: a bad path was found only after the whole run
+    # (its statistics lost); now one line, exit 1, before anything runs,
+    # as -o and the exporter's --textfile
+    for bad in (tmp_path / "no" / "such" / "x.json", tmp_path):
+        t0 = time.monotonic()
+        r = run("monitor", "--duration", "2s", "--irtt-json", bad)
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.startswith(f"sleepacc: error: cannot write results to {bad}: ")
+        assert len(r.stderr.splitlines()) == 1 and "every 10ms" not in r.stdout
+        assert time.monotonic() - t0 < 2

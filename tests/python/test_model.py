@@ -302,3 +302,16 @@ def test_live_sweep_fit_uses_host_facts():
     text = m.explain()
     assert "nanosleep(1 ms) = 1000 µs asked" in text and "(measured" in text
     assert f"host: HZ={sw.host['hz']}" in text
+
+
+def test_two_fits_of_one_structure_can_be_told_apart():
+    # _fit_method moves the best candidate first with cands.remove(best);
+    # when an earlier candidate had the same structure (its Huber refit),
+    # the dataclass == compared their numpy arrays and fit() raised
+    # "The truth value of an array ... is ambiguous" (seen in notebook 03)
+    spec = model._Spec(unit=1, rounding="up", tick=0.0, k=0, zero=False)
+    a = model._Fit(spec, np.array([1.0, 2.0]), None, 1.0, 1.0, np.array([3.0, 4.0]))
+    b = model._Fit(spec, np.array([1.0, 2.5]), None, 1.0, 0.5, np.array([3.0, 4.5]))
+    cands = [a, b]
+    cands.remove(b)
+    assert cands == [a] and a != b

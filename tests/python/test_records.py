@@ -209,6 +209,21 @@ def test_a_point_of_an_unknown_mode_is_refused_naming_the_cores_modes():
         records.check_point(m, "f:2")
 
 
+def test_a_null_where_the_reader_allows_one_is_read_as_absent(tmp_path):
+    # check_point lets missed, wall_ns, cpu_ns_per_call and cpu_percent be
+    # null (an absent key in Lua); load raised "bad point record
+    # (TypeError(\"float() argument must be ...\"))" for them
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    doc = sw.to_dict()
+    for k in ("missed", "wall_ns", "cpu_ns_per_call", "cpu_percent"):
+        doc["measurements"][0][k] = None
+    path = tmp_path / "nulls.json"
+    path.write_text(json.dumps(doc))
+    m = sleepacc.load(path)[0]
+    assert (m.missed, m.wall_ns, m.cpu_percent) == (0, 0, -1.0)
+    assert m.stats == sw[0].stats
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")

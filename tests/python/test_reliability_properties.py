@@ -236,6 +236,7 @@ def run_guarded(fn, limit_s, what="", kind=None):
 # --------------------------------------------------------------- measure
 
 AVAILABLE = [m.name for m in sleepacc.methods() if m.available]
+FLOORS = {m.name for m in sleepacc.methods() if m.family == "baseline"}
 ALLOWED_CPUS = sorted(os.sched_getaffinity(0))
 VALID = {
     "method": st.sampled_from(AVAILABLE),
@@ -287,6 +288,9 @@ def measure_kwargs(data, bad):
     if kw["mode"] == "periodic" and "duration" not in bad and "mode" not in bad \
             and round(seconds_value(kw["duration"]) * 1e9) == 0:   # rounds to 0 ns
         kw["duration"] = 1e-6
+    if kw["mode"] == "periodic" and "method" not in bad and "mode" not in bad \
+            and kw["method"] in FLOORS:   # periodic mode refuses a floor (it has no deadline)
+        kw["method"] = "nanosleep"
     if kw["policy"] in ("fifo", "rr") and "budget" not in bad:
         kw["budget"] = min(kw["budget"], 0.01)   # real-time runs: keep them short
     if not ({"duration", "n", "budget"} & set(bad)) and kw["n"] is None and \
