@@ -222,6 +222,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
     return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
   switch (o->kind) {
+#define BUDGET_POSITIVE "must be positive (or none: only n stops the run)"
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
       *(int64_t *)(void *)p = 0;
@@ -230,10 +231,13 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     /* fall through */
   case SLEEPACC_OPT_SECONDS:
     if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
+    /* a budget <= 0 (0 is the core's "none": none says that) is one rule, negative or not */
+    if (o->kind == SLEEPACC_OPT_BUDGET && (whole ? v->i <= 0 : v->d <= 0))
+      return option_broken(msg, cap, BUDGET_POSITIVE);
     if (sleepacc_seconds_check(!whole, v->d, v->i, whole ? v->overflow : 0, &ns, &words) < 0)
       return option_broken(msg, cap, words);
-    if (o->kind == SLEEPACC_OPT_BUDGET && ns <= 0) /* 0 is the core's "none": none says that */
-      return option_broken(msg, cap, "must be positive (or none: only n stops the run)");
+    if (o->kind == SLEEPACC_OPT_BUDGET && ns == 0) /* below 1 ns: rounds to "none" */
+      return option_broken(msg, cap, BUDGET_POSITIVE);
     *(int64_t *)(void *)p = ns;
     return 0;
   case SLEEPACC_OPT_SLEEP: /* daysleep: a sleep's seconds, its deadline from now (no day cap) */

@@ -53,6 +53,9 @@ static void test_seconds_and_budget(void) {
   CHECK(set(&c, "budget", REALV(0.2), msg) == 0 && c.budget_ns == 200000000);
   CHECK(set(&c, "budget", INTV(0), msg) == -ERANGE && strstr(msg, "must be positive"));
   CHECK(set(&c, "budget", REALV(1e-12), msg) == -ERANGE && strstr(msg, "must be positive"));
+  /* negative: the same rule as 0 (it said "must be non-negative", which 0 is) */
+  CHECK(set(&c, "budget", INTV(-1), msg) == -ERANGE && strstr(msg, "must be positive"));
+  CHECK(set(&c, "budget", REALV(-0.5), msg) == -ERANGE && strstr(msg, "must be positive"));
   CHECK(c.budget_ns == 200000000);
   CHECK(set(&c, "budget", NULLV(), msg) == 0 && c.budget_ns == 0);
   c.budget_ns = 5;

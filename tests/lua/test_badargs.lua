@@ -145,6 +145,7 @@ local words = {
   {sa.measure, with{duration = 86401}, "duration: must be at most 86400 s (one day), got 86401"},
   {sa.measure, with{duration = nan}, "duration: must be finite, got "},
   {sa.measure, with{budget = 0}, "budget: must be positive (or none: only n stops the run), got 0"},
+  {sa.measure, with{budget = -1}, "budget: must be positive (or none: only n stops the run), got -1"},
   {sa.measure, with{budget = true}, "budget: must be a number of seconds, got boolean"},
   {sa.measure, with{keep_samples = 1}, "keep_samples: must be a boolean, got number"},
   {sa.measure, with{slack = 1e-6}, "slack: must be an integer, got a fraction"},

@@ -507,6 +507,7 @@ CORE_RULES = [
     (["measure", "nanosleep", "5s", "--budget", "1"], "DURATION",
      "one sample is longer than the budget"),
     (["sweep", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
+    (["sweep", "--budget", "-1"], "--budget", "must be positive (or none: only n stops the run)"),
     (["sweep", "--max-samples", "0"], "--max-samples", "must be >= 1, got 0"),
     (["sweep", "--methods", "nanosleep,nope"], "--methods", "must be an available method ("),
     (["sweep", "--mode", "periodic", "--durations", "0"], "--durations",   # the plan's rule
