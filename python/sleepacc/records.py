@@ -296,8 +296,10 @@ def check_point(p, where: str) -> None:
     missing = [k for k in ("method", "mode", "requested_ns", "n", "stats") if k not in p]
     if missing:
         raise ValueError(f"{where}: bad point record (no " + ", ".join(missing) + ")")
-    if not isinstance(p["method"], str) or not p["method"]:
-        raise ValueError(f"{where}: method must be a method name (a string), got "
+    # printable: the core names methods in words (a NUL would cut the name
+    # short where it is looked up; a control character garbles a table)
+    if not isinstance(p["method"], str) or not p["method"].isprintable() or not p["method"]:
+        raise ValueError(f"{where}: method must be a method name (printable text), got "
                          f"{_kind(p['method'])} {p['method']!r:.40}")
     from . import _core   # the mode names are the core's (sleepacc_mode_name)
     if p["mode"] not in _core.mode_names:

@@ -209,6 +209,16 @@ def test_a_point_of_an_unknown_mode_is_refused_naming_the_cores_modes():
         records.check_point(m, "f:2")
 
 
+@pytest.mark.parametrize("name", ["nanosleep\0x", "nano\nsleep", "", 7])
+def test_a_method_name_that_is_not_printable_text_is_refused(name):
+    # a NUL in a file's method name was read, and the model explained
+    # "nanosleep\0x" as nanosleep, printing the NUL in its table
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    m["method"] = name
+    with pytest.raises(ValueError, match=r"^f:2: method must be a method name \(printable text\)"):
+        records.check_point(m, "f:2")
+
+
 def test_a_null_where_the_reader_allows_one_is_read_as_absent(tmp_path):
     # check_point lets missed, wall_ns, cpu_ns_per_call and cpu_percent be
     # null (an absent key in Lua); load raised "bad point record
