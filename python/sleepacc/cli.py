@@ -811,6 +811,11 @@ def _compare_inputs(args, option="FILE"):
         labels = [t.strip() for t in args.labels.split(",")]
         if len(labels) != len(files):
             raise _arg_error("--labels", f"{len(labels)} labels for {len(files)} files")
+        from sleepacc.fleet import labels_for   # its rules, before any file is read
+        try:
+            labels_for(files, files, labels)
+        except ValueError as exc:
+            raise _arg_error("--labels", str(exc).split(": ", 1)[1]) from None
     sweeps = [_load(p) for p in files]
     for p, sw in zip(files, sweeps):
         _need_points(sw, p, "compare")

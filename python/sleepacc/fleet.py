@@ -54,7 +54,15 @@ def labels_for(sweeps: Sequence[Any], paths: Sequence[str],
     if labels is not None:
         if len(labels) != len(sweeps):
             raise ValueError(f"labels: {len(labels)} given for {len(sweeps)} files")
-        return [str(x) for x in labels]
+        out = [str(x) for x in labels]
+        # a label names one host in the table and the plot: "" names none, a
+        # repeated one two
+        for i, x in enumerate(out):
+            if not x.strip():
+                raise ValueError(f"labels: label {i + 1} is empty")
+            if x in out[:i]:
+                raise ValueError(f"labels: {x!r} is given twice (a label names one file)")
+        return out
     names = [str((sw.host or {}).get("hostname") or "?") for sw in sweeps]
     count = Counter(names)
     return [f"{n} ({os.path.basename(p)})" if count[n] > 1 else n

@@ -233,11 +233,16 @@ def test_fleet_picks_the_reference_point():
     assert [r["label"] for r in t["hosts"]] == ["a", "b"] and t["hosts"][0]["median_ns"] == 7
     with pytest.raises(ValueError, match="stat"):
         fleet.fleet([a, b], ["a", "b"], stat="p42")
+    for labels, says in ((["x", " "], "label 2 is empty"), (["x", "x"], "'x' is given twice")):
+        with pytest.raises(ValueError, match=f"^labels: {says}"):
+            fleet.fleet([a, b], ["a", "b"], labels=labels, causes=False)
 
 
 @pytest.mark.parametrize("argv,named", [
     (["only-one.jsonl"], "FILE"),
     (["a.jsonl", "b.jsonl", "--labels", "x"], "--labels"),
+    (["a.jsonl", "b.jsonl", "--labels", "x,"], "--labels: label 2 is empty"),
+    (["a.jsonl", "b.jsonl", "--labels", "x, x"], "--labels: 'x' is given twice"),
     (["a.jsonl", "b.jsonl", "--stat", "p42"], "--stat"),
     (["a.jsonl", "b.jsonl", "--format", "yaml"], "--format"),
     (["a.jsonl", "b.jsonl", "--duration", "soon"], "--duration"),
