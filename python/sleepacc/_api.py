@@ -676,7 +676,7 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     for name, hook in (("progress", progress), ("per_point", per_point)):
         if hook is not None and not callable(hook):
             raise TypeError(f"{name} must be callable or None, got {type(hook).__name__}")
-    skipped = {(str(m), int(d)) for m, d in skip}
+    skipped = _skip_pairs(skip)
     todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
     # A sweep's budget is per point and its ladder may pass it (500 ms rows
     # under budget=0.2): each point still takes one sample (the core's rule
@@ -684,6 +684,27 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     kw = dict(budget=budget, mode=mode, sweep_point=True, **environment)
     plans = [_plan(p.method, p.duration_ns / 1e9, **kw) for p in todo]
     return _sweep_loop(todo, plans, progress, per_point, kw)
+
+
+def _skip_pairs(skip) -> set:
+    """iter_sweep's skip as a set of (method, duration_ns), or an error naming skip."""
+    try:
+        pairs = None if isinstance(skip, (str, bytes)) else list(skip)
+    except TypeError:
+        pairs = None
+    if pairs is None:
+        raise TypeError(f"skip: must be an iterable of (method, duration_ns) pairs, got "
+                        f"{type(skip).__name__}")
+    out = set()
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, str) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"skip[{i}]: must be a (method, duration_ns) pair, got {pair!r:.40}")
+        m, d = pair
+        if not isinstance(m, str) or not hasattr(d, "__index__") or isinstance(d, bool):
+            raise TypeError(f"skip[{i}]: must be a (method, duration_ns) pair of a str and an "
+                            f"integer, got {pair!r:.40}")
+        out.add((m, d.__index__()))
+    return out
 
 
 def _sweep_loop(todo, plans, progress, per_point, kwargs) -> Iterator[Measurement]:

@@ -195,3 +195,25 @@ def test_bad_sweep_arguments(change, exc, match):
         sleepacc.sweep(**kwargs)
     assert calls == []  # nothing ran
     assert thread_state() == before
+
+
+@pytest.mark.parametrize("skip,match", [
+    (5, r"^skip: must be an iterable of \(method, duration_ns\) pairs, got int$"),
+    ("ab", r"^skip: must be an iterable .* got str$"),
+    ([5], r"^skip\[0\]: must be a \(method, duration_ns\) pair, got 5$"),
+    ([("nanosleep", 1000000), ("a",)], r"^skip\[1\]: must be a \(method, duration_ns\) pair"),
+    ([("nanosleep", 1.5e6)], r"^skip\[0\]: .* of a str and an integer"),
+    ([("nanosleep", True)], r"^skip\[0\]: .* of a str and an integer"),
+])
+def test_bad_skip_is_a_type_error_naming_skip(skip, match):
+    # it raised "cannot unpack non-iterable int object" and int('x') errors,
+    # naming nothing; a float duration was truncated and matched
+    with pytest.raises(TypeError, match=match):
+        sleepacc.iter_sweep(["nanosleep"], [1e-3], budget=0.01, skip=skip)
+
+
+def test_skip_takes_any_integer_duration():
+    np = pytest.importorskip("numpy")
+    it = sleepacc.iter_sweep(["nanosleep"], [1e-3, 2e-3], budget=0.01,
+                             skip=[("nanosleep", np.int64(1_000_000))])
+    assert [m.requested_ns for m in it] == [2_000_000]
