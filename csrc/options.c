@@ -210,6 +210,8 @@ static int option_broken(char *msg, size_t cap, const char *words) {
   return -ERANGE;
 }
 
+#define BUDGET_POSITIVE "must be positive (or none: only n stops the run)"
+
 int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_value *v, char *msg,
                         size_t cap) {
   char *p = base && o ? (char *)base + o->offset : NULL;
@@ -222,7 +224,6 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
     return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
   switch (o->kind) {
-#define BUDGET_POSITIVE "must be positive (or none: only n stops the run)"
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
       *(int64_t *)(void *)p = 0;

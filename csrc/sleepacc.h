@@ -1152,9 +1152,9 @@ typedef struct sleepacc_sweep_fault {
 } sleepacc_sweep_fault;
 /* The points of a sweep, in order: each of the nm methods (NULL: every
  * available one) over the nd durations (NULL: the default ladder), each
- * method and each duration once; a floor method (family baseline) at 0 only; periodic mode
- * skips 0 and leaves floors out.  A list given (not NULL) must not be empty
- * (nm or nd 0).  Up to cap points go to out; returns how many there are
+ * method and each duration once; a floor method (family baseline) at 0
+ * only; periodic mode skips 0 and leaves floors out.  A list given (not
+ * NULL) must not be empty (nm or nd 0).  Up to cap points go to out; returns how many there are
  * (more than cap: call again with room), or -EINVAL with *fault (if not
  * NULL) naming the rule broken: "methods"/"durations" index (size_t)-1 for
  * a given list that is empty; "methods" index i, subject the method, when
