@@ -200,6 +200,14 @@ def _methods_list(text):
     return list(dict.fromkeys(names))
 
 
+def _method_name(text):
+    """A method name as a file holds it (any text; `sleepacc info`'s names
+    or another tool's): an empty one names nothing."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must be a method name, got {text!r}")
+    return text
+
+
 # --------------------------------------------------------------------------
 # Small shared helpers
 # --------------------------------------------------------------------------
@@ -1487,13 +1495,19 @@ def cmd_model(args):
         raise CliError(f"{path} has no points the model can fit"
                        + (" (irtt's table holds means only; the model fits medians and tails)"
                           if means else ""))
-    if args.method:
+    if args.method is not None:
         groups = fitted.values() if hasattr(fitted, "find") else [fitted]
         if not any(args.method in m.params for m in groups):  # the data's lack, as compare's and plot's: exit 1
             have = sorted({name for m in groups for name in m.params})
             raise CliError(f"no fit for {args.method!r} in {path}; it has {', '.join(have) or 'none'}")
     if args.json:
         out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        if args.method is not None:     # only this method, as the text shows it
+            for g in [out, *out.get("groups", [])]:
+                if "methods" in g:
+                    g["methods"] = {k: v for k, v in g["methods"].items() if k == args.method}
+            if "groups" in out:
+                out["groups"] = [g for g in out["groups"] if g["methods"]]
         json.dump(_clean(out), sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
@@ -1602,7 +1616,7 @@ def build_parser():
                                    "(explained, partly, unexplained), the causes with "
                                    "intervals, and advice.")
     s.add_argument("file", metavar="FILE")
-    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--method", type=_method_name, metavar="NAME", help="only this method")
     s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
     s.set_defaults(func=cmd_model)
 
@@ -1620,7 +1634,7 @@ def build_parser():
     from sleepacc.fleet import STAT_FIELDS
     s.add_argument("--stat", choices=STAT_FIELDS, default="median",
                    help="statistic compared (default median)")
-    s.add_argument("--method", metavar="M",
+    s.add_argument("--method", type=_method_name, metavar="M",
                    help="method ranked (default nanosleep where every file has it)")
     s.add_argument("--duration", type=_requested_ns, metavar="D",
                    help="requested duration ranked (default 1ms where every file has it; "

@@ -182,6 +182,29 @@ def test_model_of_irtts_means_only_says_it_has_nothing_to_fit(tmp_path):
                    "holds means only; the model fits medians and tails)"), msg
 
 
+@python_only
+def test_model_method_narrows_the_json_too_and_an_empty_name_is_refused(small_file):
+    # --method was applied to the text only: --json gave every method
+    r = run("model", small_file, "--method", "nanosleep", "--json")
+    assert r.returncode == 0, r.stderr
+    assert list(json.loads(r.stdout)["methods"]) == ["nanosleep"]
+    seeds = ROOT / "tests" / "data" / "seed_results.csv"
+    r = run("model", seeds, "--method", "usleep", "--json")
+    groups = json.loads(r.stdout)["groups"]
+    assert groups and all(list(g["methods"]) == ["usleep"] for g in groups), r.stdout[:300]
+    # an empty name named nothing and so showed every method (model), or
+    # was looked up in the files (compare)
+    for argv in (["model", small_file], ["compare", small_file, small_file]):
+        r = run(*argv, "--method", "")
+        assert r.returncode == 2 and r.stdout == "", (argv, r.stdout[:200])
+        assert r.stderr == "sleepacc: error: argument --method: must be a method name, got ''\n"
+    from sleepacc import model
+    with pytest.raises(ValueError, match="no fit for method ''"):
+        model.fit(sleepacc.load(small_file)).explain("")
+    with pytest.raises(ValueError, match="no fit for method 'nosuch'"):
+        model.fit_groups(seeds).explain("nosuch")
+
+
 def test_json_and_csv_parse_back(small_file):
     swept = sleepacc.load(small_file)
     rows = json.loads(run("report", small_file, "--format", "json").stdout)
