@@ -308,6 +308,8 @@ def check_point(p, where: str) -> None:
     _check_int(p["requested_ns"], "requested_ns", where, 0)
     _check_int(p["n"], "n", where, 0, none_ok=True)
     _check_obj(p["stats"], "stats", where, none_ok=False)
+    if "n" not in p["stats"]:     # a statistic added since may be absent; n never is
+        raise ValueError(f"{where}: bad point record (no stats.n)")
     for k, v in p["stats"].items():
         _check_num(v, f"stats.{k}", where)
     for k in ("missed", "wall_ns"):

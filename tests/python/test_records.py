@@ -234,6 +234,43 @@ def test_a_null_where_the_reader_allows_one_is_read_as_absent(tmp_path):
     assert m.stats == sw[0].stats
 
 
+@pytest.mark.parametrize("change,exc,match", [
+    # each was taken as it came: 1.7 ns truncated to 1 ns, a mode of no
+    # meaning kept, or a KeyError/TypeError/AttributeError without a name
+    ({"requested_ns": 1.7}, ValueError, r"^record: requested_ns must be an integer, got float"),
+    ({"mode": "x"}, ValueError, r"^record: mode must be 'relative' or 'periodic', got 'x'$"),
+    ({"stats": "x"}, ValueError, r"^record: stats must be a JSON object, got str"),
+    ({"stats": {"median": 5}}, ValueError, r"^record: bad point record \(no stats\.n\)$"),
+    ({"stats": None}, ValueError, r"^record: stats must be a JSON object, got null"),
+    ({"n": "3"}, ValueError, r"^record: n must be an integer, got str"),
+])
+def test_from_dict_checks_a_point_as_the_reader_does(change, exc, match):
+    d = {**sleepacc.measure("nanosleep", 1e-4, n=2).to_dict(), **change}
+    with pytest.raises(exc, match=match):
+        sleepacc.Measurement.from_dict(d)
+    with pytest.raises(exc, match=match.replace("^record:", "^record: measurement 1:")):
+        sleepacc.Sweep.from_dict({"schema": records.SCHEMA, "measurements": [d]})
+
+
+def test_from_dict_of_no_dict_or_no_list_names_what_it_got(tmp_path):
+    with pytest.raises(TypeError, match=r"^record: must be a point record \(a dict\), got list$"):
+        sleepacc.Measurement.from_dict([1, 2])
+    with pytest.raises(TypeError, match=r"^s: must be a sweep's JSON form \(a dict\), got list$"):
+        sleepacc.Sweep.from_dict([], "s")
+    for ms in (5, "abc"):
+        with pytest.raises(ValueError, match=r"^record: measurements must be a list, got "):
+            sleepacc.Sweep.from_dict({"schema": records.SCHEMA, "measurements": ms})
+    # a file's point without stats.n: its line, not "is not a result file: 'n'"
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    doc = sw.to_dict()
+    del doc["measurements"][0]["stats"]["n"]
+    path = tmp_path / "non.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"non\.json:1: measurement 1: bad point record "
+                                         r"\(no stats\.n\)$"):
+        sleepacc.load(path)
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
