@@ -409,9 +409,14 @@ def _as_doc(sweep) -> dict[str, Any]:
 
 def save(sweep, path: PathLike) -> None:
     """Write `sweep` (a Sweep, or its JSON-form dict) as JSON to `path`
-    (atomically, by write_atomic: a temporary file, then rename)."""
+    (atomically, by write_atomic: a temporary file, then rename).  What
+    :func:`read` would refuse (a NaN statistic, a wrong type) is a
+    ValueError "save: ..." before anything is written; an unknown CPU
+    figure that is not finite is written as null (strict JSON)."""
     doc = _as_doc(sweep)
-    write_atomic(path, lambda f: f.write(json.dumps(doc) + "\n"))
+    check_doc(doc, "save")
+    text = json.dumps(clean(doc), allow_nan=False) + "\n"
+    write_atomic(path, lambda f: f.write(text))
 
 
 def jsonl_header(host: Mapping[str, Any], settings: Mapping[str, Any], started: str) -> str:

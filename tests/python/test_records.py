@@ -271,6 +271,23 @@ def test_from_dict_of_no_dict_or_no_list_names_what_it_got(tmp_path):
         sleepacc.load(path)
 
 
+def test_save_never_writes_a_file_load_refuses(tmp_path):
+    # a NaN statistic was written as the token NaN, which load (and any
+    # strict JSON reader) then refused: the sweep was saved and lost
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    sw[0].stats._values["mean"] = float("nan")
+    path = tmp_path / "nan.json"
+    with pytest.raises(ValueError, match=r"^save: measurement 1: stats\.mean must be a finite "
+                                         r"number, got nan$"):
+        sw.save(path)
+    assert not path.exists()
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    sw[0].cpu_percent = float("nan")                 # unknown: written as null
+    sw.save(path)
+    json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the file"))
+    assert sleepacc.load(path)[0].cpu_percent == -1.0
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
