@@ -94,8 +94,11 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
         return
     path = target["path"]
     base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
-                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
+                                   dir=os.path.dirname(os.path.abspath(path)))
+    except OSError as e:   # the file asked for, not the temporary name no one gave
+        raise type(e)(e.errno, e.strerror, path) from None
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             fill(f)

@@ -288,6 +288,15 @@ def test_save_never_writes_a_file_load_refuses(tmp_path):
     assert sleepacc.load(path)[0].cpu_percent == -1.0
 
 
+def test_save_where_no_file_can_be_made_names_the_file_asked_for(tmp_path):
+    # it named the temporary file beside it ('.../.x.json.55u9evdf.tmp.json')
+    sw = sleepacc.Sweep([sleepacc.measure("nanosleep", 1e-4, n=2)])
+    path = tmp_path / "no" / "x.json"
+    with pytest.raises(FileNotFoundError) as info:
+        sw.save(path)
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
