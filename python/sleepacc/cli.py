@@ -1114,6 +1114,9 @@ def cmd_monitor(args):
     env = _core_rules(args, flags, method=args.method, duration=interval / 1e9, mode="periodic",
                       budget=report)
     to_stdout = args.json or args.output == "-"
+    if args.irtt_json == "-" and to_stdout:   # two JSON forms in one stream: neither parses
+        raise _arg_error("--irtt-json", "cannot share the standard output with the JSON "
+                         f"lines of {'--json' if args.json else '-o -'} (give a file)")
     if args.irtt_json and args.irtt_json != "-":
         _check_writable_later(args.irtt_json)   # written at the end: not lost after the run
     out = None
@@ -1169,7 +1172,8 @@ def cmd_monitor(args):
                     return format_ns(v, 3) if st["n"] else "-"
                 print(f"{stamp}  {args.method} every {format_go(interval)}: "
                       f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
-                      f"max={f(st['max'])} misses={m.missed}", flush=True)
+                      f"max={f(st['max'])} misses={m.missed}", flush=True,
+                      file=sys.stderr if args.irtt_json == "-" else sys.stdout)
             state["busy"] = False
     except (_Stop, KeyboardInterrupt):
         state["stop"] = state["stop"] or "SIGINT"
@@ -1693,7 +1697,9 @@ def build_parser():
                         "`t` (lines up with flent's data; - for the standard output)")
     s.add_argument("--irtt-json", metavar="FILE",
                    help="at the end, write the timer statistics in irtt's JSON shape "
-                        "(stats.timer_error, timer_err_percent, timer_misses)")
+                        "(stats.timer_error, timer_err_percent, timer_misses; - for the "
+                        "standard output, which then holds that document alone: the "
+                        "report lines go to stderr)")
     s.set_defaults(func=cmd_monitor)
     _add_exporter_parser(sub)
     return p
