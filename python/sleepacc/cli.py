@@ -970,12 +970,26 @@ def cmd_plot(args):
     if args.compare:
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
+        for flag, given in (("--kind", args.kind), ("--flent", args.flent)):
+            if given is not None:   # --compare draws its one figure: they were ignored
+                raise _arg_error(flag, "does not apply to --compare (its figure is the hosts "
+                                       "side by side)")
         return _plot_compare(args)
     for flag, given in (("--labels", args.labels), ("--stat", args.stat)):
         if given is not None:   # they name and rank hosts: without --compare, ignored
             raise _arg_error(flag, "needs --compare (plot --compare A B ... -o FIG)")
     if args.flent:
+        for flag, given in (("--kind", args.kind), ("--requested", args.requested),
+                            ("--methods", args.methods)):
+            if given is not None:   # the flent figure is one method's lateness over time
+                raise _arg_error(flag, "does not apply to --flent (its figure is the "
+                                       "monitor's lateness over time)")
         return _plot_flent(args)
+    args.kind = args.kind or "error"
+    if args.requested is not None and args.kind in ("error", "model"):
+        raise _arg_error("--requested", f"does not apply to --kind {args.kind} (it draws "
+                                        "every duration): use it with cdf, pareto, histogram "
+                                        "or all")
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
@@ -1058,7 +1072,9 @@ def _plot_compare(args):
     method = args.methods[0] if args.methods else None
     try:
         fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
-                                 stat=args.stat or "median")
+                                 stat=args.stat or "median",
+                                 requested=None if args.requested is None
+                                 else args.requested / 1e9)
     except ValueError as exc:
         raise CliError(f"cannot draw the compare plot: {exc}") from None
     _save_plot(fig, args.output, args.dpi)
@@ -1655,7 +1671,8 @@ def build_parser():
     s.add_argument("file", metavar="FILE", nargs="?")
     s.add_argument("--compare", nargs="+", metavar="FILE",
                    help="hosts side by side: these result files (--methods: the first is "
-                        "the method drawn; --stat, --labels as for compare)")
+                        "the method drawn; --requested: the duration ranked; --stat, "
+                        "--labels as for compare)")
     s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
     s.add_argument("--flent", metavar="RESULT.flent.gz",
                    help="flent's latency series and the timer lateness of FILE (written by "
@@ -1666,15 +1683,15 @@ def build_parser():
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help=f"output image ({', '.join(PLOT_SUFFIXES)}; - for a PNG on the standard "
                         "output)")
-    s.add_argument("--kind", choices=PLOT_KINDS, default="error",
+    s.add_argument("--kind", choices=PLOT_KINDS, default=None,
                    help="error: error against duration, one panel per method family "
                         "(default); cdf: error distribution at 1 ms (or --requested), tail on "
                         "a log scale; pareto: accuracy against CPU; model: the fit over the "
                         "data; histogram: the errors of one point (--methods M --requested D; "
                         "needs sweep --samples); all: the first four, FIG-<kind> beside FIG")
     s.add_argument("--requested", type=_requested_ns, default=None, metavar="D",
-                   help="the requested duration of the cdf, pareto and histogram plots "
-                        "(default 1ms)")
+                   help="the requested duration of the cdf, pareto and histogram plots, "
+                        "or ranked by --compare (default 1ms)")
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="only these methods (default: all in the file)")
     s.add_argument("--dpi", type=_int_range(10, 1200), default=110)

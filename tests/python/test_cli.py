@@ -495,6 +495,20 @@ BAD = [
     # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
     (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),
     (["plot", "x.jsonl", "-o", "x.png", "--stat", "p99"], "argument --stat: needs --compare"),
+    # the error and model plots draw every duration; --compare and --flent draw their
+    # own figure: --requested and --kind were ignored there
+    (["plot", "x.jsonl", "-o", "x.png", "--requested", "10ms"],
+     "argument --requested: does not apply to --kind error"),
+    (["plot", "x.jsonl", "-o", "x.png", "--kind", "model", "--requested", "10ms"],
+     "argument --requested: does not apply to --kind model"),
+    (["plot", "--compare", "a.jsonl", "b.jsonl", "-o", "x.png", "--kind", "cdf"],
+     "argument --kind: does not apply to --compare"),
+    (["plot", "--compare", "a.jsonl", "b.jsonl", "-o", "x.png", "--flent", "f.flent.gz"],
+     "argument --flent: does not apply to --compare"),
+    (["plot", "--flent", "f.flent.gz", "m.jsonl", "-o", "x.png", "--kind", "cdf"],
+     "argument --kind: does not apply to --flent"),
+    (["plot", "--flent", "f.flent.gz", "m.jsonl", "-o", "x.png", "--methods", "nanosleep"],
+     "argument --methods: does not apply to --flent"),
     # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
     (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),

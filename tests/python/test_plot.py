@@ -271,6 +271,26 @@ def test_cli_plot_kinds(tmp_path):
                      "-o", str(tmp_path / "c.svg")]) == 0
 
 
+def test_cli_plot_compare_ranks_at_requested(tmp_path, monkeypatch):
+    # --requested with --compare was ignored: the hosts were ranked at 1 ms
+    from sleepacc import cli
+    paths = []
+    for i in range(2):
+        paths.append(str(tmp_path / f"{i}.jsonl"))
+        assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "100us,1ms",
+                         "--budget", "0.01", "-o", paths[-1], "--format", "none"]) == 0
+    seen = {}
+    real = plot.compare_hosts
+
+    def spy(*a, **kw):
+        seen.update(kw)
+        return real(*a, **kw)
+    monkeypatch.setattr(plot, "compare_hosts", spy)
+    assert cli.main(["plot", "--compare", *paths, "--requested", "100us",
+                     "-o", str(tmp_path / "c.png")]) == 0
+    assert seen["requested"] == pytest.approx(1e-4)
+
+
 def test_pareto_front_on_known_points():
     pts = [(1.0, 100.0, "a"), (2.0, 50.0, "b"), (3.0, 60.0, "c"), (50.0, 1.0, "d"),
            (60.0, 1.0, "e")]
