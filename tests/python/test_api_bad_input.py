@@ -217,3 +217,13 @@ def test_skip_takes_any_integer_duration():
     it = sleepacc.iter_sweep(["nanosleep"], [1e-3, 2e-3], budget=0.01,
                              skip=[("nanosleep", np.int64(1_000_000))])
     assert [m.requested_ns for m in it] == [2_000_000]
+
+
+@pytest.mark.parametrize("stat,exc", [("bogus", ValueError), ("n", ValueError),
+                                      ("std", ValueError), (None, TypeError)])
+def test_measurement_error_names_stat(stat, exc):
+    # a bare KeyError 'bogus'; "n" and "std" gave n - requested, std - requested
+    m = sleepacc.measure("nanosleep", 1e-4, n=2)
+    with pytest.raises(exc, match=r"^stat: must be "):
+        m.error(stat)
+    assert m.error("p99") == m.stats.p99 - m.requested_ns
