@@ -1265,11 +1265,14 @@ def _off_or_seconds(text):
 def _exporter_config(path, parser):
     """The `key = value` lines of a --config file, parsed by the exporter's
     own parser (keys are its long options without the dashes)."""
-    try:
-        with open(path, encoding="utf-8") as f:
+    try:   # utf-8-sig: a byte-order mark (a file saved by Notepad) is no part of a key
+        with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
     except OSError as exc:
         raise _arg_error("--config", f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise _arg_error("--config", f"{path}: not UTF-8 text ({exc.reason} at byte "
+                                     f"{exc.start})") from None
     argv = []
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
@@ -1281,9 +1284,16 @@ def _exporter_config(path, parser):
             raise _arg_error("--config", f"{path}:{lineno}: expected `option = value` "
                                          f"(an exporter option without its dashes), got {raw!r}")
         if value.lower() in ("true", "yes", "on"):
-            argv.append(f"--{key}")
+            line_argv = [f"--{key}"]
         elif value.lower() not in ("false", "no", "off") or key == "doctor-every":
-            argv += [f"--{key}", value]
+            line_argv = [f"--{key}", value]
+        else:
+            continue
+        try:   # each line alone first, so that its error names its line
+            parser.parse_args(line_argv)
+        except UsageError as exc:
+            raise _arg_error("--config", f"{path}:{lineno}: {exc}") from None
+        argv += line_argv
     try:
         return parser.parse_args(argv)
     except UsageError as exc:
