@@ -646,7 +646,7 @@ UNIT_TRAPS = [
     (["measure", "nanosleep", "-1ms"], "DURATION", "negative"),
     (["measure", "nanosleep", "-1"], "DURATION", "negative"),
     (["sweep", "--durations", "1ms,-1ms"], "--durations", "negative"),
-    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "negative"),
+    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "must be positive"),
     (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "negative"),
     (["monitor", "--interval", "-10ms"], "--interval", "negative"),
     (["monitor", "--duration", "-1s"], "--duration", "negative"),
