@@ -303,9 +303,10 @@ def _us(ns, digits=1):
     return "-" if ns is None else f"{ns / 1e3:.{digits}f}"
 
 
-def _load(path):
+def _load(path, warn=True):
     """sleepacc.load with failures mapped to one line ("<file>:<line>: what"),
-    and its warnings (duplicate points, a second header) one line each."""
+    and its warnings (duplicate points, a second header) one line each
+    (none with `warn` False: said already, as sweep --resume does)."""
     import warnings
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -319,7 +320,7 @@ def _load(path):
         msg = " ".join(str(exc).split())
         raise CliError(msg if msg.startswith(os.fspath(path)) else
                        f"{path} is not a sleepacc result file: {msg}") from None
-    for w in caught:
+    for w in caught if warn else ():
         print(f"sleepacc: warning: {w.message}", file=sys.stderr)
     return sweep
 
@@ -647,7 +648,9 @@ def cmd_sweep(args):
     wall = time.monotonic() - planner.t0
     note = f" ({resumed} already in the file)" if resumed else ""
     if results is not None and results.regular:
-        sweep = _load(results.path)
+        # what is read back was read when the file was opened (a resumed
+        # file's duplicates were warned of then; none is added since)
+        sweep = _load(results.path, warn=False)
         note += f"; results in {results.path}"
     else:
         sweep = sleepacc.Sweep(measured, host=_host_facts())

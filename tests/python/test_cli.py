@@ -205,6 +205,17 @@ def test_model_method_narrows_the_json_too_and_an_empty_name_is_refused(small_fi
         model.fit_groups(seeds).explain("nosuch")
 
 
+@python_only
+def test_resume_warns_of_a_duplicate_point_once(small_file, tmp_path):
+    # the file was read at open and again for the table: each warning twice
+    lines = small_file.read_text().splitlines(keepends=True)
+    path = tmp_path / "dup.jsonl"
+    path.write_text("".join(lines[:-1] + [lines[1]]))       # no footer, point 1 again
+    r = run("sweep", *SMALL, "-o", path, "--resume", "--format", "none")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("duplicate point") == 1, r.stderr
+
+
 def test_json_and_csv_parse_back(small_file):
     swept = sleepacc.load(small_file)
     rows = json.loads(run("report", small_file, "--format", "json").stdout)
