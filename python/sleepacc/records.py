@@ -271,8 +271,8 @@ def _check_int(v, what: str, where: str, minimum: int = _INT64_MIN,
     if isinstance(v, bool) or not isinstance(v, int):
         raise ValueError(f"{where}: {what} must be an integer, got {_kind(v)} {v!r:.40}")
     if not minimum <= v <= _INT64_MAX:
-        raise ValueError(f"{where}: {what} = {v!r:.40} is outside "
-                         f"{'0' if minimum == 0 else 'int64'}..{_INT64_MAX} (int64)")
+        raise ValueError(f"{where}: {what} = {v!r:.40} is outside {minimum}..{_INT64_MAX}"
+                         + (" (int64)" if minimum == _INT64_MIN else ""))
 
 
 def _check_num(v, what: str, where: str, finite: bool = True) -> None:

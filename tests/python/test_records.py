@@ -478,3 +478,16 @@ def test_real_irtt_sleep_output_is_read(tmp_path):
     for m, (d, err, _pct) in zip(s, rows):
         assert m.method == "irtt" and sleepacc._core.format_duration(m.requested_ns) == d
         assert sleepacc._core.format_duration(m.stats.mean - m.requested_ns) == err
+
+
+def test_a_statistic_outside_int64_names_the_range():
+    # it said "outside int64..9223372036854775807 (int64)"
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    m["stats"]["median"] = 10**30
+    with pytest.raises(ValueError, match=r"^f:2: stats\.median = 10+ is outside "
+                                         r"-9223372036854775808\.\.9223372036854775807 \(int64\)$"):
+        records.check_point(m, "f:2")
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    m["requested_ns"] = -5
+    with pytest.raises(ValueError, match=r"^f:2: requested_ns = -5 is outside 0\.\.9223372036854775807$"):
+        records.check_point(m, "f:2")
