@@ -244,7 +244,14 @@ class Measurement:
     def error(self, stat: str = "median") -> Optional[int]:
         """The error (ns) of statistic `stat` ("median", "p99", "max" ...):
         value - requested in relative mode, the value itself (lateness) in
-        periodic mode (:func:`sleepacc.records.error_ns`, the one rule)."""
+        periodic mode (:func:`sleepacc.records.error_ns`, the one rule).
+        None when the record lacks that statistic; a name that is no order
+        statistic of the core is a ValueError naming `stat`."""
+        if not isinstance(stat, str):
+            raise TypeError(f"stat: must be a str, got {type(stat).__name__}")
+        if stat not in self.stats or stat in records.COUNT_FIELDS or stat == "std":
+            names = [k for k in self.stats if k not in records.COUNT_FIELDS and k != "std"]
+            raise ValueError(f"stat: must be one of {', '.join(names)}, got {stat!r}")
         return records.error_ns(self.mode, self.requested_ns, self.stats[stat])
 
     def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
@@ -279,8 +286,17 @@ class Measurement:
         return pd.DataFrame(cols)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Measurement":
-        """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored)."""
+    def from_dict(cls, d: Mapping[str, Any], where: str = "record") -> "Measurement":
+        """Inverse of :meth:`to_dict` (extra keys, e.g. a JSON Lines "type", are ignored).
+        A dict that is no point record of the schema (a key missing, a wrong
+        type, a mode that is neither relative nor periodic) is a ValueError
+        "<where>: <what is wrong>", the reader's check
+        (:func:`sleepacc.records.check_point`); anything but a mapping is a
+        TypeError."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"{where}: must be a point record (a dict), got {type(d).__name__}")
+        d = dict(d)
+        records.check_point(d, where)
         samples = d.get("samples")
 
         def get(key, absent):   # a null is an absent key (as Lua writes it; the reader allows it)
@@ -394,16 +410,16 @@ class Sweep(Sequence):
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], where: str = "record") -> "Sweep":
         """Inverse of :meth:`to_dict` (the dicts :func:`sleepacc.records.read` gives)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"{where}: must be a sweep's JSON form (a dict), got "
+                            f"{type(d).__name__}")
         if d.get("schema") != records.SCHEMA:
             raise ValueError(f"{where}: unsupported schema {d.get('schema')!r} "
                              f"(expected {records.SCHEMA!r})")
-        points = []
-        for i, p in enumerate(d.get("measurements") or []):
-            try:
-                points.append(Measurement.from_dict(p))
-            except (KeyError, TypeError, ValueError) as e:
-                raise ValueError(f"{where}: measurement {i + 1}: bad point record ({e!r})"
-                                 ) from None
+        d = dict(d)
+        records.check_doc(d, where)   # the reader's check: one line naming what is wrong
+        points = [Measurement.from_dict(p, f"{where}: measurement {i + 1}")
+                  for i, p in enumerate(d.get("measurements") or [])]
         return cls(points, host=d.get("host"), started=d.get("started"),
                    finished=d.get("finished"), settings=d.get("settings"))
 

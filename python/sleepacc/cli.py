@@ -200,6 +200,14 @@ def _methods_list(text):
     return list(dict.fromkeys(names))
 
 
+def _method_name(text):
+    """A method name as a file holds it (any text; `sleepacc info`'s names
+    or another tool's): an empty one names nothing."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must be a method name, got {text!r}")
+    return text
+
+
 # --------------------------------------------------------------------------
 # Small shared helpers
 # --------------------------------------------------------------------------
@@ -295,9 +303,10 @@ def _us(ns, digits=1):
     return "-" if ns is None else f"{ns / 1e3:.{digits}f}"
 
 
-def _load(path):
+def _load(path, warn=True):
     """sleepacc.load with failures mapped to one line ("<file>:<line>: what"),
-    and its warnings (duplicate points, a second header) one line each."""
+    and its warnings (duplicate points, a second header) one line each
+    (none with `warn` False: said already, as sweep --resume does)."""
     import warnings
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -311,7 +320,7 @@ def _load(path):
         msg = " ".join(str(exc).split())
         raise CliError(msg if msg.startswith(os.fspath(path)) else
                        f"{path} is not a sleepacc result file: {msg}") from None
-    for w in caught:
+    for w in caught if warn else ():
         print(f"sleepacc: warning: {w.message}", file=sys.stderr)
     return sweep
 
@@ -639,7 +648,9 @@ def cmd_sweep(args):
     wall = time.monotonic() - planner.t0
     note = f" ({resumed} already in the file)" if resumed else ""
     if results is not None and results.regular:
-        sweep = _load(results.path)
+        # what is read back was read when the file was opened (a resumed
+        # file's duplicates were warned of then; none is added since)
+        sweep = _load(results.path, warn=False)
         note += f"; results in {results.path}"
     else:
         sweep = sleepacc.Sweep(measured, host=_host_facts())
@@ -962,12 +973,26 @@ def cmd_plot(args):
     if args.compare:
         if args.file:
             raise _arg_error("--compare", "takes the files itself: plot --compare A B ... -o FIG")
+        for flag, given in (("--kind", args.kind), ("--flent", args.flent)):
+            if given is not None:   # --compare draws its one figure: they were ignored
+                raise _arg_error(flag, "does not apply to --compare (its figure is the hosts "
+                                       "side by side)")
         return _plot_compare(args)
     for flag, given in (("--labels", args.labels), ("--stat", args.stat)):
         if given is not None:   # they name and rank hosts: without --compare, ignored
             raise _arg_error(flag, "needs --compare (plot --compare A B ... -o FIG)")
     if args.flent:
+        for flag, given in (("--kind", args.kind), ("--requested", args.requested),
+                            ("--methods", args.methods)):
+            if given is not None:   # the flent figure is one method's lateness over time
+                raise _arg_error(flag, "does not apply to --flent (its figure is the "
+                                       "monitor's lateness over time)")
         return _plot_flent(args)
+    args.kind = args.kind or "error"
+    if args.requested is not None and args.kind in ("error", "model"):
+        raise _arg_error("--requested", f"does not apply to --kind {args.kind} (it draws "
+                                        "every duration): use it with cdf, pareto, histogram "
+                                        "or all")
     if not args.file:
         raise _arg_error("FILE", "a result file is required (or --compare FILES...)")
     sweep = _load(args.file)
@@ -1050,7 +1075,9 @@ def _plot_compare(args):
     method = args.methods[0] if args.methods else None
     try:
         fig = plot.compare_hosts(sweeps, labels, paths=args.compare, method=method,
-                                 stat=args.stat or "median")
+                                 stat=args.stat or "median",
+                                 requested=None if args.requested is None
+                                 else args.requested / 1e9)
     except ValueError as exc:
         raise CliError(f"cannot draw the compare plot: {exc}") from None
     _save_plot(fig, args.output, args.dpi)
@@ -1106,6 +1133,9 @@ def cmd_monitor(args):
     env = _core_rules(args, flags, method=args.method, duration=interval / 1e9, mode="periodic",
                       budget=report)
     to_stdout = args.json or args.output == "-"
+    if args.irtt_json == "-" and to_stdout:   # two JSON forms in one stream: neither parses
+        raise _arg_error("--irtt-json", "cannot share the standard output with the JSON "
+                         f"lines of {'--json' if args.json else '-o -'} (give a file)")
     if args.irtt_json and args.irtt_json != "-":
         _check_writable_later(args.irtt_json)   # written at the end: not lost after the run
     out = None
@@ -1161,7 +1191,8 @@ def cmd_monitor(args):
                     return format_ns(v, 3) if st["n"] else "-"
                 print(f"{stamp}  {args.method} every {format_go(interval)}: "
                       f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
-                      f"max={f(st['max'])} misses={m.missed}", flush=True)
+                      f"max={f(st['max'])} misses={m.missed}", flush=True,
+                      file=sys.stderr if args.irtt_json == "-" else sys.stdout)
             state["busy"] = False
     except (_Stop, KeyboardInterrupt):
         state["stop"] = state["stop"] or "SIGINT"
@@ -1237,11 +1268,14 @@ def _off_or_seconds(text):
 def _exporter_config(path, parser):
     """The `key = value` lines of a --config file, parsed by the exporter's
     own parser (keys are its long options without the dashes)."""
-    try:
-        with open(path, encoding="utf-8") as f:
+    try:   # utf-8-sig: a byte-order mark (a file saved by Notepad) is no part of a key
+        with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
     except OSError as exc:
         raise _arg_error("--config", f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise _arg_error("--config", f"{path}: not UTF-8 text ({exc.reason} at byte "
+                                     f"{exc.start})") from None
     argv = []
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
@@ -1253,9 +1287,16 @@ def _exporter_config(path, parser):
             raise _arg_error("--config", f"{path}:{lineno}: expected `option = value` "
                                          f"(an exporter option without its dashes), got {raw!r}")
         if value.lower() in ("true", "yes", "on"):
-            argv.append(f"--{key}")
+            line_argv = [f"--{key}"]
         elif value.lower() not in ("false", "no", "off") or key == "doctor-every":
-            argv += [f"--{key}", value]
+            line_argv = [f"--{key}", value]
+        else:
+            continue
+        try:   # each line alone first, so that its error names its line
+            parser.parse_args(line_argv)
+        except UsageError as exc:
+            raise _arg_error("--config", f"{path}:{lineno}: {exc}") from None
+        argv += line_argv
     try:
         return parser.parse_args(argv)
     except UsageError as exc:
@@ -1487,13 +1528,19 @@ def cmd_model(args):
         raise CliError(f"{path} has no points the model can fit"
                        + (" (irtt's table holds means only; the model fits medians and tails)"
                           if means else ""))
-    if args.method:
+    if args.method is not None:
         groups = fitted.values() if hasattr(fitted, "find") else [fitted]
         if not any(args.method in m.params for m in groups):  # the data's lack, as compare's and plot's: exit 1
             have = sorted({name for m in groups for name in m.params})
             raise CliError(f"no fit for {args.method!r} in {path}; it has {', '.join(have) or 'none'}")
     if args.json:
         out = {"schema": SCHEMA, "type": "model", "file": str(path), **fitted.to_json()}
+        if args.method is not None:     # only this method, as the text shows it
+            for g in [out, *out.get("groups", [])]:
+                if "methods" in g:
+                    g["methods"] = {k: v for k, v in g["methods"].items() if k == args.method}
+            if "groups" in out:
+                out["groups"] = [g for g in out["groups"] if g["methods"]]
         json.dump(_clean(out), sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
@@ -1602,7 +1649,7 @@ def build_parser():
                                    "(explained, partly, unexplained), the causes with "
                                    "intervals, and advice.")
     s.add_argument("file", metavar="FILE")
-    s.add_argument("--method", metavar="NAME", help="only this method")
+    s.add_argument("--method", type=_method_name, metavar="NAME", help="only this method")
     s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
     s.set_defaults(func=cmd_model)
 
@@ -1620,7 +1667,7 @@ def build_parser():
     from sleepacc.fleet import STAT_FIELDS
     s.add_argument("--stat", choices=STAT_FIELDS, default="median",
                    help="statistic compared (default median)")
-    s.add_argument("--method", metavar="M",
+    s.add_argument("--method", type=_method_name, metavar="M",
                    help="method ranked (default nanosleep where every file has it)")
     s.add_argument("--duration", type=_requested_ns, metavar="D",
                    help="requested duration ranked (default 1ms where every file has it; "
@@ -1637,7 +1684,8 @@ def build_parser():
     s.add_argument("file", metavar="FILE", nargs="?")
     s.add_argument("--compare", nargs="+", metavar="FILE",
                    help="hosts side by side: these result files (--methods: the first is "
-                        "the method drawn; --stat, --labels as for compare)")
+                        "the method drawn; --requested: the duration ranked; --stat, "
+                        "--labels as for compare)")
     s.add_argument("--labels", metavar="A,B,...", help="with --compare: host names, one a file")
     s.add_argument("--flent", metavar="RESULT.flent.gz",
                    help="flent's latency series and the timer lateness of FILE (written by "
@@ -1648,15 +1696,15 @@ def build_parser():
     s.add_argument("-o", "--output", required=True, metavar="FIG",
                    help=f"output image ({', '.join(PLOT_SUFFIXES)}; - for a PNG on the standard "
                         "output)")
-    s.add_argument("--kind", choices=PLOT_KINDS, default="error",
+    s.add_argument("--kind", choices=PLOT_KINDS, default=None,
                    help="error: error against duration, one panel per method family "
                         "(default); cdf: error distribution at 1 ms (or --requested), tail on "
                         "a log scale; pareto: accuracy against CPU; model: the fit over the "
                         "data; histogram: the errors of one point (--methods M --requested D; "
                         "needs sweep --samples); all: the first four, FIG-<kind> beside FIG")
     s.add_argument("--requested", type=_requested_ns, default=None, metavar="D",
-                   help="the requested duration of the cdf, pareto and histogram plots "
-                        "(default 1ms)")
+                   help="the requested duration of the cdf, pareto and histogram plots, "
+                        "or ranked by --compare (default 1ms)")
     s.add_argument("--methods", type=_methods_list, metavar="A,B,...",
                    help="only these methods (default: all in the file)")
     s.add_argument("--dpi", type=_int_range(10, 1200), default=110)
@@ -1679,7 +1727,9 @@ def build_parser():
                         "`t` (lines up with flent's data; - for the standard output)")
     s.add_argument("--irtt-json", metavar="FILE",
                    help="at the end, write the timer statistics in irtt's JSON shape "
-                        "(stats.timer_error, timer_err_percent, timer_misses)")
+                        "(stats.timer_error, timer_err_percent, timer_misses; - for the "
+                        "standard output, which then holds that document alone: the "
+                        "report lines go to stderr)")
     s.set_defaults(func=cmd_monitor)
     _add_exporter_parser(sub)
     return p

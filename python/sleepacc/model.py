@@ -1473,7 +1473,7 @@ class Model:
     def explain(self, method: Optional[str] = None, seconds: Optional[float] = None) -> str:
         """Plain sentences: the verdict, what a typical sleep is made of, then
         advice with the expected gain."""
-        names = [method] if method else list(self.params)
+        names = [method] if method is not None else list(self.params)
         out = []
         if self.label:
             out.append(f"{self.label}:")
@@ -1521,9 +1521,12 @@ class ModelSet(dict):
     def explain(self, method: Optional[str] = None, seconds: Optional[float] = None) -> str:
         parts = []
         for m in self.values():
-            if method and method not in m.params:
+            if method is not None and method not in m.params:
                 continue
             parts.append(m.explain(method, seconds))
+        if method is not None and not parts:
+            fitted = sorted({n for m in self.values() for n in m.params})
+            raise ValueError(f"no fit for method {method!r}; fitted: {', '.join(fitted)}")
         return "\n\n".join(parts)
 
     def within_tolerance(self) -> Tuple[int, int]:

@@ -322,6 +322,23 @@ def _methods_in(rows, methods):
 _FLOOR = 1.0  # ns: errors below this are drawn at 1 ns on log axes
 
 
+def _band(ax, x, lo, hi, where, color, alpha):
+    """The lo-hi band over the points `where` is true: filled between
+    neighbouring such points, and a point with no such neighbour (the only
+    duration, or one between points of few samples) as a bar of the band's
+    colour at its x, which fill_between alone leaves out (zero width)."""
+    x, lo, hi = np.asarray(x, dtype=float), np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    where = np.asarray(where, dtype=bool)
+    if len(x) > 1:
+        ax.fill_between(x, lo, hi, where=where, color=color, alpha=alpha, linewidth=0)
+    prev = np.concatenate([[False], where[:-1]])
+    nxt = np.concatenate([where[1:], [False]])
+    alone = where & ~prev & ~nxt
+    if alone.any():
+        ax.vlines(x[alone], lo[alone], hi[alone], color=color, alpha=min(1.0, 2 * alpha),
+                  linewidth=5)
+
+
 # ---------------------------------------------------------------------------
 # plots
 # ---------------------------------------------------------------------------
@@ -392,8 +409,7 @@ def error_vs_requested(data, methods=None, *, title: Optional[str] = None, save=
                                 _FLOOR)
                 hi = np.maximum([r["p99"] if r["p99"] is not None else r["median"] for r in rs],
                                 _FLOOR)
-                ax.fill_between(x, lo, hi, where=well & np.array(has_band), color=c, alpha=0.16,
-                                linewidth=0)
+                _band(ax, x, lo, hi, well & np.array(has_band), c, 0.16)
                 few = ~well & np.array(has_band)
                 if few.any():
                     few_any = True
@@ -771,11 +787,10 @@ def model_fit(model, data=None, methods=None, *, title: Optional[str] = None, sa
             band = sorted((r for r in rows if r["method"] == name and r["requested_ns"] > 0
                            and r["p1"] is not None and r["p99"] is not None
                            and (r["n"] or 0) >= _FEW), key=lambda r: r["requested_ns"])
-            if len(band) > 1:
-                ax.fill_between([r["requested_ns"] for r in band],
-                                [max(r["p1"], _FLOOR) for r in band],
-                                [max(r["p99"], _FLOOR) for r in band],
-                                color=c, alpha=0.12, linewidth=0)
+            if band:
+                _band(ax, [r["requested_ns"] for r in band],
+                      [max(r["p1"], _FLOOR) for r in band],
+                      [max(r["p99"], _FLOOR) for r in band], [True] * len(band), c, 0.12)
             g = float(p.granularity_ns or 1)
             x = grid
             if g >= _MS_NS:

@@ -94,8 +94,11 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
         return
     path = target["path"]
     base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
-                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp" + os.path.splitext(base)[1],
+                                   dir=os.path.dirname(os.path.abspath(path)))
+    except OSError as e:   # the file asked for, not the temporary name no one gave
+        raise type(e)(e.errno, e.strerror, path) from None
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             fill(f)
@@ -268,8 +271,8 @@ def _check_int(v, what: str, where: str, minimum: int = _INT64_MIN,
     if isinstance(v, bool) or not isinstance(v, int):
         raise ValueError(f"{where}: {what} must be an integer, got {_kind(v)} {v!r:.40}")
     if not minimum <= v <= _INT64_MAX:
-        raise ValueError(f"{where}: {what} = {v!r:.40} is outside "
-                         f"{'0' if minimum == 0 else 'int64'}..{_INT64_MAX} (int64)")
+        raise ValueError(f"{where}: {what} = {v!r:.40} is outside {minimum}..{_INT64_MAX}"
+                         + (" (int64)" if minimum == _INT64_MIN else ""))
 
 
 def _check_num(v, what: str, where: str, finite: bool = True) -> None:
@@ -308,6 +311,8 @@ def check_point(p, where: str) -> None:
     _check_int(p["requested_ns"], "requested_ns", where, 0)
     _check_int(p["n"], "n", where, 0, none_ok=True)
     _check_obj(p["stats"], "stats", where, none_ok=False)
+    if "n" not in p["stats"]:     # a statistic added since may be absent; n never is
+        raise ValueError(f"{where}: bad point record (no stats.n)")
     for k, v in p["stats"].items():
         _check_num(v, f"stats.{k}", where)
     for k in ("missed", "wall_ns"):
@@ -407,9 +412,14 @@ def _as_doc(sweep) -> dict[str, Any]:
 
 def save(sweep, path: PathLike) -> None:
     """Write `sweep` (a Sweep, or its JSON-form dict) as JSON to `path`
-    (atomically, by write_atomic: a temporary file, then rename)."""
+    (atomically, by write_atomic: a temporary file, then rename).  What
+    :func:`read` would refuse (a NaN statistic, a wrong type) is a
+    ValueError "save: ..." before anything is written; an unknown CPU
+    figure that is not finite is written as null (strict JSON)."""
     doc = _as_doc(sweep)
-    write_atomic(path, lambda f: f.write(json.dumps(doc) + "\n"))
+    check_doc(doc, "save")
+    text = json.dumps(clean(doc), allow_nan=False) + "\n"
+    write_atomic(path, lambda f: f.write(text))
 
 
 def jsonl_header(host: Mapping[str, Any], settings: Mapping[str, Any], started: str) -> str:

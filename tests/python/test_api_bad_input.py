@@ -42,7 +42,7 @@ BAD_MEASURE = [
     (dict(n="10"), TypeError, r"^n: must be an int, got str$"),
     (dict(budget=0), ValueError, r"^budget: must be positive \(or none: only n stops the run\), got 0$"),
     (dict(budget=1e-12), ValueError, r"^budget: must be positive"),
-    (dict(budget=-1), ValueError, r"^budget: must be non-negative, got -1$"),
+    (dict(budget=-1), ValueError, r"^budget: must be positive \(or none: only n stops the run\), got -1$"),
     (dict(budget=math.nan), ValueError, r"^budget: must be finite, got nan$"),
     (dict(budget=math.inf), ValueError, r"^budget: must be finite"),
     (dict(budget=1e6), ValueError, r"^budget: must be at most"),
@@ -217,3 +217,13 @@ def test_skip_takes_any_integer_duration():
     it = sleepacc.iter_sweep(["nanosleep"], [1e-3, 2e-3], budget=0.01,
                              skip=[("nanosleep", np.int64(1_000_000))])
     assert [m.requested_ns for m in it] == [2_000_000]
+
+
+@pytest.mark.parametrize("stat,exc", [("bogus", ValueError), ("n", ValueError),
+                                      ("std", ValueError), (None, TypeError)])
+def test_measurement_error_names_stat(stat, exc):
+    # a bare KeyError 'bogus'; "n" and "std" gave n - requested, std - requested
+    m = sleepacc.measure("nanosleep", 1e-4, n=2)
+    with pytest.raises(exc, match=r"^stat: must be "):
+        m.error(stat)
+    assert m.error("p99") == m.stats.p99 - m.requested_ns

@@ -182,6 +182,40 @@ def test_model_of_irtts_means_only_says_it_has_nothing_to_fit(tmp_path):
                    "holds means only; the model fits medians and tails)"), msg
 
 
+@python_only
+def test_model_method_narrows_the_json_too_and_an_empty_name_is_refused(small_file):
+    # --method was applied to the text only: --json gave every method
+    r = run("model", small_file, "--method", "nanosleep", "--json")
+    assert r.returncode == 0, r.stderr
+    assert list(json.loads(r.stdout)["methods"]) == ["nanosleep"]
+    seeds = ROOT / "tests" / "data" / "seed_results.csv"
+    r = run("model", seeds, "--method", "usleep", "--json")
+    groups = json.loads(r.stdout)["groups"]
+    assert groups and all(list(g["methods"]) == ["usleep"] for g in groups), r.stdout[:300]
+    # an empty name named nothing and so showed every method (model), or
+    # was looked up in the files (compare)
+    for argv in (["model", small_file], ["compare", small_file, small_file]):
+        r = run(*argv, "--method", "")
+        assert r.returncode == 2 and r.stdout == "", (argv, r.stdout[:200])
+        assert r.stderr == "sleepacc: error: argument --method: must be a method name, got ''\n"
+    from sleepacc import model
+    with pytest.raises(ValueError, match="no fit for method ''"):
+        model.fit(sleepacc.load(small_file)).explain("")
+    with pytest.raises(ValueError, match="no fit for method 'nosuch'"):
+        model.fit_groups(seeds).explain("nosuch")
+
+
+@python_only
+def test_resume_warns_of_a_duplicate_point_once(small_file, tmp_path):
+    # the file was read at open and again for the table: each warning twice
+    lines = small_file.read_text().splitlines(keepends=True)
+    path = tmp_path / "dup.jsonl"
+    path.write_text("".join(lines[:-1] + [lines[1]]))       # no footer, point 1 again
+    r = run("sweep", *SMALL, "-o", path, "--resume", "--format", "none")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("duplicate point") == 1, r.stderr
+
+
 def test_json_and_csv_parse_back(small_file):
     swept = sleepacc.load(small_file)
     rows = json.loads(run("report", small_file, "--format", "json").stdout)
@@ -472,6 +506,20 @@ BAD = [
     # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
     (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),
     (["plot", "x.jsonl", "-o", "x.png", "--stat", "p99"], "argument --stat: needs --compare"),
+    # the error and model plots draw every duration; --compare and --flent draw their
+    # own figure: --requested and --kind were ignored there
+    (["plot", "x.jsonl", "-o", "x.png", "--requested", "10ms"],
+     "argument --requested: does not apply to --kind error"),
+    (["plot", "x.jsonl", "-o", "x.png", "--kind", "model", "--requested", "10ms"],
+     "argument --requested: does not apply to --kind model"),
+    (["plot", "--compare", "a.jsonl", "b.jsonl", "-o", "x.png", "--kind", "cdf"],
+     "argument --kind: does not apply to --compare"),
+    (["plot", "--compare", "a.jsonl", "b.jsonl", "-o", "x.png", "--flent", "f.flent.gz"],
+     "argument --flent: does not apply to --compare"),
+    (["plot", "--flent", "f.flent.gz", "m.jsonl", "-o", "x.png", "--kind", "cdf"],
+     "argument --kind: does not apply to --flent"),
+    (["plot", "--flent", "f.flent.gz", "m.jsonl", "-o", "x.png", "--methods", "nanosleep"],
+     "argument --methods: does not apply to --flent"),
     # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
     (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
     (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
@@ -609,7 +657,7 @@ UNIT_TRAPS = [
     (["measure", "nanosleep", "-1ms"], "DURATION", "negative"),
     (["measure", "nanosleep", "-1"], "DURATION", "negative"),
     (["sweep", "--durations", "1ms,-1ms"], "--durations", "negative"),
-    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "negative"),
+    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", "must be positive"),
     (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "negative"),
     (["monitor", "--interval", "-10ms"], "--interval", "negative"),
     (["monitor", "--duration", "-1s"], "--duration", "negative"),

@@ -144,6 +144,21 @@ def test_irtt_json_has_irtts_timer_shape(tmp_path):
         100 * t_theirs["mean"] / theirs["config"]["params"]["interval"], rel=1e-2)
 
 
+def test_irtt_json_on_the_standard_output_is_a_document_alone():
+    # its document followed the text report lines (or --json's lines) on
+    # stdout: `monitor --irtt-json - | jq` could parse neither
+    r = run("monitor", "--interval", "10ms", "--report", "0.1s", "--duration", "0.25s",
+            "--irtt-json", "-", timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["stats"]["timer_error"]["n"] > 0
+    assert "every 10ms: count=" in r.stderr                  # the report lines: on stderr
+    for other in (["--json"], ["-o", "-"]):
+        r = run("monitor", "--duration", "0.1s", "--irtt-json", "-", *other, timeout=30)
+        assert r.returncode == 2 and r.stdout == "", (other, r.stdout[:200])
+        assert r.stderr.startswith("sleepacc: error: argument --irtt-json: cannot share the "
+                                   "standard output"), r.stderr
+
+
 def test_pacer_stats_in_irtts_shape():
     p = sleepacc.Pacer(0.002)
     for _ in range(25):

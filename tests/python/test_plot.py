@@ -146,6 +146,36 @@ def test_few_samples_get_no_band_and_an_open_mark():
     assert "fewer than 100" in " ".join(t.get_text() for t in fig.texts)
 
 
+def _band_extent(ax, x):
+    """(low, high) of what the panel draws of a band at x: the filled
+    polygons' vertices and the bars (vlines) there; None when nothing."""
+    ys = []
+    for c in ax.collections:
+        if type(c).__name__ == "LineCollection":
+            ys += [v[1] for seg in c.get_segments() for v in seg if v[0] == x]
+        elif type(c).__name__ != "PathCollection":
+            ys += [v[1] for p in c.get_paths() for v in p.vertices if v[0] == x]
+    return (min(ys), max(ys)) if ys else None
+
+
+def test_a_well_sampled_point_alone_still_shows_its_band():
+    # one duration (or a well-sampled point between points of few samples):
+    # fill_between alone draws no width there, so its p1-p99 vanished while
+    # the footnote promised a band where a point has >= 100 samples
+    one = _synthetic("nanosleep", 1_000_000, 250, 4)
+    fig = plot.error_vs_requested(sleepacc.Sweep([one]))
+    assert _band_extent(fig.axes[0], 1e6) == (one.error("p1"), one.error("p99"))
+    mid = _synthetic("nanosleep", 1_000_000, 300, 5)
+    s = sleepacc.Sweep([_synthetic("nanosleep", 100_000, 5, 6), mid,
+                        _synthetic("nanosleep", 10_000_000, 5, 7)])
+    fig = plot.error_vs_requested(s)
+    assert _band_extent(fig.axes[0], 1e6) == (mid.error("p1"), mid.error("p99"))
+    assert _band_extent(fig.axes[0], 1e5) is None    # few samples: an open mark only
+    fig = plot.model_fit(model.fit(sleepacc.Sweep([one, _synthetic("nanosleep", 100_000, 5, 8)])),
+                         sleepacc.Sweep([one]))
+    assert _band_extent(fig.axes[0], 1e6) == (one.error("p1"), one.error("p99"))
+
+
 def test_lateness_cdf(sweep, tmp_path):
     fig = plot.lateness_cdf(sweep, requested=1e-3)
     fig.canvas.draw()
@@ -239,6 +269,26 @@ def test_cli_plot_kinds(tmp_path):
                      "-o", str(out)]) == 1
     assert cli.main(["plot", str(path), "--kind", "cdf", "--requested", "100us",
                      "-o", str(tmp_path / "c.svg")]) == 0
+
+
+def test_cli_plot_compare_ranks_at_requested(tmp_path, monkeypatch):
+    # --requested with --compare was ignored: the hosts were ranked at 1 ms
+    from sleepacc import cli
+    paths = []
+    for i in range(2):
+        paths.append(str(tmp_path / f"{i}.jsonl"))
+        assert cli.main(["sweep", "--methods", "nanosleep", "--durations", "100us,1ms",
+                         "--budget", "0.01", "-o", paths[-1], "--format", "none"]) == 0
+    seen = {}
+    real = plot.compare_hosts
+
+    def spy(*a, **kw):
+        seen.update(kw)
+        return real(*a, **kw)
+    monkeypatch.setattr(plot, "compare_hosts", spy)
+    assert cli.main(["plot", "--compare", *paths, "--requested", "100us",
+                     "-o", str(tmp_path / "c.png")]) == 0
+    assert seen["requested"] == pytest.approx(1e-4)
 
 
 def test_pareto_front_on_known_points():

@@ -234,6 +234,69 @@ def test_a_null_where_the_reader_allows_one_is_read_as_absent(tmp_path):
     assert m.stats == sw[0].stats
 
 
+@pytest.mark.parametrize("change,exc,match", [
+    # each was taken as it came: 1.7 ns truncated to 1 ns, a mode of no
+    # meaning kept, or a KeyError/TypeError/AttributeError without a name
+    ({"requested_ns": 1.7}, ValueError, r"^record: requested_ns must be an integer, got float"),
+    ({"mode": "x"}, ValueError, r"^record: mode must be 'relative' or 'periodic', got 'x'$"),
+    ({"stats": "x"}, ValueError, r"^record: stats must be a JSON object, got str"),
+    ({"stats": {"median": 5}}, ValueError, r"^record: bad point record \(no stats\.n\)$"),
+    ({"stats": None}, ValueError, r"^record: stats must be a JSON object, got null"),
+    ({"n": "3"}, ValueError, r"^record: n must be an integer, got str"),
+])
+def test_from_dict_checks_a_point_as_the_reader_does(change, exc, match):
+    d = {**sleepacc.measure("nanosleep", 1e-4, n=2).to_dict(), **change}
+    with pytest.raises(exc, match=match):
+        sleepacc.Measurement.from_dict(d)
+    with pytest.raises(exc, match=match.replace("^record:", "^record: measurement 1:")):
+        sleepacc.Sweep.from_dict({"schema": records.SCHEMA, "measurements": [d]})
+
+
+def test_from_dict_of_no_dict_or_no_list_names_what_it_got(tmp_path):
+    with pytest.raises(TypeError, match=r"^record: must be a point record \(a dict\), got list$"):
+        sleepacc.Measurement.from_dict([1, 2])
+    with pytest.raises(TypeError, match=r"^s: must be a sweep's JSON form \(a dict\), got list$"):
+        sleepacc.Sweep.from_dict([], "s")
+    for ms in (5, "abc"):
+        with pytest.raises(ValueError, match=r"^record: measurements must be a list, got "):
+            sleepacc.Sweep.from_dict({"schema": records.SCHEMA, "measurements": ms})
+    # a file's point without stats.n: its line, not "is not a result file: 'n'"
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    doc = sw.to_dict()
+    del doc["measurements"][0]["stats"]["n"]
+    path = tmp_path / "non.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"non\.json:1: measurement 1: bad point record "
+                                         r"\(no stats\.n\)$"):
+        sleepacc.load(path)
+
+
+def test_save_never_writes_a_file_load_refuses(tmp_path):
+    # a NaN statistic was written as the token NaN, which load (and any
+    # strict JSON reader) then refused: the sweep was saved and lost
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    sw[0].stats._values["mean"] = float("nan")
+    path = tmp_path / "nan.json"
+    with pytest.raises(ValueError, match=r"^save: measurement 1: stats\.mean must be a finite "
+                                         r"number, got nan$"):
+        sw.save(path)
+    assert not path.exists()
+    sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
+    sw[0].cpu_percent = float("nan")                 # unknown: written as null
+    sw.save(path)
+    json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the file"))
+    assert sleepacc.load(path)[0].cpu_percent == -1.0
+
+
+def test_save_where_no_file_can_be_made_names_the_file_asked_for(tmp_path):
+    # it named the temporary file beside it ('.../.x.json.55u9evdf.tmp.json')
+    sw = sleepacc.Sweep([sleepacc.measure("nanosleep", 1e-4, n=2)])
+    path = tmp_path / "no" / "x.json"
+    with pytest.raises(FileNotFoundError) as info:
+        sw.save(path)
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)
+
+
 def test_results_file_write_failure_names_the_file_and_keeps_whole_lines(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
@@ -415,3 +478,16 @@ def test_real_irtt_sleep_output_is_read(tmp_path):
     for m, (d, err, _pct) in zip(s, rows):
         assert m.method == "irtt" and sleepacc._core.format_duration(m.requested_ns) == d
         assert sleepacc._core.format_duration(m.stats.mean - m.requested_ns) == err
+
+
+def test_a_statistic_outside_int64_names_the_range():
+    # it said "outside int64..9223372036854775807 (int64)"
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    m["stats"]["median"] = 10**30
+    with pytest.raises(ValueError, match=r"^f:2: stats\.median = 10+ is outside "
+                                         r"-9223372036854775808\.\.9223372036854775807 \(int64\)$"):
+        records.check_point(m, "f:2")
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    m["requested_ns"] = -5
+    with pytest.raises(ValueError, match=r"^f:2: requested_ns = -5 is outside 0\.\.9223372036854775807$"):
+        records.check_point(m, "f:2")
