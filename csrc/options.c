@@ -543,6 +543,16 @@ static uint32_t option_bit(const char *name) {
   return 1u << (sleepacc_option_find(sleepacc_options, name) - sleepacc_options);
 }
 
+/* A margin given where no method measured has one (only the hybrid family
+ * spins a margin): refused, not silently ignored.  A sweep's point is
+ * exempt (its sweep was checked: some method of it has one). */
+#define MARGIN_UNUSED "only the hybrid family has a margin, and no method measured here is one"
+static int margin_unused(const sleepacc_point *pts, size_t n, const sleepacc_method *m) {
+  for (size_t i = 0; i < n; i++)
+    if (pts[i].method && pts[i].method->family == SLEEPACC_FAMILY_HYBRID) return 0;
+  return !m || m->family != SLEEPACC_FAMILY_HYBRID;
+}
+
 int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point, sleepacc_fault *f) {
   char words[SLEEPACC_FAULT_WORDS_MAX];
   const char *field = NULL;
@@ -559,6 +569,8 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
     return -ERANGE;
   if (rc < 0) return rule_fault(f, rc, field, words, 1);
+  if (!point && (given & option_bit("margin")) && margin_unused(NULL, 0, c->method))
+    return rule_fault(f, -EINVAL, "margin_ns", MARGIN_UNUSED, 1);
   return 0;
 }
 
@@ -613,7 +625,7 @@ static int sweep_fault(sleepacc_fault *f, int rc, const sleepacc_sweep_fault *sf
 }
 
 int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int check, sleepacc_fault *f) {
-  static const char *const plan_only[] = {"methods", "durations", "mode", NULL};
+  static const char *const plan_only[] = {"methods", "durations", "mode", "margin", NULL};
   part parts[2];
   sleepacc_getter plan = g ? *g : (sleepacc_getter){0};
   sleepacc_sweep_fault sf;
@@ -652,6 +664,9 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
     return -ERANGE;
   if (n < 0)
     return sweep_fault(f, n, &sf, 1);
+  if ((given[1] & (option_bit("margin") >> (check ? 2 : 0))) &&
+      margin_unused(s->points, (size_t)n < cap ? (size_t)n : cap, NULL))
+    return rule_fault(f, -EINVAL, "margin_ns", MARGIN_UNUSED, 1);
   s->count = (size_t)n;
   return n;
 }

@@ -1578,8 +1578,10 @@ int sleepacc_value_read(const sleepacc_option *o, const char *name, void *base, 
 /* A run's config from g: the defaults, every option (method and duration
  * required: an absent one is a TYPE fault), the defaults that depend on
  * another (sleepacc_options_complete; point: a sweep's point), then every
- * rule (sleepacc_config_words: a RULE fault naming the option).  0 or a
- * negative errno with *f (kind NONE: the getter's failure). */
+ * rule (sleepacc_config_words: a RULE fault naming the option), and a
+ * margin given for a method that is not hybrid (no other family has one)
+ * is a RULE fault too, unless point.  0 or a negative errno with *f (kind
+ * NONE: the getter's failure). */
 int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point, sleepacc_fault *f);
 /* A sweep as read: its options, lists and plan (in the getter's room). */
 typedef struct sleepacc_sweep_args {
@@ -1596,7 +1598,8 @@ typedef struct sleepacc_sweep_args {
  * SLEEPACC_SWEEP_BUDGET_NS unless given; sleepacc_options_complete as a
  * point), the plan (sleepacc_sweep_plan: a RULE fault, show 0) and, when
  * check, every point's run (sleepacc_sweep_check: a RULE fault, show 1).
- * check 0: only the plan (its options: mode).  Returns the points'
+ * check 0: only the plan (its options: mode, margin).  A margin given
+ * where no point's method is hybrid is a RULE fault.  Returns the points'
  * count, or a negative errno with *f (NONE: the getter's or an errno no rule
  * explains). */
 int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int check, sleepacc_fault *f);

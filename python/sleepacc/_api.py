@@ -565,7 +565,8 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
       keeps the CPUs out of idle states with any exit cost) for the run;
       None leaves it.  Recorded as env["dma_latency_us"].
     margin: the hybrid method's margin in seconds (default 125 us, the
-      core's one hybrid margin, also Sleeper("hybrid")'s and Lua's).
+      core's one hybrid margin, also Sleeper("hybrid")'s and Lua's); given
+      for a method of another family (none has a margin) it is a ValueError.
 
     The thread's slack, policy and affinity (and the dma latency request)
     are restored on every path.
@@ -653,6 +654,12 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
     periodic mode skips a duration of 0 (a period must be > 0), so a floor
     method cannot be part of a periodic sweep (named explicitly, that is a
     ValueError; with methods=None it is left out)."""
+    return _points(methods, durations, mode)
+
+
+def _points(methods, durations, mode, margin=None) -> list[SweepPoint]:
+    """sweep_points; a margin given is checked by the plan too (a sweep
+    without a hybrid method would ignore it: the core refuses it)."""
     # absent: the core's defaults (every available method, its ladder); each
     # name and duration by the core's rules of the options "method" and
     # "duration", named "methods[i]", and mode by its option's
@@ -661,6 +668,8 @@ def sweep_points(methods: Union[None, str, Iterable[str]] = None,
         options["methods"] = _sweep_names(methods)
     if durations is not None:
         options["durations"] = _sweep_durations(durations)
+    if margin is not None:
+        options["margin"] = margin
     return [SweepPoint(**p) for p in _core.sweep_plan(options)]   # {method, duration_ns} each
 
 
@@ -693,7 +702,8 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
         if hook is not None and not callable(hook):
             raise TypeError(f"{name} must be callable or None, got {type(hook).__name__}")
     skipped = _skip_pairs(skip)
-    todo = [p for p in sweep_points(methods, durations, mode) if tuple(p) not in skipped]
+    todo = [p for p in _points(methods, durations, mode, environment.get("margin"))
+            if tuple(p) not in skipped]
     # A sweep's budget is per point and its ladder may pass it (500 ms rows
     # under budget=0.2): each point still takes one sample (the core's rule
     # for a sweep point, sleepacc_options_complete).
@@ -795,7 +805,8 @@ def sweep(methods: Union[None, str, Iterable[str]] = None,
       measurement; None shows a progress bar when run in a Jupyter notebook
       and the sweep takes longer than 3 s.
     **environment: any of n, warmup, keep_samples, slack, policy, priority,
-      cpu, lock_memory, margin, dma_latency, passed to every :func:`measure`.
+      cpu, lock_memory, margin, dma_latency, passed to every :func:`measure`
+      (a margin: a ValueError unless some method of the sweep is hybrid).
 
     Every argument is validated before the first measurement runs.
     """

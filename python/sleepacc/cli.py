@@ -231,15 +231,16 @@ def _env_kwargs(args):
     return kw
 
 
-def _core_rules(args, flags=None, *, method="clock", duration=0.0, **run):
+def _core_rules(args, flags=None, *, method="clock", duration=0.0, point=False, **run):
     """Check a run of a subcommand by the core's rules before anything runs
     (_core.plan: each option by its kind's rule, then sleepacc_config_check),
     with `run`'s measure() options and args' environment; a floor method
     stands in when only those are checked.  A broken rule is a usage error
-    naming the flag (_core_error).  Returns the environment keywords."""
+    naming the flag (_core_error).  point: a sweep's point (its sweep's
+    rules were checked by the plan).  Returns the environment keywords."""
     env = _env_kwargs(args)
     try:
-        _core.plan({"method": method, "duration": duration, **run, **env})
+        _core.plan({"method": method, "duration": duration, **run, **env}, point)
     except ValueError as exc:
         raise _core_error(exc, flags) from None
     return env
@@ -254,19 +255,6 @@ def _core_error(exc, flags=None):
     if not sep or not re.fullmatch(r"[a-z_]+", key):
         return _arg_error("--methods", str(exc))
     return _arg_error((flags or {}).get(key) or "--" + key.replace("_", "-"), why)
-
-
-def _check_margin(args, methods):
-    """--margin with methods none of which has a margin (the registry's
-    hybrid family, whose margin the core records): refused (as --every
-    without a file to time), not silently ignored.  methods None: every
-    available one, hybrid included."""
-    if args.margin is None or methods is None:
-        return
-    margined = [m.name for m in sleepacc.methods() if m.family == "hybrid"]
-    if not any(m in margined for m in methods):
-        raise _arg_error("--margin", f"only {', '.join(margined)} has a margin, and it "
-                                     f"is not measured here ({', '.join(methods)})")
 
 
 def _add_margin_option(p):
@@ -550,7 +538,6 @@ def cmd_sweep(args):
     if args.samples and not args.output:
         raise _arg_error("--samples", "needs -o FILE (the samples are stored in the file; "
                                       "the table shows statistics only)")
-    _check_margin(args, args.methods)
     if args.total is not None and args.budget is not None:
         raise _arg_error("--total", "plans the budgets of a sweep without --budget; with "
                                     "--budget each point takes that long (give one of them)")
@@ -571,14 +558,15 @@ def cmd_sweep(args):
     names, env = args.methods, _env_kwargs(args)
     # the ladder, each duration's range, the floor rule and periodic mode's
     # skipping a duration of 0 (left: "nothing to measure"): the core's plan,
-    # through the one sweep generator, as sleepacc.sweep() has it
+    # through the one sweep generator, as sleepacc.sweep() has it (a margin
+    # without a hybrid method to spend it: the plan's rule too)
     try:
-        points = _api.sweep_points(names, durations, args.mode)
+        points = _api._points(names, durations, args.mode, env.get("margin"))
     except ValueError as exc:
         raise _core_error(exc, flags) from None
     for p in points:    # each point's run, as iter_sweep will plan it (the method available, ...)
         _core_rules(args, flags, method=p.method, duration=p.duration_ns / 1e9, mode=args.mode,
-                    n=args.max_samples, budget=1.0 if args.budget is None else args.budget)
+                    point=True, n=args.max_samples, budget=1.0 if args.budget is None else args.budget)
     kw = dict(mode=args.mode, n=args.max_samples, keep_samples=True, **env)
     methods = names or [m.name for m in sleepacc.methods() if m.available]
     durations_ns = args.durations or [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS]
@@ -710,7 +698,6 @@ def cmd_measure(args):
     if args.samples and not args.json:
         raise _arg_error("--samples", "needs --json (the samples go into the JSON point; "
                                       "the text shows statistics only)")
-    _check_margin(args, [args.method])
     if args.duration != 0 and args.mode != "periodic" and args.method in _floor_methods():
         raise _arg_error("METHOD", f"{args.method!r} is a floor method (family 'baseline': it "
                                    "ignores the requested duration), measured at 0 only: "

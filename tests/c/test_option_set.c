@@ -218,6 +218,16 @@ static void test_config_read(void) {
   CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && f.show);
   t.e[2].name = NULL; /* a key that is not a string */
   CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY && !f.show);
+  /* a margin where the method has none (only the hybrid family spins one):
+   * refused, not ignored; a sweep's point is exempt (its sweep was checked) */
+  t.n = 2;
+  put(&t, "margin", REALV(1e-4));
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "margin") && f.show && strstr(f.words, "only the hybrid family"));
+  CHECK(sleepacc_config_read(&c, &g, 1, &f) == 0 && c.margin_ns == 100000);
+  t.e[1].v = TEXTV("hybrid");
+  CHECK(sleepacc_config_read(&c, &g, 0, &f) == 0 && c.margin_ns == 100000);
+  t.e[1].v = TEXTV("nanosleep");
   /* a sweep's point: n completed from the budget */
   t.n = 2;
   put(&t, "budget", REALV(0.2));
@@ -309,9 +319,20 @@ static void test_sweep_read(void) {
   put(&t, "mode", TEXTV("relative"));
   CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == 2);
   free(t.room), t.room = NULL;
+  /* a margin with no hybrid method in the sweep: the plan refuses it */
+  put(&t, "margin", REALV(1e-4));
+  CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_RULE);
+  CHECK(!strcmp(f.option, "margin") && strstr(f.words, "only the hybrid family"));
+  free(t.room), t.room = NULL;
+  CHECK(sleepacc_sweep_read(&s, &g, 1, &f) == -EINVAL && !strcmp(f.option, "margin"));
+  free(t.room), t.room = NULL;
+  t.e[0].list[1] = TEXTV("hybrid");
+  CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == 2 && s.config.margin_ns == 100000);
+  free(t.room), t.room = NULL;
+  t.e[0].list[1] = TEXTV("clock"), t.n = 3;
   put(&t, "n", INTV(3));
   CHECK(sleepacc_sweep_read(&s, &g, 0, &f) == -EINVAL && f.kind == SLEEPACC_FAULT_KEY);
-  CHECK(!strcmp(f.option, "n") && !strcmp(f.words, "methods, durations, mode"));
+  CHECK(!strcmp(f.option, "n") && !strcmp(f.words, "methods, durations, mode, margin"));
   /* the defaults: every available method over the ladder */
   t.n = 0;
   CHECK(sleepacc_sweep_read(&s, &g, 0, &f) > SLEEPACC_DEFAULT_DURATION_COUNT && !s.methods && !s.durations);

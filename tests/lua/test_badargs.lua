@@ -82,6 +82,7 @@ local cases = {
   {"methods", sa.sweep, {methods = {}}},
   {"methods[2]", sa.sweep, {methods = {"spin", "bogus"}}},
   {"methods[1]", sa.sweep, {methods = {7}}},
+  {"margin", sa.sweep, {methods = {"spin", "nanosleep"}, margin = 1e-4}},   -- no hybrid to spend it
   {"durations", sa.sweep, {durations = 1e-3}},
   {"durations", sa.sweep, {durations = {}}},
   {"durations[2]", sa.sweep, {durations = {0, -1}}},
@@ -146,6 +147,8 @@ local words = {
   {sa.measure, with{duration = nan}, "duration: must be finite, got "},
   {sa.measure, with{budget = 0}, "budget: must be positive (or none: only n stops the run), got 0"},
   {sa.measure, with{budget = -1}, "budget: must be positive (or none: only n stops the run), got -1"},
+  {sa.measure, with{margin = 1e-4},   -- nanosleep: no margin to spin (it was ignored)
+   "margin: only the hybrid family has a margin, and no method measured here is one, got 0.0001"},
   {sa.measure, with{budget = true}, "budget: must be a number of seconds, got boolean"},
   {sa.measure, with{keep_samples = 1}, "keep_samples: must be a boolean, got number"},
   {sa.measure, with{slack = 1e-6}, "slack: must be an integer, got a fraction"},

@@ -103,10 +103,11 @@ return {
         T.check(field, "%s: undocumented error: %s", what, tostring(r))
         -- it names a field that was changed to a bad value (or removed), or
         -- the period of a periodic run that was given 0, the floor clock in
-        -- periodic mode, or n when
-        -- budget=false left only n to stop the run
+        -- periodic mode, a margin given to a method that is not hybrid, or
+        -- n when budget=false left only n to stop the run
         T.check(mutated[field] or (field == "duration" and opts.mode == "periodic" and opts.duration == 0)
           or (field == "method" and opts.mode == "periodic" and opts.method == "clock")
+          or (field == "margin" and opts.method ~= "hybrid")
           or (field == "n" and opts.budget == false),
           "%s: error names '%s', which was not made bad: %s", what, field, tostring(r))
         outcomes.raised = outcomes.raised + 1

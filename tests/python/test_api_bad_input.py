@@ -86,6 +86,9 @@ BAD_MEASURE = [
     (dict(margin=-1e-6), ValueError, r"^margin: must be non-negative"),
     (dict(margin=math.nan), ValueError, r"^margin: must be finite"),
     (dict(margin="1ms"), TypeError, r"^margin: must be a number of seconds"),
+    # a margin for a method with none (only the hybrid family spins one): it was ignored
+    (dict(margin=1e-4), ValueError, r"^margin: only the hybrid family has a margin, and no "
+                                    r"method measured here is one, got 0\.0001$"),
     (dict(method="spin", policy="fifo", budget=None, n=10), ValueError,
      r"^budget: is required for a spinning method under policy fifo or rr \(real-time spinning stalls a CPU\), got None$"),
     (dict(method="hybrid", policy="rr", budget=None, n=10), ValueError,
@@ -182,6 +185,8 @@ BAD_SWEEP = [
     (dict(policy="realtime"), ValueError, r"^policy: must be one of"),
     (dict(n=0), ValueError, r"^n: must be >= 1"),
     (dict(cpu=4096), ValueError, r"^cpu: .*got 4096$"),
+    (dict(methods=["nanosleep", "timerfd"], margin=1e-4), ValueError,
+     r"^margin: only the hybrid family has a margin"),
 ]
 
 

@@ -187,7 +187,7 @@ def test_budget_false_is_no_budget_as_in_lua():
 
 
 def test_numpy_scalars_convert_by_their_kind():
-    m = sleepacc.measure("nanosleep", 1e-4, n=np.int64(2), warmup=np.int32(0),
+    m = sleepacc.measure("hybrid", 1e-4, n=np.int64(2), warmup=np.int32(0),
                          keep_samples=np.True_, lock_memory=np.False_, margin=np.float32(1e-5))
     assert m.n == 2 and m.samples is not None
     with pytest.raises(TypeError, match=r"^duration: must be a number of seconds \(int or float\), "

@@ -499,9 +499,10 @@ BAD = [
     ([], "COMMAND"),
     # an option that would be ignored is refused, as --resume without -o
     (["sweep", *QUICK, "--samples"], "argument --samples: needs -o FILE"),
-    (["sweep", *QUICK, "--margin", "10us"], "argument --margin: only hybrid has a margin"),
+    (["sweep", *QUICK, "--margin", "10us"],
+     "argument --margin: only the hybrid family has a margin, and no method measured here is one"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
-    (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only hybrid"),
+    (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only the hybrid family"),
     # a floor ignores the request: measured at 0 only, as in a sweep
     # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
     (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),

@@ -291,6 +291,8 @@ def measure_kwargs(data, bad):
     if kw["mode"] == "periodic" and "method" not in bad and "mode" not in bad \
             and kw["method"] in FLOORS:   # periodic mode refuses a floor (it has no deadline)
         kw["method"] = "nanosleep"
+    if "margin" not in bad and kw["method"] != "hybrid":
+        kw["margin"] = None   # only the hybrid family has a margin (another is refused it)
     if kw["policy"] in ("fifo", "rr") and "budget" not in bad:
         kw["budget"] = min(kw["budget"], 0.01)   # real-time runs: keep them short
     if not ({"duration", "n", "budget"} & set(bad)) and kw["n"] is None and \
