@@ -61,7 +61,7 @@ const sleepacc_option sleepacc_sleeper_options[] = {
     SOPT("margin", SECONDS, margin_ns, 0),
     SOPT("handoff", SECONDS, handoff_ns, 0),
     SOPT("dma_latency", INT64, dma_latency_us, 0),
-    SOPT("period", SECONDS, period_ns, 0),
+    SOPT("period", SECONDS, period_ns, 1), /* lo 1: > 0 */
     SOPT("missed", NAME, missed, 0),
     {NULL, 0, NULL, 0, 0},
 };
@@ -216,7 +216,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
                         size_t cap) {
   char *p = base && o ? (char *)base + o->offset : NULL;
   int whole = v && v->kind == SLEEPACC_VALUE_INT, text = v && v->kind == SLEEPACC_VALUE_TEXT && v->s;
-  const char *words = NULL;
+  const char *words = NULL, *positive;
   int64_t ns = 0;
   int x;
   if (msg && cap) msg[0] = '\0';
@@ -232,13 +232,13 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     /* fall through */
   case SLEEPACC_OPT_SECONDS:
     if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
-    /* a budget <= 0 (0 is the core's "none": none says that) is one rule, negative or not */
-    if (o->kind == SLEEPACC_OPT_BUDGET && (whole ? v->i <= 0 : v->d <= 0))
-      return option_broken(msg, cap, BUDGET_POSITIVE);
+    /* a budget (0 is the core's "none": none says that) or a row with lo > 0
+     * (a period) <= 0 is one rule, negative or not, below 1 ns too */
+    positive = o->kind == SLEEPACC_OPT_BUDGET ? BUDGET_POSITIVE : o->lo > 0 ? "must be positive" : NULL;
+    if (positive && (whole ? v->i <= 0 : v->d <= 0)) return option_broken(msg, cap, positive);
     if (sleepacc_seconds_check(!whole, v->d, v->i, whole ? v->overflow : 0, &ns, &words) < 0)
       return option_broken(msg, cap, words);
-    if (o->kind == SLEEPACC_OPT_BUDGET && ns == 0) /* below 1 ns: rounds to "none" */
-      return option_broken(msg, cap, BUDGET_POSITIVE);
+    if (positive && ns == 0) return option_broken(msg, cap, positive);
     *(int64_t *)(void *)p = ns;
     return 0;
   case SLEEPACC_OPT_SLEEP: /* daysleep: a sleep's seconds, its deadline from now (no day cap) */

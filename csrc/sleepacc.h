@@ -1280,7 +1280,7 @@ typedef struct sleepacc_option {
   int kind;          /* sleepacc_option_kind */
   const char *field; /* "duration_ns", "env.slack_ns", ... */
   size_t offset;     /* in sleepacc_config */
-  int64_t lo;        /* INT64/INT: the least value */
+  int64_t lo;        /* INT64/INT: the least value; SECONDS: 1 for > 0 */
 } sleepacc_option;
 #define SLEEPACC_OPTION_COUNT 14
 extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
@@ -1365,7 +1365,7 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
  * sleepacc_sleeper_options into a sleepacc_sleeper_config) of the struct
  * at base from the script's value v, by o's kind:
  *   SECONDS  INT (whole seconds) or REAL -> ns, by sleepacc_seconds_check
- *            (finite, non-negative, at most one day);
+ *            (finite, non-negative, at most one day; o->lo 1: positive);
  *   SLEEP    INT or REAL seconds -> the deadline now + ns, by
  *            sleepacc_sleep_check (finite, non-negative, no day cap);
  *   BUDGET   as SECONDS and > 0; NULL or BOOL false: 0, no budget (only n

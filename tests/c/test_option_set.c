@@ -113,6 +113,16 @@ static void test_names(void) {
   CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == 0 && sc.quantile == 0.5);
   v = TEXTV("0.5");
   CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == -EINVAL && sc.quantile == 0.5);
+  /* a period (lo 1): > 0, one rule for 0, a negative value and below 1 ns */
+  q = sleepacc_option_find(sleepacc_sleeper_options, "period");
+  v = REALV(-0.5);
+  CHECK(q && sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == -ERANGE && !strcmp(msg, "must be positive"));
+  v = INTV(0);
+  CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == -ERANGE && !strcmp(msg, "must be positive"));
+  v = REALV(1e-12);
+  CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == -ERANGE && !strcmp(msg, "must be positive"));
+  v = REALV(1e-3);
+  CHECK(sleepacc_option_set(q, &sc, &v, msg, sizeof msg) == 0 && sc.period_ns == 1000000);
   /* a short message buffer is cut, never overrun; NULL arguments */
   CHECK(sleepacc_option_set(opt("method"), &c, &(sleepacc_value){SLEEPACC_VALUE_TEXT, 0, 0, "x", 0, 0, 0},
                             msg, 8) == -ERANGE && strlen(msg) == 7);

@@ -347,8 +347,8 @@ test("seconds, period and deadline_ns: the core's rule and words, then the value
     {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
     {"method: must be a string, got number", sa.sleep, 0, 5},
     {"method: must not contain a NUL byte, got \"auto\\0\"", sa.sleep, 0, "auto\0"}, -- words (issue 12)
-    {"period: must be non-negative, got -0.5", sa.pacer, -0.5},
-    {"period: must be positive", sa.pacer, 0},
+    {"period: must be positive, got -0.5", sa.pacer, -0.5},   -- one rule with 0 ("non-negative", which 0 is)
+    {"period: must be positive, got 0", sa.pacer, 0},
     {"period: must be a number of seconds, got no value", sa.pacer},
     {"dma_latency: must be an integer, got a fraction", sa.pacer, 0.001, {dma_latency = 0.5}},
     {"deadline_ns: must be a CLOCK_MONOTONIC time in ns, got -5", s.sleep_until, s, -5},
