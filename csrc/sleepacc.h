@@ -305,6 +305,15 @@ double sleepacc_stats_level(const char *name);
  * value left out is refused rather than written as 0. */
 #define SLEEPACC_FIELD_COMPLETE 8
 #define SLEEPACC_FIELD_LATER 16
+/* Row flags of the point rules a reader of a results file holds a record
+ * to (docs/schema.md; Python's records.check_point), so sleepacc_field_set
+ * refuses (-ERANGE) what would make the file unreadable: NONNEG an integer
+ * >= 0 ("must be >= 0"), NAME non-empty text without control characters
+ * ("must be a method name (printable text)"), MODE_NAME a mode's name
+ * (sleepacc_mode_from_name: "must be 'relative' or 'periodic'"). */
+#define SLEEPACC_FIELD_NONNEG 32
+#define SLEEPACC_FIELD_NAME 64
+#define SLEEPACC_FIELD_MODE_NAME 128
 /* A field's value in the few kinds a binding has: the core reads and sets
  * every field type, so a binding's converter has one case per kind, none
  * per type (a new type needs no binding edit). */
