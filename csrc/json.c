@@ -71,13 +71,30 @@ static int jw_done(jw *w, size_t *needed) {
   return -ENOSPC;
 }
 
+/* The length of the UTF-8 sequence at s (1..4), 0 when it is none a
+ * decoder takes (a stray or cut continuation, an overlong form, a
+ * surrogate, beyond U+10FFFF); the NUL that ends s ends a cut one. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+      (s[0] == 0xf4 && s[1] >= 0x90))
+    return 0;
+  return n;
+}
+
+/* A JSON string of s; a byte that is no UTF-8 (a host fact's, a record's
+ * name) is written as U+FFFD, so every line stays text a reader decodes. */
 static void jw_str(jw *w, const char *s) {
   jw_printf(w, "\"");
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') jw_printf(w, "\\%c", c);
-    else if (c < 0x20) jw_printf(w, "\\u%04x", c);
-    else jw_printf(w, "%c", c);
+  for (const unsigned char *c = (const unsigned char *)s; *c;) {
+    int n = utf8_len(c);
+    if (*c == '"' || *c == '\\') jw_printf(w, "\\%c", *c);
+    else if (*c < 0x20) jw_printf(w, "\\u%04x", *c);
+    else if (n == 0) jw_printf(w, "\\ufffd");
+    else jw_printf(w, "%.*s", n, (const char *)c);
+    c += n ? n : 1;
   }
   jw_printf(w, "\"");
 }

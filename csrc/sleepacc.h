@@ -1179,7 +1179,8 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
  * os, settings {version, writer, <writer>: writer_version} and the start
  * time; a point, the record (sleepacc_result_fields) and its n samples
  * (null when n is 0); the footer, the finish time.  when_ns: CLOCK_REALTIME
- * ns, or -1 for now. */
+ * ns, or -1 for now.  A string's bytes that are no UTF-8 (a host fact may
+ * hold such) are written as U+FFFD: every line is text a reader decodes. */
 int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
                          const char *writer_version, int64_t when_ns, char *buf, size_t cap,
                          size_t *needed);
