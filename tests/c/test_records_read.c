@@ -55,9 +55,10 @@ static int fake_enter(void *ctx, const char *name, int64_t index) {
   return 1;
 }
 
-static void *fake_room(void *ctx, size_t bytes) { /* as Python's: at most twice */
+static void *fake_room(void *ctx, size_t bytes) { /* as Python's: at most twice; never zeroed */
   fake *t = (fake *)ctx;
-  return t->rooms < 2 ? (t->room[t->rooms++] = malloc(bytes)) : NULL;
+  if (t->rooms >= 2) return NULL;
+  return memset(t->room[t->rooms++] = malloc(bytes), 0xa5, bytes);
 }
 
 static void fake_free(fake *t) {
@@ -238,6 +239,25 @@ static void test_the_table_row_renders_one_record_or_a_list(void) {
   CHECK(sleepacc_table_irtt(rows, 3, want, sizeof want, NULL) > 0 && strcmp(list, want) == 0);
   CHECK(sleepacc_table_wide(rows, 3, want, sizeof want, NULL) > 0 && strcmp(wide, want) == 0);
   CHECK(strcmp(one, list) != 0);
+}
+
+/* A statistic a record leaves out is 0 in the table (the row's stats are
+ * not COMPLETE): the rows were the room's bytes, unset, so the table
+ * showed whatever the memory held (valgrind: uninitialised value). */
+static void test_the_table_row_zeroes_what_a_record_leaves_out(void) {
+  static const node stats_n[] = {{"n", INTV(3), NULL}, {NULL, INTV(0), NULL}};
+  static const node rec[] = {
+      {"method", TEXTV("nanosleep"), NULL}, {"requested_ns", INTV(1000), NULL},
+      {"mode", TEXTV("relative"), NULL},    {"stats", TABLEV, stats_n},
+      {"cpu_percent", REALV(1.0), NULL},    {NULL, INTV(0), NULL}};
+  const node one = {NULL, TABLEV, rec};
+  char text[4096], want[4096];
+  sleepacc_row row = {"nanosleep", 1000, SLEEPACC_MODE_RELATIVE, {0}, 1.0};
+  sleepacc_fault f;
+  row.stats.n = 3;
+  CHECK(call_table(&one, "wide", text, sizeof text, &f) == 0);
+  CHECK(sleepacc_table_wide(&row, 1, want, sizeof want, NULL) > 0);
+  CHECKF(strcmp(text, want) == 0, "got:\n%s\nwant:\n%s", text, want);
 }
 
 static void test_the_table_row_refuses_by_the_core_rules(void) {
@@ -447,6 +467,7 @@ int main(void) {
   TEST(test_a_value_that_is_no_table_and_a_getter_that_cannot_enter);
   TEST(test_the_table_row_renders_one_record_or_a_list);
   TEST(test_the_table_row_refuses_by_the_core_rules);
+  TEST(test_the_table_row_zeroes_what_a_record_leaves_out);
   TEST(test_save_writes_the_point_of_a_record_read_back);
   TEST(test_save_refuses_before_it_writes);
   TEST(test_save_holds_a_record_to_the_point_rules);
