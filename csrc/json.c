@@ -283,7 +283,9 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   }
   if ((w->err = sleepacc_host_facts(w->facts, SLEEPACC_MAX_FACTS, &count)) < 0) return w->err;
   keep = (flags & SLEEPACC_WRITE_KEEP) && file == path; /* checked on the open file: no race */
-  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0666);
+  if (file == w->tmp) /* ours alone: a stale one goes, and whatever is there then is never followed */
+    (void)unlink(w->tmp);
+  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (file == w->tmp ? O_EXCL : keep ? 0 : O_TRUNC), 0666);
   if (w->fd < 0) return w->tmp[0] = '\0', -errno;
   if (keep && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     close(w->fd), w->fd = -1; /* the file is left as it was */
