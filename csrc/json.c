@@ -260,6 +260,9 @@ int sleepacc_atomic_target(const char *path, char *out, size_t cap) {
   return 1;
 }
 
+/* The names an atomic file's temporary tries (.tmp<pid>, then .tmp<pid>.1, ...). */
+#define SLEEPACC__TMP_TRIES 64
+
 int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
                          const char *writer_version) {
   const char *file = path;
@@ -283,9 +286,13 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   }
   if ((w->err = sleepacc_host_facts(w->facts, SLEEPACC_MAX_FACTS, &count)) < 0) return w->err;
   keep = (flags & SLEEPACC_WRITE_KEEP) && file == path; /* checked on the open file: no race */
-  if (file == w->tmp) /* ours alone: a stale one goes, and whatever is there then is never followed */
-    (void)unlink(w->tmp);
   w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (file == w->tmp ? O_EXCL : keep ? 0 : O_TRUNC), 0666);
+  /* the temporary is a new file of ours, never what is at its name (a link
+   * made there, a stale one, another thread's): the next name, .tmp<pid>.k */
+  for (int k = 1; w->fd < 0 && errno == EEXIST && file == w->tmp && k < SLEEPACC__TMP_TRIES; k++) {
+    snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld.%d", w->path, (long)getpid(), k); /* room: tmp's 32 */
+    w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0666);
+  }
   if (w->fd < 0) return w->tmp[0] = '\0', -errno;
   if (keep && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     close(w->fd), w->fd = -1; /* the file is left as it was */

@@ -1221,7 +1221,9 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  *   SLEEPACC_WRITE_SYNC    each point flushed and fsync'd before it returns
  *                          (a killed run keeps the points written);
  *   SLEEPACC_WRITE_ATOMIC  written to "<path>.tmp<pid>" and renamed to path
- *                          by close: the file is whole or absent; when path
+ *                          by close: the file is whole or absent (the
+ *                          temporary a new file, O_EXCL: when that name is
+ *                          taken, "<path>.tmp<pid>.1", ... .63); when path
  *                          is a symbolic link, beside the file it names
  *                          (the link stays); when it is no regular file
  *                          (a device such as /dev/null, a FIFO, a link to

@@ -216,8 +216,22 @@ static void test_atomic_temporary_is_its_own(void) {
   CHECK(lstat(at("s.jsonl"), &st) == 0 && S_ISREG(st.st_mode)); /* a file, not the link */
   CHECK((got = slurp(at("s.jsonl"), &len)) && lines(got) == 3);
   free(got);
-  CHECK(!exists(tmp));
-  unlink(at("s.jsonl")), unlink(at("victim"));
+  CHECK(lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode)); /* what was there stays */
+  /* two writers of one path at once (two threads): each its own temporary */
+  {
+    static sleepacc_writer w2;
+    char tmp1[170];
+    snprintf(tmp1, sizeof tmp1, "%s.1", tmp);
+    CHECK(sleepacc_writer_open(&w, at("s.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+    CHECK(sleepacc_writer_open(&w2, at("s.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+    CHECK(exists(tmp1) && strcmp(w.tmp, w2.tmp) != 0);
+    CHECK(sleepacc_writer_point(&w2, &r, NULL, 0) == 0 && sleepacc_writer_close(&w2) == 0);
+    CHECK(sleepacc_writer_close(&w) == 0); /* the last rename wins, whole */
+    CHECK((got = slurp(at("s.jsonl"), &len)) && lines(got) == 2);
+    free(got);
+    CHECK(!exists(tmp1));
+  }
+  unlink(tmp), unlink(at("s.jsonl")), unlink(at("victim"));
 }
 
 static void test_sync_abort(void) {
