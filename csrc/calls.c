@@ -298,6 +298,7 @@ static int call_table(const sleepacc_call_args *a, void *buf, sleepacc_answer *o
     return rc;
   if ((rows = (sleepacc_row *)a->room(a->ctx, (n ? n : 1) * sizeof *rows)) == NULL)
     return -ENOMEM;
+  memset(rows, 0, (n ? n : 1) * sizeof *rows); /* a statistic left out is 0, never the room's bytes */
   for (size_t i = 0; i < n; i++)
     if ((rc = sleepacc_fields_read(sleepacc_row_fields, g, "results", one ? -1 : (int64_t)i, &rows[i],
                                    &out->fault)) < 0)

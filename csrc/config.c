@@ -377,11 +377,12 @@ static const sleepacc_field sleepacc__ctx_fields[] = {
  * and every statistic and context switch but a LATER one (COMPLETE). */
 #define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t) == DBL, (t), NULL, SLEEPACC_FIELD_REQUIRED}
 #define SLEEPACC__RSUB(name, off, sub) {name, off, 0, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RP(f, t, rule) {#f, offsetof(sleepacc_result, f), 0, (t), NULL, SLEEPACC_FIELD_REQUIRED | (rule)}
 const sleepacc_field sleepacc_result_fields[] = {
-    SLEEPACC__R(method, STR),
-    SLEEPACC__R(mode, STR),
-    SLEEPACC__R(requested_ns, I64),
-    SLEEPACC__R(n, I64),
+    SLEEPACC__RP(method, STR, SLEEPACC_FIELD_NAME), /* the point rules of a file's reader */
+    SLEEPACC__RP(mode, STR, SLEEPACC_FIELD_MODE_NAME),
+    SLEEPACC__RP(requested_ns, I64, SLEEPACC_FIELD_NONNEG),
+    SLEEPACC__RP(n, I64, SLEEPACC_FIELD_NONNEG),
     {"stats", offsetof(sleepacc_result, stats), 0, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
      SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(missed, I64),
@@ -393,6 +394,7 @@ const sleepacc_field sleepacc_result_fields[] = {
     SLEEPACC__END,
 };
 #undef SLEEPACC__R
+#undef SLEEPACC__RP
 #undef SLEEPACC__RSUB
 
 const sleepacc_field sleepacc_sleeper_config_fields[] = {

@@ -86,15 +86,33 @@ void sleepacc_value_number(sleepacc_value *out, double d) {
   else out->i = (int64_t)d;
 }
 
+/* Text a reader takes as a name: non-empty, no control character. */
+static int printable_name(const char *s)
+{
+  if (!*s)
+    return 0;
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f)
+      return 0;
+  return 1;
+}
+
 int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value *v,
                        const char **message)
 {
   char *p = (char *)base + f->offset;
   int whole = v->kind == SLEEPACC_VALUE_INT || v->kind == SLEEPACC_VALUE_BOOL;
+  int text = v->kind == SLEEPACC_VALUE_TEXT;
   if (v->kind == SLEEPACC_VALUE_INT && v->overflow) /* beyond int64 (words, issue 12) */
     return field_fail(message, "out of range", -ERANGE);
-  if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
+  if (text && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
     return field_fail(message, sleepacc_text_words(v->s, (size_t)v->i), -ERANGE);
+  if ((f->flags & SLEEPACC_FIELD_NONNEG) && v->kind == SLEEPACC_VALUE_INT && v->i < 0)
+    return field_fail(message, "must be >= 0", -ERANGE);
+  if ((f->flags & SLEEPACC_FIELD_NAME) && text && !printable_name(v->s))
+    return field_fail(message, "must be a method name (printable text)", -ERANGE);
+  if ((f->flags & SLEEPACC_FIELD_MODE_NAME) && text && sleepacc_mode_from_name(v->s) < 0)
+    return field_fail(message, "must be 'relative' or 'periodic'", -ERANGE);
   switch (f->type) {
   case SLEEPACC_FIELD_INT64:
   case SLEEPACC_FIELD_OPT_INT64:

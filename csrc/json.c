@@ -71,13 +71,30 @@ static int jw_done(jw *w, size_t *needed) {
   return -ENOSPC;
 }
 
+/* The length of the UTF-8 sequence at s (1..4), 0 when it is none a
+ * decoder takes (a stray or cut continuation, an overlong form, a
+ * surrogate, beyond U+10FFFF); the NUL that ends s ends a cut one. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+      (s[0] == 0xf4 && s[1] >= 0x90))
+    return 0;
+  return n;
+}
+
+/* A JSON string of s; a byte that is no UTF-8 (a host fact's, a record's
+ * name) is written as U+FFFD, so every line stays text a reader decodes. */
 static void jw_str(jw *w, const char *s) {
   jw_printf(w, "\"");
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') jw_printf(w, "\\%c", c);
-    else if (c < 0x20) jw_printf(w, "\\u%04x", c);
-    else jw_printf(w, "%c", c);
+  for (const unsigned char *c = (const unsigned char *)s; *c;) {
+    int n = utf8_len(c);
+    if (*c == '"' || *c == '\\') jw_printf(w, "\\%c", *c);
+    else if (*c < 0x20) jw_printf(w, "\\u%04x", *c);
+    else if (n == 0) jw_printf(w, "\\ufffd");
+    else jw_printf(w, "%.*s", n, (const char *)c);
+    c += n ? n : 1;
   }
   jw_printf(w, "\"");
 }
@@ -243,6 +260,9 @@ int sleepacc_atomic_target(const char *path, char *out, size_t cap) {
   return 1;
 }
 
+/* The names an atomic file's temporary tries (.tmp<pid>, then .tmp<pid>.1, ...). */
+#define SLEEPACC__TMP_TRIES 64
+
 int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const char *writer,
                          const char *writer_version) {
   const char *file = path;
@@ -266,7 +286,13 @@ int sleepacc_writer_open(sleepacc_writer *w, const char *path, int flags, const 
   }
   if ((w->err = sleepacc_host_facts(w->facts, SLEEPACC_MAX_FACTS, &count)) < 0) return w->err;
   keep = (flags & SLEEPACC_WRITE_KEEP) && file == path; /* checked on the open file: no race */
-  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0666);
+  w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | (file == w->tmp ? O_EXCL : keep ? 0 : O_TRUNC), 0666);
+  /* the temporary is a new file of ours, never what is at its name (a link
+   * made there, a stale one, another thread's): the next name, .tmp<pid>.k */
+  for (int k = 1; w->fd < 0 && errno == EEXIST && file == w->tmp && k < SLEEPACC__TMP_TRIES; k++) {
+    snprintf(w->tmp, sizeof w->tmp, "%s.tmp%ld.%d", w->path, (long)getpid(), k); /* room: tmp's 32 */
+    w->fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0666);
+  }
   if (w->fd < 0) return w->tmp[0] = '\0', -errno;
   if (keep && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     close(w->fd), w->fd = -1; /* the file is left as it was */

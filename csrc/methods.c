@@ -683,8 +683,22 @@ static void sleepacc__ring_dtor(void *p) {
   if (u && u->pid == getpid()) sleepacc__unmap_uring(u, 1);
 }
 
+static int sleepacc__ring_keyed; /* the key exists */
+
 static void sleepacc__ring_key_init(void) {
-  (void)pthread_key_create(&sleepacc__ring_key, sleepacc__ring_dtor);
+  sleepacc__ring_keyed = pthread_key_create(&sleepacc__ring_key, sleepacc__ring_dtor) == 0;
+}
+
+/* The core unloaded (a Lua state closed dlcloses the module, say on a
+ * worker thread about to end) or the process exiting: the key goes, so no
+ * thread ending later calls a destructor where this code was (it did:
+ * SIGSEGV at thread exit); this thread's ring is closed, another thread's
+ * stays open until the process ends. */
+__attribute__((destructor)) static void sleepacc__ring_unload(void) {
+  if (!sleepacc__ring_keyed) return;
+  (void)pthread_key_delete(sleepacc__ring_key);
+  sleepacc__ring_keyed = 0;
+  sleepacc__ring_dtor(&sleepacc__thread_ring);
 }
 
 /* Set up a ring into *u (all or nothing). */

@@ -305,6 +305,15 @@ double sleepacc_stats_level(const char *name);
  * value left out is refused rather than written as 0. */
 #define SLEEPACC_FIELD_COMPLETE 8
 #define SLEEPACC_FIELD_LATER 16
+/* Row flags of the point rules a reader of a results file holds a record
+ * to (docs/schema.md; Python's records.check_point), so sleepacc_field_set
+ * refuses (-ERANGE) what would make the file unreadable: NONNEG an integer
+ * >= 0 ("must be >= 0"), NAME non-empty text without control characters
+ * ("must be a method name (printable text)"), MODE_NAME a mode's name
+ * (sleepacc_mode_from_name: "must be 'relative' or 'periodic'"). */
+#define SLEEPACC_FIELD_NONNEG 32
+#define SLEEPACC_FIELD_NAME 64
+#define SLEEPACC_FIELD_MODE_NAME 128
 /* A field's value in the few kinds a binding has: the core reads and sets
  * every field type, so a binding's converter has one case per kind, none
  * per type (a new type needs no binding edit). */
@@ -1170,7 +1179,8 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
  * os, settings {version, writer, <writer>: writer_version} and the start
  * time; a point, the record (sleepacc_result_fields) and its n samples
  * (null when n is 0); the footer, the finish time.  when_ns: CLOCK_REALTIME
- * ns, or -1 for now. */
+ * ns, or -1 for now.  A string's bytes that are no UTF-8 (a host fact may
+ * hold such) are written as U+FFFD: every line is text a reader decodes. */
 int sleepacc_json_header(const sleepacc_fact *facts, size_t count, const char *writer,
                          const char *writer_version, int64_t when_ns, char *buf, size_t cap,
                          size_t *needed);
@@ -1211,7 +1221,9 @@ int sleepacc_sweep_check(const sleepacc_config *base, const sleepacc_method *con
  *   SLEEPACC_WRITE_SYNC    each point flushed and fsync'd before it returns
  *                          (a killed run keeps the points written);
  *   SLEEPACC_WRITE_ATOMIC  written to "<path>.tmp<pid>" and renamed to path
- *                          by close: the file is whole or absent; when path
+ *                          by close: the file is whole or absent (the
+ *                          temporary a new file, O_EXCL: when that name is
+ *                          taken, "<path>.tmp<pid>.1", ... .63); when path
  *                          is a symbolic link, beside the file it names
  *                          (the link stays); when it is no regular file
  *                          (a device such as /dev/null, a FIFO, a link to

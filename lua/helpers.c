@@ -58,16 +58,16 @@ static void sleepacc__value(lua_State *L, int idx, sleepacc_value *v) {
   else if (type == LUA_TNIL || type == LUA_TNONE) v->kind = SLEEPACC_VALUE_NULL;
 }
 
-/* Push the value of option name (element index >= 0 of its array) from
- * src, nil when absent, and return its type's name (an absent argument's:
- * "no value").  Popped, a string stays alive: its table or the argument
- * holds it. */
+/* Push the value of option name (element index >= 0 of its array) from src,
+ * nil when absent; return its type's name (an absent argument's: "no value").
+ * Raw, as the keys: no metamethod runs while the core reads, so all it read
+ * (a string, lent samples) stays held by the argument until it is done. */
 static const char *sleepacc__push(sleepacc_lua_source *src, const char *name, int64_t index) {
   lua_State *L = src->L;
   int arg = src->arg && !strcmp(src->take[0], name);
   const char *type = arg && index < 0 ? luaL_typename(L, src->arg) : NULL;
   if (arg) lua_pushvalue(L, src->arg);
-  else if (src->table) lua_getfield(L, src->table, name);
+  else if (src->table) lua_pushstring(L, name), lua_rawget(L, src->table);
   else lua_pushnil(L);
   if (index >= 0 && lua_type(L, -1) == LUA_TTABLE) lua_rawgeti(L, -1, (int)(index + 1)), lua_remove(L, -2);
   else if (index >= 0) lua_pop(L, 1), lua_pushnil(L);

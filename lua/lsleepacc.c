@@ -142,9 +142,9 @@ static int sleepacc__sweep(lua_State *L) {
   if ((total = sleepacc_sweep_read(&a, &g, 1, &fault)) < 0)
     return sleepacc_lua_fault(&src, total, &fault, "sweep");
   lua_settop(L, 2); /* 2: the core's room, the plan */
-  lua_getfield(L, 1, "progress"); /* 3 */
+  lua_pushliteral(L, "progress"), lua_rawget(L, 1); /* 3 (raw, as the core read it) */
   sleepacc_lua_must(L, lua_isnil(L, 3) || lua_type(L, 3) == LUA_TFUNCTION, 3, "progress", "a function");
-  lua_getfield(L, 1, "output"); /* 4, the writer 5 */
+  lua_pushliteral(L, "output"), lua_rawget(L, 1); /* 4, the writer 5 */
   if (!lua_isnil(L, 4)) {
     sleepacc_lua_value(L, 4, sleepacc_text_option, "output", &output);
     w = (sleepacc_writer *)lua_newuserdatauv(L, sizeof *w, 0); /* its __gc aborts it */

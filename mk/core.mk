@@ -98,7 +98,11 @@ test-install: lib
 
 $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsleepacc.a tests/c/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -Itests/c $< -o $@ $(BUILD)/libsleepacc.a $(CORE_LIBS)
+	$(CC) $(CORE_CFLAGS) -Itests/c $< -o $@ $(BUILD)/libsleepacc.a $(CORE_LIBS) $(CTEST_EXTRA)
+
+# test_unload dlopens the shared library (as a Lua state's close unloads the module).
+$(BUILD)/tests/test_unload: $(BUILD)/libsleepacc.so
+$(BUILD)/tests/test_unload: CTEST_EXTRA = -DSLEEPACC_SO='"$(abspath $(BUILD))/libsleepacc.so"' -ldl
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libsleepacc.a
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -105,8 +106,38 @@ static void test_buffer_contract(void) {
   CHECK(sleepacc_json_header(NULL, 0, NULL, "x", 0, full, sizeof full, NULL) == -EINVAL);
 }
 
+/* A string's bytes that are no UTF-8 are written as U+FFFD: they were
+ * written raw, and Python's sleepacc.load refused the whole file ("not
+ * UTF-8 text"); a valid sequence is written as it is. */
+static void test_strings_are_utf8(void) {
+  static sleepacc_fact f[1];
+  static const struct { const char *in, *out; } cases[] = {
+      {"nano\xffsleep", "nano\\ufffdsleep"},       /* no lead byte */
+      {"caf\xc3\xa9", "caf\xc3\xa9"},               /* U+00E9 as it is */
+      {"\xe2\x82", "\\ufffd\\ufffd"},               /* cut short by the end */
+      {"\xc0\xaf", "\\ufffd\\ufffd"},               /* overlong '/' */
+      {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},   /* a surrogate */
+      {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* beyond U+10FFFF */
+      {"\xf0\x9f\x98\x80x", "\xf0\x9f\x98\x80x"},   /* U+1F600 */
+  };
+  char buf[8192], want[128];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sleepacc_result r = sample_result();
+    r.method = cases[i].in;
+    CHECK(sleepacc_json_point(&r, NULL, 0, buf, sizeof buf, NULL) > 0);
+    snprintf(want, sizeof want, "\"method\":\"%s\",", cases[i].out);
+    CHECKF(strstr(buf, want) != NULL, "case %zu: %.60s", i, buf);
+  }
+  memset(f, 0, sizeof f);
+  f[0].key = "dmi_product", f[0].type = SLEEPACC_FACT_STR;
+  strcpy(f[0].s, "Caf\xe9");
+  CHECK(sleepacc_json_header(f, 1, "c", "1", 0, buf, sizeof buf, NULL) > 0);
+  CHECKF(strstr(buf, "\"dmi_product\":\"Caf\\ufffd\""), "%.80s", buf);
+}
+
 int main(void) {
   TEST(test_point_bytes);
+  TEST(test_strings_are_utf8);
   TEST(test_footer_and_time);
   TEST(test_header);
   TEST(test_buffer_contract);

@@ -55,9 +55,10 @@ static int fake_enter(void *ctx, const char *name, int64_t index) {
   return 1;
 }
 
-static void *fake_room(void *ctx, size_t bytes) { /* as Python's: at most twice */
+static void *fake_room(void *ctx, size_t bytes) { /* as Python's: at most twice; never zeroed */
   fake *t = (fake *)ctx;
-  return t->rooms < 2 ? (t->room[t->rooms++] = malloc(bytes)) : NULL;
+  if (t->rooms >= 2) return NULL;
+  return memset(t->room[t->rooms++] = malloc(bytes), 0xa5, bytes);
 }
 
 static void fake_free(fake *t) {
@@ -240,6 +241,25 @@ static void test_the_table_row_renders_one_record_or_a_list(void) {
   CHECK(strcmp(one, list) != 0);
 }
 
+/* A statistic a record leaves out is 0 in the table (the row's stats are
+ * not COMPLETE): the rows were the room's bytes, unset, so the table
+ * showed whatever the memory held (valgrind: uninitialised value). */
+static void test_the_table_row_zeroes_what_a_record_leaves_out(void) {
+  static const node stats_n[] = {{"n", INTV(3), NULL}, {NULL, INTV(0), NULL}};
+  static const node rec[] = {
+      {"method", TEXTV("nanosleep"), NULL}, {"requested_ns", INTV(1000), NULL},
+      {"mode", TEXTV("relative"), NULL},    {"stats", TABLEV, stats_n},
+      {"cpu_percent", REALV(1.0), NULL},    {NULL, INTV(0), NULL}};
+  const node one = {NULL, TABLEV, rec};
+  char text[4096], want[4096];
+  sleepacc_row row = {"nanosleep", 1000, SLEEPACC_MODE_RELATIVE, {0}, 1.0};
+  sleepacc_fault f;
+  row.stats.n = 3;
+  CHECK(call_table(&one, "wide", text, sizeof text, &f) == 0);
+  CHECK(sleepacc_table_wide(&row, 1, want, sizeof want, NULL) > 0);
+  CHECKF(strcmp(text, want) == 0, "got:\n%s\nwant:\n%s", text, want);
+}
+
 static void test_the_table_row_refuses_by_the_core_rules(void) {
   static const node five = {NULL, INTV(5), NULL};
   node items[3], l = list_of(rec_bad_mode, items);
@@ -398,13 +418,58 @@ static void test_save_refuses_before_it_writes(void) {
   CHECK(f.kind == SLEEPACC_FAULT_NONE && context && strcmp(context, "/nonexistent-dir/x.jsonl") == 0);
 }
 
+/* A record a reader of the file would refuse (Python's records.check_point)
+ * is refused by save, by the point rules of its rows, before any file: it
+ * was written, and sleepacc.load, report and compare then refused the whole
+ * file ("mode must be 'relative' or 'periodic', got 'sideways'"). */
+static void test_save_holds_a_record_to_the_point_rules(void) {
+  static const struct {
+    const char *key;
+    sleepacc_value v;
+    const char *shown; /* a number as the binding shows it (a string: the core) */
+    const char *want;
+  } bad[] = {
+      {"mode", TEXTV("sideways"), NULL, "results[1].mode: must be 'relative' or 'periodic', got \"sideways\""},
+      {"method", TEXTV(""), NULL, "results[1].method: must be a method name (printable text), got \"\""},
+      {"method", TEXTV("a\tb"), NULL, "results[1].method: must be a method name (printable text), got \"a\\tb\""},
+      {"requested_ns", INTV(-5), "-5", "results[1].requested_ns: must be >= 0, got -5"},
+      {"n", INTV(-1), "-1", "results[1].n: must be >= 0, got -1"},
+  };
+  char path[] = "/tmp/sleepacc-test-records-XXXXXX", buf[SLEEPACC_FAULT_TEXT_MAX];
+  node one = {NULL, TABLEV, run_a};
+  const char *context = NULL;
+  sleepacc_fault f;
+  int fd = mkstemp(path);
+  close(fd);
+  unlink(path);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    node rec[sizeof run_a / sizeof run_a[0]], items[1];
+    node l = {NULL, {SLEEPACC_VALUE_LIST, 1, 0.0, NULL, NULL, NULL, 0}, items};
+    sleepacc_value v = bad[i].v;
+    memcpy(rec, run_a, sizeof rec);
+    for (node *k = rec; k->key; k++)
+      if (strcmp(k->key, bad[i].key) == 0) k->v = v;
+    items[0] = (node){NULL, TABLEV, rec};
+    if (v.kind == SLEEPACC_VALUE_TEXT) v.i = (int64_t)strlen(v.s);
+    CHECK(call_save(&l, path, &f, &context) == -ERANGE && f.kind == SLEEPACC_FAULT_RULE);
+    sleepacc_fault_text(&f, SLEEPACC_BINDING_LUA, &v, v.kind == SLEEPACC_VALUE_TEXT ? "string" : "number",
+                        bad[i].shown, buf, sizeof buf);
+    CHECKF(strcmp(buf, bad[i].want) == 0, "%s", buf);
+    CHECK(access(path, F_OK) != 0); /* refused before any file */
+  }
+  CHECK(call_save(&one, path, &f, &context) == 0); /* a run's record passes them */
+  unlink(path);
+}
+
 int main(void) {
   TEST(test_a_record_reads_every_row);
   TEST(test_the_fault_names_the_way_to_the_value);
   TEST(test_a_value_that_is_no_table_and_a_getter_that_cannot_enter);
   TEST(test_the_table_row_renders_one_record_or_a_list);
   TEST(test_the_table_row_refuses_by_the_core_rules);
+  TEST(test_the_table_row_zeroes_what_a_record_leaves_out);
   TEST(test_save_writes_the_point_of_a_record_read_back);
   TEST(test_save_refuses_before_it_writes);
+  TEST(test_save_holds_a_record_to_the_point_rules);
   return check_summary();
 }

@@ -195,6 +195,45 @@ static void test_atomic_link_and_node(void) {
   CHECK(sleepacc_atomic_target(NULL, buf, sizeof buf) == -EINVAL);
 }
 
+/* ATOMIC's temporary file is its own: one already at its name (a link an
+ * attacker made in /tmp, a stale file) is never written through.  A link
+ * there was followed: the file it named was overwritten, and the rename
+ * then put the link at the path. */
+static void test_atomic_temporary_is_its_own(void) {
+  sleepacc_result r = result(0);
+  struct stat st;
+  char tmp[160];
+  size_t len = 0;
+  char *got = NULL;
+  FILE *f = fopen(at("victim"), "w");
+  CHECK(f && fputs("precious\n", f) >= 0 && fclose(f) == 0);
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", at("s.jsonl"), (long)getpid());
+  CHECK(symlink(at("victim"), tmp) == 0);
+  CHECK(sleepacc_writer_open(&w, at("s.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+  CHECK(sleepacc_writer_point(&w, &r, NULL, 0) == 0 && sleepacc_writer_close(&w) == 0);
+  CHECK((got = slurp(at("victim"), &len)) && strcmp(got, "precious\n") == 0); /* untouched */
+  free(got);
+  CHECK(lstat(at("s.jsonl"), &st) == 0 && S_ISREG(st.st_mode)); /* a file, not the link */
+  CHECK((got = slurp(at("s.jsonl"), &len)) && lines(got) == 3);
+  free(got);
+  CHECK(lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode)); /* what was there stays */
+  /* two writers of one path at once (two threads): each its own temporary */
+  {
+    static sleepacc_writer w2;
+    char tmp1[170];
+    snprintf(tmp1, sizeof tmp1, "%s.1", tmp);
+    CHECK(sleepacc_writer_open(&w, at("s.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+    CHECK(sleepacc_writer_open(&w2, at("s.jsonl"), SLEEPACC_WRITE_ATOMIC, "c", "t") == 0);
+    CHECK(exists(tmp1) && strcmp(w.tmp, w2.tmp) != 0);
+    CHECK(sleepacc_writer_point(&w2, &r, NULL, 0) == 0 && sleepacc_writer_close(&w2) == 0);
+    CHECK(sleepacc_writer_close(&w) == 0); /* the last rename wins, whole */
+    CHECK((got = slurp(at("s.jsonl"), &len)) && lines(got) == 2);
+    free(got);
+    CHECK(!exists(tmp1));
+  }
+  unlink(tmp), unlink(at("s.jsonl")), unlink(at("victim"));
+}
+
 static void test_sync_abort(void) {
   sleepacc_result r = result(0);
   size_t len = 0;
@@ -274,6 +313,7 @@ int main(void) {
   TEST(test_keep);
   TEST(test_atomic);
   TEST(test_atomic_link_and_node);
+  TEST(test_atomic_temporary_is_its_own);
   TEST(test_sync_abort);
   TEST(test_write_error_cuts_back);
   TEST(test_errors);

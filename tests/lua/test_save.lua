@@ -136,4 +136,35 @@ return {
     r, msg, name = sa.sweep{methods = {"clock"}, durations = {0}, n = 2, output = long}
     T.check(r == nil and name == "ENAMETOOLONG" and msg:find("^ENAMETOOLONG: "), "sweep: %s", tostring(msg))
   end},
+  {"records and options are read raw: no metamethod runs while the core reads them", function()
+    -- an __index ran Lua inside the core's read: one returning a run's samples that nothing held let
+    -- the GC free them before save wrote them (valgrind: invalid read; junk numbers in the file)
+    local calls, path = 0, tmpname()
+    local proxy = setmetatable({}, {__index = function(_, k)
+      calls = calls + 1
+      return assert(sa.measure{method = "clock", duration = 0, n = 3})[k]
+    end})
+    local ok, err = pcall(sa.save, {proxy}, path)
+    T.check(not ok and tostring(err) == "results[1].method: must be a string, got nil", "%s", tostring(err))
+    T.check(io.open(path) == nil, "no file")
+    ok, err = pcall(sa.measure, setmetatable({}, getmetatable(proxy)))
+    T.check(not ok and tostring(err) == "method: must be a string, got nil", "%s", tostring(err))
+    T.eq(calls, 0, "__index calls")
+  end},
+  {"save refuses a record a reader of the file refuses, before any file", function()
+    -- it wrote mode "sideways", method "", requested_ns -5: sleepacc.load refused the whole file
+    local r = assert(sa.measure{method = "clock", duration = 0, n = 2})
+    local path = tmpname()
+    for _, c in ipairs{{"mode", "sideways", "results.mode: must be 'relative' or 'periodic', got \"sideways\""},
+                       {"method", "", "results.method: must be a method name (printable text), got \"\""},
+                       {"requested_ns", -5, "results.requested_ns: must be >= 0, got -5"},
+                       {"n", -1, "results.n: must be >= 0, got -1"}} do
+      local t = {}
+      for k, v in pairs(r) do t[k] = v end
+      t[c[1]] = c[2]
+      local ok, err = pcall(sa.save, t, path)
+      T.check(not ok and tostring(err) == c[3], "want %q, got %s", c[3], tostring(err))
+      T.check(io.open(path) == nil, "no file")
+    end
+  end},
 }
