@@ -36,12 +36,15 @@ typedef struct sleepacc_py_source {
   const char *keytype; /* the type of the last key read (a KEY fault names it) */
   PyObject *at[SLEEPACC_GETTER_DEPTH]; /* the dicts entered (borrowed), the last read from */
   int depth;
+  PyObject *hold;    /* each value read and dict entered, held until sleepacc_py_done */
 } sleepacc_py_source;
 
 /* The getter over the dict `options` (src filled; values converted by
  * their Python type: None NULL, bool BOOL, str TEXT, int INT, a real number
  * REAL, a list or tuple LIST; a dict is entered, sleepacc_getter.enter). */
 sleepacc_getter sleepacc_py_getter(sleepacc_py_source *src, PyObject *options);
+/* The end of a read: what it held and the room given back. */
+void sleepacc_py_done(sleepacc_py_source *src);
 
 /* The exception of a read's fault (rc its result): the core's one sentence
  * of it (sleepacc_fault_text, given the value's type name and repr()), a

@@ -111,6 +111,19 @@ static PyObject *py_lookup(sleepacc_py_source *src, const char *name, int64_t in
   return PySequence_Fast_GET_ITEM(v, (Py_ssize_t)index);
 }
 
+/* v held until the read ends: a conversion may run Python (__index__,
+ * __float__) that drops the last reference to what the core already holds
+ * (a str's UTF-8, an entered dict).  0 or -1. */
+static int py_hold(sleepacc_py_source *src, PyObject *v) {
+  return (src->hold || (src->hold = PyList_New(0))) ? PyList_Append(src->hold, v) : -1;
+}
+
+void sleepacc_py_done(sleepacc_py_source *src) {
+  Py_CLEAR(src->hold);
+  PyMem_Free(src->room[0]), PyMem_Free(src->room[1]);
+  src->room[0] = src->room[1] = NULL;
+}
+
 /* The core's getter (sleepacc_getter.get) over src: the dict's keys, and
  * each value by py_value. */
 static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *out) {
@@ -126,7 +139,7 @@ static int py_get(void *ctx, const char *name, int64_t index, sleepacc_value *ou
     return (out->s = PyUnicode_AsUTF8AndSize(key, &len)) != NULL ? (out->i = (int64_t)len, 1) : -1;
   }
   if ((v = py_lookup(src, name, index)) == NULL) return 0;
-  return py_value(v, out) < 0 ? -1 : 1;
+  return py_hold(src, v) < 0 || py_value(v, out) < 0 ? -1 : 1;
 }
 
 /* sleepacc_getter.room: at most twice (a table's rows, then its text). */
@@ -144,6 +157,7 @@ static int py_enter(void *ctx, const char *name, int64_t index) {
   if (name == NULL) return src->depth > 0 ? (src->depth--, 1) : 0;
   v = py_lookup(src, name, index);
   if (v == NULL || !PyDict_Check(v) || src->depth >= SLEEPACC_GETTER_DEPTH) return 0;
+  if (py_hold(src, v) < 0) return -1;
   src->at[src->depth++] = v;
   return 1;
 }
@@ -172,7 +186,7 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
 }
 
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
-  sleepacc_py_source src = {NULL, obj, 0, {NULL, NULL}, NULL, {NULL}, 0};
+  sleepacc_py_source src = {NULL, obj, 0, {NULL, NULL}, NULL, {NULL}, 0, NULL};
   sleepacc_value v;
   sleepacc_fault f;
   int rc;

@@ -7,18 +7,10 @@
  * core's (sleepacc_config_default / sleepacc_config_check); names and
  * meaning are added in python/sleepacc/.
  *
- * Owns:
- *   measure(): a run of an options dict the core reads, by the result tables;
- *   the core's queries (sleepacc_calls, csrc/calls.c), one dispatcher for
- *   all: methods(), config_default(), sleeper_default(), host_facts(),
- *   clock_info(), format_duration(), stats_level(), seconds_ns(), stats()
- *   of a buffer of int64 it lends, the plan of a run or a sweep from an
- *   options dict the core reads through the getter (plan(), sweep_plan()),
- *   and table() of records the core reads the same way;
- *   and the constants
- *   VERSION, MAX_DURATION_NS, MAX_SAMPLES, SWEEP_BUDGET_NS, HIST_PRECISION
- *   and the tuples stats_fields, result_fields, policy_names, mode_names
- *   (index = value), default_durations_ns.
+ * Owns: measure(), a run of an options dict the core reads, by the result
+ * tables; and one dispatcher for every row of the core's call table
+ * (sleepacc_calls, csrc/calls.c: its queries, plan(), sweep_plan(),
+ * table(), and its constants, which it lists).
  */
 #include "binding.h"
 
@@ -47,14 +39,11 @@ static int samples_view(PyObject *block, size_t used, int64_t n, PyObject **samp
   return *starts ? 0 : -1;
 }
 
-/* measure(options, point=False): one run of the engine, its config read
- * from the dict options by the core as plan() reads it (sleepacc_config_read,
- * point: a sweep's point; its fault the exception, sleepacc_py_fault), in
- * the one block the core states (sleepacc_run_memory: samples, start times,
- * the statistics' scratch), its chunks with the GIL released and signals
- * checked between them; the thread is restored on every path, Ctrl-C
- * included; a failed run raised in the core's words (sleepacc_py_raise_run;
- * point: a sweep's point, named as Lua's sweep names it). */
+/* measure(options, point=False): one run, its config read by the core as
+ * plan() reads it (point: a sweep's), in the one block the core states
+ * (sleepacc_run_memory), its chunks with the GIL released and signals
+ * checked between them; the thread restored on every path, Ctrl-C included;
+ * a failure in the core's words (sleepacc_py_raise_run). */
 static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"options", "point", NULL};
   sleepacc_config cfg;
@@ -70,7 +59,9 @@ static PyObject *py_measure(PyObject *self, PyObject *args, PyObject *kwds) {
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|p:measure", kwlist, &PyDict_Type, &m, &point))
     return NULL;
   g = sleepacc_py_getter(&src, m);
-  if ((rc = sleepacc_config_read(&cfg, &g, point, &f)) < 0) return sleepacc_py_fault(&src, rc, &f);
+  if ((rc = sleepacc_config_read(&cfg, &g, point, &f)) < 0) sleepacc_py_fault(&src, rc, &f);
+  sleepacc_py_done(&src); /* the config holds no text of the dict's */
+  if (rc < 0) return NULL;
   size = sleepacc_run_memory(&cfg, SLEEPACC_RUN_STARTS);
   if ((run = PyMem_Calloc(1, sizeof *run)) == NULL) return PyErr_NoMemory();
   if (size && (block = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size)) == NULL) goto done;
@@ -189,8 +180,7 @@ static PyObject *py_call(PyObject *self, PyObject *args, PyObject *kwds) {
   PyObject *answer = NULL;
   memset(&st, 0, sizeof st);
   if (c != NULL && call_args(c, args, kwds, &a, &st) == 0) answer = call_answer(c, &a, &st);
-  PyMem_Free(st.src.room[0]);
-  PyMem_Free(st.src.room[1]);
+  sleepacc_py_done(&st.src);
   PyBuffer_Release(&st.view);
   return answer;
 }

@@ -56,11 +56,13 @@ static int Precise_init(PreciseObject *self, PyObject *args, PyObject *kwds) {
   g.take = sleepacc_precise_takes[is_pacer(self)]; /* what the kind takes, all by name */
   if ((rc = sleepacc_sleeper_read(&c, is_pacer(self), &g, &f)) < 0) {
     sleepacc_py_fault(&src, rc, &f);
-    return -1;
+    return sleepacc_py_done(&src), -1;
   }
-  if ((name = PyUnicode_FromString(c.method)) == NULL) return -1;
-  rc = sleepacc_precise_open(&self->h, is_pacer(self) ? SLEEPACC_PRECISE_PACER : SLEEPACC_PRECISE_SLEEPER,
-                             &c, &field);
+  name = PyUnicode_FromString(c.method); /* c's names are the dict's text, held until done */
+  rc = name ? sleepacc_precise_open(&self->h, is_pacer(self) ? SLEEPACC_PRECISE_PACER : SLEEPACC_PRECISE_SLEEPER,
+                                    &c, &field) : -1;
+  sleepacc_py_done(&src);
+  if (name == NULL) return -1;
   if (rc < 0) {
     Py_DECREF(name);
     precise_raise(self, rc, field, SLEEPACC_PRECISE_AT_HANDLE);

@@ -99,3 +99,56 @@ def test_call_rows_with_options_do_not_leak():
     # one lost plan of every method over the ladder (~3 KB) per round would
     # add up to 300 KB
     assert _grown(_option_rows, 100) < 100_000
+
+
+class _Name(str):      # a str and a dict whose lifetime a weak reference shows
+    pass
+
+
+class _Stats(dict):
+    pass
+
+
+def test_what_the_core_holds_outlives_a_conversion_that_drops_it():
+    """A value's conversion may run Python (__index__, __float__) that drops
+    the last reference to what the core already read: the method's text,
+    the stats dict it entered.  The binding holds them until the read ends
+    (the core read freed text: an invalid read under valgrind, a garbled
+    method name), then lets them go."""
+    import weakref
+    seen = []
+
+    def record():
+        rec = {"method": _Name("nanosleep"), "requested_ns": 1000, "mode": "relative",
+               "cpu_percent": 1.0}
+        rec["stats"] = _Stats(n=3, min=1, max=2, mean=1.0, std=0.0, p99=2)
+        refs = (weakref.ref(rec["method"]), weakref.ref(rec["stats"]))
+
+        class Drops:
+            def __index__(self):
+                rec["method"], rec["stats"] = None, None     # the last references
+                gc.collect()
+                seen.append([r() is not None for r in refs])
+                return 5
+        rec["stats"]["median"] = Drops()
+        return rec, refs
+
+    rec, refs = record()
+    assert "nanosleep" in _core.table([rec], "wide")
+    assert seen == [[True, True]]                       # held while the core read
+    assert [r() for r in refs] == [None, None]          # and given back after
+    # a Sleeper's options: its method's text is read before quantile's __float__
+    name = _Name("spin")
+    ref, opts = weakref.ref(name), {"method": name}
+    del name
+
+    class Quantile:
+        def __float__(self):
+            opts.pop("method")
+            gc.collect()
+            seen.append(ref() is not None)
+            return 0.5
+    opts["quantile"] = Quantile()
+    s = _core.Sleeper(opts)
+    s.close()
+    assert seen[-1] is True and ref() is None
