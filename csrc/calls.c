@@ -34,7 +34,7 @@ static const sleepacc_option name_arg[] = {
     {"name", SLEEPACC_OPT_NAME, "name", offsetof(sleepacc_call_args, name), 0},
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option path_arg[] = {
-    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 0},
+    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 1}, /* lo 1: not empty */
     {NULL, 0, NULL, 0, 0}};
 /* seconds_ns's argument is sleepacc_seconds_option, the duration rule's
  * row (at most one day; a sleep's seconds are sleepacc_sleep_option's, with
@@ -57,7 +57,7 @@ static const sleepacc_option table_args[] = {
 /* Records to save and the path of the results file. */
 static const sleepacc_option save_args[] = {
     {"results", SLEEPACC_OPT_RECORDS, "results", offsetof(sleepacc_call_args, options), 0},
-    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 0},
+    {"path", SLEEPACC_OPT_NAME, "path", offsetof(sleepacc_call_args, name), 1}, /* lo 1: not empty */
     {NULL, 0, NULL, 0, 0}};
 static const sleepacc_option plan_args[] = {
     {"options", SLEEPACC_OPT_TABLE, "options", offsetof(sleepacc_call_args, options), 0},

@@ -288,6 +288,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     return 0;
   case SLEEPACC_OPT_NAME:
     if (!text) break;
+    if (o->lo > 0 && !v->s[0]) return option_broken(msg, cap, "must not be empty"); /* a path */
     *(const char **)(void *)p = v->s;
     return 0;
   case SLEEPACC_OPT_NUMBER:
@@ -799,7 +800,7 @@ int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_val
  * ---------------------------------------------------------------------- */
 
 const sleepacc_option sleepacc_text_option[] = {
-    {"text", SLEEPACC_OPT_NAME, "text", 0, 0},
+    {"text", SLEEPACC_OPT_NAME, "text", 0, 1}, /* a path (sa.sweep's output): not empty */
     {NULL, 0, NULL, 0, 0},
 };
 

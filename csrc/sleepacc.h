@@ -1292,7 +1292,7 @@ typedef struct sleepacc_option {
   int kind;          /* sleepacc_option_kind */
   const char *field; /* "duration_ns", "env.slack_ns", ... */
   size_t offset;     /* in sleepacc_config */
-  int64_t lo;        /* INT64/INT: the least value; SECONDS: 1 for > 0 */
+  int64_t lo;        /* INT64/INT: the least value; SECONDS: 1 for > 0; NAME: 1 not empty */
 } sleepacc_option;
 #define SLEEPACC_OPTION_COUNT 14
 extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
@@ -1388,7 +1388,8 @@ int sleepacc_config_words(const sleepacc_config *c, const char **field, char *bu
  *   METHOD   TEXT, a registered method (whether it is available here is
  *            the config check's rule);
  *   NAME     TEXT (the pointer is stored: the caller keeps the text alive;
- *            a NUL byte within the length given in .i is refused first);
+ *            a NUL byte within the length given in .i is refused first;
+ *            o->lo 1: not empty, a path);
  *   NUMBER   INT or REAL, as a double.
  * 0 when set.  -EINVAL when v's kind is not one o takes (NULL included):
  * the binding words "must be <what o->kind takes>, got <v's type>".

@@ -189,6 +189,10 @@ static void test_a_string_argument_by_the_text_row(void) {
   says(&f, LUA, NULL, "nil", NULL, "output: must be a string, got nil");
   CHECK(sleepacc_value_read(sleepacc_text_option, "path", &s, &nul, &f) == -ERANGE && s == ok.s);
   says(&f, LUA, &nul, "string", "\"a\\0b\"", "path: must not contain a NUL byte, got \"a\\0b\"");
+  /* a path is not empty (lo 1): named, not the OS's ENOENT of "" after the run */
+  sleepacc_value empty = value(SLEEPACC_VALUE_TEXT, 0, 0.0, "");
+  CHECK(sleepacc_value_read(sleepacc_text_option, "output", &s, &empty, &f) == -ERANGE && s == ok.s);
+  says(&f, LUA, &empty, "string", "\"\"", "output: must not be empty, got \"\"");
   CHECK(sleepacc_text_option[1].name == NULL);
 }
 

@@ -208,6 +208,9 @@ local args = {
    {assert(sa.measure{method = "clock", duration = 0, n = 1}), 7}},
   {"path: must be a string, got number", sa.save, {}, 42},
   {"path: must not contain a NUL byte, got \"a\\0b\"", sa.save, {}, "a\0b"},
+  -- an empty path: named before anything runs (it was 'ENOENT: no such file, directory or method ()')
+  {"path: must not be empty, got \"\"", sa.save, {}, ""},
+  {"output: must not be empty, got \"\"", sa.sweep, {methods = {"clock"}, durations = {0}, output = ""}},
   {"style: must be a string, got boolean", sa.table, {}, true},
 }
 tests[#tests + 1] = {"an argument that is no option: the one template, the whole error", function()

@@ -491,3 +491,12 @@ def test_a_statistic_outside_int64_names_the_range():
     m["requested_ns"] = -5
     with pytest.raises(ValueError, match=r"^f:2: requested_ns = -5 is outside 0\.\.9223372036854775807$"):
         records.check_point(m, "f:2")
+
+
+def test_an_empty_path_is_refused_naming_path(tmp_path):
+    # the core's path row (lo 1): Sweep.save("") was the OS's FileNotFoundError of ''
+    sw = sleepacc.sweep(["clock"], [0], budget=0.01)
+    for call in (lambda: sw.save(""), lambda: records.write_atomic("", lambda f: f.write("x"))):
+        with pytest.raises(ValueError, match=r"^path: must not be empty, got ''$"):
+            call()
+    assert list(tmp_path.iterdir()) == []
