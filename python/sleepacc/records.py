@@ -293,15 +293,19 @@ def _check_obj(v, what: str, where: str, none_ok: bool = True) -> None:
         raise ValueError(f"{where}: {what} must be a JSON object, got {_kind(v)} {v!r:.40}")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def check_point(p, where: str) -> None:
     """ValueError "<where>: <what>" unless `p` is a well-formed point record."""
     _check_obj(p, "a measurement", where, none_ok=False)
     missing = [k for k in ("method", "mode", "requested_ns", "n", "stats") if k not in p]
     if missing:
         raise ValueError(f"{where}: bad point record (no " + ", ".join(missing) + ")")
-    # printable: the core names methods in words (a NUL would cut the name
-    # short where it is looked up; a control character garbles a table)
-    if not isinstance(p["method"], str) or not p["method"].isprintable() or not p["method"]:
+    # no control character: a NUL would cut the name short where it is
+    # looked up, a newline garbles a table.  The core's rule of a record it
+    # writes (sleepacc_result_fields' NAME flag), so every file it writes reads.
+    if not isinstance(p["method"], str) or not p["method"] or _CONTROL.search(p["method"]):
         raise ValueError(f"{where}: method must be a method name (printable text), got "
                          f"{_kind(p['method'])} {p['method']!r:.40}")
     from . import _core   # the mode names are the core's (sleepacc_mode_name)

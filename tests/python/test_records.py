@@ -219,6 +219,15 @@ def test_a_method_name_that_is_not_printable_text_is_refused(name):
         records.check_point(m, "f:2")
 
 
+def test_a_method_name_the_core_writes_is_read():
+    # the reader's rule is the core's (control characters): a name sa.save
+    # writes, with a no-break space or a line separator, is read, not refused
+    m = sleepacc.measure("nanosleep", 1e-4, n=2).to_dict()
+    for name in ("caf\u00e9 sleep", "a\u00a0b", "a\u2028b"):
+        m["method"] = name
+        records.check_point(m, "f:2")
+
+
 def test_a_null_where_the_reader_allows_one_is_read_as_absent(tmp_path):
     # check_point lets missed, wall_ns, cpu_ns_per_call and cpu_percent be
     # null (an absent key in Lua); load raised "bad point record
