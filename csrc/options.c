@@ -548,10 +548,10 @@ static uint32_t option_bit(const char *name) {
  * spins a margin): refused, not silently ignored.  A sweep's point is
  * exempt (its sweep was checked: some method of it has one). */
 #define MARGIN_UNUSED "only the hybrid family has a margin, and no method measured here is one"
-static int margin_unused(const sleepacc_point *pts, size_t n, const sleepacc_method *m) {
+static int any_hybrid(const sleepacc_point *pts, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (pts[i].method && pts[i].method->family == SLEEPACC_FAMILY_HYBRID) return 0;
-  return !m || m->family != SLEEPACC_FAMILY_HYBRID;
+    if (pts[i].method && pts[i].method->family == SLEEPACC_FAMILY_HYBRID) return 1;
+  return 0;
 }
 
 int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point, sleepacc_fault *f) {
@@ -570,7 +570,7 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
     return -ERANGE;
   if (rc < 0) return rule_fault(f, rc, field, words, 1);
-  if (!point && (given & option_bit("margin")) && margin_unused(NULL, 0, c->method))
+  if (!point && (given & option_bit("margin")) && !any_hybrid(&(sleepacc_point){c->method, 0}, 1))
     return rule_fault(f, -EINVAL, "margin_ns", MARGIN_UNUSED, 1);
   return 0;
 }
@@ -666,7 +666,7 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   if (n < 0)
     return sweep_fault(f, n, &sf, 1);
   if ((given[1] & (option_bit("margin") >> (check ? 2 : 0))) &&
-      margin_unused(s->points, (size_t)n < cap ? (size_t)n : cap, NULL))
+      !any_hybrid(s->points, (size_t)n < cap ? (size_t)n : cap))
     return rule_fault(f, -EINVAL, "margin_ns", MARGIN_UNUSED, 1);
   s->count = (size_t)n;
   return n;

@@ -186,7 +186,7 @@ PyObject *sleepacc_py_fault(sleepacc_py_source *src, int rc, const sleepacc_faul
 }
 
 int sleepacc_py_value(const sleepacc_option *o, const char *name, void *base, PyObject *obj) {
-  sleepacc_py_source src = {NULL, obj, 0, {NULL, NULL}, NULL, {NULL}, 0, NULL};
+  sleepacc_py_source src = {.value = obj}; /* a fault's source: the one value */
   sleepacc_value v;
   sleepacc_fault f;
   int rc;
