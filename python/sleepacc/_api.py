@@ -245,14 +245,15 @@ class Measurement:
         """The error (ns) of statistic `stat` ("median", "p99", "max" ...):
         value - requested in relative mode, the value itself (lateness) in
         periodic mode (:func:`sleepacc.records.error_ns`, the one rule).
-        None when the record lacks that statistic; a name that is no order
-        statistic of the core is a ValueError naming `stat`."""
+        None when the record lacks that statistic; a name that is neither an
+        order statistic of the core nor mean (fleet.STAT_FIELDS, what a fleet
+        is ranked by) is a ValueError naming `stat`."""
+        from .fleet import STAT_FIELDS
         if not isinstance(stat, str):
             raise TypeError(f"stat: must be a str, got {type(stat).__name__}")
-        if stat not in self.stats or stat in records.COUNT_FIELDS or stat == "std":
-            names = [k for k in self.stats if k not in records.COUNT_FIELDS and k != "std"]
-            raise ValueError(f"stat: must be one of {', '.join(names)}, got {stat!r}")
-        return records.error_ns(self.mode, self.requested_ns, self.stats[stat])
+        if stat not in STAT_FIELDS:
+            raise ValueError(f"stat: must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
+        return records.error_ns(self.mode, self.requested_ns, self.stats.get(stat))
 
     def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """The flat row of this measurement (:func:`sleepacc.records.flatten`)."""

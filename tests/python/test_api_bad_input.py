@@ -232,3 +232,15 @@ def test_measurement_error_names_stat(stat, exc):
     with pytest.raises(exc, match=r"^stat: must be "):
         m.error(stat)
     assert m.error("p99") == m.stats.p99 - m.requested_ns
+
+
+def test_measurement_error_takes_fleets_statistics_and_none_when_left_out():
+    # the one list of statistics an error is taken of (fleet.STAT_FIELDS,
+    # from the core's quantile levels, and mean); a record older than p1
+    # lacks it: None, as the docstring says (it raised KeyError 'p1')
+    from sleepacc.fleet import STAT_FIELDS
+    m = sleepacc.measure("nanosleep", 1e-4, n=2)
+    assert [s for s in STAT_FIELDS if m.error(s) is None] == []
+    d = m.to_dict()
+    del d["stats"]["p1"]
+    assert sleepacc.Measurement.from_dict(d).error("p1") is None
