@@ -12,6 +12,7 @@
 #endif
 
 #include <sys/types.h>
+#include <locale.h>
 #include <time.h>
 
 #include "sleepacc.h"
@@ -53,5 +54,11 @@ int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_conf
  * (options.c; the readers of fields.c and calls.c fault the same way). */
 int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
                         int show, const char *words);
+
+/* The calling thread's numbers in the C locale from enter to leave (cnum.c):
+ * enter returns the locale to give leave, (locale_t)0 when it could not
+ * switch (leave then does nothing). */
+locale_t sleepacc__c_numbers_enter(void);
+void sleepacc__c_numbers_leave(locale_t prev);
 
 #endif /* SLEEPACC_INT_H */
