@@ -116,6 +116,9 @@ static int open_words(const sleepacc_run *r, char *buf, size_t cap) {
   if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(env_field));
   else if (sleepacc_config_explain(c, &field, &msg) != 0)
     snprintf(buf, cap, "%s: %s", sleepacc_option_of_field(field), msg);
+  else if (r->err == -EBUSY && snprintf(buf, cap, "opening the method: ") < (int)cap &&
+           sleepacc_signal_words(buf + strlen(buf), cap - strlen(buf)))
+    ; /* a signal method without a free real-time signal: which are blocked */
   else snprintf(buf, cap, "opening the method");
   return 0;
 }

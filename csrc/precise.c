@@ -69,9 +69,15 @@ const char *sleepacc_precise_words(int err) {
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap) {
   int pacer = h && h->kind == SLEEPACC_PRECISE_PACER;
-  const char *name = pacer ? "Pacer" : "Sleeper", *refusal = sleepacc_precise_words(err);
+  /* a refusal is the handle's own (no field): an open's EBUSY is its method's signal */
+  const char *name = pacer ? "Pacer" : "Sleeper", *refusal = field ? NULL : sleepacc_precise_words(err);
+  size_t k;
   if (!buf || !cap) return refusal != NULL;
   if (refusal) snprintf(buf, cap, "%s %s", name, refusal);
+  else if (field && !strcmp(field, "method") && (err == -EBUSY || err == EBUSY) &&
+           (k = (size_t)snprintf(buf, cap, "method (")) < cap && sleepacc_signal_words(buf + k, cap - k)) {
+    if ((k = strlen(buf)) + 1 < cap) buf[k] = ')', buf[k + 1] = '\0';
+  }
   else if (field && !strcmp(field, "dma_latency_us")) /* the option and the device it holds open */
     snprintf(buf, cap, "dma_latency (/dev/cpu_dma_latency)");
   else if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(field));

@@ -128,7 +128,8 @@ typedef struct sleepacc_method {
   sleepacc_tristate honours_slack; /* does timer slack delay its wake-up? */
   int absolute;              /* 1 if it waits on an absolute deadline */
   const char *description;   /* one line */
-  /* run-time probe: 1 available, 0 not (cached by sleepacc_method_available) */
+  /* run-time probe: 1 available, 0 not (cached by sleepacc_method_available),
+   * a negative errno when a missing resource kept it from telling (not cached) */
   int (*available)(void);
   /* optional per-use setup/teardown (NULL when the method needs none) */
   int (*open)(sleepacc_waiter *w);
@@ -160,6 +161,15 @@ struct sleepacc_waiter {
  * kernel lateness (55-80 us with the default slack). */
 #define SLEEPACC_DEFAULT_MARGIN_NS (125LL * 1000LL)
 
+/* 1 when m can open on this thread now: available, and for timer_signal
+ * and sigtimedwait a real-time signal free for it (the default sweep
+ * leaves out one that cannot).  0 otherwise, with a one-line reason into
+ * why (cap bytes; may be NULL): "<name>: <why>". */
+int sleepacc_method_ready(const sleepacc_method *m, char *why, size_t cap);
+/* Why no real-time signal is free for timer_signal and sigtimedwait on the
+ * calling thread (the blocked ones named, as ranges of numbers), into buf:
+ * 1; 0 with buf "" when one is free. */
+int sleepacc_signal_words(char *buf, size_t cap);
 /* Number of rows compiled in (available or not). */
 size_t sleepacc_method_count(void);
 /* Row i (0 <= i < count), or NULL. */
@@ -800,6 +810,8 @@ typedef struct sleepacc_sleeper {
   int strategy;               /* sleepacc_strategy */
   int magic;                  /* set by open, cleared by close */
   const sleepacc_method *kernel; /* the kernel wait used */
+  const sleepacc_method *kernel_skipped; /* a preferred wait that could not open, or NULL */
+  int kernel_skipped_err;     /* why (a negative errno: EMFILE, ...) */
   sleepacc_waiter waiter;     /* open waiter for `kernel` */
   double quantile;            /* auto: margin quantile, in (0,1) */
   int64_t fixed_margin_ns;    /* hybrid: the margin; auto: initial margin */
@@ -852,6 +864,9 @@ typedef struct sleepacc_sleeper_stats {
   sleepacc_stats lateness;    /* lateness statistics (ns) */
   const char *strategy;       /* "auto", "spin", "hybrid", "comp", "kernel" */
   const char *kernel;         /* the kernel wait's method name */
+  const char *kernel_skipped; /* a preferred kernel wait that could not open for want of a
+                               * resource (timerfd at EMFILE), so `kernel` is the next; or NULL */
+  const char *kernel_skipped_err; /* its error's name ("EMFILE"), or NULL */
   double quantile;            /* auto: margin quantile */
   int64_t margin_ns;          /* hybrid: the margin; auto: the initial one */
   int64_t handoff_ns;         /* hand-off (0: off) */
@@ -1778,7 +1793,7 @@ const char *sleepacc_precise_words(int err);
 #define SLEEPACC_PRECISE_AT_HANDLE 0 /* open, close, stats */
 #define SLEEPACC_PRECISE_AT_CALL 1   /* its sleep (a sleeper) or wait (a pacer) */
 /* Room enough for sleepacc_precise_message's words. */
-#define SLEEPACC_PRECISE_WORDS_MAX 64
+#define SLEEPACC_PRECISE_WORDS_MAX 320
 /* The one wording of a failure err of handle h (its kind's name "Sleeper"
  * or "Pacer"; NULL h: a sleeper's) into buf (cap bytes, cut to fit):
  *   -EBADF, -EBUSY, the refusal: the whole message, "<name> is closed" or

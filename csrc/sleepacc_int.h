@@ -55,6 +55,13 @@ int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_conf
 int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
                         int show, const char *words);
 
+/* 1 when err (either sign) is a want of a resource that may pass: EMFILE,
+ * ENFILE, EAGAIN, ENOMEM, ENOBUFS, EINTR (methods.c). */
+int sleepacc__transient(int err);
+/* A probe's answer after a failure with errno err: -err when transient (not
+ * cached), else 0 (not available) (methods.c). */
+int sleepacc__probe_failed(int err);
+
 /* The calling thread's numbers in the C locale from enter to leave (cnum.c):
  * enter returns the locale to give leave, (locale_t)0 when it could not
  * switch (leave then does nothing). */
