@@ -542,7 +542,7 @@ typedef struct sleepacc_run {
   size_t capacity;         /* its length in samples */
   int64_t done;            /* samples recorded (after warm-up) */
   int64_t warm_done;       /* warm-up samples taken */
-  int64_t missed;          /* periodic: wake-ups after the next deadline */
+  int64_t missed;          /* periodic: deadlines passed over, never served (irtt: expected - sent) */
   int64_t start_ns;        /* when the run started (after warm-up) */
   int64_t budget_end_ns;   /* start + budget, or INT64_MAX */
   int64_t next_deadline_ns;/* periodic: the next deadline */
@@ -584,7 +584,7 @@ typedef struct sleepacc_result {
   int64_t requested_ns;    /* requested duration / period */
   int64_t n;               /* samples recorded (after warm-up) */
   sleepacc_stats stats;    /* exact from the buffer, else from the histogram */
-  int64_t missed;          /* periodic: deadlines woken past the next one */
+  int64_t missed;          /* periodic: deadlines passed over, never served (irtt: expected - sent) */
   double cpu_ns_per_call;  /* thread CPU time per sample (0 when n = 0) */
   double cpu_percent;      /* thread CPU time / wall time * 100, or -1 unknown */
   int64_t ctx_voluntary;   /* context switches, -1 unknown ("ctx_switches") */
