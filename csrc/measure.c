@@ -144,6 +144,10 @@ int sleepacc_run_words(const sleepacc_run *r, int flags, char *buf, size_t cap) 
   if (flags & SLEEPACC_RUN_POINT)
     snprintf(point, sizeof point, ", method %s, duration %lld ns", m ? m->name : "none",
              (long long)r->cfg.duration_ns);
-  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err), sleepacc_strerror(r->err), what, point);
+  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err),
+           /* a group without RT time refuses root too: not "needs CAP_SYS_NICE or root" */
+           r->err == -EPERM && strstr(what, "cpu.rt_runtime_us 0") ? "operation not permitted"
+                                                                  : sleepacc_strerror(r->err),
+           what, point);
   return privileged;
 }

@@ -62,6 +62,13 @@ int sleepacc__transient(int err);
  * cached), else 0 (not available) (methods.c). */
 int sleepacc__probe_failed(int err);
 
+/* The sentence of a refused SCHED_FIFO/RR whose cause is the thread's cpu
+ * cgroup (cgroup_file: /proc/thread-self/cgroup; root: where the
+ * hierarchies are mounted, /sys/fs/cgroup): its cpu.rt_runtime_us is 0.
+ * 1 with the sentence (naming the group's directory) in buf; else 0
+ * (env.c). */
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap);
+
 /* The calling thread's numbers in the C locale from enter to leave (cnum.c):
  * enter returns the locale to give leave, (locale_t)0 when it could not
  * switch (leave then does nothing). */
