@@ -119,6 +119,9 @@ static int open_words(const sleepacc_run *r, char *buf, size_t cap) {
   else if (r->err == -EBUSY && snprintf(buf, cap, "opening the method: ") < (int)cap &&
            sleepacc_signal_words(buf + strlen(buf), cap - strlen(buf)))
     ; /* a signal method without a free real-time signal: which are blocked */
+  else if (r->err == -EAGAIN && c->method && !strcmp(c->method->name, "timer_signal"))
+    snprintf(buf, cap, "opening the method: no POSIX timer could be made (the queued-signal limit "
+             "RLIMIT_SIGPENDING, or the system's timers, used up)");
   else snprintf(buf, cap, "opening the method");
   return 0;
 }

@@ -82,6 +82,11 @@ int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *fie
     snprintf(buf, cap, "dma_latency (/dev/cpu_dma_latency)");
   else if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(field));
   else if (at == SLEEPACC_PRECISE_AT_CALL) snprintf(buf, cap, "%s.%s", name, pacer ? "wait" : "sleep");
+  else if (err == -EMFILE || err == EMFILE) /* an open short of a resource: which */
+    snprintf(buf, cap, "%s (its kernel wait's descriptor is past the process's limit, RLIMIT_NOFILE)", name);
+  else if (err == -EAGAIN || err == EAGAIN)
+    snprintf(buf, cap, "%s (no POSIX timer could be made: the queued-signal limit RLIMIT_SIGPENDING, "
+             "or the system's timers, used up)", name);
   else snprintf(buf, cap, "%s", name);
   return refusal != NULL;
 }

@@ -42,6 +42,8 @@ out = {}
 out["measure"] = outcome(lambda: sleepacc.measure("timerfd", 1e-4, n=3))
 out["sleeper"] = outcome(lambda: sleepacc.Sleeper("timerfd"))
 out["sleep"] = outcome(lambda: sleepacc.sleep(1e-3))
+st = sleepacc.precise._local.sleepers["auto"].stats    # sleepacc.sleep's own sleeper
+out["sleep_stats"] = [st["kernel"], st["kernel_skipped"], st["kernel_skipped_err"]]
 s = sleepacc.Sleeper("auto")
 s.sleep(1e-3)
 st = s.stats
@@ -69,7 +71,9 @@ def test_emfile_is_an_oserror_and_not_cached_and_auto_falls_back():
         kind, err, text = out[case]
         assert kind == "OSError" and err == 24, out[case]      # EMFILE, not ValueError
         assert "EMFILE" in text and not text.startswith("method"), text
+    assert "too many open files" in out["measure"][2] and "RLIMIT_NOFILE" in out["sleeper"][2]
     assert out["sleep"] == "ok"                                # a wait with no descriptor
+    assert out["sleep_stats"] == out["auto"], out
     assert out["auto"][0] != "timerfd" and out["auto"][1:] == ["timerfd", "EMFILE"], out
     assert out["after"] == "ok" and out["listed"] == [True], out
     assert out["auto_after"] == ["timerfd", None], out
@@ -91,4 +95,5 @@ def test_signal_limit_is_an_oserror_and_not_cached():
     out = run(SIGPENDING)
     kind, err, text = out["measure"]
     assert kind in ("OSError", "BlockingIOError") and err == 11, out     # EAGAIN
+    assert "RLIMIT_SIGPENDING" in text, text
     assert out["after"] == "ok" and out["listed"] == [True], out
