@@ -50,6 +50,9 @@ st = s.stats
 out["auto"] = [st["kernel"], st["kernel_skipped"], st["kernel_skipped_err"]]
 s.close()
 free(held)
+for _ in range(sleepacc.precise._RETRY_AFTER + 1):   # sleepacc.sleep tries timerfd again
+    sleepacc.sleep(0)
+out["sleep_after"] = sleepacc.precise._local.sleepers["auto"].stats["kernel"]
 out["after"] = outcome(lambda: sleepacc.measure("timerfd", 1e-4, n=3))
 out["listed"] = [m.available for m in sleepacc.methods() if m.name == "timerfd"]
 s = sleepacc.Sleeper("auto")
@@ -76,6 +79,7 @@ def test_emfile_is_an_oserror_and_not_cached_and_auto_falls_back():
     assert out["sleep_stats"] == out["auto"], out
     assert out["auto"][0] != "timerfd" and out["auto"][1:] == ["timerfd", "EMFILE"], out
     assert out["after"] == "ok" and out["listed"] == [True], out
+    assert out["sleep_after"] == "timerfd", out
     assert out["auto_after"] == ["timerfd", None], out
 
 
