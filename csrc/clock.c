@@ -69,21 +69,21 @@ int sleepacc_clock_info_get(int id, int reads, sleepacc_clock_info *info) {
 }
 
 const sleepacc_field sleepacc_clock_info_fields[] = {
-  {"resolution_ns", offsetof(sleepacc_clock_info, resolution_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-  {"read_cost_ns", offsetof(sleepacc_clock_info, read_cost_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-  {NULL, 0, 0, 0, NULL, 0},
+  {"resolution_ns", offsetof(sleepacc_clock_info, resolution_ns), SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {"read_cost_ns", offsetof(sleepacc_clock_info, read_cost_ns), SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 
 /* A clock's row in sleepacc_clocks_fields (names as sleepacc__clocks). */
 #define SLEEPACC__CLOCK(name, id)                                                          \
-  {name, offsetof(sleepacc_clocks, clock) + (id) * sizeof(sleepacc_clock_info), 0,       \
+  {name, offsetof(sleepacc_clocks, clock) + (id) * sizeof(sleepacc_clock_info),       \
    SLEEPACC_FIELD_NESTED, sleepacc_clock_info_fields, 0}
 const sleepacc_field sleepacc_clocks_fields[] = {
   SLEEPACC__CLOCK("monotonic", SLEEPACC_CLOCK_MONOTONIC),
   SLEEPACC__CLOCK("monotonic_raw", SLEEPACC_CLOCK_MONOTONIC_RAW),
   SLEEPACC__CLOCK("realtime", SLEEPACC_CLOCK_REALTIME),
   SLEEPACC__CLOCK("boottime", SLEEPACC_CLOCK_BOOTTIME),
-  {NULL, 0, 0, 0, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 
 /* Every clock's info: 0, or the first error (-EINVAL for a NULL out or

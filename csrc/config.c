@@ -319,10 +319,10 @@ const int64_t sleepacc_default_durations_ns[SLEEPACC_DEFAULT_DURATION_COUNT] = {
 
 /* ------------------------------------------------------------ field tables */
 
-#define SLEEPACC__F(s, f, t) {#f, offsetof(s, f), (t) == SLEEPACC_FIELD_DOUBLE, (t), NULL, 0}
-#define SLEEPACC__AS(s, name, f, t) {name, offsetof(s, f), (t) == SLEEPACC_FIELD_DOUBLE, (t), NULL, 0}
-#define SLEEPACC__SUB(s, f, sub) {#f, offsetof(s, f), 0, SLEEPACC_FIELD_NESTED, sub, 0}
-#define SLEEPACC__END {NULL, 0, 0, 0, NULL, 0}
+#define SLEEPACC__F(s, f, t) {#f, offsetof(s, f), (t), NULL, 0}
+#define SLEEPACC__AS(s, name, f, t) {name, offsetof(s, f), (t), NULL, 0}
+#define SLEEPACC__SUB(s, f, sub) {#f, offsetof(s, f), SLEEPACC_FIELD_NESTED, sub, 0}
+#define SLEEPACC__END {NULL, 0, 0, NULL, 0}
 #define I64 SLEEPACC_FIELD_INT64
 #define DBL SLEEPACC_FIELD_DOUBLE
 #define STR SLEEPACC_FIELD_STRING
@@ -361,7 +361,7 @@ static const sleepacc_field sleepacc__env_fields[] = {
     SLEEPACC__F(sleepacc_run_env, cpu, OPT),
     SLEEPACC__F(sleepacc_run_env, lock_memory, BOOL),
     SLEEPACC__F(sleepacc_run_env, dma_latency_us, OPT),
-    {"margin_ns", offsetof(sleepacc_run_env, margin_ns), 0, OPT, NULL, SLEEPACC_FIELD_OMIT_NULL},
+    {"margin_ns", offsetof(sleepacc_run_env, margin_ns), OPT, NULL, SLEEPACC_FIELD_OMIT_NULL},
     SLEEPACC__END,
 };
 
@@ -375,20 +375,20 @@ static const sleepacc_field sleepacc__ctx_fields[] = {
 /* The record's rows: each key a record read back (sleepacc_fields_read, Lua's
  * sa.save) must hold (REQUIRED; a null is left out, so the env's rows are not),
  * and every statistic and context switch but a LATER one (COMPLETE). */
-#define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t) == DBL, (t), NULL, SLEEPACC_FIELD_REQUIRED}
-#define SLEEPACC__RSUB(name, off, sub) {name, off, 0, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
-#define SLEEPACC__RP(f, t, rule) {#f, offsetof(sleepacc_result, f), 0, (t), NULL, SLEEPACC_FIELD_REQUIRED | (rule)}
+#define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t), NULL, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RSUB(name, off, sub) {name, off, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RP(f, t, rule) {#f, offsetof(sleepacc_result, f), (t), NULL, SLEEPACC_FIELD_REQUIRED | (rule)}
 const sleepacc_field sleepacc_result_fields[] = {
     SLEEPACC__RP(method, STR, SLEEPACC_FIELD_NAME), /* the point rules of a file's reader */
     SLEEPACC__RP(mode, STR, SLEEPACC_FIELD_MODE_NAME),
     SLEEPACC__RP(requested_ns, I64, SLEEPACC_FIELD_NONNEG),
     SLEEPACC__RP(n, I64, SLEEPACC_FIELD_NONNEG),
-    {"stats", offsetof(sleepacc_result, stats), 0, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
+    {"stats", offsetof(sleepacc_result, stats), SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
      SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(missed, I64),
     SLEEPACC__R(cpu_ns_per_call, DBL),
     SLEEPACC__R(cpu_percent, DBL),
-    {"ctx_switches", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
+    {"ctx_switches", 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(wall_ns, I64),
     SLEEPACC__RSUB("env", offsetof(sleepacc_result, env), sleepacc__env_fields),
     SLEEPACC__END,
@@ -433,7 +433,7 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, contended, BOOL),
     SLEEPACC__F(sleepacc_sleeper_stats, last_wake_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, dma_latency_us, OPT),
-    {"margins", offsetof(sleepacc_sleeper_stats, margins), 0, SLEEPACC_FIELD_PAIRS,
+    {"margins", offsetof(sleepacc_sleeper_stats, margins), SLEEPACC_FIELD_PAIRS,
      sleepacc__margin_fields, 0},
     SLEEPACC__END,
 };
@@ -453,7 +453,7 @@ const sleepacc_field sleepacc_pacer_stats_fields[] = {
     SLEEPACC__SUB(sleepacc_pacer_stats, lateness, sleepacc_stats_fields),
     SLEEPACC__F(sleepacc_pacer_stats, timer_misses, I64),
     SLEEPACC__F(sleepacc_pacer_stats, timer_err_percent, DBL),
-    {"timer_err", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__timer_err_fields, 0},
+    {"timer_err", 0, SLEEPACC_FIELD_NESTED, sleepacc__timer_err_fields, 0},
     SLEEPACC__F(sleepacc_pacer_stats, period_ns, I64),
     SLEEPACC__F(sleepacc_pacer_stats, missed, STR),
     SLEEPACC__F(sleepacc_pacer_stats, start_ns, I64),

@@ -99,12 +99,11 @@ int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow) {
   return s * 1000000000LL;
 }
 
-#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \
-                  SLEEPACC_FIELD_##t, NULL, 0}
+#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t, NULL, 0}
 const sleepacc_field sleepacc_method_info_fields[] = {
     MF(name, STRING),           MF(family, STRING), MF(description, STRING),
     MF(granularity_ns, INT64),  MF(honours_slack, STRING), MF(absolute, BOOL),
-    MF(available, BOOL),        {NULL, 0, 0, 0, NULL, 0},
+    MF(available, BOOL),        {NULL, 0, 0, NULL, 0},
 };
 
 int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out) {

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 /* timespec -> ns. */
 static inline int64_t sleepacc__ts_ns(const struct timespec *ts) {

@@ -449,15 +449,15 @@ void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row)
   row->cpu_percent = res->cpu_percent;
 }
 
-#define SLEEPACC__ROW(f, type, is_double, sub)                                   \
-  {#f, offsetof(sleepacc_row, f), is_double, type, sub, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__ROW(f, type, sub) \
+  {#f, offsetof(sleepacc_row, f), type, sub, SLEEPACC_FIELD_REQUIRED}
 const sleepacc_field sleepacc_row_fields[] = {
-  SLEEPACC__ROW(method, SLEEPACC_FIELD_STRING, 0, NULL),
-  SLEEPACC__ROW(requested_ns, SLEEPACC_FIELD_INT64, 0, NULL),
-  SLEEPACC__ROW(mode, SLEEPACC_FIELD_MODE, 0, NULL),
-  SLEEPACC__ROW(stats, SLEEPACC_FIELD_NESTED, 0, sleepacc_stats_fields),
-  SLEEPACC__ROW(cpu_percent, SLEEPACC_FIELD_DOUBLE, 1, NULL),
-  {NULL, 0, 0, 0, NULL, 0},
+  SLEEPACC__ROW(method, SLEEPACC_FIELD_STRING, NULL),
+  SLEEPACC__ROW(requested_ns, SLEEPACC_FIELD_INT64, NULL),
+  SLEEPACC__ROW(mode, SLEEPACC_FIELD_MODE, NULL),
+  SLEEPACC__ROW(stats, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields),
+  SLEEPACC__ROW(cpu_percent, SLEEPACC_FIELD_DOUBLE, NULL),
+  {NULL, 0, 0, NULL, 0},
 };
 
 static const struct {

@@ -1,6 +1,7 @@
 # The C core: libsleepacc.a, libsleepacc.so, sleepacc.pc, C tests, examples,
 # install/uninstall.
-#   make install PREFIX=/usr/local DESTDIR=   header, libsleepacc.a,
+#   make install PREFIX=/usr/local DESTDIR=   the C API's header (csrc/sleepacc.h
+#        only: csrc/sleepacc_binding.h is the bindings' protocol), libsleepacc.a,
 #        libsleepacc.so.$(SLEEPACC_VER) (SONAME libsleepacc.so.$(SLEEPACC_SOVERSION)) + symlinks,
 #        lib/pkgconfig/sleepacc.pc (LIBDIR, INCLUDEDIR, PKGCONFIGDIR override the layout)
 #   make uninstall PREFIX=... DESTDIR=...     removes exactly those files

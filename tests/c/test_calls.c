@@ -3,7 +3,7 @@
  * buffer of the row's size, and its field table addresses what it names,
  * so both bindings' one dispatcher can convert any row. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdlib.h>
 #include <string.h>

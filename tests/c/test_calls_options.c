@@ -4,7 +4,7 @@
  * (the binding's one fault mapper words it), seconds_ns converts its
  * argument by its SECONDS row, and stats reads values a binding lends. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdlib.h>
 #include <string.h>

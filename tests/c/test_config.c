@@ -3,7 +3,7 @@
  * (and run_start refuses the same configurations), the capacity hint, the
  * name and duration checks, the default ladder and the field tables. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -154,7 +154,7 @@ static void check_table(const sleepacc_field *t, size_t size) {
   for (const sleepacc_field *f = t; f->name; f++) {
     for (const sleepacc_field *g = t; g != f; g++) CHECK(strcmp(f->name, g->name) != 0);
     CHECK(f->offset < size);
-    CHECK(f->is_double == (f->type == SLEEPACC_FIELD_DOUBLE));
+    CHECK(f->type >= SLEEPACC_FIELD_INT64 && f->type <= SLEEPACC_FIELD_SAMPLES); /* a known type */
     if (f->type == SLEEPACC_FIELD_NESTED) {
       CHECK(f->sub != NULL);
       if (f->sub) check_table(f->sub, size); /* sub offsets are relative to the row */

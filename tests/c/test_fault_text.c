@@ -5,7 +5,7 @@
  * option kind takes, its index base, Lua's "a fraction", the value shown
  * as the binding gives it, and the refusals. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * the reader of a whole options table built on it (sleepacc_config_read,
  * sleepacc_sweep_read, sleepacc_sleeper_read, sleepacc_value_read). */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <limits.h>
 #include <math.h>

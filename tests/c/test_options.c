@@ -2,7 +2,7 @@
  * fills a real config field of its kind, a core field maps back to its
  * option, and the seconds -> ns conversion rounds and saturates. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <errno.h>
 #include <math.h>

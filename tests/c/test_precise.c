@@ -5,7 +5,7 @@
  * child, close twice, the stats and the table that describes them, and
  * the tick tokens (unwait, a tick taken from a hand-off), a sleep longer
  * than a day (daysleep). */
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 #include "check.h"
 
 #include <string.h>

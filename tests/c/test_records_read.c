@@ -4,7 +4,7 @@
  * the fault and in both bindings' sentences, and the table call row over
  * one record or a list of them (its style an option of the STYLE kind). */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdlib.h>
 #include <string.h>

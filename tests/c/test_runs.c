@@ -3,7 +3,7 @@
  * close, the first failure kept, and the one wording of a failed run.
  * Invariants only, never tight timings. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
  * under the duration rule, each refusal with its words and *ns untouched;
  * and sleepacc_sleep_check (daysleep), a sleep's seconds as its deadline. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <math.h>
 #include <stdint.h>
