@@ -48,14 +48,6 @@
      "one sample is longer than the budget: give n explicitly or a longer budget")             \
   XX(BUDGET_OVERFLOW, "budget_ns", EINVAL, "deadline arithmetic would overflow int64")      \
   XX(PERIODIC_OVERFLOW, "n", EINVAL, "deadlines of n periods would overflow int64")         \
-  XX(SLACK, "env.slack_ns", EINVAL, "must be 1 ns .. 1 s (or left as it is)")                  \
-  XX(POLICY, "env.policy", EINVAL, "must be one of other, batch, idle, fifo, rr")              \
-  XX(PRIORITY_RT, "env.priority", EINVAL, "must be 1..99 with policy fifo or rr")              \
-  XX(PRIORITY_OTHER, "env.priority", EINVAL, "must be 0 unless the policy is fifo or rr")      \
-  XX(CPU, "env.cpu", EINVAL, "is not in this thread's allowed CPU set")                        \
-  XX(CPU_UNKNOWN, "env.cpu", EINVAL, "cannot be checked: the thread's allowed set is unknown") \
-  XX(LOCK, "env.lock_memory", EINVAL, "must be 0 or 1")                                        \
-  XX(DMA, "env.dma_latency_us", EINVAL, "must be 0..2000000000 us (or left as it is)")         \
   XX(RT_SPIN, "budget_ns", EINVAL,                                                             \
      "is required for a spinning method under policy fifo or rr (real-time spinning "          \
      "stalls a CPU)")                                                                          \
@@ -79,7 +71,8 @@ enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
   SLEEPACC__RULES(SLEEPACC__ID)
 #undef SLEEPACC__ID
-  SLEEPACC__R_OK
+  SLEEPACC__R_OK,
+  SLEEPACC__R_ENV /* a rule of the environment's (env.c's, sleepacc__env_explain) */
 };
 
 static const struct {
@@ -166,39 +159,6 @@ static int sleepacc__rt_policy(int policy) {
   return policy == SLEEPACC_POLICY_FIFO || policy == SLEEPACC_POLICY_RR;
 }
 
-/* The first environment rule env breaks, or SLEEPACC__R_OK. */
-static int sleepacc__env_rule(const sleepacc_env *env) {
-  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_SLACK_NS))
-    return SLEEPACC__R_SLACK;
-  if (env->policy < SLEEPACC_POLICY_KEEP || env->policy > SLEEPACC_POLICY_RR)
-    return SLEEPACC__R_POLICY;
-  if (sleepacc__rt_policy(env->policy)) {
-    int os = env->policy == SLEEPACC_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
-    int lo = sched_get_priority_min(os), hi = sched_get_priority_max(os);
-    if (lo < 0 || hi < 0) { lo = 1; hi = 99; }
-    if (env->priority < lo || env->priority > hi) return SLEEPACC__R_PRIORITY_RT;
-  } else if (env->priority != 0) {
-    return SLEEPACC__R_PRIORITY_OTHER;
-  }
-  if (env->cpu != -1) {
-    cpu_set_t set;
-    if (env->cpu < 0 || env->cpu >= CPU_SETSIZE) return SLEEPACC__R_CPU;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return SLEEPACC__R_CPU_UNKNOWN;
-    if (!CPU_ISSET(env->cpu, &set)) return SLEEPACC__R_CPU;
-  }
-  if (env->lock_memory != 0 && env->lock_memory != 1) return SLEEPACC__R_LOCK;
-  if (env->dma_latency_us < -1 || env->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
-    return SLEEPACC__R_DMA;
-  return SLEEPACC__R_OK;
-}
-
-int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message) {
-  int id;
-  if (!env) return -EINVAL;
-  id = sleepacc__env_rule(env);
-  return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, field, message);
-}
-
 /* 1 when the calling thread will run under FIFO/RR for this env. */
 static int sleepacc__runs_rt(const sleepacc_env *env) {
   int p;
@@ -247,7 +207,7 @@ static int sleepacc__config_rule(const sleepacc_config *c) {
   if (c->mode == SLEEPACC_MODE_PERIODIC && c->budget_ns == 0 &&
       c->n + c->warmup > (INT64_MAX - now) / d - 2)
     return SLEEPACC__R_PERIODIC_OVERFLOW;
-  if ((id = sleepacc__env_rule(&c->env)) != SLEEPACC__R_OK) return id;
+  if (sleepacc__env_explain(&c->env, NULL, NULL) < 0) return SLEEPACC__R_ENV;
   /* Real-time spinning stalls a CPU: a spinning run under FIFO/RR needs a budget. */
   if (m->family != SLEEPACC_FAMILY_KERNEL && m->family != SLEEPACC_FAMILY_BASELINE &&
       c->budget_ns == 0 && sleepacc__runs_rt(&c->env))
@@ -260,6 +220,7 @@ int sleepacc_config_explain(const sleepacc_config *c, const char **field, const 
   int id;
   if (!c) return sleepacc__broken(SLEEPACC__R_METHOD, field, message);
   id = sleepacc__config_rule(c);
+  if (id == SLEEPACC__R_ENV) return sleepacc__env_explain(&c->env, field, message);
   return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, field, message);
 }
 

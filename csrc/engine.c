@@ -33,23 +33,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-/* Mode names, index = sleepacc_mode. */
-static const char *const sleepacc__modes[] = {"relative", "periodic"};
-#define SLEEPACC__NMODES ((int)(sizeof sleepacc__modes / sizeof sleepacc__modes[0]))
-
 /* Run states (sleepacc_run.state). */
 enum { SLEEPACC__NEW = 0, SLEEPACC__RUNNING = 1, SLEEPACC__DONE = 2, SLEEPACC__CLOSED = 3 };
-
-const char *sleepacc_mode_name(int mode) {
-  return mode >= 0 && mode < SLEEPACC__NMODES ? sleepacc__modes[mode] : NULL;
-}
-
-int sleepacc_mode_from_name(const char *name) {
-  if (!name) return -EINVAL;
-  for (int i = 0; i < SLEEPACC__NMODES; i++)
-    if (strcmp(sleepacc__modes[i], name) == 0) return i;
-  return -EINVAL;
-}
 
 /* Thread CPU time and context switches of the calling thread. */
 void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {

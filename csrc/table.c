@@ -460,29 +460,21 @@ const sleepacc_field sleepacc_row_fields[] = {
   {NULL, 0, 0, NULL, 0},
 };
 
-static const struct {
-  const char *style;
-  sleepacc_table_fn render;
-} table_styles[] = {
-  {"irtt", sleepacc_table_irtt},
-  {"wide", sleepacc_table_wide},
-};
+/* The renderer of each style, in the order of its name
+ * (sleepacc_table_style_name, names.c). */
+static const sleepacc_table_fn table_renderers[] = {sleepacc_table_irtt, sleepacc_table_wide};
 
 sleepacc_table_fn sleepacc_table_style(const char *style)
 {
-  for (size_t i = 0; style && i < sizeof table_styles / sizeof table_styles[0]; i++)
-    if (strcmp(style, table_styles[i].style) == 0)
-      return table_styles[i].render;
+  const char *name;
+  for (int i = 0; style && (name = sleepacc_table_style_name(i)) != NULL; i++)
+    if (strcmp(style, name) == 0)
+      return i < (int)(sizeof table_renderers / sizeof table_renderers[0]) ? table_renderers[i] : NULL;
   return NULL;
 }
 
-const char *sleepacc_table_style_name(int i)
-{
-  return i >= 0 && (size_t)i < sizeof table_styles / sizeof table_styles[0] ? table_styles[i].style : NULL;
-}
-
-/* words (issue 12): the rule of a style in words, one for both bindings
- * (the names of table_styles; a C test checks them). */
+/* The rule of a style in words, one for both bindings (the style names;
+ * a C test checks them). */
 static const char table_style_words[] = "must be 'irtt' or 'wide'";
 
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
