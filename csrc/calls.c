@@ -1,5 +1,5 @@
 /*
- * calls.c -- the bindings' queries as rows of one table (calls, issue 12):
+ * calls.c -- the bindings' queries as rows of one table:
  * the registry's rows, the defaults of a run and of a sleeper, host facts,
  * clocks, a formatted duration, a statistic's quantile level, the clock's
  * now, seconds in ns, the statistics of values a binding lends, the plan of

@@ -115,7 +115,8 @@ int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int6
   return 0;
 }
 
-/* daysleep: a sleep's seconds have no day cap, only int64's (sleepacc.h). */
+/* A sleep's seconds have no day cap, only int64's: the deadline they end
+ * at must fit the int64 ns clock (sleepacc_binding.h). */
 int sleepacc_sleep_check(int real, double s, int64_t whole, int overflow, int64_t now_ns,
                          int64_t *deadline_ns, const char **message) {
   int64_t v = sleepacc_whole_seconds_to_ns(whole, overflow), end;

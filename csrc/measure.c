@@ -1,5 +1,5 @@
 /*
- * measure.c -- one run as a binding measures it (runs, issue 12): the one
+ * measure.c -- one run as a binding measures it: the one
  * block of memory the run needs, its lifecycle (open, chunks, close) and the
  * words of its failure, so both bindings' measure is: convert the config,
  * allocate what sleepacc_run_memory states, open, run the chunks between

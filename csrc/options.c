@@ -164,7 +164,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   if (msg && cap) msg[0] = '\0';
   if (!p || !v) return -EFAULT;
   if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
-    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
+    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* every kind: no NUL byte */
   switch (o->kind) {
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
@@ -183,7 +183,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     if (positive && ns == 0) return option_broken(msg, cap, positive);
     *(int64_t *)(void *)p = ns;
     return 0;
-  case SLEEPACC_OPT_SLEEP: /* daysleep: a sleep's seconds, its deadline from now (no day cap) */
+  case SLEEPACC_OPT_SLEEP: /* a sleep's seconds, its deadline from now (no day cap) */
     if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
     if (sleepacc_sleep_check(!whole, v->d, v->i, whole ? v->overflow : 0, sleepacc_now_ns(), &ns, &words) < 0)
       return option_broken(msg, cap, words);
@@ -243,7 +243,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
 }
 
 /* ------------------------------------------------------------------------
- * args (issue 12): a whole options table read through the binding's getter
+ * A whole options table read through the binding's getter
  * (sleepacc_getter), its faults in one struct (sleepacc_fault).
  * ---------------------------------------------------------------------- */
 
@@ -270,7 +270,7 @@ const sleepacc_option sleepacc_sleep_option[] = {
     {NULL, 0, NULL, 0, 0},
 };
 
-/* words (issue 12): the rule of an INT64 option given an integer beyond
+/* The rule of an INT64 option given an integer beyond
  * int64 (the binding's .overflow), on the side it went past. */
 static void beyond_words(const sleepacc_option *o, int sign, char *msg, size_t cap) {
   snprintf(msg, cap, sign > 0 ? "must be <= %lld" : "must be >= %lld",
@@ -414,7 +414,7 @@ static int read_parts(const part *parts, size_t np, const sleepacc_getter *g, ui
   return rc;
 }
 
-/* words (issue 12): the first option of parts given beyond int64 (over)
+/* The first option of parts given beyond int64 (over)
  * other than skip (the option a rule of the whole config already refuses,
  * in better words: "slack: must be 1 ns .. 1 s"), refused by the bound it
  * went past; 0 when there is none. */

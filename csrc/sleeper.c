@@ -420,7 +420,7 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC || chunk_ns < 0) return -EINVAL;
   if ((rc = sleepacc__fork_check(s)) != 0) return rc;
   if (chunk_ns == 0) chunk_ns = SLEEPACC_CHUNK_NS;
-  /* daysleep: any deadline, however far (a sleep of seconds has no day cap,
+  /* any deadline, however far (a sleep of seconds has no day cap,
    * sleepacc_sleep_check); a chunk, and so each kernel wait, is at most a day */
   if (chunk_ns > SLEEPACC_MAX_DURATION_NS) chunk_ns = SLEEPACC_MAX_DURATION_NS;
   now = sleepacc_now_ns();

@@ -1,4 +1,4 @@
-/* test_calls_options.c -- calls with options (issue 12, pycalls): the rows
+/* test_calls_options.c -- calls with options: the rows
  * whose argument is a whole options table (plan, sweep_plan) read it
  * through the binding's getter, a refusal comes back as the answer's fault
  * (the binding's one fault mapper words it), seconds_ns converts its

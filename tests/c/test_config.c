@@ -72,7 +72,7 @@ static void test_each_bad_field(void) {
   BAD(c.chunk_ns = -1, -EINVAL, "chunk_ns");
   BAD(c.keep_samples = 2, -EINVAL, "keep_samples");
   BAD((c.budget_ns = 0, c.n = SLEEPACC_MAX_SAMPLES + 1), -EINVAL, "n");
-  /* issue 14.4: one sample longer than the budget, n not given */
+  /* one sample longer than the budget, n not given */
   BAD(c.duration_ns = 2 * SLEEPACC_DEFAULT_BUDGET_NS, -EINVAL, "duration_ns");
   BAD((c.mode = SLEEPACC_MODE_PERIODIC, c.duration_ns = SLEEPACC_MAX_DURATION_NS,
        c.budget_ns = 0, c.n = INT64_MAX / 2, c.keep_samples = 0), -EINVAL, "n");

@@ -1,5 +1,5 @@
 /* test_fields_walk.c -- sleepacc_fields_walk / sleepacc_field_walk
- * (csrc/fields.c, faults: issue 12): the core drives the shape of a
+ * (csrc/fields.c): the core drives the shape of a
  * binding's object by the binding's rules.  A recording sink writes each
  * push and put as text, so the test reads the whole walk: a null as None
  * (Python) or left out (Lua), OMIT_NULL left out in both, a NULL_KEYS row

@@ -1,4 +1,4 @@
-/* test_records_read.c -- records (issue 12): a struct read back from a
+/* test_records_read.c -- records: a struct read back from a
  * script's tables by its field table through the getter
  * (sleepacc_fields_read, the getter's enter), the way to a bad value in
  * the fault and in both bindings' sentences, and the table call row over

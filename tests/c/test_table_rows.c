@@ -51,7 +51,7 @@ static void test_table_style(void) {
   CHECK(strcmp(a, b) == 0);
 }
 
-/* words (issue 12): sleepacc_table_text -- the style's one rule and words,
+/* sleepacc_table_text -- the style's one rule and words,
  * the size then the text in the binding's memory, asked for once. */
 typedef struct pool {
   char mem[4096];
