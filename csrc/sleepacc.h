@@ -463,7 +463,8 @@ typedef struct sleepacc_run_env {
 } sleepacc_run_env;
 
 /* The result record of one run (schema sleepacc/1, docs/schema.md): what a
- * binding returns, converted by sleepacc_result_fields. */
+ * binding returns, converted by its field table (sleepacc_result_fields,
+ * sleepacc_binding.h). */
 typedef struct sleepacc_result {
   const char *method;      /* method name */
   const char *mode;        /* "relative" or "periodic" */
@@ -869,7 +870,7 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
  * newline, rendered into buf by the buffer contract of sleepacc_table_irtt.
  * The header holds the count facts (an unknown one is null), hostname and
  * os, settings {version, writer, <writer>: writer_version} and the start
- * time; a point, the record (sleepacc_result_fields) and its n samples
+ * time; a point, the record (every row of sleepacc_result) and its n samples
  * (null when n is 0); the footer, the finish time.  when_ns: CLOCK_REALTIME
  * ns, or -1 for now.  A string's bytes that are no UTF-8 (a host fact may
  * hold such) are written as U+FFFD: every line is text a reader decodes. */
