@@ -40,6 +40,12 @@ int sleepacc__read_int(const char *path, int64_t *out);
  * calling thread; -1 where unknown (engine.c). */
 void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol);
 
+/* sleepacc_run_start of a cfg its caller has just checked
+ * (sleepacc_config_check: 0), so the run's rules are walked once
+ * (engine.c; sleepacc_run_open checks, then begins). */
+int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                        size_t capacity);
+
 /* The environment rules (config.c): 0, or -errno with the field
  * ("env.slack_ns", ...) and message.  sleepacc_env_check is this. */
 int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message);

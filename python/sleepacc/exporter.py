@@ -176,7 +176,8 @@ def _env_config(env: dict) -> dict:
     every rule and default is the core's (a fifo/rr policy without a
     priority runs at 1), an error naming the keyword.  The floor method
     "clock" measures nothing here, as in the CLI's check."""
-    return sleepacc._api._plan("clock", 0, n=1, **env).config["env"]
+    plan = sleepacc._api._call("clock", 0, n=1, **env)
+    return _core.plan(plan.options)["env"]
 
 
 class _ThreadEnv:
