@@ -246,13 +246,12 @@ class Measurement:
         value - requested in relative mode, the value itself (lateness) in
         periodic mode (:func:`sleepacc.records.error_ns`, the one rule).
         None when the record lacks that statistic; a name that is neither an
-        order statistic of the core nor mean (fleet.STAT_FIELDS, what a fleet
-        is ranked by) is a ValueError naming `stat`."""
-        from .fleet import STAT_FIELDS
+        order statistic of the core nor mean (records.STAT_FIELDS, what a
+        fleet is ranked by) is a ValueError naming `stat`."""
         if not isinstance(stat, str):
             raise TypeError(f"stat: must be a str, got {type(stat).__name__}")
-        if stat not in STAT_FIELDS:
-            raise ValueError(f"stat: must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
+        if stat not in records.STAT_FIELDS:
+            raise ValueError(f"stat: must be one of {', '.join(records.STAT_FIELDS)}, got {stat!r}")
         return records.error_ns(self.mode, self.requested_ns, self.stats.get(stat))
 
     def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:

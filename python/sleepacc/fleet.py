@@ -24,13 +24,9 @@ REFERENCE_METHOD = "nanosleep"
 REFERENCE_NS = 1_000_000
 
 
-def _stat_fields() -> tuple:
-    from sleepacc import _core   # order statistics: those with a quantile level
-    return tuple(f for f in _core.stats_fields if _core.stats_level(f) >= 0 or f == "mean")
-
-
-#: Statistics a fleet can be ranked by (the core's order statistics and mean).
-STAT_FIELDS = _stat_fields()
+#: Statistics a fleet can be ranked by (the core's order statistics and
+#: mean): records.STAT_FIELDS, named here too for the callers of this module.
+STAT_FIELDS = records.STAT_FIELDS
 
 
 def error_ns(point: dict, stat: str) -> Optional[float]:
@@ -106,7 +102,8 @@ def pick(sweeps: Sequence[Any], method: Optional[str] = None,
 def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
     """The largest component the oversleep model finds for `method` at
     `requested_ns`, fitted on the file's own points of that method."""
-    from sleepacc import Sweep, model
+    from sleepacc import model
+    from sleepacc._api import Sweep
     pts = [m for m in sweep if m.method == method and _has_data(m)]
     if not pts:
         return None
