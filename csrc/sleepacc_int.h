@@ -50,6 +50,13 @@ int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *sa
  * ("env.slack_ns", ...) and message.  sleepacc_env_check is this. */
 int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message);
 
+/* The settings of the calling thread a binding holds around its own code
+ * (calls.c's env_hold) from g: slack, policy, priority and cpu, each by
+ * its option's rule, the dependent default (fifo/rr: priority 1) and the
+ * environment's rules, a fault naming the option (options.c).  0 or
+ * -errno with *f; the other fields of *env leave the thread as it is. */
+int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f);
+
 /* Hand-off and dma latency of an open sleeper from its configuration
  * (sleeper.c; the pacer's open_config uses it too). */
 int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
