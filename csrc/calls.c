@@ -17,6 +17,7 @@
 #include "sleepacc_int.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ arguments */
@@ -248,6 +249,71 @@ static int call_sweep_plan(const sleepacc_call_args *a, void *buf, sleepacc_answ
   w->points = (sleepacc_list){w->sweep.points, (size_t)n, sizeof w->sweep.points[0]};
   return 0;
 }
+
+/* ------------------------------------------------------------ the thread's environment */
+
+/* What env_hold applied to the calling thread, to be undone by env_release
+ * on that thread, the last held first. */
+#define CALLS_ENV_DEPTH 4
+static __thread sleepacc_env_saved env_held[CALLS_ENV_DEPTH];
+static __thread int env_depth;
+
+typedef struct {
+  sleepacc_config config;                    /* its env: what was applied */
+  char words[SLEEPACC_PRIVILEGE_MESSAGE_MAX]; /* what a refused setting needs */
+} env_answer;
+
+/* The env row of sleepacc_config_fields: the answer of env_hold. */
+static const sleepacc_field *env_row(void) {
+  const sleepacc_field *row = sleepacc_config_fields;
+  while (row->name && strcmp(row->name, "env")) row++;
+  return row;
+}
+
+/* The calling thread's slack, policy, priority and cpu from a->options
+ * (sleepacc__env_read: its refusal in out->fault), applied by the core's
+ * environment control (sleepacc_env_apply) and held until env_release; a
+ * setting the OS refuses names its option and, for privileges, what it
+ * needs (out->context).  At most CALLS_ENV_DEPTH held: -EBUSY. */
+static int call_env_hold(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  env_answer *ans = (env_answer *)buf;
+  sleepacc_env_saved *saved;
+  char field[32];
+  int rc;
+  if (!a->options)
+    return -EFAULT;
+  sleepacc_config_default(&ans->config);
+  if ((rc = sleepacc__env_read(&ans->config.env, a->options, &out->fault)) < 0)
+    return rc;
+  if (env_depth >= CALLS_ENV_DEPTH)
+    return -EBUSY;
+  saved = &env_held[env_depth];
+  out->fields = env_row();
+  if ((rc = sleepacc_env_apply(&ans->config.env, saved)) == 0)
+    return env_depth++, 0;
+  snprintf(field, sizeof field, "env.%s", saved->bad_field ? saved->bad_field : "");
+  if (saved->why) /* refused up front: nothing was changed */
+    snprintf(ans->words, sizeof ans->words, "%s: %s", sleepacc_option_of_field(field), saved->why);
+  else if (!sleepacc_privilege_explain(&ans->config, rc, ans->words, sizeof ans->words))
+    snprintf(ans->words, sizeof ans->words, "%s", saved->bad_field ? sleepacc_option_of_field(field)
+                                                                   : "sleepacc_env_apply");
+  out->context = ans->words;
+  return rc;
+}
+
+/* The thread's settings as env_hold found them (sleepacc_env_restore of
+ * the last one held): true, or false when none is held (nothing to do). */
+static int call_env_release(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)a, (void)out;
+  if (env_depth == 0)
+    return 0;
+  *(int *)buf = 1;
+  return sleepacc_env_restore(&env_held[--env_depth]);
+}
+
+static const sleepacc_field released_fields[] = {
+    {"released", 0, SLEEPACC_FIELD_BOOL, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* ------------------------------------------------------------ records */
 
@@ -485,6 +551,15 @@ const sleepacc_call sleepacc_calls[] = {
      "sweep_plan({methods=, durations=, mode=}) -> [{method, duration_ns}] by sleepacc_sweep_plan()",
      "sleepacc_sweep_read", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(sweep_answer),
      call_sweep_plan, sweep_fields},
+    {"env_hold", NULL,
+     "env_hold({slack=, policy=, priority=, cpu=}) -> the env applied to the calling thread, "
+     "held until env_release()",
+     "sleepacc_env_apply", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(env_answer), call_env_hold,
+     NULL},
+    {"env_release", NULL,
+     "env_release() -> True: the thread's settings as the last env_hold found them (False: none held)",
+     "sleepacc_env_restore", SLEEPACC_CALL_VALUE, 0, NULL, 0, sizeof(int), call_env_release,
+     released_fields},
     {"table", "table", "table(results, style='irtt') -> str: the text table of records",
      "sleepacc_table_text", SLEEPACC_CALL_VALUE, 0, table_args, 1, sizeof(char *), call_table,
      table_fields},

@@ -66,13 +66,20 @@ static void sleepacc__clear(sleepacc_run *r) {
  * left changed and r is in the closed state (finish is a no-op). */
 int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
                        size_t capacity) {
-  int64_t now;
   int rc;
   if (!r) return -EINVAL;
   sleepacc__clear(r);
   if (!cfg) return -EINVAL;
-  /* every rule of the configuration, once (config.c); then the buffer */
+  /* every rule of the configuration, once (config.c) */
   if ((rc = sleepacc_config_check(cfg, NULL)) != 0) return rc;
+  return sleepacc__run_begin(r, cfg, samples, capacity);
+}
+
+int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                        size_t capacity) {
+  int64_t now;
+  int rc;
+  sleepacc__clear(r);
   if ((samples == NULL) != (capacity == 0)) return -EINVAL;
   r->cfg = *cfg;
   if (r->cfg.chunk_ns == 0) r->cfg.chunk_ns = SLEEPACC_CHUNK_NS;

@@ -474,6 +474,28 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   return 0;
 }
 
+int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f) {
+  static const char *const thread_options[] = {"slack", "policy", "priority", "cpu", NULL};
+  const char *field = NULL, *msg = NULL;
+  sleepacc_getter only;
+  sleepacc_config c;
+  part p = {sleepacc_options, &c};
+  uint32_t given, over;
+  int rc;
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!env || !g || !g->get) return -EFAULT;
+  only = *g, only.take = thread_options, only.args = 0;
+  sleepacc_config_default(&c);
+  if ((rc = read_parts(&p, 1, &only, 0, &given, &over, f)) < 0) return rc;
+  sleepacc_options_complete(&c, given, 0);
+  rc = sleepacc__env_explain(&c.env, &field, &msg);
+  if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
+    return -ERANGE;
+  if (rc < 0) return rule_fault(f, rc, field, msg, 1);
+  *env = c.env;
+  return 0;
+}
+
 int sleepacc_sleeper_read(sleepacc_sleeper_config *c, int pacer, const sleepacc_getter *g,
                           sleepacc_fault *f) {
   const char *field = NULL, *msg = NULL;

@@ -42,10 +42,23 @@ int sleepacc__read_int(const char *path, int64_t *out);
  * calling thread; -1 where unknown (engine.c). */
 void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol);
 
+/* sleepacc_run_start of a cfg its caller has just checked
+ * (sleepacc_config_check: 0), so the run's rules are walked once
+ * (engine.c; sleepacc_run_open checks, then begins). */
+int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                        size_t capacity);
+
 /* The environment rules (env.c): 0, or -EINVAL with the field
  * ("env.slack_ns", ...) and message.  sleepacc_env_check is this, and
  * sleepacc_config_explain applies it to a run's env. */
 int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message);
+
+/* The settings of the calling thread a binding holds around its own code
+ * (calls.c's env_hold) from g: slack, policy, priority and cpu, each by
+ * its option's rule, the dependent default (fifo/rr: priority 1) and the
+ * environment's rules, a fault naming the option (options.c).  0 or
+ * -errno with *f; the other fields of *env leave the thread as it is. */
+int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f);
 
 /* Hand-off and dma latency of an open sleeper from its configuration
  * (sleeper.c; the pacer's open_config uses it too). */
