@@ -35,23 +35,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-/* Mode names, index = sleepacc_mode. */
-static const char *const sleepacc__modes[] = {"relative", "periodic"};
-#define SLEEPACC__NMODES ((int)(sizeof sleepacc__modes / sizeof sleepacc__modes[0]))
-
 /* Run states (sleepacc_run.state). */
 enum { SLEEPACC__NEW = 0, SLEEPACC__RUNNING = 1, SLEEPACC__DONE = 2, SLEEPACC__CLOSED = 3 };
-
-const char *sleepacc_mode_name(int mode) {
-  return mode >= 0 && mode < SLEEPACC__NMODES ? sleepacc__modes[mode] : NULL;
-}
-
-int sleepacc_mode_from_name(const char *name) {
-  if (!name) return -EINVAL;
-  for (int i = 0; i < SLEEPACC__NMODES; i++)
-    if (strcmp(sleepacc__modes[i], name) == 0) return i;
-  return -EINVAL;
-}
 
 /* Thread CPU time and context switches of the calling thread. */
 void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol) {
@@ -83,13 +68,20 @@ static void sleepacc__clear(sleepacc_run *r) {
  * left changed and r is in the closed state (finish is a no-op). */
 int sleepacc_run_start(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
                        size_t capacity) {
-  int64_t now;
   int rc;
   if (!r) return -EINVAL;
   sleepacc__clear(r);
   if (!cfg) return -EINVAL;
-  /* every rule of the configuration, once (config.c); then the buffer */
+  /* every rule of the configuration, once (config.c) */
   if ((rc = sleepacc_config_check(cfg, NULL)) != 0) return rc;
+  return sleepacc__run_begin(r, cfg, samples, capacity);
+}
+
+int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                        size_t capacity) {
+  int64_t now;
+  int rc;
+  sleepacc__clear(r);
   if ((samples == NULL) != (capacity == 0)) return -EINVAL;
   r->cfg = *cfg;
   if (r->cfg.chunk_ns == 0) r->cfg.chunk_ns = SLEEPACC_CHUNK_NS;

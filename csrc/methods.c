@@ -1041,18 +1041,6 @@ int sleepacc_method_available(const sleepacc_method *m) {
   return v == 1;
 }
 
-static const char *const sleepacc__family_names[] = {"kernel", "spin", "hybrid", "baseline"};
-
-const char *sleepacc_family_name(sleepacc_family f) {
-  return (unsigned)f < 4u ? sleepacc__family_names[f] : "unknown";
-}
-
-static const char *const sleepacc__tristate_names[] = {"no", "yes", "unknown"};
-
-const char *sleepacc_tristate_name(sleepacc_tristate t) {
-  return (unsigned)t < 3u ? sleepacc__tristate_names[t] : "unknown";
-}
-
 /* ------------------------------------------------------------------ waiter */
 
 /* Open w for m.  margin_ns: hybrid's margin (0 = SLEEPACC_DEFAULT_MARGIN_NS).

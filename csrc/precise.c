@@ -1,6 +1,6 @@
 /*
  * precise.c -- the precise handle: a sleeper or a pacer with the lifecycle
- * both bindings share (see sleepacc.h, "The precise handle").
+ * both bindings share (see sleepacc_binding.h, "The precise handle").
  *
  * What a binding used to keep beside the core object lives here: open and
  * closed, the claim (one sleeping thread at a time, by the caller's thread
@@ -58,14 +58,14 @@ int sleepacc_precise_open(sleepacc_precise *h, int kind, const sleepacc_sleeper_
 
 int sleepacc_precise_is_open(const sleepacc_precise *h) { return h && h->open; }
 
-/* words (issue 12): what sleepacc_precise_message says after the handle kind's name. */
+/* What sleepacc_precise_message says after the handle kind's name. */
 const char *sleepacc_precise_words(int err) {
   if (err > 0) err = -err;
   return err == -EBADF ? "is closed" : err == -EBUSY ? "is sleeping in another thread" : NULL;
 }
 
-/* precise and writer words (issue 12, luathin): the one wording of a
- * handle's failure, both bindings' (see sleepacc.h). */
+/* The one wording of a handle's failure, both bindings' (see
+ * sleepacc_binding.h). */
 int sleepacc_precise_message(const sleepacc_precise *h, int err, const char *field, int at, char *buf,
                              size_t cap) {
   int pacer = h && h->kind == SLEEPACC_PRECISE_PACER;

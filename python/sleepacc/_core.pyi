@@ -26,8 +26,13 @@ def plan(options: dict[str, Any], sweep_point: bool = ...) -> dict[str, Any]: ..
 # sweep_plan: {"methods": names, "durations": seconds, "mode": mode} (a list absent: the default).
 def sweep_plan(options: dict[str, Any]) -> list[dict[str, Any]]: ...   # {method, duration_ns} each
 def sweep_skips() -> list[str]: ...   # why the default sweep leaves a method out, one line each
-# measure: the same options as plan, read by the core again; point as sweep_point.
+# measure: the same options as plan, read and checked by the core as it starts the run;
+# point as sweep_point.
 def measure(options: dict[str, Any], point: bool = ...) -> dict[str, Any]: ...
+# env_hold: {slack, policy, priority, cpu} applied to the calling thread by the core (the env
+# applied, a config's env); env_release: that thread as the last env_hold found it.
+def env_hold(options: dict[str, Any]) -> dict[str, int]: ...
+def env_release() -> bool: ...
 def stats(values: Any, threshold: int) -> dict[str, Union[int, float]]: ...
 def stats_level(name: str) -> float: ...   # quantile level of a statistic; -1: none
 # table: records (dicts of method, requested_ns, mode, stats (a dict), cpu_percent), a list

@@ -36,7 +36,6 @@ the core's.
 """
 from __future__ import annotations
 
-import ctypes
 import errno
 import inspect
 import json
@@ -178,55 +177,29 @@ def _env_config(env: dict) -> dict:
     every rule and default is the core's (a fifo/rr policy without a
     priority runs at 1), an error naming the keyword.  The floor method
     "clock" measures nothing here, as in the CLI's check."""
-    return sleepacc._api._plan("clock", 0, n=1, **env).config["env"]
+    return _core.plan({"method": "clock", "duration": 0, "n": 1, **env})["env"]
 
 
 class _ThreadEnv:
-    """Timer slack, policy and CPU applied to the calling thread for the turns
-    of ``auto`` and put back afterwards: ``sleepacc.Sleeper`` takes only
-    ``dma_latency`` (held by the core while the Sleeper is open), while
-    measure() applies all of them itself, in the core.  `env`: measure()
-    keywords, by the core's rules and defaults (:func:`_env_config`)."""
-
-    PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
+    """Timer slack, policy, priority and CPU applied to the calling thread
+    for the turns of ``auto`` and put back afterwards, by the core's
+    environment control (``_core.env_hold``/``env_release``:
+    sleepacc_env_apply and sleepacc_env_restore, the thread left as found):
+    ``sleepacc.Sleeper`` takes only ``dma_latency`` (held by the core while
+    the Sleeper is open), while measure() applies all of them itself.
+    `env`: those keywords of measure(), checked when this is made, by the
+    core's rules and defaults (:func:`_env_config`)."""
 
     def __init__(self, env: dict):
         self.env = _env_config(env)
-        self.saved: List[Tuple[str, Any]] = []
+        self.given = dict(env)
 
     def __enter__(self):
-        env = self.env
-        try:
-            if env["slack_ns"] >= 0:
-                libc = ctypes.CDLL(None, use_errno=True)
-                old = libc.prctl(self.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-                if libc.prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(env["slack_ns"]), 0, 0, 0):
-                    raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
-                self.saved.append(("slack", old))
-            if env["cpu"] >= 0:
-                self.saved.append(("cpu", os.sched_getaffinity(0)))
-                os.sched_setaffinity(0, {env["cpu"]})
-            if env["policy"] >= 0:   # the core's policy index; its name gives the OS constant
-                self.saved.append(("policy", (os.sched_getscheduler(0), os.sched_getparam(0))))
-                policy = getattr(os, "SCHED_" + _core.policy_names[env["policy"]].upper())
-                os.sched_setscheduler(0, policy, os.sched_param(env["priority"]))
-        except BaseException:
-            self.__exit__()
-            raise
+        _core.env_hold(self.given)
         return self
 
     def __exit__(self, *exc):
-        while self.saved:
-            what, old = self.saved.pop()
-            try:
-                if what == "slack":
-                    ctypes.CDLL(None).prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(old), 0, 0, 0)
-                elif what == "cpu":
-                    os.sched_setaffinity(0, old)
-                elif what == "policy":
-                    os.sched_setscheduler(0, old[0], old[1])
-            except OSError:
-                pass
+        _core.env_release()
         return False
 
 
@@ -263,6 +236,9 @@ class Exporter:
         if "dma_latency" in self.env and not _measure_accepts("dma_latency"):
             raise ValueError("dma_latency: this build's sleepacc.measure has no dma_latency option")
         self._env = _env_config(self.env)   # checked by the core before anything runs
+        # auto's turns: the thread's settings, held by the core around each
+        self._thread_env = _ThreadEnv({k: v for k, v in self.env.items()
+                                       if k in ("slack", "policy", "priority", "cpu")})
         self.methods, self.durations_ns = list(methods), [int(d) for d in durations_ns]
         self.mode, self.cpu_budget = mode, float(cpu_budget)
         self.doctor_every = doctor_every or None
@@ -347,10 +323,9 @@ class Exporter:
                                      "dma_latency option")
                 kw["dma_latency"] = self.env["dma_latency"]
             sleeper = self._sleepers[d_ns] = sleepacc.Sleeper("auto", **kw)
-        env = {k: v for k, v in self.env.items() if k in ("slack", "policy", "priority", "cpu")}
         out = np.empty(n, dtype=np.int64)
         now = time.monotonic_ns
-        with _ThreadEnv(env):
+        with self._thread_env:
             end = now() + self.turn_ns
             if _warmup(d_ns):                      # one warm-up sleep, as for measure()
                 sleeper.sleep_until(now() + d_ns)

@@ -68,6 +68,19 @@ PathLike = Union[str, "os.PathLike[str]"]
 COUNT_FIELDS = ("n", "undersleeps")
 
 
+def __getattr__(name: str):
+    """``STAT_FIELDS``: the statistics an error is taken of and a fleet is
+    ranked by, the core's order statistics (those with a quantile level)
+    and mean, in the core's order.  Read from the compiled core on first use,
+    so this module imports without it."""
+    if name == "STAT_FIELDS":
+        from . import _core
+        fields = tuple(f for f in _core.stats_fields if _core.stats_level(f) >= 0 or f == "mean")
+        globals()[name] = fields
+        return fields
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # ---------------------------------------------------------------------------
 # The one error rule and the one flattener
 # ---------------------------------------------------------------------------
