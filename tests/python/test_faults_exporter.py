@@ -5,8 +5,9 @@ which CPUQuota then took from the measuring thread too); it accepts again
 when a descriptor is free.  A scrape whose thread cannot start is one log
 line, rate-limited, not an 11-line traceback; a server thread that cannot
 start at all is an OSError naming the thread limit.  Each case runs in a
-child process (its own descriptor limit, its own Thread.start); the server
-binds 127.0.0.1."""
+child process (its own descriptor limit, its own Thread.start, or a pids
+cgroup made for it where cgroups are writable); the server binds
+127.0.0.1."""
 import json
 import subprocess
 import sys
@@ -122,3 +123,75 @@ except OSError as exc:
 def test_no_thread_for_the_server_is_an_oserror():
     out, err = run(START)
     assert out[0] == 11 and "thread limit" in out[1], out      # EAGAIN, one line for the CLI
+
+
+PIDS = "/sys/fs/cgroup/pids"
+
+
+@pytest.fixture
+def pids_group():
+    """A pids cgroup (v1) made for the test, removed after; only a child joins it."""
+    import os
+    if os.geteuid() != 0 or not os.path.isdir(PIDS):
+        pytest.skip(f"needs root and a cgroup-v1 pids hierarchy at {PIDS}")
+    group = f"{PIDS}/sleepacc-test-{os.getpid()}"
+    try:
+        os.mkdir(group)
+    except OSError as exc:
+        pytest.skip(f"cannot make a pids cgroup: {exc}")
+    try:
+        yield group
+    finally:
+        os.rmdir(group)
+
+
+def _exporter_in(group, limit, scrapes=0):
+    """`sleepacc exporter` in the pids group at pids.max=limit (threads count),
+    scraped `scrapes` times: (exit code, stderr)."""
+    import os
+    import re
+    import socket
+    import time
+    with open(f"{group}/pids.max", "w") as f:
+        f.write(str(limit))
+
+    def enter():
+        with open(f"{group}/cgroup.procs", "w") as f:
+            f.write(str(os.getpid()))
+    proc = subprocess.Popen([sys.executable, "-m", "sleepacc", "exporter", "--listen",
+                             "127.0.0.1:0", "--stop-after", "3"], preexec_fn=enter,
+                            env=child_env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        port = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
+        for _ in range(scrapes if port else 0):
+            with socket.create_connection(("127.0.0.1", int(port.group(1))), timeout=10) as c:
+                c.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+                try:
+                    c.recv(64)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        rest = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, first + rest
+
+
+def test_a_pids_limit_is_one_line_at_start(pids_group):
+    for limit in (1, 2):        # no thread for the server; none for the measuring thread
+        code, err = _exporter_in(pids_group, limit)
+        lines = [x for x in err.splitlines() if x.startswith("sleepacc: error:")]
+        assert code == 1 and len(lines) == 1 and "thread limit" in lines[0], err
+        assert "Traceback" not in err, err
+
+
+def test_a_pids_limit_drops_scrapes_with_one_line(pids_group):
+    # main, the server's thread and the measuring thread: no room for a scrape's thread
+    code, err = _exporter_in(pids_group, 3, scrapes=5)
+    assert "Traceback" not in err, err
+    dropped = [x for x in err.splitlines() if "a scrape was dropped" in x]
+    assert len(dropped) == 1, err
