@@ -36,4 +36,7 @@ def test_monitor_stopped_counts_every_missed_tick(tmp_path):
     assert missed >= 80, (missed, lines)                       # ~100 ticks of 10 ms in 1 s
     wakeups = sum(x["count"] for x in lines)
     assert wakeups + missed <= 3.5 / 0.01                      # never more than were due
+    # irtt's percent: of the expected ticks (sent + missed), so at most 100
+    expected = 100 * missed / (wakeups + missed)
+    assert abs(doc["stats"]["timer_miss_percent"] - expected) < 1e-9, doc["stats"]
 
