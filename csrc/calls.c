@@ -1,5 +1,5 @@
 /*
- * calls.c -- the bindings' queries as rows of one table (calls, issue 12):
+ * calls.c -- the bindings' queries as rows of one table:
  * the registry's rows, the defaults of a run and of a sleeper, host facts,
  * clocks, a formatted duration, a statistic's quantile level, the clock's
  * now, seconds in ns, the statistics of values a binding lends, the plan of
@@ -17,6 +17,7 @@
 #include "sleepacc_int.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ arguments */
@@ -66,14 +67,14 @@ static const sleepacc_option plan_args[] = {
 
 /* The row of a list element (sleepacc_list) that is a field table's row name, a name, an int64. */
 static const sleepacc_field row_name[] = {
-    {"", offsetof(sleepacc_field, name), 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"", offsetof(sleepacc_field, name), SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field a_name[] = {
-    {"", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"", 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field an_int64[] = {
-    {"", 0, 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"", 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* ------------------------------------------------------------ methods */
 
@@ -86,11 +87,11 @@ typedef struct {
 } methods_answer;
 
 static const sleepacc_field method_row[] = {
-    {"", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc_method_info_fields, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"", 0, SLEEPACC_FIELD_NESTED, sleepacc_method_info_fields, 0},
+    {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field methods_fields[] = {
-    {"methods", offsetof(methods_answer, list), 0, SLEEPACC_FIELD_LIST, method_row, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"methods", offsetof(methods_answer, list), SLEEPACC_FIELD_LIST, method_row, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 static int call_methods(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
   methods_answer *m = (methods_answer *)buf;
@@ -145,9 +146,9 @@ static int call_host_facts(const sleepacc_call_args *a, void *buf, sleepacc_answ
       f->unknown[n++] = f->facts[i].key;
   f->unknown_list = (sleepacc_list){f->unknown, n, sizeof f->unknown[0]};
   /* the facts' rows' offsets are relative to facts, the first member */
-  f->rows[count] = (sleepacc_field){"unknown", offsetof(facts_answer, unknown_list), 0,
+  f->rows[count] = (sleepacc_field){"unknown", offsetof(facts_answer, unknown_list),
                                     SLEEPACC_FIELD_LIST, a_name, SLEEPACC_FIELD_NULL_KEYS};
-  f->rows[count + 1] = (sleepacc_field){NULL, 0, 0, 0, NULL, 0};
+  f->rows[count + 1] = (sleepacc_field){NULL, 0, 0, NULL, 0};
   out->fields = f->rows;
   return 0;
 }
@@ -166,8 +167,8 @@ static int call_now_ns(const sleepacc_call_args *a, void *buf, sleepacc_answer *
 }
 
 static const sleepacc_field now_fields[] = {
-    {"now_ns", 0, 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"now_ns", 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* ------------------------------------------------------------ one value */
 
@@ -180,8 +181,8 @@ static int call_format_duration(const sleepacc_call_args *a, void *buf, sleepacc
 }
 
 static const sleepacc_field duration_fields[] = {
-    {"text", 0, 0, SLEEPACC_FIELD_TEXT, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"text", 0, SLEEPACC_FIELD_TEXT, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 static int call_stats_level(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
   (void)out;
@@ -190,8 +191,8 @@ static int call_stats_level(const sleepacc_call_args *a, void *buf, sleepacc_ans
 }
 
 static const sleepacc_field level_fields[] = {
-    {"level", 0, 1, SLEEPACC_FIELD_DOUBLE, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"level", 0, SLEEPACC_FIELD_DOUBLE, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 static int call_seconds_ns(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
   (void)out;
@@ -226,15 +227,15 @@ typedef struct {
 } sweep_answer;
 
 const sleepacc_field sleepacc_point_fields[] = {
-    {"method", offsetof(sleepacc_point, method), 0, SLEEPACC_FIELD_METHOD, NULL, 0},
-    {"duration_ns", offsetof(sleepacc_point, duration_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"method", offsetof(sleepacc_point, method), SLEEPACC_FIELD_METHOD, NULL, 0},
+    {"duration_ns", offsetof(sleepacc_point, duration_ns), SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field point_row[] = {
-    {"", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc_point_fields, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"", 0, SLEEPACC_FIELD_NESTED, sleepacc_point_fields, 0},
+    {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field sweep_fields[] = {
-    {"points", offsetof(sweep_answer, points), 0, SLEEPACC_FIELD_LIST, point_row, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"points", offsetof(sweep_answer, points), SLEEPACC_FIELD_LIST, point_row, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* The points of the sweep a->options plans (sleepacc_sweep_read, check 0:
  * methods, durations and mode; the plan's rules), its refusal in out->fault. */
@@ -248,6 +249,96 @@ static int call_sweep_plan(const sleepacc_call_args *a, void *buf, sleepacc_answ
   w->points = (sleepacc_list){w->sweep.points, (size_t)n, sizeof w->sweep.points[0]};
   return 0;
 }
+
+/* Why the default sweep leaves out methods the system has (one line each,
+ * sleepacc_method_ready): a signal method with no free real-time signal. */
+#define CALLS_SKIP_TEXT 320
+typedef struct {
+  sleepacc_list list;                          /* over at */
+  const char *at[CALLS_MAX_METHODS];           /* into text */
+  char text[CALLS_MAX_METHODS][CALLS_SKIP_TEXT];
+} skips_answer;
+static const sleepacc_field skips_fields[] = {
+    {"skips", offsetof(skips_answer, list), SLEEPACC_FIELD_LIST, a_name, 0},
+    {NULL, 0, 0, NULL, 0}};
+
+static int call_sweep_skips(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  skips_answer *w = (skips_answer *)buf;
+  size_t k = 0;
+  (void)a, (void)out;
+  for (size_t i = 0; i < sleepacc_method_count() && k < CALLS_MAX_METHODS; i++) {
+    const sleepacc_method *m = sleepacc_method_at(i);
+    if (sleepacc_method_available(m) && !sleepacc_method_ready(m, w->text[k], CALLS_SKIP_TEXT))
+      w->at[k] = w->text[k], k++;
+  }
+  w->list = (sleepacc_list){w->at, k, sizeof w->at[0]};
+  return 0;
+}
+
+/* ------------------------------------------------------------ the thread's environment */
+
+/* What env_hold applied to the calling thread, to be undone by env_release
+ * on that thread, the last held first. */
+#define CALLS_ENV_DEPTH 4
+static __thread sleepacc_env_saved env_held[CALLS_ENV_DEPTH];
+static __thread int env_depth;
+
+typedef struct {
+  sleepacc_config config;                    /* its env: what was applied */
+  char words[SLEEPACC_PRIVILEGE_MESSAGE_MAX]; /* what a refused setting needs */
+} env_answer;
+
+/* The env row of sleepacc_config_fields: the answer of env_hold. */
+static const sleepacc_field *env_row(void) {
+  const sleepacc_field *row = sleepacc_config_fields;
+  while (row->name && strcmp(row->name, "env")) row++;
+  return row;
+}
+
+/* The calling thread's slack, policy, priority and cpu from a->options
+ * (sleepacc__env_read: its refusal in out->fault), applied by the core's
+ * environment control (sleepacc_env_apply) and held until env_release; a
+ * setting the OS refuses names its option and, for privileges, what it
+ * needs (out->context).  At most CALLS_ENV_DEPTH held: -EBUSY. */
+static int call_env_hold(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  env_answer *ans = (env_answer *)buf;
+  sleepacc_env_saved *saved;
+  char field[32];
+  int rc;
+  if (!a->options)
+    return -EFAULT;
+  sleepacc_config_default(&ans->config);
+  if ((rc = sleepacc__env_read(&ans->config.env, a->options, &out->fault)) < 0)
+    return rc;
+  if (env_depth >= CALLS_ENV_DEPTH)
+    return -EBUSY;
+  saved = &env_held[env_depth];
+  out->fields = env_row();
+  if ((rc = sleepacc_env_apply(&ans->config.env, saved)) == 0)
+    return env_depth++, 0;
+  snprintf(field, sizeof field, "env.%s", saved->bad_field ? saved->bad_field : "");
+  if (saved->why) /* refused up front: nothing was changed */
+    snprintf(ans->words, sizeof ans->words, "%s: %s", sleepacc_option_of_field(field), saved->why);
+  else if (!sleepacc_privilege_explain(&ans->config, rc, ans->words, sizeof ans->words))
+    snprintf(ans->words, sizeof ans->words, "%s", saved->bad_field ? sleepacc_option_of_field(field)
+                                                                   : "sleepacc_env_apply");
+  out->context = ans->words;
+  return rc;
+}
+
+/* The thread's settings as env_hold found them (sleepacc_env_restore of
+ * the last one held): true, or false when none is held (nothing to do). */
+static int call_env_release(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  (void)a, (void)out;
+  if (env_depth == 0)
+    return 0;
+  *(int *)buf = 1;
+  return sleepacc_env_restore(&env_held[--env_depth]);
+}
+
+static const sleepacc_field released_fields[] = {
+    {"released", 0, SLEEPACC_FIELD_BOOL, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* ------------------------------------------------------------ records */
 
@@ -264,8 +355,8 @@ static int one_record(const sleepacc_getter *g) {
 }
 
 static const sleepacc_field table_fields[] = {
-    {"text", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"text", 0, SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* How many records the value results holds (*one: it is one record, read
  * as results itself, index -1), or its refusal in out->fault. */
@@ -316,8 +407,8 @@ typedef struct saved {
 /* The samples of a record: the run's (a SAMPLES value), or none (absent:
  * streamed, written null). */
 static const sleepacc_field kept_fields[] = {
-    {"samples", offsetof(saved, kept), 0, SLEEPACC_FIELD_SAMPLES, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"samples", offsetof(saved, kept), SLEEPACC_FIELD_SAMPLES, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* Record i (-1: the one record) of results, then its samples. */
 static int read_saved(const sleepacc_getter *g, int64_t i, saved *s, sleepacc_answer *out) {
@@ -331,8 +422,8 @@ typedef struct {
 } save_answer;
 
 static const sleepacc_field save_fields[] = {
-    {"saved", offsetof(save_answer, saved), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"saved", offsetof(save_answer, saved), SLEEPACC_FIELD_BOOL, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 /* How a whole file at a->name is written (sleepacc_atomic_target): by a
  * rename over `path`, or to the name itself (rename false, path ""). */
@@ -342,9 +433,9 @@ typedef struct atomic_answer {
 } atomic_answer;
 
 static const sleepacc_field atomic_fields[] = {
-    {"rename", offsetof(atomic_answer, rename), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
-    {"path", offsetof(atomic_answer, path), 0, SLEEPACC_FIELD_TEXT, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"rename", offsetof(atomic_answer, rename), SLEEPACC_FIELD_BOOL, NULL, 0},
+    {"path", offsetof(atomic_answer, path), SLEEPACC_FIELD_TEXT, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 
 static int call_atomic_target(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
   atomic_answer *ans = (atomic_answer *)buf;
@@ -429,21 +520,21 @@ static int call_constants(const sleepacc_call_args *a, void *buf, sleepacc_answe
 #define K(m) offsetof(sleepacc_constants, m)
 /* sleepacc._core's constants (a list there is a tuple: module constants are immutable). */
 static const sleepacc_field python_constants[] = {
-    {"VERSION", K(version), 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {"MAX_DURATION_NS", K(max_duration_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"MAX_SAMPLES", K(max_samples), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"SWEEP_BUDGET_NS", K(sweep_budget_ns), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"HIST_PRECISION", K(hist_precision), 1, SLEEPACC_FIELD_DOUBLE, NULL, 0},
-    {"stats_fields", K(stats_fields), 0, SLEEPACC_FIELD_LIST, row_name, 0},
-    {"result_fields", K(result_fields), 0, SLEEPACC_FIELD_LIST, row_name, 0},
-    {"policy_names", K(policy_names), 0, SLEEPACC_FIELD_LIST, a_name, 0},
-    {"mode_names", K(mode_names), 0, SLEEPACC_FIELD_LIST, a_name, 0},
-    {"default_durations_ns", K(durations_ns), 0, SLEEPACC_FIELD_LIST, an_int64, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"VERSION", K(version), SLEEPACC_FIELD_STRING, NULL, 0},
+    {"MAX_DURATION_NS", K(max_duration_ns), SLEEPACC_FIELD_INT64, NULL, 0},
+    {"MAX_SAMPLES", K(max_samples), SLEEPACC_FIELD_INT64, NULL, 0},
+    {"SWEEP_BUDGET_NS", K(sweep_budget_ns), SLEEPACC_FIELD_INT64, NULL, 0},
+    {"HIST_PRECISION", K(hist_precision), SLEEPACC_FIELD_DOUBLE, NULL, 0},
+    {"stats_fields", K(stats_fields), SLEEPACC_FIELD_LIST, row_name, 0},
+    {"result_fields", K(result_fields), SLEEPACC_FIELD_LIST, row_name, 0},
+    {"policy_names", K(policy_names), SLEEPACC_FIELD_LIST, a_name, 0},
+    {"mode_names", K(mode_names), SLEEPACC_FIELD_LIST, a_name, 0},
+    {"default_durations_ns", K(durations_ns), SLEEPACC_FIELD_LIST, an_int64, 0},
+    {NULL, 0, 0, NULL, 0}};
 /* The Lua module's (lua-cjson's convention). */
 static const sleepacc_field lua_constants[] = {
-    {"_VERSION", K(version), 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0}};
+    {"_VERSION", K(version), SLEEPACC_FIELD_STRING, NULL, 0},
+    {NULL, 0, 0, NULL, 0}};
 #undef K
 
 /* ------------------------------------------------------------ the table */
@@ -485,6 +576,19 @@ const sleepacc_call sleepacc_calls[] = {
      "sweep_plan({methods=, durations=, mode=}) -> [{method, duration_ns}] by sleepacc_sweep_plan()",
      "sleepacc_sweep_read", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(sweep_answer),
      call_sweep_plan, sweep_fields},
+    {"sweep_skips", NULL,
+     "sweep_skips() -> [str]: why the default sweep leaves out a method the system has, one line each",
+     "sleepacc_method_ready", SLEEPACC_CALL_VALUE, SLEEPACC_CALL_BLOCKS, NULL, 0, sizeof(skips_answer),
+     call_sweep_skips, skips_fields},
+    {"env_hold", NULL,
+     "env_hold({slack=, policy=, priority=, cpu=}) -> the env applied to the calling thread, "
+     "held until env_release()",
+     "sleepacc_env_apply", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(env_answer), call_env_hold,
+     NULL},
+    {"env_release", NULL,
+     "env_release() -> True: the thread's settings as the last env_hold found them (False: none held)",
+     "sleepacc_env_restore", SLEEPACC_CALL_VALUE, 0, NULL, 0, sizeof(int), call_env_release,
+     released_fields},
     {"table", "table", "table(results, style='irtt') -> str: the text table of records",
      "sleepacc_table_text", SLEEPACC_CALL_VALUE, 0, table_args, 1, sizeof(char *), call_table,
      table_fields},

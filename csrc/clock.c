@@ -1,10 +1,14 @@
 /*
  * clock.c -- monotonic time, the four public clocks, their resolution and
- * the measured cost of one read (one clock, or all by field table), and the
- * spin-loop CPU hint.
+ * the measured cost of one read (one clock, or all by field table), the
+ * spin-loop CPU hint, and a script's seconds as the core's int64 ns
+ * (sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns: the conversion
+ * both bindings share; the rules of a duration are config.c's).
  */
 #include "sleepacc_int.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -69,21 +73,21 @@ int sleepacc_clock_info_get(int id, int reads, sleepacc_clock_info *info) {
 }
 
 const sleepacc_field sleepacc_clock_info_fields[] = {
-  {"resolution_ns", offsetof(sleepacc_clock_info, resolution_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-  {"read_cost_ns", offsetof(sleepacc_clock_info, read_cost_ns), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-  {NULL, 0, 0, 0, NULL, 0},
+  {"resolution_ns", offsetof(sleepacc_clock_info, resolution_ns), SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {"read_cost_ns", offsetof(sleepacc_clock_info, read_cost_ns), SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 
 /* A clock's row in sleepacc_clocks_fields (names as sleepacc__clocks). */
 #define SLEEPACC__CLOCK(name, id)                                                          \
-  {name, offsetof(sleepacc_clocks, clock) + (id) * sizeof(sleepacc_clock_info), 0,       \
+  {name, offsetof(sleepacc_clocks, clock) + (id) * sizeof(sleepacc_clock_info),       \
    SLEEPACC_FIELD_NESTED, sleepacc_clock_info_fields, 0}
 const sleepacc_field sleepacc_clocks_fields[] = {
   SLEEPACC__CLOCK("monotonic", SLEEPACC_CLOCK_MONOTONIC),
   SLEEPACC__CLOCK("monotonic_raw", SLEEPACC_CLOCK_MONOTONIC_RAW),
   SLEEPACC__CLOCK("realtime", SLEEPACC_CLOCK_REALTIME),
   SLEEPACC__CLOCK("boottime", SLEEPACC_CLOCK_BOOTTIME),
-  {NULL, 0, 0, 0, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 
 /* Every clock's info: 0, or the first error (-EINVAL for a NULL out or
@@ -104,4 +108,21 @@ void sleepacc_cpu_relax(void) {
 #else
   __asm__ __volatile__("" ::: "memory");
 #endif
+}
+
+/* ---------------------------------------------------------------- seconds */
+
+int sleepacc_seconds_to_ns(double s, int64_t *ns) {
+  if (!ns) return -EINVAL;
+  if (!isfinite(s)) return -EDOM;
+  s *= 1e9; /* beyond int64 saturates; any negative stays negative */
+  *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
+  if (s < 0 && *ns >= 0) *ns = -1;
+  return 0;
+}
+
+int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow) {
+  if (overflow > 0 || (!overflow && s > INT64_MAX / 1000000000LL)) return INT64_MAX;
+  if (overflow < 0 || (!overflow && s < INT64_MIN / 1000000000LL)) return -1;
+  return s * 1000000000LL;
 }

@@ -48,14 +48,6 @@
      "one sample is longer than the budget: give n explicitly or a longer budget")             \
   XX(BUDGET_OVERFLOW, "budget_ns", EINVAL, "deadline arithmetic would overflow int64")      \
   XX(PERIODIC_OVERFLOW, "n", EINVAL, "deadlines of n periods would overflow int64")         \
-  XX(SLACK, "env.slack_ns", EINVAL, "must be 1 ns .. 1 s (or left as it is)")                  \
-  XX(POLICY, "env.policy", EINVAL, "must be one of other, batch, idle, fifo, rr")              \
-  XX(PRIORITY_RT, "env.priority", EINVAL, "must be 1..99 with policy fifo or rr")              \
-  XX(PRIORITY_OTHER, "env.priority", EINVAL, "must be 0 unless the policy is fifo or rr")      \
-  XX(CPU, "env.cpu", EINVAL, "is not in this thread's allowed CPU set")                        \
-  XX(CPU_UNKNOWN, "env.cpu", EINVAL, "cannot be checked: the thread's allowed set is unknown") \
-  XX(LOCK, "env.lock_memory", EINVAL, "must be 0 or 1")                                        \
-  XX(DMA, "env.dma_latency_us", EINVAL, "must be 0..2000000000 us (or left as it is)")         \
   XX(RT_SPIN, "budget_ns", EINVAL,                                                             \
      "is required for a spinning method under policy fifo or rr (real-time spinning "          \
      "stalls a CPU)")                                                                          \
@@ -79,7 +71,8 @@ enum {
 #define SLEEPACC__ID(id, field, err, msg) SLEEPACC__R_##id,
   SLEEPACC__RULES(SLEEPACC__ID)
 #undef SLEEPACC__ID
-  SLEEPACC__R_OK
+  SLEEPACC__R_OK,
+  SLEEPACC__R_ENV /* a rule of the environment's (env.c's, sleepacc__env_explain) */
 };
 
 static const struct {
@@ -122,7 +115,8 @@ int sleepacc_seconds_check(int real, double s, int64_t whole, int overflow, int6
   return 0;
 }
 
-/* daysleep: a sleep's seconds have no day cap, only int64's (sleepacc.h). */
+/* A sleep's seconds have no day cap, only int64's: the deadline they end
+ * at must fit the int64 ns clock (sleepacc_binding.h). */
 int sleepacc_sleep_check(int real, double s, int64_t whole, int overflow, int64_t now_ns,
                          int64_t *deadline_ns, const char **message) {
   int64_t v = sleepacc_whole_seconds_to_ns(whole, overflow), end;
@@ -164,39 +158,6 @@ void sleepacc_config_default(sleepacc_config *c) {
 /* 1 when policy is FIFO or RR. */
 static int sleepacc__rt_policy(int policy) {
   return policy == SLEEPACC_POLICY_FIFO || policy == SLEEPACC_POLICY_RR;
-}
-
-/* The first environment rule env breaks, or SLEEPACC__R_OK. */
-static int sleepacc__env_rule(const sleepacc_env *env) {
-  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_SLACK_NS))
-    return SLEEPACC__R_SLACK;
-  if (env->policy < SLEEPACC_POLICY_KEEP || env->policy > SLEEPACC_POLICY_RR)
-    return SLEEPACC__R_POLICY;
-  if (sleepacc__rt_policy(env->policy)) {
-    int os = env->policy == SLEEPACC_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
-    int lo = sched_get_priority_min(os), hi = sched_get_priority_max(os);
-    if (lo < 0 || hi < 0) { lo = 1; hi = 99; }
-    if (env->priority < lo || env->priority > hi) return SLEEPACC__R_PRIORITY_RT;
-  } else if (env->priority != 0) {
-    return SLEEPACC__R_PRIORITY_OTHER;
-  }
-  if (env->cpu != -1) {
-    cpu_set_t set;
-    if (env->cpu < 0 || env->cpu >= CPU_SETSIZE) return SLEEPACC__R_CPU;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return SLEEPACC__R_CPU_UNKNOWN;
-    if (!CPU_ISSET(env->cpu, &set)) return SLEEPACC__R_CPU;
-  }
-  if (env->lock_memory != 0 && env->lock_memory != 1) return SLEEPACC__R_LOCK;
-  if (env->dma_latency_us < -1 || env->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
-    return SLEEPACC__R_DMA;
-  return SLEEPACC__R_OK;
-}
-
-int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message) {
-  int id;
-  if (!env) return -EINVAL;
-  id = sleepacc__env_rule(env);
-  return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, field, message);
 }
 
 /* 1 when the calling thread will run under FIFO/RR for this env. */
@@ -247,7 +208,7 @@ static int sleepacc__config_rule(const sleepacc_config *c) {
   if (c->mode == SLEEPACC_MODE_PERIODIC && c->budget_ns == 0 &&
       c->n + c->warmup > (INT64_MAX - now) / d - 2)
     return SLEEPACC__R_PERIODIC_OVERFLOW;
-  if ((id = sleepacc__env_rule(&c->env)) != SLEEPACC__R_OK) return id;
+  if (sleepacc__env_explain(&c->env, NULL, NULL) < 0) return SLEEPACC__R_ENV;
   /* Real-time spinning stalls a CPU: a spinning run under FIFO/RR needs a budget. */
   if (m->family != SLEEPACC_FAMILY_KERNEL && m->family != SLEEPACC_FAMILY_BASELINE &&
       c->budget_ns == 0 && sleepacc__runs_rt(&c->env))
@@ -260,6 +221,7 @@ int sleepacc_config_explain(const sleepacc_config *c, const char **field, const 
   int id;
   if (!c) return sleepacc__broken(SLEEPACC__R_METHOD, field, message);
   id = sleepacc__config_rule(c);
+  if (id == SLEEPACC__R_ENV) return sleepacc__env_explain(&c->env, field, message);
   return id == SLEEPACC__R_OK ? 0 : sleepacc__broken(id, field, message);
 }
 
@@ -319,10 +281,10 @@ const int64_t sleepacc_default_durations_ns[SLEEPACC_DEFAULT_DURATION_COUNT] = {
 
 /* ------------------------------------------------------------ field tables */
 
-#define SLEEPACC__F(s, f, t) {#f, offsetof(s, f), (t) == SLEEPACC_FIELD_DOUBLE, (t), NULL, 0}
-#define SLEEPACC__AS(s, name, f, t) {name, offsetof(s, f), (t) == SLEEPACC_FIELD_DOUBLE, (t), NULL, 0}
-#define SLEEPACC__SUB(s, f, sub) {#f, offsetof(s, f), 0, SLEEPACC_FIELD_NESTED, sub, 0}
-#define SLEEPACC__END {NULL, 0, 0, 0, NULL, 0}
+#define SLEEPACC__F(s, f, t) {#f, offsetof(s, f), (t), NULL, 0}
+#define SLEEPACC__AS(s, name, f, t) {name, offsetof(s, f), (t), NULL, 0}
+#define SLEEPACC__SUB(s, f, sub) {#f, offsetof(s, f), SLEEPACC_FIELD_NESTED, sub, 0}
+#define SLEEPACC__END {NULL, 0, 0, NULL, 0}
 #define I64 SLEEPACC_FIELD_INT64
 #define DBL SLEEPACC_FIELD_DOUBLE
 #define STR SLEEPACC_FIELD_STRING
@@ -361,7 +323,7 @@ static const sleepacc_field sleepacc__env_fields[] = {
     SLEEPACC__F(sleepacc_run_env, cpu, OPT),
     SLEEPACC__F(sleepacc_run_env, lock_memory, BOOL),
     SLEEPACC__F(sleepacc_run_env, dma_latency_us, OPT),
-    {"margin_ns", offsetof(sleepacc_run_env, margin_ns), 0, OPT, NULL, SLEEPACC_FIELD_OMIT_NULL},
+    {"margin_ns", offsetof(sleepacc_run_env, margin_ns), OPT, NULL, SLEEPACC_FIELD_OMIT_NULL},
     SLEEPACC__END,
 };
 
@@ -375,20 +337,20 @@ static const sleepacc_field sleepacc__ctx_fields[] = {
 /* The record's rows: each key a record read back (sleepacc_fields_read, Lua's
  * sa.save) must hold (REQUIRED; a null is left out, so the env's rows are not),
  * and every statistic and context switch but a LATER one (COMPLETE). */
-#define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t) == DBL, (t), NULL, SLEEPACC_FIELD_REQUIRED}
-#define SLEEPACC__RSUB(name, off, sub) {name, off, 0, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
-#define SLEEPACC__RP(f, t, rule) {#f, offsetof(sleepacc_result, f), 0, (t), NULL, SLEEPACC_FIELD_REQUIRED | (rule)}
+#define SLEEPACC__R(f, t) {#f, offsetof(sleepacc_result, f), (t), NULL, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RSUB(name, off, sub) {name, off, SLEEPACC_FIELD_NESTED, sub, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__RP(f, t, rule) {#f, offsetof(sleepacc_result, f), (t), NULL, SLEEPACC_FIELD_REQUIRED | (rule)}
 const sleepacc_field sleepacc_result_fields[] = {
     SLEEPACC__RP(method, STR, SLEEPACC_FIELD_NAME), /* the point rules of a file's reader */
     SLEEPACC__RP(mode, STR, SLEEPACC_FIELD_MODE_NAME),
     SLEEPACC__RP(requested_ns, I64, SLEEPACC_FIELD_NONNEG),
     SLEEPACC__RP(n, I64, SLEEPACC_FIELD_NONNEG),
-    {"stats", offsetof(sleepacc_result, stats), 0, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
+    {"stats", offsetof(sleepacc_result, stats), SLEEPACC_FIELD_NESTED, sleepacc_stats_fields,
      SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(missed, I64),
     SLEEPACC__R(cpu_ns_per_call, DBL),
     SLEEPACC__R(cpu_percent, DBL),
-    {"ctx_switches", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
+    {"ctx_switches", 0, SLEEPACC_FIELD_NESTED, sleepacc__ctx_fields, SLEEPACC_FIELD_REQUIRED | SLEEPACC_FIELD_COMPLETE},
     SLEEPACC__R(wall_ns, I64),
     SLEEPACC__RSUB("env", offsetof(sleepacc_result, env), sleepacc__env_fields),
     SLEEPACC__END,
@@ -422,6 +384,8 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__SUB(sleepacc_sleeper_stats, lateness, sleepacc_stats_fields),
     SLEEPACC__F(sleepacc_sleeper_stats, strategy, STR),
     SLEEPACC__F(sleepacc_sleeper_stats, kernel, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, kernel_skipped, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, kernel_skipped_err, STR),
     SLEEPACC__F(sleepacc_sleeper_stats, quantile, DBL),
     SLEEPACC__F(sleepacc_sleeper_stats, margin_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, handoff_ns, I64),
@@ -433,7 +397,7 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, contended, BOOL),
     SLEEPACC__F(sleepacc_sleeper_stats, last_wake_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, dma_latency_us, OPT),
-    {"margins", offsetof(sleepacc_sleeper_stats, margins), 0, SLEEPACC_FIELD_PAIRS,
+    {"margins", offsetof(sleepacc_sleeper_stats, margins), SLEEPACC_FIELD_PAIRS,
      sleepacc__margin_fields, 0},
     SLEEPACC__END,
 };
@@ -453,7 +417,7 @@ const sleepacc_field sleepacc_pacer_stats_fields[] = {
     SLEEPACC__SUB(sleepacc_pacer_stats, lateness, sleepacc_stats_fields),
     SLEEPACC__F(sleepacc_pacer_stats, timer_misses, I64),
     SLEEPACC__F(sleepacc_pacer_stats, timer_err_percent, DBL),
-    {"timer_err", 0, 0, SLEEPACC_FIELD_NESTED, sleepacc__timer_err_fields, 0},
+    {"timer_err", 0, SLEEPACC_FIELD_NESTED, sleepacc__timer_err_fields, 0},
     SLEEPACC__F(sleepacc_pacer_stats, period_ns, I64),
     SLEEPACC__F(sleepacc_pacer_stats, missed, STR),
     SLEEPACC__F(sleepacc_pacer_stats, start_ns, I64),

@@ -55,15 +55,8 @@ typedef struct sleepacc__sched_attr {
 } sleepacc__sched_attr;
 _Static_assert(sizeof(sleepacc__sched_attr) == 48, "sched_attr VER0 is 48 bytes");
 
-/* Public policy -> OS policy, and its name (index = sleepacc_policy). */
-static const struct {
-  const char *name;
-  int os;
-} sleepacc__policies[] = {
-    {"other", SCHED_OTHER}, {"batch", SCHED_BATCH}, {"idle", SCHED_IDLE},
-    {"fifo", SCHED_FIFO},   {"rr", SCHED_RR},
-};
-#define SLEEPACC__NPOLICIES ((int)(sizeof sleepacc__policies / sizeof sleepacc__policies[0]))
+/* Public policy -> OS policy (index = sleepacc_policy; names.c names them). */
+static const int sleepacc__policies_os[] = {SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR};
 
 /* 1 when the thread has CAP_SYS_NICE where it counts: effective in the
  * initial user namespace (inside another namespace the scheduler's
@@ -256,17 +249,6 @@ void sleepacc_env_default(sleepacc_env *env) {
   env->dma_latency_us = -1;
 }
 
-int sleepacc_policy_from_name(const char *name) {
-  if (!name) return -EINVAL;
-  for (int i = 0; i < SLEEPACC__NPOLICIES; i++)
-    if (strcmp(sleepacc__policies[i].name, name) == 0) return i;
-  return -EINVAL;
-}
-
-const char *sleepacc_policy_name(int policy) {
-  return policy >= 0 && policy < SLEEPACC__NPOLICIES ? sleepacc__policies[policy].name : NULL;
-}
-
 /* The calling thread's timer slack in ns, or -errno. */
 int64_t sleepacc_current_slack(void) {
 #if defined(__linux__)
@@ -278,9 +260,73 @@ int64_t sleepacc_current_slack(void) {
 #endif
 }
 
-/* Validate env without changing anything: the environment rules of
- * config.c (one place; there named "env.<field>"), -EINVAL when one is
- * broken.  *bad_field (when given) names the field ("slack_ns", ...). */
+/* The rules of an environment, the one place they are written: (id, field
+ * as a run's config names it, message), in the order they are checked.
+ * config.c's rules of a run apply them to its env in their place. */
+#define SLEEPACC__ENV_RULES(XX)                                                         \
+  XX(SLACK, "env.slack_ns", "must be 1 ns .. 1 s (or left as it is)")                  \
+  XX(POLICY, "env.policy", "must be one of other, batch, idle, fifo, rr")              \
+  XX(PRIORITY_RT, "env.priority", "must be 1..99 with policy fifo or rr")              \
+  XX(PRIORITY_OTHER, "env.priority", "must be 0 unless the policy is fifo or rr")      \
+  XX(CPU, "env.cpu", "is not in this thread's allowed CPU set")                        \
+  XX(CPU_UNKNOWN, "env.cpu", "cannot be checked: the thread's allowed set is unknown") \
+  XX(LOCK, "env.lock_memory", "must be 0 or 1")                                        \
+  XX(DMA, "env.dma_latency_us", "must be 0..2000000000 us (or left as it is)")
+
+enum {
+#define SLEEPACC__ID(id, field, msg) SLEEPACC__E_##id,
+  SLEEPACC__ENV_RULES(SLEEPACC__ID)
+#undef SLEEPACC__ID
+  SLEEPACC__E_OK
+};
+
+static const struct {
+  const char *field, *message;
+} sleepacc__env_rules[] = {
+#define SLEEPACC__ROW(id, field, msg) {field, msg},
+    SLEEPACC__ENV_RULES(SLEEPACC__ROW)
+#undef SLEEPACC__ROW
+};
+
+/* The first environment rule env breaks, or SLEEPACC__E_OK. */
+static int sleepacc__env_rule(const sleepacc_env *env) {
+  if (env->slack_ns != -1 && (env->slack_ns < 1 || env->slack_ns > SLEEPACC_MAX_SLACK_NS))
+    return SLEEPACC__E_SLACK;
+  if (env->policy < SLEEPACC_POLICY_KEEP || env->policy > SLEEPACC_POLICY_RR)
+    return SLEEPACC__E_POLICY;
+  if (env->policy == SLEEPACC_POLICY_FIFO || env->policy == SLEEPACC_POLICY_RR) {
+    int os = env->policy == SLEEPACC_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
+    int lo = sched_get_priority_min(os), hi = sched_get_priority_max(os);
+    if (lo < 0 || hi < 0) { lo = 1; hi = 99; }
+    if (env->priority < lo || env->priority > hi) return SLEEPACC__E_PRIORITY_RT;
+  } else if (env->priority != 0) {
+    return SLEEPACC__E_PRIORITY_OTHER;
+  }
+  if (env->cpu != -1) {
+    cpu_set_t set;
+    if (env->cpu < 0 || env->cpu >= CPU_SETSIZE) return SLEEPACC__E_CPU;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return SLEEPACC__E_CPU_UNKNOWN;
+    if (!CPU_ISSET(env->cpu, &set)) return SLEEPACC__E_CPU;
+  }
+  if (env->lock_memory != 0 && env->lock_memory != 1) return SLEEPACC__E_LOCK;
+  if (env->dma_latency_us < -1 || env->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
+    return SLEEPACC__E_DMA;
+  return SLEEPACC__E_OK;
+}
+
+int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message) {
+  int id;
+  if (!env) return -EINVAL;
+  id = sleepacc__env_rule(env);
+  if (id == SLEEPACC__E_OK) return 0;
+  if (field) *field = sleepacc__env_rules[id].field;
+  if (message) *message = sleepacc__env_rules[id].message;
+  return -EINVAL;
+}
+
+/* Validate env without changing anything: the rules above, -EINVAL when
+ * one is broken.  *bad_field (when given) names the field ("slack_ns",
+ * ...). */
 int sleepacc_env_check_field(const sleepacc_env *env, const char **bad_field) {
   const char *f = NULL;
   int rc = sleepacc__env_explain(env, &f, NULL);
@@ -333,6 +379,39 @@ int sleepacc_env_restore(sleepacc_env_saved *saved) {
   return first;
 }
 
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap) {
+  char line[1024], dir[768], file[800];
+  FILE *f = fopen(cgroup_file, "re");
+  int found = 0;
+  if (!f || !buf || !cap) return f ? fclose(f), 0 : 0;
+  while (!found && fgets(line, sizeof line, f)) { /* "id:controllers:path" */
+    char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL, *end;
+    const char *mounts[3];
+    int cpu = 0;
+    if (!path) continue;
+    *ctrls++ = '\0', *path++ = '\0';
+    if ((end = strchr(path, '\n'))) *end = '\0';
+    for (const char *c = ctrls; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ','))
+      cpu |= strncmp(c, "cpu", 3) == 0 && (c[3] == ',' || c[3] == '\0');
+    if (!cpu && *ctrls) continue; /* a v1 hierarchy without cpu; "" is the v2 one */
+    /* v1: mounted as its controller list ("cpu,cpuacct") or "cpu"; v2: the root */
+    mounts[0] = ctrls, mounts[1] = *ctrls ? "cpu" : NULL, mounts[2] = NULL;
+    for (int i = 0; mounts[i] && !found; i++) {
+      int64_t us = -1;
+      snprintf(dir, sizeof dir, "%s%s%s%s", root, *mounts[i] ? "/" : "", mounts[i],
+               strcmp(path, "/") ? path : "");
+      snprintf(file, sizeof file, "%s/cpu.rt_runtime_us", dir);
+      found = sleepacc__read_int(file, &us) == 0 && us == 0;
+    }
+  }
+  fclose(f);
+  if (found)
+    snprintf(buf, cap, "the thread's cgroup %s has cpu.rt_runtime_us 0: its tasks get no "
+             "real-time time, so SCHED_FIFO/RR is refused even to root (give the group some "
+             "in cpu.rt_runtime_us, or run outside it)", dir);
+  return found;
+}
+
 /* Apply env to the calling thread, recording in *saved what to undo.
  * On failure everything already applied is restored and the error returned
  * (-EPERM stays -EPERM; -ENOENT when /dev/cpu_dma_latency is missing). */
@@ -358,7 +437,7 @@ int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
 #endif
 
   if (env->policy != SLEEPACC_POLICY_KEEP) {
-    int os = sleepacc__policies[env->policy].os;
+    int os = sleepacc__policies_os[env->policy];
     const char *why = NULL;
     field = "policy";
     if ((rc = sleepacc__sched_save(saved)) != 0) goto fail;
@@ -370,8 +449,12 @@ int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
     }
     if (os != saved->policy || env->priority != saved->priority) {
       /* the caller's nice and RESET_ON_FORK are kept */
+      static __thread char rt_group[512]; /* saved->why: valid until the thread's next apply */
       rc = sleepacc__sched_set(os, env->priority, saved->nice,
                                saved->sched_flags & SLEEPACC__FLAG_RESET_ON_FORK, 0, 0, 0);
+      if (rc == -EPERM && sleepacc__os_is_rt(os) && /* even root: the group has no RT time */
+          sleepacc__rt_group_words("/proc/thread-self/cgroup", "/sys/fs/cgroup", rt_group, sizeof rt_group))
+        saved->why = rt_group;
       if (rc != 0) goto fail;
       saved->applied |= SLEEPACC__APPLIED_POLICY;
     }

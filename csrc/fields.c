@@ -58,7 +58,7 @@ void sleepacc_field_get(const sleepacc_field *f, const void *base, sleepacc_valu
     out->sub = f->sub;
     out->base = p;
     break;
-  case SLEEPACC_FIELD_LIST: /* calls (issue 12): a sequence, each element by .sub[0] */
+  case SLEEPACC_FIELD_LIST: /* a sequence, each element by .sub[0] */
     out->kind = SLEEPACC_VALUE_ITEMS;
     out->sub = f->sub;
     out->base = p;
@@ -103,7 +103,7 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
   char *p = (char *)base + f->offset;
   int whole = v->kind == SLEEPACC_VALUE_INT || v->kind == SLEEPACC_VALUE_BOOL;
   int text = v->kind == SLEEPACC_VALUE_TEXT;
-  if (v->kind == SLEEPACC_VALUE_INT && v->overflow) /* beyond int64 (words, issue 12) */
+  if (v->kind == SLEEPACC_VALUE_INT && v->overflow) /* an integer beyond int64 is refused */
     return field_fail(message, "out of range", -ERANGE);
   if (text && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
     return field_fail(message, sleepacc_text_words(v->s, (size_t)v->i), -ERANGE);
@@ -117,7 +117,7 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
   case SLEEPACC_FIELD_INT64:
   case SLEEPACC_FIELD_OPT_INT64:
     if (f->type == SLEEPACC_FIELD_OPT_INT64 && v->kind == SLEEPACC_VALUE_NULL) {
-      *(int64_t *)(void *)p = -1; /* null (records, issue 12) */
+      *(int64_t *)(void *)p = -1; /* null, as field_get reads it back */
       return 0;
     }
     if (!whole)
@@ -151,7 +151,7 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
     *(const sleepacc_method **)(void *)p = m;
     return 0;
   }
-  case SLEEPACC_FIELD_SAMPLES: /* lent values (records, issue 12) */
+  case SLEEPACC_FIELD_SAMPLES: /* values the binding lent (a record's kept samples) */
     if (v->kind != SLEEPACC_VALUE_SAMPLES)
       break;
     ((sleepacc_samples *)(void *)p)->at = (const int64_t *)v->base;
@@ -172,7 +172,7 @@ int sleepacc_field_set(const sleepacc_field *f, void *base, const sleepacc_value
 }
 
 /* ------------------------------------------------------------------------
- * The walk of a field table (faults, issue 12): the object's shape by the
+ * The walk of a field table: the object's shape by the
  * binding's rules (sleepacc_field_sink), one value at a time through it.
  * ---------------------------------------------------------------------- */
 
@@ -271,7 +271,7 @@ int sleepacc_field_walk(const sleepacc_field *f, const void *base, const sleepac
 }
 
 /* ------------------------------------------------------------------------
- * The read back (records, issue 12): a struct from a script's table by its
+ * The read back: a struct from a script's table by its
  * field table, through the binding's getter; its fault names the way to
  * the value ("results[2].stats.median").
  * ---------------------------------------------------------------------- */

@@ -283,7 +283,9 @@ static void add_real(facts *fs, const char *key, const char *text)
   char *end = NULL;
   if (!f || !text)
     return;
+  locale_t prev = sleepacc__c_numbers_enter(); /* "0.39" whatever the locale */
   double v = strtod(text, &end);
+  sleepacc__c_numbers_leave(prev);
   if (end == text)
     return;
   f->type = SLEEPACC_FACT_REAL;
@@ -643,7 +645,7 @@ void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_fie
 {
   for (size_t i = 0; i < count; i++) {
     const sleepacc_fact *f = &facts[i];
-    sleepacc_field row = {f->key, i * sizeof *f, 0, SLEEPACC_FIELD_NULL, NULL, 0};
+    sleepacc_field row = {f->key, i * sizeof *f, SLEEPACC_FIELD_NULL, NULL, 0};
     switch (f->type) {
     case SLEEPACC_FACT_INT:
       row.offset += offsetof(sleepacc_fact, i);
@@ -652,7 +654,6 @@ void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_fie
     case SLEEPACC_FACT_REAL:
       row.offset += offsetof(sleepacc_fact, d);
       row.type = SLEEPACC_FIELD_DOUBLE;
-      row.is_double = 1;
       break;
     case SLEEPACC_FACT_STR:
       row.offset += offsetof(sleepacc_fact, s);
@@ -662,5 +663,5 @@ void sleepacc_fact_fields(const sleepacc_fact *facts, size_t count, sleepacc_fie
     }
     rows[i] = row;
   }
-  rows[count] = (sleepacc_field){NULL, 0, 0, 0, NULL, 0};
+  rows[count] = (sleepacc_field){NULL, 0, 0, NULL, 0};
 }

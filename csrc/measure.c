@@ -1,5 +1,5 @@
 /*
- * measure.c -- one run as a binding measures it (runs, issue 12): the one
+ * measure.c -- one run as a binding measures it: the one
  * block of memory the run needs, its lifecycle (open, chunks, close) and the
  * words of its failure, so both bindings' measure is: convert the config,
  * allocate what sleepacc_run_memory states, open, run the chunks between
@@ -33,15 +33,19 @@ static int fail(sleepacc_run *r, int err, int at) {
   return r->err;
 }
 
+/* The bytes of a run of the checked cfg: its samples, their scratch and
+ * (SLEEPACC_RUN_STARTS) their start times. */
+static size_t run_bytes(const sleepacc_config *cfg, int flags) {
+  return (size_t)sleepacc_config_capacity(cfg) * sizeof(int64_t) * (flags & SLEEPACC_RUN_STARTS ? 3 : 2);
+}
+
 size_t sleepacc_run_memory(const sleepacc_config *cfg, int flags) {
-  int64_t cap;
-  if (sleepacc_config_check(cfg, NULL) != 0) return 0;
-  cap = sleepacc_config_capacity(cfg);
-  return (size_t)cap * sizeof(int64_t) * (flags & SLEEPACC_RUN_STARTS ? 3 : 2);
+  return sleepacc_config_check(cfg, NULL) != 0 ? 0 : run_bytes(cfg, flags);
 }
 
 int sleepacc_run_open(sleepacc_run *r, const sleepacc_config *cfg, void *mem, size_t size, int flags) {
-  size_t need = sleepacc_run_memory(cfg, flags);
+  int broken = cfg ? sleepacc_config_check(cfg, NULL) : -EINVAL; /* the run's one walk of its rules */
+  size_t need = broken ? 0 : run_bytes(cfg, flags);
   int64_t cap = need ? sleepacc_config_capacity(cfg) : 0, *samples = (int64_t *)mem;
   int rc;
   if (!r) return -EINVAL;
@@ -51,7 +55,8 @@ int sleepacc_run_open(sleepacc_run *r, const sleepacc_config *cfg, void *mem, si
     r->cfg = *cfg;
     return fail(r, mem ? -EINVAL : -ENOMEM, AT_MEMORY); /* a block too small, or none allocated */
   }
-  rc = sleepacc_run_start(r, cfg, need ? samples : NULL, (size_t)cap);
+  rc = broken ? sleepacc_run_start(r, cfg, NULL, 0) /* the rule's errno, r left closed */
+              : sleepacc__run_begin(r, cfg, need ? samples : NULL, (size_t)cap);
   if (rc == 0 && need && (flags & SLEEPACC_RUN_STARTS)) rc = sleepacc_run_set_starts(r, samples + cap);
   if (rc == 0) return 0;
   sleepacc_run_finish(r); /* a failed start left nothing changed; a failed set_starts is undone */
@@ -116,6 +121,12 @@ static int open_words(const sleepacc_run *r, char *buf, size_t cap) {
   if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(env_field));
   else if (sleepacc_config_explain(c, &field, &msg) != 0)
     snprintf(buf, cap, "%s: %s", sleepacc_option_of_field(field), msg);
+  else if (r->err == -EBUSY && snprintf(buf, cap, "opening the method: ") < (int)cap &&
+           sleepacc_signal_words(buf + strlen(buf), cap - strlen(buf)))
+    ; /* a signal method without a free real-time signal: which are blocked */
+  else if (r->err == -EAGAIN && c->method && !strcmp(c->method->name, "timer_signal"))
+    snprintf(buf, cap, "opening the method: no POSIX timer could be made (the queued-signal limit "
+             "RLIMIT_SIGPENDING, or the system's timers, used up)");
   else snprintf(buf, cap, "opening the method");
   return 0;
 }
@@ -141,6 +152,10 @@ int sleepacc_run_words(const sleepacc_run *r, int flags, char *buf, size_t cap) 
   if (flags & SLEEPACC_RUN_POINT)
     snprintf(point, sizeof point, ", method %s, duration %lld ns", m ? m->name : "none",
              (long long)r->cfg.duration_ns);
-  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err), sleepacc_strerror(r->err), what, point);
+  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err),
+           /* a group without RT time refuses root too: not "needs CAP_SYS_NICE or root" */
+           r->err == -EPERM && strstr(what, "cpu.rt_runtime_us 0") ? "operation not permitted"
+                                                                  : sleepacc_strerror(r->err),
+           what, point);
   return privileged;
 }

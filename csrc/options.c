@@ -4,27 +4,26 @@
  * its kind (how a value is converted) and the sleepacc_config field it
  * fills, so every binding converts by one loop and names a bad core field
  * (sleepacc_config_explain's "env.dma_latency_us") by its option
- * ("dma_latency"); and the seconds -> ns conversion both bindings share.
+ * ("dma_latency").
  *
  * The rules of the options themselves live here too: the names a MODE or
  * POLICY option knows, and the defaults that depend on another option.
  *
- * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_option_of_field,
- * sleepacc_seconds_to_ns, sleepacc_whole_seconds_to_ns, sleepacc_method_info_get (and
- * its field table), sleepacc_options_complete, sleepacc_option_choice,
- * sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged,
- * sleepacc_privilege_explain (what a refused privileged option needs),
- * sleepacc_config_words (the config check's words, the available methods named),
- * sleepacc_option_set (one option from a script's value: every kind's rule),
- * sleepacc_fault_text (a read's fault in one sentence, for both bindings),
- * sleepacc_type_text and sleepacc_text_option (an argument that is no option),
- * sleepacc_sleep_option (a sleep's seconds, daysleep).
+ * Owns: sleepacc_options, sleepacc_sleeper_options, sleepacc_precise_takes,
+ * sleepacc_option_of_field, sleepacc_method_info_get (and its field table),
+ * sleepacc_options_complete, sleepacc_option_choice, sleepacc_option_find,
+ * sleepacc_option_set (one option from a script's value: every kind's
+ * rule), sleepacc_value_read, the whole-table readers sleepacc_config_read,
+ * sleepacc_sleeper_read and sleepacc_sweep_read (through the binding's
+ * getter), the rows of arguments that are no run option
+ * (sleepacc_sweep_lists, sleepacc_deadline_option, sleepacc_seconds_option,
+ * sleepacc_sleep_option, sleepacc_text_option).  The words of a fault are
+ * words.c's; a script's seconds as ns are clock.c's.
  */
 #include "sleepacc_int.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -84,27 +83,11 @@ const char *sleepacc_option_of_field(const char *field) {
   return field;
 }
 
-int sleepacc_seconds_to_ns(double s, int64_t *ns) {
-  if (!ns) return -EINVAL;
-  if (!isfinite(s)) return -EDOM;
-  s *= 1e9; /* beyond int64 saturates; any negative stays negative */
-  *ns = s >= 9.2e18 ? INT64_MAX : s <= -9.2e18 ? -1 : (int64_t)llround(s);
-  if (s < 0 && *ns >= 0) *ns = -1;
-  return 0;
-}
-
-int64_t sleepacc_whole_seconds_to_ns(int64_t s, int overflow) {
-  if (overflow > 0 || (!overflow && s > INT64_MAX / 1000000000LL)) return INT64_MAX;
-  if (overflow < 0 || (!overflow && s < INT64_MIN / 1000000000LL)) return -1;
-  return s * 1000000000LL;
-}
-
-#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t == SLEEPACC_FIELD_DOUBLE, \
-                  SLEEPACC_FIELD_##t, NULL, 0}
+#define MF(f, t) {#f, offsetof(sleepacc_method_info, f), SLEEPACC_FIELD_##t, NULL, 0}
 const sleepacc_field sleepacc_method_info_fields[] = {
     MF(name, STRING),           MF(family, STRING), MF(description, STRING),
     MF(granularity_ns, INT64),  MF(honours_slack, STRING), MF(absolute, BOOL),
-    MF(available, BOOL),        {NULL, 0, 0, 0, NULL, 0},
+    MF(available, BOOL),        {NULL, 0, 0, NULL, 0},
 };
 
 int sleepacc_method_info_get(const sleepacc_method *m, sleepacc_method_info *out) {
@@ -148,47 +131,6 @@ const sleepacc_option *sleepacc_option_find(const sleepacc_option *list, const c
   return NULL;
 }
 
-void sleepacc_method_names(char *buf, size_t cap) {
-  size_t len = 0;
-  if (!buf || !cap) return;
-  buf[0] = '\0';
-  for (size_t i = 0; i < sleepacc_method_count() && len < cap; i++) {
-    const sleepacc_method *m = sleepacc_method_at(i);
-    if (sleepacc_method_available(m))
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", m->name);
-  }
-}
-
-const char *sleepacc_config_privileged(const sleepacc_config *c, char *buf, size_t cap) {
-  if (!c || !buf || !cap) return NULL;
-  snprintf(buf, cap, "%s%s%s", c->env.policy != SLEEPACC_POLICY_KEEP ? "policy " : "",
-           c->env.lock_memory ? "lock_memory " : "", c->env.dma_latency_us >= 0 ? "dma_latency " : "");
-  if (*buf) buf[strlen(buf) - 1] = '\0';
-  return *buf ? buf : NULL;
-}
-
-/* perm12: the one explanation of a refused run, in the words the Python API
- * has always used, the values as the core holds them. */
-const char *sleepacc_privilege_explain(const sleepacc_config *c, int err, char *buf, size_t cap) {
-  size_t len = 0;
-  if (err > 0) err = -err;
-  if (!c || !buf || !cap || (err != -EPERM && err != -EACCES && !(err == -ENOMEM && c->env.lock_memory)))
-    return NULL;
-  buf[0] = '\0';
-  if (c->env.policy != SLEEPACC_POLICY_KEEP)
-    len += (size_t)snprintf(buf, cap, "policy='%s' (priority %d) needs CAP_SYS_NICE or an "
-                            "RLIMIT_RTPRIO/RLIMIT_NICE allowance", sleepacc_policy_name(c->env.policy),
-                            c->env.priority);
-  if (c->env.lock_memory && len < cap)
-    len += (size_t)snprintf(buf + len, cap - len, "%slock_memory needs CAP_IPC_LOCK or a large "
-                            "enough RLIMIT_MEMLOCK", len ? "; " : "");
-  if (c->env.dma_latency_us >= 0 && len < cap)
-    len += (size_t)snprintf(buf + len, cap - len, "%sdma_latency=%d needs write access to "
-                            "/dev/cpu_dma_latency (root)", len ? "; " : "", c->env.dma_latency_us);
-  if (!len) snprintf(buf, cap, "the requested environment needs privileges");
-  return buf;
-}
-
 /* The words of a MODE, POLICY or STYLE option's rule, from the names the
  * core gives its values 0, 1, ...: "must be 'a' or 'b'" or "must be one of
  * 'a', 'b', 'c'" (as the Python API has always worded it). */
@@ -222,7 +164,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   if (msg && cap) msg[0] = '\0';
   if (!p || !v) return -EFAULT;
   if (v->kind == SLEEPACC_VALUE_TEXT && sleepacc_text_words(v->s, v->i > 0 ? (size_t)v->i : 0))
-    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* any kind: words, issue 12 */
+    return option_broken(msg, cap, sleepacc_text_words(v->s, (size_t)v->i)); /* every kind: no NUL byte */
   switch (o->kind) {
   case SLEEPACC_OPT_BUDGET: /* none (NULL) or false: no budget, only n stops the run */
     if (v->kind == SLEEPACC_VALUE_NULL || (v->kind == SLEEPACC_VALUE_BOOL && !v->i)) {
@@ -241,7 +183,7 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
     if (positive && ns == 0) return option_broken(msg, cap, positive);
     *(int64_t *)(void *)p = ns;
     return 0;
-  case SLEEPACC_OPT_SLEEP: /* daysleep: a sleep's seconds, its deadline from now (no day cap) */
+  case SLEEPACC_OPT_SLEEP: /* a sleep's seconds, its deadline from now (no day cap) */
     if (!whole && v->kind != SLEEPACC_VALUE_REAL) break;
     if (sleepacc_sleep_check(!whole, v->d, v->i, whole ? v->overflow : 0, sleepacc_now_ns(), &ns, &words) < 0)
       return option_broken(msg, cap, words);
@@ -300,22 +242,8 @@ int sleepacc_option_set(const sleepacc_option *o, void *base, const sleepacc_val
   return -EINVAL;
 }
 
-const char *sleepacc_text_words(const char *s, size_t len) {
-  return s && len && memchr(s, '\0', len) ? "must not contain a NUL byte" : NULL;
-}
-
-int sleepacc_config_words(const sleepacc_config *c, const char **field, char *buf, size_t cap) {
-  const char *msg = NULL;
-  int rc = sleepacc_config_explain(c, field, &msg), len;
-  if (rc == 0 || !buf || !cap) return rc;
-  len = snprintf(buf, cap, rc == -ENOSYS ? "%s; available methods: " : "%s", msg ? msg : "");
-  if (rc == -ENOSYS && len > 0 && (size_t)len < cap) /* not available here: name those that are */
-    sleepacc_method_names(buf + len, cap - (size_t)len);
-  return rc;
-}
-
 /* ------------------------------------------------------------------------
- * args (issue 12): a whole options table read through the binding's getter
+ * A whole options table read through the binding's getter
  * (sleepacc_getter), its faults in one struct (sleepacc_fault).
  * ---------------------------------------------------------------------- */
 
@@ -342,16 +270,7 @@ const sleepacc_option sleepacc_sleep_option[] = {
     {NULL, 0, NULL, 0, 0},
 };
 
-int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
-                        int show, const char *words) {
-  if (!f) return rc;
-  f->kind = kind, f->index = index, f->takes = takes, f->show = show, f->depth = 0;
-  snprintf(f->option, sizeof f->option, "%s", option ? option : "");
-  snprintf(f->words, sizeof f->words, "%s", words ? words : "");
-  return rc;
-}
-
-/* words (issue 12): the rule of an INT64 option given an integer beyond
+/* The rule of an INT64 option given an integer beyond
  * int64 (the binding's .overflow), on the side it went past. */
 static void beyond_words(const sleepacc_option *o, int sign, char *msg, size_t cap) {
   snprintf(msg, cap, sign > 0 ? "must be <= %lld" : "must be >= %lld",
@@ -408,26 +327,6 @@ typedef struct part {
   void *base;
 } part;
 
-/* The len bytes of s (len < 0: strlen), at most max of them, as one line
- * of a message into out: a NUL byte as \0, a newline, tab or return as \n,
- * \t, \r, another control byte as \ddd (as Lua writes it), a quote and a
- * backslash escaped; in quotes when quote.  Cut to fit cap. */
-static void escaped(const char *s, int64_t len, int64_t max, int quote, char *out, size_t cap) {
-  size_t k = 0;
-  if (len < 0) len = (int64_t)strlen(s);
-  if (quote && k + 1 < cap) out[k++] = '"';
-  for (int64_t j = 0; j < len && j < max && k + 5 < cap; j++) {
-    unsigned char c = (unsigned char)s[j];
-    const char *e = c == 0 ? "\\0" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
-                  : c == '"' ? "\\\"" : c == '\\' ? "\\\\" : NULL;
-    if (e) k += (size_t)snprintf(out + k, cap - k, "%s", e);
-    else if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(out + k, cap - k, "\\%03u", c);
-    else out[k++] = (char)c;
-  }
-  if (quote && k + 1 < cap) out[k++] = '"';
-  out[k < cap ? k : cap - 1] = '\0';
-}
-
 /* The keys a table of this read may hold, ", "-joined into buf: the
  * options it takes (not its arguments), in the order taken, then g->own. */
 static void known_keys(const part *parts, size_t np, const sleepacc_getter *g, char *buf, size_t cap) {
@@ -464,7 +363,7 @@ static int read_keys(const part *parts, size_t np, const sleepacc_getter *g, sle
     char shown[sizeof f->option];
     if (text && (key.i <= 0 || (size_t)key.i == strlen(key.s)) && known_key(parts, np, g, key.s)) continue;
     known_keys(parts, np, g, known, sizeof known);
-    if (text) escaped(key.s, key.i > 0 ? key.i : -1, 40, 0, shown, sizeof shown); /* "n\0": no "n" */
+    if (text) sleepacc__escaped(key.s, key.i > 0 ? key.i : -1, 40, 0, shown, sizeof shown); /* "n\0": no "n" */
     return sleepacc__fault_set(f, -EINVAL, SLEEPACC_FAULT_KEY, text ? shown : NULL, i, 0, text, known);
   }
   return rc < 0 ? sleepacc__fault_set(f, rc, 0, NULL, -1, 0, 0, NULL) : 0;
@@ -515,7 +414,7 @@ static int read_parts(const part *parts, size_t np, const sleepacc_getter *g, ui
   return rc;
 }
 
-/* words (issue 12): the first option of parts given beyond int64 (over)
+/* The first option of parts given beyond int64 (over)
  * other than skip (the option a rule of the whole config already refuses,
  * in better words: "slack: must be 1 ns .. 1 s"), refused by the bound it
  * went past; 0 when there is none. */
@@ -572,6 +471,28 @@ int sleepacc_config_read(sleepacc_config *c, const sleepacc_getter *g, int point
   if (rc < 0) return rule_fault(f, rc, field, words, 1);
   if (!point && (given & option_bit("margin")) && !any_hybrid(&(sleepacc_point){c->method, 0}, 1))
     return rule_fault(f, -EINVAL, "margin_ns", MARGIN_UNUSED, 1);
+  return 0;
+}
+
+int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f) {
+  static const char *const thread_options[] = {"slack", "policy", "priority", "cpu", NULL};
+  const char *field = NULL, *msg = NULL;
+  sleepacc_getter only;
+  sleepacc_config c;
+  part p = {sleepacc_options, &c};
+  uint32_t given, over;
+  int rc;
+  sleepacc__fault_set(f, 0, SLEEPACC_FAULT_NONE, NULL, -1, 0, 0, NULL);
+  if (!env || !g || !g->get) return -EFAULT;
+  only = *g, only.take = thread_options, only.args = 0;
+  sleepacc_config_default(&c);
+  if ((rc = read_parts(&p, 1, &only, 0, &given, &over, f)) < 0) return rc;
+  sleepacc_options_complete(&c, given, 0);
+  rc = sleepacc__env_explain(&c.env, &field, &msg);
+  if (over && beyond_fault(&p, 1, &over, rc < 0 ? sleepacc_option_of_field(field) : NULL, f) < 0)
+    return -ERANGE;
+  if (rc < 0) return rule_fault(f, rc, field, msg, 1);
+  *env = c.env;
   return 0;
 }
 
@@ -672,140 +593,9 @@ int sleepacc_sweep_read(sleepacc_sweep_args *s, const sleepacc_getter *g, int ch
   return n;
 }
 
-/* ------------------------------------------------------------------------
- * fault words (issue 12, faults): the one sentence of a read's fault.
- *
- * One template for both bindings, the Python API's: "<option>: must be
- * <what it takes>, got <type>" for a wrong type, the same shape as the
- * core's own rule words ("n: must be >= 1, got 0"), so every option fault
- * of either binding reads "<option>: must be ..., got ...".  What it
- * replaced (old -> new):
- *   Lua TYPE  "duration: number of seconds expected, got string"
- *          -> "duration: must be a number of seconds, got string"
- *             ("n: integer expected, got a fraction" -> "n: must be an
- *             integer, got a fraction");
- *   Python KEY  "options must be the core's option names, got {...}"
- *          -> Lua's "colour: unknown option; known: method, duration, ...";
- *   the key that is no string: Lua "options: option names must be
- *   strings, got a number key", Python the dict above -> "options: option
- *   names must be strings, got a key of type number" (int, in Python).
- * Python's TYPE and RULE sentences and Lua's RULE sentence are unchanged.
- * ---------------------------------------------------------------------- */
-
-/* One binding's words: what each option kind takes (a TYPE fault's "must
- * be ..."), its word for a number that is no integer where one is taken
- * (NULL: its type name says it), and the index of a list's first element. */
-typedef struct binding_words {
-  const char *takes[SLEEPACC_OPT_STYLE + 1];
-  const char *fraction;
-  int first;
-} binding_words;
-
-static const binding_words fault_words[] = {
-    [SLEEPACC_BINDING_PYTHON] = {{
-        [SLEEPACC_OPT_METHOD] = "a str", [SLEEPACC_OPT_SECONDS] = "a number of seconds (int or float)",
-        [SLEEPACC_OPT_BUDGET] = "a number of seconds (int or float)", [SLEEPACC_OPT_INT64] = "an int",
-        [SLEEPACC_OPT_INT] = "an int", [SLEEPACC_OPT_BOOL] = "a bool", [SLEEPACC_OPT_MODE] = "a str",
-        [SLEEPACC_OPT_POLICY] = "a str", [SLEEPACC_OPT_NAME] = "a str", [SLEEPACC_OPT_NUMBER] = "a number",
-        [SLEEPACC_OPT_METHODS] = "a list of method names", [SLEEPACC_OPT_DURATIONS] = "a list of seconds",
-        [SLEEPACC_OPT_DEADLINE] = "an int (ns, as time.monotonic_ns())",
-        [SLEEPACC_OPT_SLEEP] = "a number of seconds (int or float)",
-        [SLEEPACC_OPT_RECORDS] = "a list of records", [SLEEPACC_OPT_RECORD] = "a record (a dict)",
-        [SLEEPACC_OPT_STYLE] = "a str", [SLEEPACC_OPT_VALUES] = "a buffer of int64",
-        [SLEEPACC_OPT_TABLE] = "a dict",
-    }, NULL, 0},
-    [SLEEPACC_BINDING_LUA] = {{
-        [SLEEPACC_OPT_METHOD] = "a string", [SLEEPACC_OPT_SECONDS] = "a number of seconds",
-        [SLEEPACC_OPT_BUDGET] = "a number of seconds", [SLEEPACC_OPT_INT64] = "an integer",
-        [SLEEPACC_OPT_INT] = "an integer", [SLEEPACC_OPT_BOOL] = "a boolean",
-        [SLEEPACC_OPT_MODE] = "a string", [SLEEPACC_OPT_POLICY] = "a string",
-        [SLEEPACC_OPT_NAME] = "a string", [SLEEPACC_OPT_NUMBER] = "a number",
-        [SLEEPACC_OPT_METHODS] = "an array of method names", [SLEEPACC_OPT_DURATIONS] = "an array of seconds",
-        [SLEEPACC_OPT_DEADLINE] = "an integer", [SLEEPACC_OPT_SLEEP] = "a number of seconds",
-        [SLEEPACC_OPT_RECORDS] = "an array of records", [SLEEPACC_OPT_RECORD] = "a record (a table)",
-        [SLEEPACC_OPT_STYLE] = "a string", [SLEEPACC_OPT_VALUES] = "the samples of a run",
-        [SLEEPACC_OPT_TABLE] = "a table",
-    }, "a fraction", 1},
-};
-
-int sleepacc_fault_text(const sleepacc_fault *f, int binding, const sleepacc_value *v, const char *type,
-                        const char *shown, char *buf, size_t cap) {
-  const binding_words *w;
-  const char *takes = "another value";
-  char name[96 + SLEEPACC_GETTER_DEPTH * 56], quoted[4 * 60 + 3];
-  size_t len = 0;
-  int whole;
-  if (!f || !buf || !cap) return -EFAULT;
-  buf[0] = '\0';
-  if (binding != SLEEPACC_BINDING_PYTHON && binding != SLEEPACC_BINDING_LUA) return -EINVAL;
-  if (f->kind == SLEEPACC_FAULT_NONE) return -EINVAL;
-  w = &fault_words[binding];
-  if (!type) type = "?";
-  if (f->kind == SLEEPACC_FAULT_KEY && !f->show)
-    return snprintf(buf, cap, "options: option names must be strings, got a key of type %s", type);
-  if (f->kind == SLEEPACC_FAULT_KEY)
-    return snprintf(buf, cap, "%s: unknown option; known: %s", f->option, f->words);
-  for (int d = 0; d < f->depth && d < SLEEPACC_GETTER_DEPTH; d++) /* the way: "results[2].stats." */
-    len += (size_t)snprintf(name + len, sizeof name - len, f->at[d].index < 0 ? "%s." : "%s[%lld].",
-                            f->at[d].name, (long long)f->at[d].index + w->first);
-  snprintf(name + len, sizeof name - len, f->index < 0 ? "%s" : "%s[%lld]", f->option,
-           (long long)f->index + w->first);
-  if (f->kind == SLEEPACC_FAULT_RULE && !f->show) return snprintf(buf, cap, "%s: %s", name, f->words);
-  if (f->kind == SLEEPACC_FAULT_RULE && !shown && binding == SLEEPACC_BINDING_LUA && v &&
-      v->kind == SLEEPACC_VALUE_TEXT && v->s) { /* "its first 60 bytes", escaped */
-    escaped(v->s, v->i > 0 ? v->i : -1, 60, 1, quoted, sizeof quoted);
-    shown = quoted;
-  }
-  if (binding == SLEEPACC_BINDING_LUA && v && v->kind == SLEEPACC_VALUE_REAL && isnan(v->d))
-    shown = "nan"; /* Lua's tostring: "-nan" or "nan", by the C library */
-  if (binding == SLEEPACC_BINDING_LUA && !shown && v && v->kind == SLEEPACC_VALUE_BOOL)
-    shown = v->i ? "true" : "false";
-  if (f->kind == SLEEPACC_FAULT_RULE)
-    return snprintf(buf, cap, "%s: %s, got %s", name, f->words, shown ? shown : type);
-  whole = f->takes == SLEEPACC_OPT_INT64 || f->takes == SLEEPACC_OPT_INT ||
-          f->takes == SLEEPACC_OPT_DEADLINE;
-  if (whole && v && v->kind == SLEEPACC_VALUE_REAL && w->fraction) /* a whole kind: inf is no fraction */
-    type = isfinite(v->d) ? w->fraction : isnan(v->d) ? "nan" : v->d > 0 ? "inf" : "-inf";
-  if (f->takes >= 0 && f->takes <= SLEEPACC_OPT_STYLE && w->takes[f->takes]) takes = w->takes[f->takes];
-  return sleepacc_type_text(name, takes, type, buf, cap);
-}
-
-/* ------------------------------------------------------------------------
- * argument words (issue 12, luawords): the one template of a wrong type,
- * sleepacc_fault_text's TYPE sentence, for an argument that is no option
- * too (a path, a style, sa.sweep's progress, the results), so neither
- * binding keeps a template of its own.  A string argument is read by a row
- * of its own (sleepacc_text_option), so its wrong type and its NUL byte
- * read as a string option's do.  What it replaced (old -> new):
- *   Lua  "path: string expected, got number" -> "path: must be a string,
- *        got number" (style, output alike); "path: must not contain a NUL
- *        byte" -> "path: must not contain a NUL byte, got "a\0b"";
- *        "options: table expected, got string" -> "options: must be a
- *        table, got string"; "progress: function expected, got number" ->
- *        "progress: must be a function, got number"; "results: array of
- *        records expected, got number" -> "results: must be an array of
- *        records, got number"; "results[2]: record of measure or sweep
- *        expected" -> "results[2]: must be a record of measure or sweep,
- *        got number";
- *   Python _core.table  "rows must be a sequence of mappings" -> "rows:
- *        must be a sequence of mappings, got int"; "table() argument 2
- *        must be str, not int" -> "style: must be a str, got int";
- *        "embedded null character" -> "style: must not contain a NUL
- *        byte, got 'ir\x00tt'" (a ValueError still);
- *   Python _core.stats  "values must be a buffer of int64" (a ValueError;
- *        a list: CPython's "a bytes-like object is required, not 'list'")
- *        -> "values: must be a buffer of int64, got bytes" (a TypeError);
- *        a TABLE argument's "options: must be a dict, got int", the
- *        binding's template before, is the TABLE row's words.
- * ---------------------------------------------------------------------- */
-
+/* The row of a string argument that is no option (a path, a style, an
+ * output): its wrong type and its NUL byte read as a string option's. */
 const sleepacc_option sleepacc_text_option[] = {
     {"text", SLEEPACC_OPT_NAME, "text", 0, 1}, /* a path (sa.sweep's output): not empty */
     {NULL, 0, NULL, 0, 0},
 };
-
-int sleepacc_type_text(const char *name, const char *takes, const char *type, char *buf, size_t cap) {
-  if (!buf || !cap) return -EFAULT;
-  return snprintf(buf, cap, "%s: must be %s, got %s", name ? name : "?", takes ? takes : "another value",
-                  type ? type : "?");
-}

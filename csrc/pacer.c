@@ -23,21 +23,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const sleepacc__missed_names[] = {"skip", "burst", "delay"};
-
-/* Policy by name; -EINVAL for NULL or an unknown name. */
-int sleepacc_missed_from_name(const char *name) {
-  if (!name) return -EINVAL;
-  for (int i = 0; i < 3; i++)
-    if (strcmp(name, sleepacc__missed_names[i]) == 0) return i;
-  return -EINVAL;
-}
-
-/* Name of a policy, or NULL when out of range. */
-const char *sleepacc_missed_name(int policy) {
-  return policy >= 0 && policy < 3 ? sleepacc__missed_names[policy] : NULL;
-}
-
 /* Open a pacer whose first tick is one period after now.  -EINVAL for a
  * NULL p, a period outside (0, SLEEPACC_MAX_DURATION_NS] or an unknown
  * policy; else the errors of sleepacc_sleeper_open (auto's quantile 0.99). */
@@ -66,6 +51,7 @@ int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config 
   if ((rc = sleepacc_sleeper_config_explain(c, 1, field, NULL)) < 0) return rc;
   if (field) *field = "method";
   rc = sleepacc_pacer_open(p, c->period_ns, c->method, sleepacc_missed_from_name(c->missed));
+  if (rc < 0 && field && sleepacc__transient(rc)) *field = NULL; /* a resource, not the method */
   if (rc < 0) return rc;
   if ((rc = sleepacc__sleeper_configure(&p->sleeper, c, field)) < 0) sleepacc_pacer_close(p);
   return rc;

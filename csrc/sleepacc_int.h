@@ -1,8 +1,10 @@
 /*
  * sleepacc_int.h -- what several core files share and no binding may use:
  * _GNU_SOURCE, the timespec helpers, the /proc and /sys readers, the
- * thread's CPU cost and the environment rules config.c owns.  Included first
- * by every core source file (before any system header, for _GNU_SOURCE).
+ * thread's CPU cost, the environment rules env.c owns and the fault helpers
+ * of words.c.  Included first by every core source file (before any system
+ * header, for _GNU_SOURCE); it includes sleepacc_binding.h (and so
+ * sleepacc.h).
  */
 #ifndef SLEEPACC_INT_H
 #define SLEEPACC_INT_H
@@ -12,9 +14,10 @@
 #endif
 
 #include <sys/types.h>
+#include <locale.h>
 #include <time.h>
 
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 /* timespec -> ns. */
 static inline int64_t sleepacc__ts_ns(const struct timespec *ts) {
@@ -40,9 +43,23 @@ int sleepacc__read_int(const char *path, int64_t *out);
  * calling thread; -1 where unknown (engine.c). */
 void sleepacc__thread_cost(int64_t *cpu_ns, int64_t *vol, int64_t *invol);
 
-/* The environment rules (config.c): 0, or -errno with the field
- * ("env.slack_ns", ...) and message.  sleepacc_env_check is this. */
+/* sleepacc_run_start of a cfg its caller has just checked
+ * (sleepacc_config_check: 0), so the run's rules are walked once
+ * (engine.c; sleepacc_run_open checks, then begins). */
+int sleepacc__run_begin(sleepacc_run *r, const sleepacc_config *cfg, int64_t *samples,
+                        size_t capacity);
+
+/* The environment rules (env.c): 0, or -EINVAL with the field
+ * ("env.slack_ns", ...) and message.  sleepacc_env_check is this, and
+ * sleepacc_config_explain applies it to a run's env. */
 int sleepacc__env_explain(const sleepacc_env *env, const char **field, const char **message);
+
+/* The settings of the calling thread a binding holds around its own code
+ * (calls.c's env_hold) from g: slack, policy, priority and cpu, each by
+ * its option's rule, the dependent default (fifo/rr: priority 1) and the
+ * environment's rules, a fault naming the option (options.c).  0 or
+ * -errno with *f; the other fields of *env leave the thread as it is. */
+int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f);
 
 /* Hand-off and dma latency of an open sleeper from its configuration
  * (sleeper.c; the pacer's open_config uses it too). */
@@ -50,8 +67,33 @@ int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_conf
                                 const char **field);
 
 /* Set the fault *f (if not NULL; not on its way, depth 0) and return rc
- * (options.c; the readers of fields.c and calls.c fault the same way). */
+ * (words.c; the readers of options.c, fields.c and calls.c fault this way). */
 int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
                         int show, const char *words);
+
+/* The len bytes of s (len < 0: strlen), at most max of them, as one line
+ * of a message into out (cap bytes), escaped, in quotes when quote
+ * (words.c). */
+void sleepacc__escaped(const char *s, int64_t len, int64_t max, int quote, char *out, size_t cap);
+
+/* 1 when err (either sign) is a want of a resource that may pass: EMFILE,
+ * ENFILE, EAGAIN, ENOMEM, ENOBUFS, EINTR (methods.c). */
+int sleepacc__transient(int err);
+/* A probe's answer after a failure with errno err: -err when transient (not
+ * cached), else 0 (not available) (methods.c). */
+int sleepacc__probe_failed(int err);
+
+/* The sentence of a refused SCHED_FIFO/RR whose cause is the thread's cpu
+ * cgroup (cgroup_file: /proc/thread-self/cgroup; root: where the
+ * hierarchies are mounted, /sys/fs/cgroup): its cpu.rt_runtime_us is 0.
+ * 1 with the sentence (naming the group's directory) in buf; else 0
+ * (env.c). */
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap);
+
+/* The calling thread's numbers in the C locale from enter to leave (cnum.c):
+ * enter returns the locale to give leave, (locale_t)0 when it could not
+ * switch (leave then does nothing). */
+locale_t sleepacc__c_numbers_enter(void);
+void sleepacc__c_numbers_leave(locale_t prev);
 
 #endif /* SLEEPACC_INT_H */

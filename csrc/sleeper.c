@@ -111,33 +111,6 @@
 static const char *const sleepacc__kernel_pref[] = {
     "timerfd", "clock_nanosleep_abs", "clock_nanosleep", "nanosleep", NULL};
 
-/* Names of the strategies that are not registry rows. */
-static const struct {
-  const char *name;
-  int strategy;
-} sleepacc__strategies[] = {
-    {"auto", SLEEPACC_STRATEGY_AUTO},
-    {"spin", SLEEPACC_STRATEGY_SPIN},
-    {"hybrid", SLEEPACC_STRATEGY_HYBRID},
-    {"comp", SLEEPACC_STRATEGY_COMP},
-};
-
-/* Strategy by name.  A registry row of the kernel family gives
- * SLEEPACC_STRATEGY_KERNEL with *kernel set.  -EINVAL for NULL, -ENOENT for
- * an unknown name, -ENOTSUP for a registered non-kernel row (e.g. "clock"). */
-int sleepacc_strategy_from_name(const char *name, const sleepacc_method **kernel) {
-  const sleepacc_method *m;
-  if (kernel) *kernel = NULL;
-  if (!name) return -EINVAL;
-  for (size_t i = 0; i < sizeof sleepacc__strategies / sizeof sleepacc__strategies[0]; i++)
-    if (strcmp(name, sleepacc__strategies[i].name) == 0) return sleepacc__strategies[i].strategy;
-  m = sleepacc_method_find(name);
-  if (!m) return -ENOENT;
-  if (m->family != SLEEPACC_FAMILY_KERNEL) return -ENOTSUP;
-  if (kernel) *kernel = m;
-  return SLEEPACC_STRATEGY_KERNEL;
-}
-
 /* ------------------------------------------------------------ estimator */
 
 /* Bucket of a lateness value (ns). */
@@ -254,18 +227,26 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   if (margin_ns < -1 || margin_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
   strategy = sleepacc_strategy_from_name(method, &kernel);
   if (strategy < 0) return strategy;
+  s->fork_gen = sleepacc_fork_generation();
   if (strategy == SLEEPACC_STRATEGY_KERNEL) {
     if (!sleepacc_method_available(kernel)) return -ENOSYS;
-  } else {
-    for (int i = 0; sleepacc__kernel_pref[i]; i++) {
+    if ((rc = sleepacc_waiter_open(&s->waiter, kernel, 0)) < 0) return rc;
+  } else { /* the first preferred wait that opens; one short of a resource
+            * (timerfd at EMFILE) gives way to the next, and stats say so */
+    const sleepacc_method *skipped = NULL;
+    int skipped_err = 0;
+    rc = -ENOSYS;
+    for (int i = 0; sleepacc__kernel_pref[i] && !kernel; i++) {
       const sleepacc_method *m = sleepacc_method_find(sleepacc__kernel_pref[i]);
-      if (m && sleepacc_method_available(m)) { kernel = m; break; }
+      if (!m || !sleepacc_method_available(m)) continue;
+      if ((rc = sleepacc_waiter_open(&s->waiter, m, 0)) == 0) kernel = m;
+      else if (!sleepacc__transient(rc)) return rc;
+      else if (!skipped) skipped = m, skipped_err = rc;
     }
-    if (!kernel) return -ENOSYS;
+    if (!kernel) return rc;
+    s->kernel_skipped = skipped;
+    s->kernel_skipped_err = skipped_err;
   }
-  s->fork_gen = sleepacc_fork_generation();
-  rc = sleepacc_waiter_open(&s->waiter, kernel, 0);
-  if (rc < 0) return rc;
   s->strategy = strategy;
   s->kernel = kernel;
   s->quantile = quantile;
@@ -293,8 +274,7 @@ int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like
   if (like->strategy == SLEEPACC_STRATEGY_KERNEL) {
     name = like->kernel ? like->kernel->name : NULL;
   } else {
-    for (size_t i = 0; i < sizeof sleepacc__strategies / sizeof sleepacc__strategies[0]; i++)
-      if (sleepacc__strategies[i].strategy == like->strategy) name = sleepacc__strategies[i].name;
+    name = sleepacc_strategy_name(like->strategy);
   }
   if (!name) return -EINVAL;
   return sleepacc_sleeper_open(s, name, like->quantile, like->fixed_margin_ns);
@@ -448,7 +428,7 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC || chunk_ns < 0) return -EINVAL;
   if ((rc = sleepacc__fork_check(s)) != 0) return rc;
   if (chunk_ns == 0) chunk_ns = SLEEPACC_CHUNK_NS;
-  /* daysleep: any deadline, however far (a sleep of seconds has no day cap,
+  /* any deadline, however far (a sleep of seconds has no day cap,
    * sleepacc_sleep_check); a chunk, and so each kernel wait, is at most a day */
   if (chunk_ns > SLEEPACC_MAX_DURATION_NS) chunk_ns = SLEEPACC_MAX_DURATION_NS;
   now = sleepacc_now_ns();
@@ -619,7 +599,10 @@ int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_con
   if (field) *field = NULL;
   if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
   if (field) *field = "method";
-  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
+  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) {
+    if (field && sleepacc__transient(rc)) *field = NULL; /* a resource, not the method */
+    return rc;
+  }
   if ((rc = sleepacc__sleeper_configure(s, c, field)) < 0) sleepacc_sleeper_close(s);
   return rc;
 }
@@ -639,6 +622,8 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   if (s->lateness.count > 0) sleepacc_hist_stats(&s->lateness, &out->lateness);
   out->strategy = sleepacc_strategy_name(s->strategy);
   out->kernel = s->kernel ? s->kernel->name : NULL;
+  out->kernel_skipped = s->kernel_skipped ? s->kernel_skipped->name : NULL;
+  out->kernel_skipped_err = s->kernel_skipped ? sleepacc_errname(s->kernel_skipped_err) : NULL;
   out->quantile = s->quantile;
   out->margin_ns = s->fixed_margin_ns;
   out->handoff_ns = s->handoff_ns;
@@ -661,12 +646,6 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
 }
 
 _Static_assert(SLEEPACC_SLEEPER_BANDS <= SLEEPACC_PAIRS_MAX, "margins: one pair per band");
-
-/* Strategy name by value (index = sleepacc_strategy). */
-const char *sleepacc_strategy_name(int strategy) {
-  static const char *const names[] = {"auto", "spin", "hybrid", "comp", "kernel"};
-  return strategy >= 0 && strategy < (int)(sizeof names / sizeof names[0]) ? names[strategy] : NULL;
-}
 
 /* auto: for each band that has seen sleeps, its lower bound and the margin
  * it would use now for a request of that lower bound (so in [0, lower

@@ -58,17 +58,17 @@
 #include <stddef.h>
 #include <string.h>
 
-/* sleepacc_stats as {name, offset, is_double, type}, NULL-terminated; the
+/* sleepacc_stats as a field table, NULL-terminated; the
  * quantiles in increasing order.  p1..p75 came within sleepacc/1 (LATER:
  * an older record lacks them). */
-#define SLEEPACC__I(f) {#f, offsetof(sleepacc_stats, f), 0, SLEEPACC_FIELD_INT64, NULL, 0}
-#define SLEEPACC__D(f) {#f, offsetof(sleepacc_stats, f), 1, SLEEPACC_FIELD_DOUBLE, NULL, 0}
-#define SLEEPACC__LATER(f) {#f, offsetof(sleepacc_stats, f), 0, SLEEPACC_FIELD_INT64, NULL, SLEEPACC_FIELD_LATER}
+#define SLEEPACC__I(f) {#f, offsetof(sleepacc_stats, f), SLEEPACC_FIELD_INT64, NULL, 0}
+#define SLEEPACC__D(f) {#f, offsetof(sleepacc_stats, f), SLEEPACC_FIELD_DOUBLE, NULL, 0}
+#define SLEEPACC__LATER(f) {#f, offsetof(sleepacc_stats, f), SLEEPACC_FIELD_INT64, NULL, SLEEPACC_FIELD_LATER}
 const sleepacc_field sleepacc_stats_fields[] = {
   SLEEPACC__I(n), SLEEPACC__I(min), SLEEPACC__I(max), SLEEPACC__D(mean), SLEEPACC__D(std),
   SLEEPACC__LATER(p1), SLEEPACC__LATER(p10), SLEEPACC__LATER(p25), SLEEPACC__I(median), SLEEPACC__LATER(p75),
   SLEEPACC__I(p90), SLEEPACC__I(p99), SLEEPACC__I(p999), SLEEPACC__I(undersleeps),
-  {NULL, 0, 0, 0, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 
 /* The quantiles reported in sleepacc_stats, in increasing order, and where

@@ -250,8 +250,11 @@ static void w_go_float1(writer *w, double x, size_t width)
     snprintf(tmp, sizeof tmp, "NaN");
   else if (isinf(x))
     snprintf(tmp, sizeof tmp, "%s", x > 0 ? "+Inf" : "-Inf");
-  else
+  else {
+    locale_t prev = sleepacc__c_numbers_enter(); /* Go's point, whatever the locale */
     snprintf(tmp, sizeof tmp, "%.1f", x);
+    sleepacc__c_numbers_leave(prev);
+  }
   w_right(w, tmp, width);
 }
 
@@ -397,8 +400,11 @@ static void wide_cell(const sleepacc_row *r, int c, char *cell, size_t cellsz)
   default:
     if (r->cpu_percent < 0 || isnan(r->cpu_percent))
       snprintf(cell, cellsz, "-");
-    else
+    else {
+      locale_t prev = sleepacc__c_numbers_enter(); /* a point, whatever the locale */
       snprintf(cell, cellsz, "%.1f", r->cpu_percent);
+      sleepacc__c_numbers_leave(prev);
+    }
     break;
   }
 }
@@ -449,40 +455,32 @@ void sleepacc_row_from_result(const sleepacc_result *res, sleepacc_row *row)
   row->cpu_percent = res->cpu_percent;
 }
 
-#define SLEEPACC__ROW(f, type, is_double, sub)                                   \
-  {#f, offsetof(sleepacc_row, f), is_double, type, sub, SLEEPACC_FIELD_REQUIRED}
+#define SLEEPACC__ROW(f, type, sub) \
+  {#f, offsetof(sleepacc_row, f), type, sub, SLEEPACC_FIELD_REQUIRED}
 const sleepacc_field sleepacc_row_fields[] = {
-  SLEEPACC__ROW(method, SLEEPACC_FIELD_STRING, 0, NULL),
-  SLEEPACC__ROW(requested_ns, SLEEPACC_FIELD_INT64, 0, NULL),
-  SLEEPACC__ROW(mode, SLEEPACC_FIELD_MODE, 0, NULL),
-  SLEEPACC__ROW(stats, SLEEPACC_FIELD_NESTED, 0, sleepacc_stats_fields),
-  SLEEPACC__ROW(cpu_percent, SLEEPACC_FIELD_DOUBLE, 1, NULL),
-  {NULL, 0, 0, 0, NULL, 0},
+  SLEEPACC__ROW(method, SLEEPACC_FIELD_STRING, NULL),
+  SLEEPACC__ROW(requested_ns, SLEEPACC_FIELD_INT64, NULL),
+  SLEEPACC__ROW(mode, SLEEPACC_FIELD_MODE, NULL),
+  SLEEPACC__ROW(stats, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields),
+  SLEEPACC__ROW(cpu_percent, SLEEPACC_FIELD_DOUBLE, NULL),
+  {NULL, 0, 0, NULL, 0},
 };
 
-static const struct {
-  const char *style;
-  sleepacc_table_fn render;
-} table_styles[] = {
-  {"irtt", sleepacc_table_irtt},
-  {"wide", sleepacc_table_wide},
-};
+/* The renderer of each style, in the order of its name
+ * (sleepacc_table_style_name, names.c). */
+static const sleepacc_table_fn table_renderers[] = {sleepacc_table_irtt, sleepacc_table_wide};
 
 sleepacc_table_fn sleepacc_table_style(const char *style)
 {
-  for (size_t i = 0; style && i < sizeof table_styles / sizeof table_styles[0]; i++)
-    if (strcmp(style, table_styles[i].style) == 0)
-      return table_styles[i].render;
+  const char *name;
+  for (int i = 0; style && (name = sleepacc_table_style_name(i)) != NULL; i++)
+    if (strcmp(style, name) == 0)
+      return i < (int)(sizeof table_renderers / sizeof table_renderers[0]) ? table_renderers[i] : NULL;
   return NULL;
 }
 
-const char *sleepacc_table_style_name(int i)
-{
-  return i >= 0 && (size_t)i < sizeof table_styles / sizeof table_styles[0] ? table_styles[i].style : NULL;
-}
-
-/* words (issue 12): the rule of a style in words, one for both bindings
- * (the names of table_styles; a C test checks them). */
+/* The rule of a style in words, one for both bindings (the style names;
+ * a C test checks them). */
 static const char table_style_words[] = "must be 'irtt' or 'wide'";
 
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,

@@ -13,7 +13,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #if LUA_VERSION_NUM < 504
 #define lua_newuserdatauv(L, size, nuv) lua_newuserdata((L), (size))

@@ -1,6 +1,7 @@
 # The C core: libsleepacc.a, libsleepacc.so, sleepacc.pc, C tests, examples,
 # install/uninstall.
-#   make install PREFIX=/usr/local DESTDIR=   header, libsleepacc.a,
+#   make install PREFIX=/usr/local DESTDIR=   the C API's header (csrc/sleepacc.h
+#        only: csrc/sleepacc_binding.h is the bindings' protocol), libsleepacc.a,
 #        libsleepacc.so.$(SLEEPACC_VER) (SONAME libsleepacc.so.$(SLEEPACC_SOVERSION)) + symlinks,
 #        lib/pkgconfig/sleepacc.pc (LIBDIR, INCLUDEDIR, PKGCONFIGDIR override the layout)
 #   make uninstall PREFIX=... DESTDIR=...     removes exactly those files
@@ -37,7 +38,7 @@ SOFILE := libsleepacc.so.$(SLEEPACC_VER)
 # sanitizer runtime an out-of-tree user build does not link).
 CTEST_INSTALL ?= 1
 
-.PHONY: test-c sanitize-c examples install uninstall test-install
+.PHONY: test-c test-layers sanitize-c examples install uninstall test-install
 
 lib: $(BUILD)/libsleepacc.a $(BUILD)/libsleepacc.so $(BUILD)/sleepacc.pc \
   $(BUILD)/sleepacc-uninstalled.pc
@@ -110,7 +111,11 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libsleepacc.a
 
 examples: $(EXAMPLE_BIN)
 
-test-c: $(CTEST_BIN) $(if $(filter 1,$(CTEST_INSTALL)),test-install)
+# The core's files call one another without a cycle (the object graph by nm).
+test-layers: $(CORE_OBJ)
+	CC="$(CC)" tests/c/test_layers.sh $(CORE_OBJ)
+
+test-c: $(CTEST_BIN) test-layers $(if $(filter 1,$(CTEST_INSTALL)),test-install)
 	@fail=""; for t in $(CTEST_BIN); do echo "== $$t"; $$t || fail="$$fail $$t"; done; \
 	if [ -n "$$fail" ]; then echo "test-c: FAILED:$$fail" >&2; exit 1; fi
 

@@ -13,8 +13,8 @@
  *   sleepacc_py_raise_run()    a failed run -> the core's words of it;
  *   sleepacc_py_run_chunks()   a core step, GIL released, signals checked.
  */
-#ifndef SLEEPACC_BINDING_H
-#define SLEEPACC_BINDING_H
+#ifndef SLEEPACC_PY_BINDING_H
+#define SLEEPACC_PY_BINDING_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 /* Where the core's reader (sleepacc_getter) takes a call's options from:
  * a dict {option: value}, or one value; and the dicts it entered. */
@@ -86,4 +86,4 @@ int sleepacc_py_run_chunks(sleepacc_py_step_fn step, void *arg, const char *what
 /* Add Sleeper and Pacer to the module (sleeper.c). */
 int sleepacc_py_init_precise(PyObject *module);
 
-#endif /* SLEEPACC_BINDING_H */
+#endif /* SLEEPACC_PY_BINDING_H */

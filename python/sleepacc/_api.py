@@ -246,13 +246,12 @@ class Measurement:
         value - requested in relative mode, the value itself (lateness) in
         periodic mode (:func:`sleepacc.records.error_ns`, the one rule).
         None when the record lacks that statistic; a name that is neither an
-        order statistic of the core nor mean (fleet.STAT_FIELDS, what a fleet
-        is ranked by) is a ValueError naming `stat`."""
-        from .fleet import STAT_FIELDS
+        order statistic of the core nor mean (records.STAT_FIELDS, what a
+        fleet is ranked by) is a ValueError naming `stat`."""
         if not isinstance(stat, str):
             raise TypeError(f"stat: must be a str, got {type(stat).__name__}")
-        if stat not in STAT_FIELDS:
-            raise ValueError(f"stat: must be one of {', '.join(STAT_FIELDS)}, got {stat!r}")
+        if stat not in records.STAT_FIELDS:
+            raise ValueError(f"stat: must be one of {', '.join(records.STAT_FIELDS)}, got {stat!r}")
         return records.error_ns(self.mode, self.requested_ns, self.stats.get(stat))
 
     def to_record(self, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
@@ -472,7 +471,8 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
 
 # ---------------------------------------------------------------------------
 # Validation: every argument is checked before anything runs, by the core's
-# rules (sleepacc_option_set, sleepacc_config_check, through _core.plan).
+# rules (sleepacc_option_set, sleepacc_config_check): measure()'s by the run's
+# own read of them (_core.measure), a sweep's points up front (_core.plan).
 # ---------------------------------------------------------------------------
 
 #: The core's defaults of a run (sleepacc_config_default), the one place they
@@ -484,11 +484,11 @@ _LOCK = bool(_DEFAULTS["env"]["lock_memory"])          # False
 
 
 class _Plan(NamedTuple):
-    """A checked measure() call: the core config and the options it was read from."""
+    """A measure() call as the core reads it (sleepacc_config_read): the
+    options and whether the run is a sweep's point."""
 
-    config: dict         # sleepacc_config fields (sleepacc._core.config_default() keys)
     options: dict        # the core's option -> the value the caller gave (None: absent, dropped)
-    point: bool = False  # a sweep's point: a failed run's words name it
+    point: bool = False  # a sweep's point: its defaults, and a failed run's words name it
 
 
 #: The options whose Python default is None: None given is "not given" (the
@@ -496,34 +496,40 @@ class _Plan(NamedTuple):
 _NONE_IS_ABSENT = ("n", "slack", "policy", "priority", "cpu", "margin", "dma_latency")
 
 
-def _plan(method: Any, duration: Any, *, n: Any = None,
+def _call(method: Any, duration: Any, *, n: Any = None,
           budget: Any = _DEFAULTS["budget_ns"] / 1e9, mode: Any = _MODE,
           warmup: Any = _DEFAULTS["warmup"], keep_samples: Any = _KEEP,
           slack: Any = None, policy: Any = None, priority: Any = None, cpu: Any = None,
           lock_memory: Any = _LOCK, margin: Any = None, dma_latency: Any = None,
           sweep_point: bool = False) -> _Plan:
-    """The core's checked config of a measure() call (``_core.plan``): every
-    option converted by the core's rule of its kind, the defaults that
-    depend on another option completed (for a sweep's point with
-    `sweep_point`) and every rule of a run checked, an error naming the
-    argument."""
+    """measure()'s arguments as the options the core reads, unchecked: the
+    core converts and checks each one when it reads them."""
     given = dict(method=method, duration=duration, n=n, budget=budget, mode=mode, warmup=warmup,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
     options = {k: v for k, v in given.items() if v is not None or k not in _NONE_IS_ABSENT}
-    return _Plan(_core.plan(options, sweep_point), options, sweep_point)
+    return _Plan(options, sweep_point)
+
+
+def _plan(method: Any, duration: Any, **kwargs: Any) -> _Plan:
+    """A sweep's point checked now, before the sweep's first run
+    (``_core.plan``: every option converted by the core's rule of its kind,
+    the defaults that depend on another option completed and every rule of
+    a run checked, an error naming the argument)."""
+    plan = _call(method, duration, **kwargs)
+    _core.plan(plan.options, plan.point)
+    return plan
 
 
 def _run(plan: _Plan) -> Measurement:
-    """One run by the core.  A failed run raises in the core's words of it
+    """One run by the core: it reads the plan's options (each converted and
+    checked once, sleepacc_config_read) and runs them.  A failed run raises in the core's words of it
     (sleepacc_run_words: "EPERM: ... (<what failed>)"; a sweep's point names
     its method and duration, as in Lua): a run refused for
     privileges is a PermissionError naming what each privileged option asked
     for needs (sleepacc_privilege_explain), or, refused up front (nothing was
-    changed), why and what was asked.  The core reads the plan's options
-    again, as _core.plan did (sleepacc_config_read)."""
-    raw = _core.measure(plan.options, plan.point)
-    return Measurement(**raw)
+    changed), why and what was asked."""
+    return Measurement(**_core.measure(plan.options, plan.point))
 
 
 def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
@@ -578,10 +584,11 @@ def measure(method: str, duration: Seconds, *, n: Optional[int] = None,
     PermissionError when the environment needs privileges the process lacks
     (naming the setting), OSError for other OS failures.
     """
-    plan = _plan(method, duration, n=n, budget=budget, mode=mode, warmup=warmup,
+    # read and checked once, by the core, as it starts the run (_run's words)
+    plan = _call(method, duration, n=n, budget=budget, mode=mode, warmup=warmup,
                  keep_samples=keep_samples, slack=slack, policy=policy, priority=priority,
                  cpu=cpu, lock_memory=lock_memory, margin=margin, dma_latency=dma_latency)
-    return _run(plan)
+    return Measurement(**_core.measure(plan.options))
 
 
 #: Keyword arguments of measure() that sweep() passes through (**environment).

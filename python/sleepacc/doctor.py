@@ -51,10 +51,6 @@ TSC_READ_NS = 20             # a vDSO clock read on the TSC
 _RANK = {"problem": 0, "option": 1, "unknown": 2, "ok": 3}
 
 
-def _us(ns):
-    return "n/a" if ns is None else format_ns(ns, 3)
-
-
 def _self_cpu():
     """CPU seconds this process has used (user + system)."""
     t = os.times()
@@ -147,6 +143,11 @@ def _why(exc, env):
     if isinstance(exc, FileNotFoundError):
         return "/dev/cpu_dma_latency does not exist here (no PM QoS device)"
     if isinstance(exc, PermissionError):
+        text = str(exc)
+        if env.get("policy") and "cpu.rt_runtime_us" in text:   # the core's sentence: the group
+            start = text.find("the thread's cgroup")
+            end = text.find("; asked", start)
+            return f"no permission: SCHED_FIFO: {text[start:end if end > 0 else None]}"
         what = ("dma_latency: /dev/cpu_dma_latency is not writable (needs root)"
                 if "dma_latency" in env else
                 "SCHED_FIFO needs CAP_SYS_NICE or root" if env.get("policy") else
@@ -330,10 +331,10 @@ def format_cyclictest(table) -> str:
     """The term-by-term table as text."""
     out = [f"{'setting':66} {'median':>10} {'p99':>10} {'term':>10}"]
     for r in table:
-        med = _us(r["median_ns"]) if r["median_ns"] is not None else "-"
-        p99 = _us(r["p99_ns"]) if r["p99_ns"] is not None else "-"
+        med = format_ns(r["median_ns"]) if r["median_ns"] is not None else "-"
+        p99 = format_ns(r["p99_ns"]) if r["p99_ns"] is not None else "-"
         term = ("" if r["term_ns"] is None else
-                f"{'+' if r['term_ns'] >= 0 else '-'}{_us(abs(r['term_ns']))}")
+                f"{'+' if r['term_ns'] >= 0 else '-'}{format_ns(abs(r['term_ns']))}")
         out.append(f"{r['label'][:66]:66} {med:>10} {p99:>10} {term:>10}"
                    + (f"  ({r['note']})" if r["note"] else ""))
     return "\n".join(out)
@@ -361,13 +362,13 @@ def _timer_slack(c):
           if slack is not None else "timer slack: unknown"]
     if base and s1:
         gain = base.median - s1.median
-        ev.append(f"{_ref(base)} median error {_us(base.median)} with it, "
-                  f"{_us(s1.median)} with slack 1 ns (measured now)")
+        ev.append(f"{_ref(base)} median error {format_ns(base.median)} with it, "
+                  f"{format_ns(s1.median)} with slack 1 ns (measured now)")
     else:
         gain = None
     p = c["params"]
     if p is not None and p.slack_ns is not None:
-        ev.append(f"model: {_us(p.slack_ns)} of the constant oversleep is timer slack "
+        ev.append(f"model: {format_ns(p.slack_ns)} of the constant oversleep is timer slack "
                   f"({p.slack_source or 'fitted'})")
     real = _beyond_noise(gain, base, s1)
     if slack is not None and slack <= 1000 and not real:
@@ -376,10 +377,11 @@ def _timer_slack(c):
     policy = c["facts"].get("sched_policy")
     if policy in ("fifo", "rr") and not real:   # Linux gives RT threads none
         return _finding("timer_slack", "ok", f"a SCHED_{str(policy).upper()} thread gets no timer "
-                        f"slack (its {_us(slack)} setting does not apply)", gain, ev, delta_ns=gain)
+                        f"slack (its {format_ns(slack)} setting does not apply)", gain, ev,
+                        delta_ns=gain)
     return _finding(
         "timer_slack", "problem" if real else "ok",
-        f"timer slack delays every sleep by up to {_us(slack)}", gain, ev,
+        f"timer slack delays every sleep by up to {format_ns(slack)}", gain, ev,
         "prctl(PR_SET_TIMERSLACK, 1) in the sleeping thread (measure with --slack 1), "
         "or a real-time policy (RT threads get no slack)", delta_ns=gain)
 
@@ -393,15 +395,18 @@ def _rt_policy(c):
                         None, ev)
     if fifo is None:
         ev.append(f"SCHED_FIFO could not be tried: {c.get('fifo_why') or 'no permission'}")
+        fix = ("give the cgroup real-time time (its cpu.rt_runtime_us) or run outside it, then "
+               "try --policy fifo" if "cpu.rt_runtime_us" in (c.get("fifo_why") or "") else
+               "run as root or grant CAP_SYS_NICE, then try --policy fifo")
         return _finding("rt_policy", "unknown", "a real-time policy could not be tried", None, ev,
-                        "run as root or grant CAP_SYS_NICE, then try --policy fifo")
+                        fix)
     gain = s1.median - fifo.median if s1 else None
-    ev.append(f"{_ref(s1)} with slack 1 ns: median {_us(s1.median if s1 else None)}, "
-              f"p99 {_us(s1.p99 if s1 else None)}; under SCHED_FIFO 1: median "
-              f"{_us(fifo.median)}, p99 {_us(fifo.p99)}")
+    ev.append(f"{_ref(s1)} with slack 1 ns: median {format_ns(s1.median if s1 else None)}, "
+              f"p99 {format_ns(s1.p99 if s1 else None)}; under SCHED_FIFO 1: median "
+              f"{format_ns(fifo.median)}, p99 {format_ns(fifo.p99)}")
     tail = (s1.p99 - fifo.p99) if s1 else None
     if tail is not None and tail > 0:
-        ev.append(f"the p99 improves by {_us(tail)}")
+        ev.append(f"the p99 improves by {format_ns(tail)}")
     status = "problem" if _beyond_noise(gain, s1, fifo) or _tail_beyond_noise(tail, s1, fifo) \
         else "ok"
     return _finding("rt_policy", status,
@@ -452,7 +457,7 @@ def _idle(c):
     base, dma0 = c["base"], c.get("dma0")
     ev = [f"cpuidle driver {driver or 'none'}, governor {f.get('cpuidle_governor') or 'none'}",
           f"idle states (exit latency µs): {states}" if states else None,
-          f"model: idle exit adds {_us(model_exit)} at {format_ns(REFERENCE_NS)}"
+          f"model: idle exit adds {format_ns(model_exit)} at {format_ns(REFERENCE_NS)}"
           if model_exit else "model: no idle-exit component identified"]
     fix = ("hold /dev/cpu_dma_latency open with 0 while timing matters (sleepacc "
            "--dma-latency 0; tuned's latency-performance profile and cyclictest do), or limit "
@@ -466,9 +471,9 @@ def _idle(c):
                         ev, fix, estimate=True)
     gain = base.median - dma0.median
     tail = base.p99 - dma0.p99
-    ev.append(f"{_ref(base)} median error {_us(base.median)} (p99 {_us(base.p99)}); with "
-              f"cpu_dma_latency held at 0: {_us(dma0.median)} (p99 {_us(dma0.p99)}) "
-              "(measured now)")
+    ev.append(f"{_ref(base)} median error {format_ns(base.median)} "
+              f"(p99 {format_ns(base.p99)}); with cpu_dma_latency held at 0: "
+              f"{format_ns(dma0.median)} (p99 {format_ns(dma0.p99)}) (measured now)")
     if c.get("busy"):
         ev.append("other work kept the CPUs busy during the checks: a busy CPU does not "
                   "halt, so the idle cost may be hidden")
@@ -496,8 +501,8 @@ def _tick(c):
     ev = [f"HZ={hz} ({f.get('hz_source') or 'unknown source'}), high-resolution timers "
           f"{hres}, tickless mode {nohz}, nohz_full CPUs {f.get('nohz_full') or 'none'}"]
     if p is not None:
-        ev.append(f"model: tick quantisation {'of ' + _us(p.tick_ns) if p.tick_ns else 'none'} "
-                  f"for {REFERENCE_METHOD}")
+        tick = "of " + format_ns(p.tick_ns) if p.tick_ns else "none"
+        ev.append(f"model: tick quantisation {tick} for {REFERENCE_METHOD}")
     if hres == "no" or (p is not None and p.tick_ns):
         tick = p.tick_ns if p is not None and p.tick_ns else (1e9 / hz if hz else None)
         return _finding("tick", "problem",
@@ -523,9 +528,9 @@ def _virtualisation(c):
     gain = None
     if best:
         gain = best.median - BARE_METAL_WAKE_NS
-        ev.append(f"best wake-up measured here: {_ref(best)} median error {_us(best.median)} "
+        ev.append(f"best wake-up measured here: {_ref(best)} median error {format_ns(best.median)} "
                   f"without slack; idle bare metal typically takes about "
-                  f"{_us(BARE_METAL_WAKE_NS)}")
+                  f"{format_ns(BARE_METAL_WAKE_NS)}")
     return _finding(
         "virtualisation", "problem" if (gain or 0) >= 5_000 else "ok",
         "a virtual CPU: timer interrupts and wake-ups pass through the hypervisor", gain, ev,
@@ -558,7 +563,7 @@ def _busy(c):
           f"steal time during the checks: {steal:.1f}% of CPU time over {c['wall']:.1f} s"
           if steal is not None else None,
           f"{_ref(base)}: {base.invol} involuntary context switches, median error "
-          f"{_us(base.median)}, p99 {_us(base.p99)}" if base else None]
+          f"{format_ns(base.median)}, p99 {format_ns(base.p99)}" if base else None]
     if load is not None:
         ev[0] += " (includes this process: not used for the verdict)"
     # busy: CPU time of OTHER processes during the checks (or steal), never
@@ -579,8 +584,8 @@ def _hybrid(c):
     if not base or not hyb:
         return None
     gain = base.median - hyb.median
-    ev = [f"{_ref(base)} median error {_us(base.median)} at {base.cpu:.1f}% CPU; "
-          f"hybrid({format_ns(REFERENCE_NS)}) {_us(hyb.median)} at {hyb.cpu:.1f}% CPU"]
+    ev = [f"{_ref(base)} median error {format_ns(base.median)} at {base.cpu:.1f}% CPU; "
+          f"hybrid({format_ns(REFERENCE_NS)}) {format_ns(hyb.median)} at {hyb.cpu:.1f}% CPU"]
     return _finding("hybrid", "option" if gain >= 2_000 else "ok",
                     "a hybrid sleep (kernel sleep, then spin) trades CPU for accuracy",
                     gain, ev,

@@ -14,8 +14,9 @@ Metrics (Prometheus text format, ``prometheus_client`` renders it):
         1, 1.6, 2.5, 4, 6.3 per decade); a negative lateness (an undersleep)
         is observed as 0 and counted in sleepacc_undersleeps_total
     sleepacc_undersleeps_total{method,duration}      sleeps that ended early
-    sleepacc_missed_deadlines_total{method,duration} periodic mode: wake-ups past
-        the next deadline (0 in relative mode, which has no deadlines to miss)
+    sleepacc_missed_deadlines_total{method,duration} periodic mode: deadlines passed
+        over, never served (irtt's timer_misses; 0 in relative mode, which has
+        no deadlines to miss)
     sleepacc_measure_errors_total{method,duration}   turns that failed (the loop goes on)
     sleepacc_measuring_cpu_seconds_total             CPU time of the measuring thread
     sleepacc_measuring_seconds_total                 wall time since the thread started
@@ -35,7 +36,7 @@ the core's.
 """
 from __future__ import annotations
 
-import ctypes
+import errno
 import inspect
 import json
 import os
@@ -176,55 +177,29 @@ def _env_config(env: dict) -> dict:
     every rule and default is the core's (a fifo/rr policy without a
     priority runs at 1), an error naming the keyword.  The floor method
     "clock" measures nothing here, as in the CLI's check."""
-    return sleepacc._api._plan("clock", 0, n=1, **env).config["env"]
+    return _core.plan({"method": "clock", "duration": 0, "n": 1, **env})["env"]
 
 
 class _ThreadEnv:
-    """Timer slack, policy and CPU applied to the calling thread for the turns
-    of ``auto`` and put back afterwards: ``sleepacc.Sleeper`` takes only
-    ``dma_latency`` (held by the core while the Sleeper is open), while
-    measure() applies all of them itself, in the core.  `env`: measure()
-    keywords, by the core's rules and defaults (:func:`_env_config`)."""
-
-    PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
+    """Timer slack, policy, priority and CPU applied to the calling thread
+    for the turns of ``auto`` and put back afterwards, by the core's
+    environment control (``_core.env_hold``/``env_release``:
+    sleepacc_env_apply and sleepacc_env_restore, the thread left as found):
+    ``sleepacc.Sleeper`` takes only ``dma_latency`` (held by the core while
+    the Sleeper is open), while measure() applies all of them itself.
+    `env`: those keywords of measure(), checked when this is made, by the
+    core's rules and defaults (:func:`_env_config`)."""
 
     def __init__(self, env: dict):
         self.env = _env_config(env)
-        self.saved: List[Tuple[str, Any]] = []
+        self.given = dict(env)
 
     def __enter__(self):
-        env = self.env
-        try:
-            if env["slack_ns"] >= 0:
-                libc = ctypes.CDLL(None, use_errno=True)
-                old = libc.prctl(self.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-                if libc.prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(env["slack_ns"]), 0, 0, 0):
-                    raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK) failed")
-                self.saved.append(("slack", old))
-            if env["cpu"] >= 0:
-                self.saved.append(("cpu", os.sched_getaffinity(0)))
-                os.sched_setaffinity(0, {env["cpu"]})
-            if env["policy"] >= 0:   # the core's policy index; its name gives the OS constant
-                self.saved.append(("policy", (os.sched_getscheduler(0), os.sched_getparam(0))))
-                policy = getattr(os, "SCHED_" + _core.policy_names[env["policy"]].upper())
-                os.sched_setscheduler(0, policy, os.sched_param(env["priority"]))
-        except BaseException:
-            self.__exit__()
-            raise
+        _core.env_hold(self.given)
         return self
 
     def __exit__(self, *exc):
-        while self.saved:
-            what, old = self.saved.pop()
-            try:
-                if what == "slack":
-                    ctypes.CDLL(None).prctl(self.PR_SET_TIMERSLACK, ctypes.c_ulong(old), 0, 0, 0)
-                elif what == "cpu":
-                    os.sched_setaffinity(0, old)
-                elif what == "policy":
-                    os.sched_setscheduler(0, old[0], old[1])
-            except OSError:
-                pass
+        _core.env_release()
         return False
 
 
@@ -261,6 +236,9 @@ class Exporter:
         if "dma_latency" in self.env and not _measure_accepts("dma_latency"):
             raise ValueError("dma_latency: this build's sleepacc.measure has no dma_latency option")
         self._env = _env_config(self.env)   # checked by the core before anything runs
+        # auto's turns: the thread's settings, held by the core around each
+        self._thread_env = _ThreadEnv({k: v for k, v in self.env.items()
+                                       if k in ("slack", "policy", "priority", "cpu")})
         self.methods, self.durations_ns = list(methods), [int(d) for d in durations_ns]
         self.mode, self.cpu_budget = mode, float(cpu_budget)
         self.doctor_every = doctor_every or None
@@ -345,10 +323,9 @@ class Exporter:
                                      "dma_latency option")
                 kw["dma_latency"] = self.env["dma_latency"]
             sleeper = self._sleepers[d_ns] = sleepacc.Sleeper("auto", **kw)
-        env = {k: v for k, v in self.env.items() if k in ("slack", "policy", "priority", "cpu")}
         out = np.empty(n, dtype=np.int64)
         now = time.monotonic_ns
-        with _ThreadEnv(env):
+        with self._thread_env:
             end = now() + self.turn_ns
             if _warmup(d_ns):                      # one warm-up sleep, as for measure()
                 sleeper.sleep_until(now() + d_ns)
@@ -648,6 +625,65 @@ def parse_listen(text: str) -> Tuple[str, int]:
     return host or "0.0.0.0", p
 
 
+# accept() short of a resource (descriptors, memory): the socket stays readable,
+# so the serving loop would call it again at once, a CPU spun at 100 %
+_ACCEPT_SHORT = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+_ACCEPT_PAUSE = (0.05, 1.0)      # the pause after such a failure: first, most (doubling)
+_THREAD_LOG_EVERY = 10.0         # thread-creation failures: one line per this many seconds
+
+
+def _thread_failure(exc: BaseException) -> bool:
+    """Is exc the failure to start a thread (RuntimeError "can't start new
+    thread": a pids cgroup, RLIMIT_NPROC)?"""
+    return isinstance(exc, RuntimeError) and "start new thread" in str(exc)
+
+
+def _guard_server(server, log) -> None:
+    """Make the HTTP server (a socketserver with a thread per request) calm
+    under exhaustion: at EMFILE (and the like) in accept() it stops
+    accepting for a pause that doubles up to a second, logging once per
+    episode; a request whose thread cannot start is dropped with one log
+    line, at most one per _THREAD_LOG_EVERY seconds (with a count of the
+    ones not logged), not a traceback."""
+    get_request, handle_error = server.get_request, server.handle_error
+    state = {"pause": 0.0, "logged_at": None, "unlogged": 0}
+    wait = threading.Event()          # never set: an interruptible sleep
+
+    def guarded_get_request():
+        try:
+            got = get_request()
+        except OSError as exc:
+            if exc.errno not in _ACCEPT_SHORT:
+                raise
+            first = state["pause"] == 0.0
+            state["pause"] = min(max(2 * state["pause"], _ACCEPT_PAUSE[0]), _ACCEPT_PAUSE[1])
+            if first:
+                log(f"cannot accept a connection: {exc.strerror or exc}; not accepting for a "
+                    f"while (up to {_ACCEPT_PAUSE[1]:g} s at a time) until it can")
+            wait.wait(state["pause"])
+            raise
+        if state["pause"]:
+            state["pause"] = 0.0
+            log("accepting connections again")
+        return got
+
+    def guarded_handle_error(request, client_address):
+        import sys
+        exc = sys.exc_info()[1]
+        if exc is None or not _thread_failure(exc):
+            return handle_error(request, client_address)
+        now = time.monotonic()
+        if state["logged_at"] is not None and now - state["logged_at"] < _THREAD_LOG_EVERY:
+            state["unlogged"] += 1
+            return None
+        more = f" ({state['unlogged']} more since the last line)" if state["unlogged"] else ""
+        log(f"a scrape was dropped: cannot start its thread ({exc}){more}")
+        state["logged_at"], state["unlogged"] = now, 0
+        return None
+
+    server.get_request, server.handle_error = guarded_get_request, guarded_handle_error
+
+
 class Service:
     """The exporter's outputs around one :class:`Exporter`: the HTTP server,
     the node_exporter text file, the sleepacc/1 snapshot file."""
@@ -680,10 +716,17 @@ class Service:
             from prometheus_client import start_http_server
             reg = registry_for(self.exporter, process=True)
             host, port = self.listen
-            started = start_http_server(port, addr=host, registry=reg)
+            try:
+                started = start_http_server(port, addr=host, registry=reg)
+            except RuntimeError as exc:
+                if not _thread_failure(exc):
+                    raise
+                raise OSError(errno.EAGAIN, f"cannot start the server's thread ({exc}: a "
+                                            "thread limit, pids.max or RLIMIT_NPROC)") from None
             if isinstance(started, tuple):        # prometheus_client >= 0.17
                 self.server, self.server_thread = started
                 self.address = self.server.server_address[:2]
+                _guard_server(self.server, self.log)
             else:                                  # older: no handle to the server
                 self.address = (host, port)
 
@@ -710,7 +753,14 @@ class Service:
         """Measure and publish until request_stop() (a signal handler) or
         `duration` seconds; then stop the thread, write the files a last
         time and close the server."""
-        self.exporter.start()
+        try:
+            self.exporter.start()
+        except RuntimeError as exc:
+            if not _thread_failure(exc):
+                raise
+            self.close()
+            raise RuntimeError(f"cannot start the measuring thread ({exc}: a thread limit, "
+                               "pids.max or RLIMIT_NPROC)") from None
         end = None if duration is None else time.monotonic() + duration
         every = self.every if (self.textfile or self.snapshot_path) else None
         next_write = time.monotonic() + (every or 0)

@@ -18,28 +18,28 @@ from typing import Any, Dict, List, Optional, Sequence
 from sleepacc import records
 from sleepacc._units import format_go as _go, format_ns
 
-__all__ = ["fleet", "labels_for", "pick", "error_ns", "top_cause", "STAT_FIELDS"]
+__all__ = ["fleet", "labels_for", "pick", "point_error", "error_ns", "top_cause", "STAT_FIELDS"]
 
 REFERENCE_METHOD = "nanosleep"
 REFERENCE_NS = 1_000_000
 
 
-def _stat_fields() -> tuple:
-    from sleepacc import _core   # order statistics: those with a quantile level
-    return tuple(f for f in _core.stats_fields if _core.stats_level(f) >= 0 or f == "mean")
+#: Statistics a fleet can be ranked by (the core's order statistics and
+#: mean): records.STAT_FIELDS, named here too for the callers of this module.
+STAT_FIELDS = records.STAT_FIELDS
 
 
-#: Statistics a fleet can be ranked by (the core's order statistics and mean).
-STAT_FIELDS = _stat_fields()
-
-
-def error_ns(point: dict, stat: str) -> Optional[float]:
-    """The error of one statistic of a point record (None without samples),
-    by the one error rule (:func:`sleepacc.records.error_ns`)."""
-    st = point.get("stats") or {}
-    if st.get("n") == 0 or st.get(stat) is None:     # n None: a table with means only (irtt)
+def point_error(point: dict, stat: str) -> Optional[float]:
+    """The error of one statistic of a point record, None without samples
+    (n 0) or without that statistic (n None: irtt's table has the mean
+    only): :func:`sleepacc.records.stat_error`, the one error rule."""
+    if (point.get("stats") or {}).get("n") == 0:
         return None
-    return records.error_ns(point.get("mode"), point["requested_ns"], st[stat])
+    return records.stat_error(point, stat)
+
+
+#: point_error's former name, kept for one release.
+error_ns = point_error
 
 
 def _has_data(m) -> bool:
@@ -106,7 +106,8 @@ def pick(sweeps: Sequence[Any], method: Optional[str] = None,
 def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
     """The largest component the oversleep model finds for `method` at
     `requested_ns`, fitted on the file's own points of that method."""
-    from sleepacc import Sweep, model
+    from sleepacc import model
+    from sleepacc._api import Sweep
     pts = [m for m in sweep if m.method == method and _has_data(m)]
     if not pts:
         return None
@@ -163,9 +164,9 @@ def fleet(sweeps: Sequence[Any], paths: Sequence[str], *, stat: str = "median",
                "policy": policy, "settings": _settings(slack, policy, env.get("dma_latency_us")),
                "method": use, "mode": point["mode"] if point else None,
                "requested_ns": requested_ns, "n": point["n"] if point else 0,
-               f"{stat}_ns": error_ns(point, stat) if point else None,
-               "median_ns": error_ns(point, "median") if point else None,
-               "p99_ns": error_ns(point, "p99") if point else None,
+               f"{stat}_ns": point_error(point, stat) if point else None,
+               "median_ns": point_error(point, "median") if point else None,
+               "p99_ns": point_error(point, "p99") if point else None,
                "top_cause": None, "top_cause_id": None, "top_cause_ns": None}
         if causes and point:
             c = top_cause(sw, use, requested_ns)

@@ -1,9 +1,9 @@
-/* test_calls.c -- the bindings' queries as rows (csrc/calls.c, issue 12):
+/* test_calls.c -- the bindings' queries as rows (csrc/calls.c):
  * every row of sleepacc_calls is answered by sleepacc_call_run into a
  * buffer of the row's size, and its field table addresses what it names,
  * so both bindings' one dispatcher can convert any row. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,15 @@
-/* test_calls_options.c -- calls with options (issue 12, pycalls): the rows
+/* test_calls_options.c -- calls with options: the rows
  * whose argument is a whole options table (plan, sweep_plan) read it
  * through the binding's getter, a refusal comes back as the answer's fault
  * (the binding's one fault mapper words it), seconds_ns converts its
  * argument by its SECONDS row, and stats reads values a binding lends. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 /* A fake options table: keys in order, each one value or a list of values
  * (a LIST value's .i is its length, its elements are items). */
@@ -240,6 +242,46 @@ static void test_stats_of_lent_values(void) {
   free(t.room);
 }
 
+static sleepacc_value integer(int64_t i) {
+  sleepacc_value v = {SLEEPACC_VALUE_INT, i, 0.0, NULL, NULL, NULL, 0};
+  return v;
+}
+
+/* env_hold applies the thread's settings read from the table by the core's
+ * rules (a refusal is the answer's fault, naming the option), env_release
+ * puts back what the last hold found; with nothing held it does nothing. */
+static void test_env_hold_and_release(void) {
+  long slack0 = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), want = slack0 == 7 ? 9 : 7;
+  int policy0 = sched_getscheduler(0);
+  const opt batch[] = {{"slack", integer(want), NULL}, {"policy", text("batch"), NULL}, {NULL}};
+  const opt priority[] = {{"priority", integer(3), NULL}, {NULL}};
+  const opt method[] = {{"method", text("nanosleep"), NULL}, {NULL}};
+  const sleepacc_call *hold = py_row("env_hold"), *release = py_row("env_release");
+  fake t = {batch, NULL};
+  sleepacc_answer out;
+  int rc, released = -1;
+  void *buf;
+  CHECK(hold && release && hold->lua == NULL && !(hold->flags & SLEEPACC_CALL_BLOCKS));
+  CHECK(sleepacc_call_run(release, NULL, &released, &out) == 0 && released == 0); /* none held */
+  buf = run(hold, &t, 0, &out, &rc);
+  CHECKF(rc == 0, "env_hold: %d", rc);
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == want && sched_getscheduler(0) == SCHED_BATCH);
+  CHECK(out.fields && strcmp(out.fields[0].name, "env") == 0);
+  free(buf);
+  CHECK(sleepacc_call_run(release, NULL, &released, &out) == 0 && released == 1);
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == slack0 && sched_getscheduler(0) == policy0);
+  t.opts = priority; /* the environment's rule, nothing applied */
+  buf = run(hold, &t, 0, &out, &rc);
+  CHECK(rc < 0 && out.fault.kind == SLEEPACC_FAULT_RULE && strcmp(out.fault.option, "priority") == 0);
+  free(buf);
+  t.opts = method; /* only the thread's settings are its options */
+  buf = run(hold, &t, 0, &out, &rc);
+  CHECK(rc < 0 && out.fault.kind == SLEEPACC_FAULT_KEY && strcmp(out.fault.option, "method") == 0);
+  free(buf);
+  CHECK(sleepacc_call_run(release, NULL, &released, &out) == 0 && released == 0);
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == slack0 && sched_getscheduler(0) == policy0);
+}
+
 int main(void) {
   TEST(test_rows);
   TEST(test_plan_reads_the_table);
@@ -247,5 +289,6 @@ int main(void) {
   TEST(test_sweep_plan_lists_the_points);
   TEST(test_seconds_ns);
   TEST(test_stats_of_lent_values);
+  TEST(test_env_hold_and_release);
   return check_summary();
 }

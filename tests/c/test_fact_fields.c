@@ -3,7 +3,7 @@
  * A binding converts either with its one field loop, so each row must
  * address the value it names. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <string.h>
 
@@ -46,7 +46,7 @@ static void test_fact_fields(void) {
   for (int i = 0; i < 4; i++) CHECK(rows[i].name == facts[i].key && rows[i].sub == NULL);
   CHECK(rows[0].type == SLEEPACC_FIELD_INT64);
   CHECK(*(const int64_t *)((const char *)facts + rows[0].offset) == 250);
-  CHECK(rows[1].type == SLEEPACC_FIELD_DOUBLE && rows[1].is_double);
+  CHECK(rows[1].type == SLEEPACC_FIELD_DOUBLE);
   CHECK(*(const double *)((const char *)facts + rows[1].offset) == 0.5);
   CHECK(rows[2].type == SLEEPACC_FIELD_TEXT && strcmp((const char *)facts + rows[2].offset, "tsc") == 0);
   CHECK(rows[3].type == SLEEPACC_FIELD_NULL);

@@ -5,7 +5,7 @@
  * option kind takes, its index base, Lua's "a fraction", the value shown
  * as the binding gives it, and the refusals. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <math.h>
 
@@ -145,7 +145,7 @@ static void test_refusals_and_a_short_buffer(void) {
   CHECK(!strcmp(buf, "n: must"));
 }
 
-/* luawords (issue 12): sleepacc_type_text, the template of a wrong type
+/* sleepacc_type_text, the template of a wrong type
  * for an argument that is no option; a TYPE fault's sentence is the same
  * template with the option kind's words. */
 static void test_an_argument_by_the_same_template(void) {
@@ -171,7 +171,7 @@ static void test_an_argument_by_the_same_template(void) {
   CHECK(sleepacc_type_text("x", "a table", "nil", small, 0) == -EFAULT);
 }
 
-/* luawords (issue 12): sleepacc_text_option, the row of a string argument
+/* sleepacc_text_option, the row of a string argument
  * that is no option: the string borrowed, a wrong type and a NUL byte
  * worded as a string option's. */
 static void test_a_string_argument_by_the_text_row(void) {

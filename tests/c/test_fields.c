@@ -3,7 +3,7 @@
  * from one, with the errors a binding maps (-EINVAL the wrong kind, -ERANGE
  * beyond int, -ENOENT an unknown name) and their words. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -18,15 +18,15 @@ typedef struct probe {
   sleepacc_stats stats;
 } probe;
 
-#define ROW(name, type, sub) {#name, offsetof(probe, name), type == SLEEPACC_FIELD_DOUBLE, type, sub, 0}
+#define ROW(name, type, sub) {#name, offsetof(probe, name), type, sub, 0}
 static const sleepacc_field rows[] = {
   ROW(i64, SLEEPACC_FIELD_INT64, NULL),     ROW(opt, SLEEPACC_FIELD_OPT_INT64, NULL),
   ROW(i, SLEEPACC_FIELD_INT, NULL),         ROW(b, SLEEPACC_FIELD_BOOL, NULL),
   ROW(mode, SLEEPACC_FIELD_MODE, NULL),     ROW(d, SLEEPACC_FIELD_DOUBLE, NULL),
   ROW(str, SLEEPACC_FIELD_STRING, NULL),    ROW(method, SLEEPACC_FIELD_METHOD, NULL),
   ROW(text, SLEEPACC_FIELD_TEXT, NULL),     ROW(stats, SLEEPACC_FIELD_NESTED, sleepacc_stats_fields),
-  {"none", 0, 0, SLEEPACC_FIELD_NULL, NULL, 0},
-  {NULL, 0, 0, 0, NULL, 0},
+  {"none", 0, SLEEPACC_FIELD_NULL, NULL, 0},
+  {NULL, 0, 0, NULL, 0},
 };
 enum { I64, OPT, I, B, MODE, D, STR, METHOD, TEXT, STATS, NONE };
 

@@ -1,5 +1,5 @@
 /* test_fields_walk.c -- sleepacc_fields_walk / sleepacc_field_walk
- * (csrc/fields.c, faults: issue 12): the core drives the shape of a
+ * (csrc/fields.c): the core drives the shape of a
  * binding's object by the binding's rules.  A recording sink writes each
  * push and put as text, so the test reads the whole walk: a null as None
  * (Python) or left out (Lua), OMIT_NULL left out in both, a NULL_KEYS row
@@ -7,7 +7,7 @@
  * (Lua), a list's null element a hole in Lua; a sink's failure ends the
  * walk; too deep a table -E2BIG. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -64,28 +64,28 @@ typedef struct probe {
 } probe;
 
 static const sleepacc_field inner_rows[] = {
-    {"x", offsetof(inner, x), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0},
+    {"x", offsetof(inner, x), SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, NULL, 0},
 };
 static const sleepacc_field pair_rows[] = {
-    {"k", offsetof(sleepacc_pair, key), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"v", offsetof(sleepacc_pair, value), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {NULL, 0, 0, 0, NULL, 0},
+    {"k", offsetof(sleepacc_pair, key), SLEEPACC_FIELD_INT64, NULL, 0},
+    {"v", offsetof(sleepacc_pair, value), SLEEPACC_FIELD_INT64, NULL, 0},
+    {NULL, 0, 0, NULL, 0},
 };
-static const sleepacc_field item_row[] = {{"item", 0, 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-                                          {NULL, 0, 0, 0, NULL, 0}};
-static const sleepacc_field name_row[] = {{"name", 0, 0, SLEEPACC_FIELD_STRING, NULL, 0},
-                                          {NULL, 0, 0, 0, NULL, 0}};
+static const sleepacc_field item_row[] = {{"item", 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+                                          {NULL, 0, 0, NULL, 0}};
+static const sleepacc_field name_row[] = {{"name", 0, SLEEPACC_FIELD_STRING, NULL, 0},
+                                          {NULL, 0, 0, NULL, 0}};
 static const sleepacc_field rows[] = {
-    {"n", offsetof(probe, n), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"opt", offsetof(probe, opt), 0, SLEEPACC_FIELD_OPT_INT64, NULL, 0},
-    {"omitted", offsetof(probe, omitted), 0, SLEEPACC_FIELD_OPT_INT64, NULL, SLEEPACC_FIELD_OMIT_NULL},
-    {"name", offsetof(probe, name), 0, SLEEPACC_FIELD_STRING, NULL, 0},
-    {"in", offsetof(probe, in), 0, SLEEPACC_FIELD_NESTED, inner_rows, 0},
-    {"pairs", offsetof(probe, pairs), 0, SLEEPACC_FIELD_PAIRS, pair_rows, 0},
-    {"list", offsetof(probe, list), 0, SLEEPACC_FIELD_LIST, item_row, 0},
-    {"unknown", offsetof(probe, nulls), 0, SLEEPACC_FIELD_LIST, name_row, SLEEPACC_FIELD_NULL_KEYS},
-    {NULL, 0, 0, 0, NULL, 0},
+    {"n", offsetof(probe, n), SLEEPACC_FIELD_INT64, NULL, 0},
+    {"opt", offsetof(probe, opt), SLEEPACC_FIELD_OPT_INT64, NULL, 0},
+    {"omitted", offsetof(probe, omitted), SLEEPACC_FIELD_OPT_INT64, NULL, SLEEPACC_FIELD_OMIT_NULL},
+    {"name", offsetof(probe, name), SLEEPACC_FIELD_STRING, NULL, 0},
+    {"in", offsetof(probe, in), SLEEPACC_FIELD_NESTED, inner_rows, 0},
+    {"pairs", offsetof(probe, pairs), SLEEPACC_FIELD_PAIRS, pair_rows, 0},
+    {"list", offsetof(probe, list), SLEEPACC_FIELD_LIST, item_row, 0},
+    {"unknown", offsetof(probe, nulls), SLEEPACC_FIELD_LIST, name_row, SLEEPACC_FIELD_NULL_KEYS},
+    {NULL, 0, 0, NULL, 0},
 };
 
 static void fill(probe *p) {
@@ -137,8 +137,8 @@ static void test_one_row_alone(void) {
 }
 
 static void test_failures(void) {
-  static const sleepacc_field deep_rows[] = {{"in", 0, 0, SLEEPACC_FIELD_NESTED, deep_rows, 0},
-                                             {NULL, 0, 0, 0, NULL, 0}};
+  static const sleepacc_field deep_rows[] = {{"in", 0, SLEEPACC_FIELD_NESTED, deep_rows, 0},
+                                             {NULL, 0, 0, NULL, 0}};
   sleepacc_field_sink sink = {rec_push, rec_put, NULL, SLEEPACC_BINDING_PYTHON};
   record r;
   probe p;

@@ -4,7 +4,7 @@
  * the reader of a whole options table built on it (sleepacc_config_read,
  * sleepacc_sweep_read, sleepacc_sleeper_read, sleepacc_value_read). */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <limits.h>
 #include <math.h>
@@ -132,7 +132,7 @@ static void test_names(void) {
         == -ERANGE);
 }
 
-/* --- The options reader (args: issue 12): a whole table read through one
+/* --- The options reader: a whole table read through one
  * getter (sleepacc_getter), the required options, the keys, a sweep's lists
  * with their element rules and its plan, a sleeper's and a deadline's
  * rules, each refusal one fault (sleepacc_fault) naming the option, its
@@ -370,7 +370,7 @@ static void test_value_read(void) {
         -EINVAL);
 }
 
-/* words (issue 12): an integer beyond int64, as a binding reports it
+/* An integer beyond int64, as a binding reports it
  * (saturated, .overflow its sign), is refused by the bound on its side,
  * never taken as INT64_MAX/INT64_MIN. */
 static sleepacc_value beyond(int sign) {
@@ -474,7 +474,7 @@ static void test_beyond_int64_is_refused(void) {
   }
 }
 
-/* words (issue 12): a NUL byte in a text (given with its length) is the
+/* A NUL byte in a text (given with its length) is the
  * core's rule, before any kind's; a field's too; the words for any text. */
 static void test_nul_byte_is_refused(void) {
   char msg[SLEEPACC_OPTION_MESSAGE_MAX];

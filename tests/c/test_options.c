@@ -2,7 +2,7 @@
  * fills a real config field of its kind, a core field maps back to its
  * option, and the seconds -> ns conversion rounds and saturates. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <errno.h>
 #include <math.h>
@@ -133,7 +133,7 @@ static void test_choices(void) {
   CHECK(sleepacc_option_choice(NULL, "x") == -EINVAL && sleepacc_option_choice(mode, NULL) == -EINVAL);
 }
 
-/* lua12b: sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged */
+/* sleepacc_option_find, sleepacc_method_names, sleepacc_config_privileged */
 static void test_find(void) {
   const sleepacc_option *o = sleepacc_option_find(sleepacc_sleeper_options, "missed");
   CHECK(o && !strcmp(o->field, "missed") && o->kind == SLEEPACC_OPT_NAME);
@@ -174,7 +174,7 @@ static void test_privileged(void) {
   CHECK(sleepacc_config_privileged(&c, buf, 0) == NULL);
 }
 
-/* perm12: sleepacc_privilege_explain, the words both bindings give a refused run */
+/* sleepacc_privilege_explain, the words both bindings give a refused run */
 static void test_privilege_explain(void) {
   sleepacc_config c;
   char buf[SLEEPACC_PRIVILEGE_MESSAGE_MAX], tiny[16];

@@ -4,8 +4,8 @@
  * takes the pending tick), a claim made before fork() is void in the
  * child, close twice, the stats and the table that describes them, and
  * the tick tokens (unwait, a tick taken from a hand-off), a sleep longer
- * than a day (daysleep). */
-#include "sleepacc.h"
+ * than a day. */
+#include "sleepacc_binding.h"
 #include "check.h"
 
 #include <string.h>
@@ -47,7 +47,7 @@ static int64_t i64_at(const void *base, const sleepacc_field *f) {
   return *(const int64_t *)(const void *)((const char *)base + f->offset);
 }
 
-/* luathin (issue 12): the one wording of a handle's failure, both
+/* The one wording of a handle's failure, both
  * bindings': the whole refusal, else what failed (the option an open
  * blamed, the call, the handle), cut to fit. */
 static void test_message_words(void) {
@@ -57,8 +57,11 @@ static void test_message_words(void) {
   const char *field = NULL;
   CHECK(sleepacc_precise_message(&H, -EBADF, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 1);
   CHECK(!strcmp(w, "Sleeper is closed"));
-  CHECK(sleepacc_precise_message(&H, EBUSY, "method", SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 1);
+  CHECK(sleepacc_precise_message(&H, EBUSY, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 1);
   CHECK(!strcmp(w, "Sleeper is sleeping in another thread"));
+  /* an open's EBUSY (field "method") is its signal method's, never a busy handle */
+  CHECK(sleepacc_precise_message(&H, EBUSY, "method", SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "method")); /* here a signal is free: the option's name */
   CHECK(sleepacc_precise_message(&H, -ENOMEM, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 0);
   CHECK(!strcmp(w, "Sleeper.sleep"));
   CHECK(sleepacc_precise_message(&H, 0, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);
@@ -105,7 +108,7 @@ static void test_open_close_twice(void) {
   CHECK(sleepacc_precise_begin(&call, &H, 1, sleepacc_now_ns(), 0, NULL) == -EBADF);
   CHECK(sleepacc_precise_step(&call) == -EINVAL && sleepacc_precise_end(&call, 1) == 0);
   CHECK(sleepacc_precise_poll(&H, 1, sleepacc_now_ns(), 0) == -EBADF);
-  /* words (issue 12): each binding's refusal follows its type's name */
+  /* each binding's refusal follows its type's name */
   CHECK(!strcmp(sleepacc_precise_words(-EBADF), "is closed"));
   CHECK(!strcmp(sleepacc_precise_words(EBADF), "is closed"));
   CHECK(!strcmp(sleepacc_precise_words(-EBUSY), "is sleeping in another thread"));
@@ -332,7 +335,7 @@ static void test_handoff_and_taken(void) {
   CHECK(sleepacc_precise_close(&H) == 0);
 }
 
-/* daysleep: the sleep of seconds both bindings' sleep(seconds) make: the
+/* The sleep of seconds both bindings' sleep(seconds) make: the
  * seconds by the core's sleep row (sleepacc_sleep_option, as the bindings
  * read them), whose deadline begin takes.  A 2-day sleep is accepted by
  * every strategy and its first step is not done, not early; seconds whose

@@ -1,10 +1,10 @@
-/* test_records_read.c -- records (issue 12): a struct read back from a
+/* test_records_read.c -- records: a struct read back from a
  * script's tables by its field table through the getter
  * (sleepacc_fields_read, the getter's enter), the way to a bad value in
  * the fault and in both bindings' sentences, and the table call row over
  * one record or a list of them (its style an option of the STYLE kind). */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdlib.h>
 #include <string.h>

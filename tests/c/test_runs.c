@@ -1,9 +1,9 @@
-/* test_runs.c -- one run as a binding measures it (measure.c, runs issue 12):
+/* test_runs.c -- one run as a binding measures it (measure.c):
  * the block the core states, open/chunk/close, the block's layout after
  * close, the first failure kept, and the one wording of a failed run.
  * Invariants only, never tight timings. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <errno.h>
 #include <signal.h>

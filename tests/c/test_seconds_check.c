@@ -1,9 +1,9 @@
-/* test_seconds_check.c -- sleepacc_seconds_check (csrc/config.c, py12b): a
+/* test_seconds_check.c -- sleepacc_seconds_check (csrc/config.c): a
  * binding's whole conversion of a seconds argument, real or whole, to ns
  * under the duration rule, each refusal with its words and *ns untouched;
- * and sleepacc_sleep_check (daysleep), a sleep's seconds as its deadline. */
+ * and sleepacc_sleep_check, a sleep's seconds as its deadline. */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@ static void test_seconds_check(void) {
   CHECK(sleepacc_seconds_check(1, 1.0, 0, 0, NULL, &msg) == -EINVAL);
 }
 
-/* daysleep: sleepacc_sleep_check, a sleep's seconds as its deadline from
+/* sleepacc_sleep_check, a sleep's seconds as its deadline from
  * now: no day cap, only int64's, each refusal with its words and
  * *deadline untouched. */
 static void test_sleep_check(void) {

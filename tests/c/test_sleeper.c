@@ -61,8 +61,8 @@ static void test_bad_input(void) {
   CHECK(sleepacc_sleeper_open(&S, NULL, 0.99, -1) == 0); /* NULL = auto */
   CHECK(S.strategy == SLEEPACC_STRATEGY_AUTO);
   CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns(), -1) == -EINVAL);
-  /* daysleep: a deadline however far is slept toward (it was -EINVAL beyond a
-   * day): a 1 ms chunk ends first, the sleep not done and not counted */
+  /* a deadline however far is slept toward (no day cap): a 1 ms chunk ends
+   * first, the sleep not done and not counted */
   CHECK(sleepacc_sleeper_until(&S, sleepacc_now_ns() + SLEEPACC_MAX_DURATION_NS + 1000000000LL,
                                1000000) == 0);
   CHECK(sleepacc_sleeper_until(&S, INT64_MAX, 1000000) == 0);

@@ -3,7 +3,7 @@
  * way sleepacc_seconds_to_ns does, so both bindings' integer and float paths
  * meet the same range rule (sleepacc_duration_check). */
 #include "check.h"
-#include "sleepacc.h"
+#include "sleepacc_binding.h"
 
 #include <stdint.h>
 

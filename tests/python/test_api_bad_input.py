@@ -235,10 +235,13 @@ def test_measurement_error_names_stat(stat, exc):
 
 
 def test_measurement_error_takes_fleets_statistics_and_none_when_left_out():
-    # the one list of statistics an error is taken of (fleet.STAT_FIELDS,
-    # from the core's quantile levels, and mean); a record older than p1
-    # lacks it: None, as the docstring says (it raised KeyError 'p1')
-    from sleepacc.fleet import STAT_FIELDS
+    # the one list of statistics an error is taken of (records.STAT_FIELDS,
+    # from the core's quantile levels, and mean; fleet ranks by the same);
+    # a record older than p1 lacks it: None, as the docstring says (it
+    # raised KeyError 'p1')
+    from sleepacc import fleet
+    from sleepacc.records import STAT_FIELDS
+    assert fleet.STAT_FIELDS is STAT_FIELDS and "median" in STAT_FIELDS and "mean" in STAT_FIELDS
     m = sleepacc.measure("nanosleep", 1e-4, n=2)
     assert [s for s in STAT_FIELDS if m.error(s) is None] == []
     d = m.to_dict()

@@ -32,6 +32,7 @@ import pytest
 
 import sleepacc
 from conftest import ROOT, thread_slack_ns
+from conftest import thread_state as conftest_thread_state
 
 prometheus_client = pytest.importorskip(
     "prometheus_client", reason="prometheus_client missing: pip install 'sleepacc[exporter]'")
@@ -208,6 +209,35 @@ def test_thread_env_is_applied_and_restored(unchanged_thread):
     with ex._ThreadEnv({"slack": 1, "cpu": cpu}):
         assert thread_slack_ns() == 1
         assert os.sched_getaffinity(0) == {cpu}
+
+
+def test_auto_turns_set_and_restore_the_thread_through_the_core(unchanged_thread, monkeypatch):
+    # slack, affinity and policy are the core's env control (env_hold and
+    # env_release: sleepacc_env_apply/restore), not a copy of it in Python
+    calls = []
+    for name in ("env_hold", "env_release"):
+        real = getattr(sleepacc._core, name)
+        monkeypatch.setattr(sleepacc._core, name,
+                            lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    slack, policy, _, cpus = unchanged_thread
+    cpu = max(cpus)
+    want_slack = 7 if slack != 7 else 9
+    seen = []
+    e = ex.Exporter(["auto"], [100_000], env={"slack": want_slack, "cpu": cpu, "policy": "batch"},
+                    doctor_every=None)
+    real_sleep = sleepacc.Sleeper.sleep_until
+
+    def watching(self, deadline):     # the thread as each of auto's sleeps sees it
+        seen.append((thread_slack_ns(), os.sched_getscheduler(0), frozenset(os.sched_getaffinity(0))))
+        return real_sleep(self, deadline)
+    monkeypatch.setattr(sleepacc.Sleeper, "sleep_until", watching)
+    e._turn(e.series[0], n=3)
+    assert calls == ["env_hold", "env_release"]
+    assert seen and set(seen) == {(want_slack, os.SCHED_BATCH, frozenset({cpu}))}
+    assert conftest_thread_state() == unchanged_thread       # restored as found, at once
+    assert not hasattr(ex, "ctypes")                          # no second copy of csrc/env.c
+    assert sleepacc._core.env_release() is False      # nothing held: nothing to restore
+    assert conftest_thread_state() == unchanged_thread
 
 
 def test_the_environment_is_the_cores_for_auto_too():
