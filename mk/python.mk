@@ -30,18 +30,30 @@ $(VPY):
 	@$(PYTHON3) -c 'import venv, ensurepip' 2>/dev/null || { \
 	  echo "error: '$(PYTHON3) -m venv' is not usable here (no venv/ensurepip module)."; \
 	  echo "       On Debian/Ubuntu: apt-get install python3-venv"; exit 1; }
-	$(PYTHON3) -m venv $(VENV) || { rm -rf $(VENV); \
+	$(PYTHON3) -m venv --without-pip $(VENV) || { rm -rf $(VENV); \
 	  echo "error: creating $(VENV) failed (on Debian/Ubuntu: apt-get install python3-venv)"; exit 1; }
+	@$(PYTHON3) -m pip --python $(VPY) --version >/dev/null 2>&1 || $(VPY) -m ensurepip >/dev/null
+
+# The venv is made without pip (a tenth of a second; ensurepip's install
+# of pip took ~6 s here) and filled by python3's own pip, which installs
+# into another interpreter's environment with --python (pip >= 22.3);
+# where python3 has no such pip, ensurepip puts one in the venv ($(VPY)'s
+# recipe) and that one is used.  `make venv` adds pip to the venv (the
+# tests and bench-frames run `python -m pip`).  Packages go in without
+# their bytecode (--no-compile, ~8 s less here): Python writes it for the
+# modules it imports, the first time.
+VPIP = $(if $(shell $(VPY) -c 'import pip' 2>/dev/null && echo y),$(VPY) -m pip,$(PYTHON3) -m pip --python $(VPY))
 
 # pip install -e builds the extension in place (python/sleepacc/_core*.so).
 # The plot extra is matplotlib, which `make run` draws with.
 $(PY_RUN_STAMP): $(VPY) pyproject.toml
-	$(VPY) -m pip install -q $(foreach r,$(PY_BUILD_REQUIRES),'$(r)')
-	$(VPY) -m pip install -q --no-build-isolation -e '.[plot]'
+	$(VPIP) install -q --no-compile $(foreach r,$(PY_BUILD_REQUIRES),'$(r)')
+	$(VPIP) install -q --no-compile --no-build-isolation -e '.[plot]'
 	touch $@
 
 $(PY_DEPS_STAMP): $(PY_RUN_STAMP) pyproject.toml
-	$(VPY) -m pip install -q --no-build-isolation -e '.[test]'
+	$(VPY) -c 'import pip' 2>/dev/null || $(VPY) -m ensurepip >/dev/null
+	$(VPY) -m pip install -q --no-compile --no-build-isolation -e '.[test]'
 	touch $@
 
 # A change to the core or the binding rebuilds the extension in place; an
