@@ -10,6 +10,8 @@ build truth make and the rockspec use too (read by read_build_truth below).
 Environment knobs:
   SLEEPACC_SANITIZE=1   build with -fsanitize=address,undefined (make sanitize-python)
   CI=true               -Werror, as in every other build
+  SLEEPACC_EXT=inplace  leave the extension out of this (editable) install: make
+                        compiles it in place meanwhile (mk/python.mk, venv-run)
 """
 import glob
 import os
@@ -84,7 +86,7 @@ setup(
     version=version,
     long_description=readme,
     long_description_content_type="text/markdown",
-    ext_modules=[
+    ext_modules=[] if os.environ.get("SLEEPACC_EXT") == "inplace" else [
         Extension(
             "sleepacc._core",
             sources=sources,

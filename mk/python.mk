@@ -44,25 +44,29 @@ $(VPY):
 # modules it imports, the first time.
 VPIP = $(if $(shell $(VPY) -c 'import pip' 2>/dev/null && echo y),$(VPY) -m pip,$(PYTHON3) -m pip --python $(VPY))
 
-# pip install -e builds the extension in place (python/sleepacc/_core*.so).
-# The plot extra is matplotlib, which `make run` draws with.
+# The editable install (sleepacc, its dependencies; the plot extra is
+# matplotlib, which `make run` draws with) leaves the extension out
+# (SLEEPACC_EXT=inplace, setup.py): it is compiled in place
+# (python/sleepacc/_core*.so) at the same time, by setup.py build_ext.
+PY_BUILD_EXT = $(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp
 $(PY_RUN_STAMP): $(VPY) pyproject.toml
 	$(VPIP) install -q --no-compile $(foreach r,$(PY_BUILD_REQUIRES),'$(r)')
-	$(VPIP) install -q --no-compile --no-build-isolation -e '.[plot]'
+	$(PY_BUILD_EXT) & \
+	SLEEPACC_EXT=inplace $(VPIP) install -q --no-compile --no-build-isolation -e '.[plot]'; \
+	rc=$$?; wait $$! && exit $$rc
 	touch $@
 
 $(PY_DEPS_STAMP): $(PY_RUN_STAMP) pyproject.toml
 	$(VPY) -c 'import pip' 2>/dev/null || $(VPY) -m ensurepip >/dev/null
-	$(VPY) -m pip install -q --no-compile --no-build-isolation -e '.[test]'
+	SLEEPACC_EXT=inplace $(VPY) -m pip install -q --no-compile --no-build-isolation -e '.[test]'
 	touch $@
 
 # A change to the core or the binding rebuilds the extension in place; an
-# extension pip just built from the same sources is not built again.
+# extension built from the same sources is not built again.
 $(PY_EXT_STAMP): $(PY_RUN_STAMP) $(PY_EXT_SRC)
 	@so=python/sleepacc/_core$$($(VPY) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'); \
 	if [ ! -f "$$so" ] || [ -n "$$(find $(PY_EXT_SRC) -newer "$$so" | head -n 1)" ]; then \
-	  echo "$(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp"; \
-	  $(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp; fi
+	  echo "$(PY_BUILD_EXT)"; $(PY_BUILD_EXT); fi
 	touch $@
 
 test-python: venv
