@@ -774,7 +774,7 @@ typedef enum sleepacc_missed {
 
 /* Every field is private (pacer.c); read one through
  * sleepacc_pacer_stats_get. */
-typedef struct sleepacc_pacer {
+struct sleepacc_pacer { /* typedef above, at sleepacc_pacer_open_config */
   /* private */
   sleepacc_sleeper sleeper;  /* does the waiting */
   int64_t period_ns;         /* tick period */
@@ -793,7 +793,7 @@ typedef struct sleepacc_pacer {
   sleepacc_hist lateness;    /* wake - deadline per tick */
   int redeliver;             /* 1: the next wait returns redeliver_deadline_ns at once */
   int64_t redeliver_deadline_ns; /* a delivered tick the caller could not take */
-} sleepacc_pacer;
+};
 
 typedef struct sleepacc_pacer_stats {
   int64_t count;             /* ticks delivered */
