@@ -855,7 +855,8 @@ typedef struct sleepacc_sleeper {
   int64_t wake_delay_ns;      /* the last window's run-queue wait per sleep, -1 unknown */
   int64_t calm_since_ns;      /* contended: since when every signal is quiet (0: not) */
   int64_t contended_episodes; /* times the contended state was entered */
-  double short_preempted;     /* contended: EWMA of "a short spin lost the CPU" */
+  double short_preempted;     /* contended: EWMA of "the spin ended later than its kernel wait" */
+  int64_t cur_klate_ns;       /* how late the sleep in progress's kernel wait woke, -1 none */
   int64_t kernel_only_until_ns; /* contended: no spin until then */
   int64_t slice_ns;           /* the scheduler's slice for this thread (0 unknown) */
   int rt_priority;            /* opt-in: spin the end under SCHED_FIFO at this priority (0: off) */
@@ -891,7 +892,7 @@ typedef struct sleepacc_sleeper_stats {
                                  "short spin", "kernel only", "fixed", "spin", "kernel", "comp" */
   const char *reason;         /* why: "idle", "spins lost the CPU", "CPU pressure",
                                  "wake-ups waited for a CPU", "more runnable tasks than CPUs",
-                                 "short spins lost the CPU" */
+                                 "short spins lost to the kernel wait" */
   double contention;          /* auto: EWMA of "this sleep's thread lost the CPU" */
   double cpu_pressure;        /* auto: share of the last window some task waited for a CPU, -1 unknown */
   int64_t wake_delay_ns;      /* auto: the last window's run-queue wait per sleep, -1 unknown */

@@ -72,9 +72,14 @@
  * of the sleep (the thread then stays a light task that the scheduler wakes
  * at once) and 1/8 of the scheduler's slice for the thread (sched_getattr):
  * the kernel wait ends closer to the deadline, so a sleep is never later
- * than the kernel wait alone would have been, and the short spin absorbs
- * what it can.  When even those short spins lose the CPU (an EWMA of 1/8
- * over KERNEL_ONLY) the sleep is the kernel wait alone for KERNEL_ONLY_NS,
+ * than the kernel wait alone would have been unless the spin itself loses
+ * the CPU, and the short spin absorbs what it can.  Each contended sleep is
+ * its own A/B test: how late its kernel wait woke after its target is how
+ * late a plain kernel wait to the deadline would have ended; a sleep that
+ * ended more than GAP_NS later than that lost to the kernel wait (its spin
+ * was preempted or stalled).  One such sleep makes every sleep the kernel
+ * wait alone for KERNEL_ONLY_NS, and until the share of such sleeps (an
+ * EWMA of 1/128, kernel-only sleeps counting as none) is under KERNEL_ONLY;
  * then short spins are tried again.  Sleepacc_sleeper_stats says how the
  * last sleep was made (decision) and why (reason).
  *
@@ -150,8 +155,8 @@
 #define SLEEPACC__PRESSURE 0.20              /* PSI "some" share of a window: contended */
 #define SLEEPACC__PRESSURE_QUIET 0.10        /*   at most this: quiet */
 #define SLEEPACC__WAKE_DELAY_NS 20000LL      /* run-queue wait per sleep: contended */
-#define SLEEPACC__KERNEL_ONLY 0.25           /* short spins losing the CPU: kernel wait alone */
-#define SLEEPACC__KERNEL_ONLY_NS 500000000LL /*   for this long */
+#define SLEEPACC__KERNEL_ONLY 0.002          /* short spins that lost to the kernel wait: */
+#define SLEEPACC__KERNEL_ONLY_NS 500000000LL /*   the kernel wait alone, this long at least */
 
 /* How a sleep was made, and why (sleepacc_sleeper_stats: decision, reason). */
 enum { SLEEPACC__D_NONE, SLEEPACC__D_STARTUP, SLEEPACC__D_LEARNED, SLEEPACC__D_PROBE,
@@ -164,7 +169,7 @@ enum { SLEEPACC__W_IDLE, SLEEPACC__W_SPINS, SLEEPACC__W_PRESSURE, SLEEPACC__W_WA
        SLEEPACC__W_RUNNABLE, SLEEPACC__W_SHORT };
 static const char *const sleepacc__reasons[] = {
     "idle", "spins lost the CPU", "CPU pressure", "wake-ups waited for a CPU",
-    "more runnable tasks than CPUs", "short spins lost the CPU"};
+    "more runnable tasks than CPUs", "short spins lost to the kernel wait"};
 
 /* Preferred kernel wait of auto/hybrid/comp/spin, best first. */
 static const char *const sleepacc__kernel_pref[] = {
@@ -403,14 +408,6 @@ static void sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t
     s->win_sleeps++;
     s->win_preempted += lost;
     if (lost) s->calm_since_ns = 0;
-    if (s->contended && s->decision == SLEEPACC__D_SHORT && s->cur_spin_ns > 0) {
-      s->short_preempted += ((s->cur_preempted ? 1.0 : 0.0) - s->short_preempted) / 8.0;
-      if (s->short_preempted > SLEEPACC__KERNEL_ONLY) {
-        s->kernel_only_until_ns = now + SLEEPACC__KERNEL_ONLY_NS;
-        s->short_preempted = 0;
-        s->reason = SLEEPACC__W_SHORT;
-      }
-    }
     if (!s->contended && s->count >= 16 && s->contention > SLEEPACC__CONTENDED)
       sleepacc__contend(s, SLEEPACC__W_SPINS);
   }
@@ -456,7 +453,7 @@ static int64_t sleepacc__auto_margin(sleepacc_sleeper *s, int b, int64_t d, int6
   s->decision = s->band_samples[b] < SLEEPACC__STARTUP ? SLEEPACC__D_STARTUP : SLEEPACC__D_LEARNED;
   if (s->contended) {
     s->decision = SLEEPACC__D_SHORT;
-    if (now < s->kernel_only_until_ns) {
+    if (now < s->kernel_only_until_ns || s->short_preempted > SLEEPACC__KERNEL_ONLY) {
       s->decision = SLEEPACC__D_KERNEL_ONLY;
       m = 0;
     }
@@ -688,6 +685,14 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
   s->band_count[b]++;
   s->last_wake_ns = now;
   s->cur_active = 0;
+  if (s->contended && s->cur_klate_ns >= 0) { /* this sleep against the kernel wait alone */
+    int lost = late > s->cur_klate_ns + SLEEPACC__GAP_NS;
+    s->short_preempted += ((lost ? 1.0 : 0.0) - s->short_preempted) / 128.0;
+    if (lost) {
+      s->kernel_only_until_ns = now + SLEEPACC__KERNEL_ONLY_NS;
+      s->reason = SLEEPACC__W_SHORT;
+    }
+  }
   if (s->cur_spin_ns > 0) { /* the next sleep judges contention (sleepacc__contention_begin) */
     s->preempted_spins += s->cur_preempted;
     s->spins++;
@@ -754,6 +759,7 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
     s->cur_preempted = 0;
     s->cur_handed = 0;
     s->cur_rt_raised = 0;
+    s->cur_klate_ns = -1;
     s->cur_handoff_ns = s->rt_priority > 0 ? 0 : s->handoff_ns; /* an RT end spins in C */
     if (s->cur_handoff_ns > SLEEPACC__RT_HANDOFF_NS && sleepacc__is_rt(s))
       s->cur_handoff_ns = SLEEPACC__RT_HANDOFF_NS; /* the caller's spin is not bounded by us */
@@ -851,6 +857,7 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
         } else if (s->strategy == SLEEPACC_STRATEGY_AUTO) {
           s->band_boost_ns[s->cur_band] -= s->band_boost_ns[s->cur_band] / SLEEPACC__BOOST_DECAY;
         }
+        if (late >= 0) s->cur_klate_ns = late;
         /* contended lateness is not this host's idle figure: not learned */
         if (s->strategy == SLEEPACC_STRATEGY_AUTO && late >= 0 && !s->contended)
           sleepacc__band_add(s, s->cur_band, late);
@@ -969,7 +976,8 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->last_wake_ns = s->last_wake_ns;
   out->dma_latency_us = s->magic == SLEEPACC__SLEEPER_MAGIC ? s->dma_latency_us : -1;
   out->decision = sleepacc__decisions[s->decision >= 0 && s->decision <= SLEEPACC__D_COMP ? s->decision : 0];
-  out->reason = sleepacc__reasons[s->reason >= 0 && s->reason <= SLEEPACC__W_SHORT ? s->reason : 0];
+  out->reason = sleepacc__reasons[s->decision == SLEEPACC__D_KERNEL_ONLY ? SLEEPACC__W_SHORT
+                                  : s->reason >= 0 && s->reason <= SLEEPACC__W_SHORT ? s->reason : 0];
   out->contention = s->contention;
   out->cpu_pressure = s->strategy == SLEEPACC_STRATEGY_AUTO ? s->cpu_pressure : -1.0;
   out->wake_delay_ns = s->strategy == SLEEPACC_STRATEGY_AUTO ? s->wake_delay_ns : -1;

@@ -270,7 +270,7 @@ static void test_decision_rows_and_rt(void) {
     int way = !strcmp(ST.sleeper.decision, "short spin") || !strcmp(ST.sleeper.decision, "kernel only");
     CHECK(way == ST.sleeper.contended);
     CHECK(ST.sleeper.contended == (strcmp(ST.sleeper.reason, "idle") != 0) ||
-          !strcmp(ST.sleeper.reason, "short spins lost the CPU"));
+          !strcmp(ST.sleeper.reason, "short spins lost to the kernel wait"));
   }
   CHECK(ST.sleeper.rt_denied || ST.sleeper.rt_spins > 0);
   CHECK(sleepacc_precise_close(&H) == 0);

@@ -635,8 +635,8 @@ static void test_rt_opt_in_restored(void) {
   c.method = "spin";
   CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
   dl = sleepacc_now_ns() + 150000LL;
-  rc = sleepacc_sleeper_until(&S, dl, 50000LL);
-  CHECK(rc == 0 && same_thread(policy, nice0));
+  rc = sleepacc_sleeper_until(&S, dl, 50000LL); /* 1 when the thread lost the CPU meanwhile */
+  CHECK((rc == 0 || rc == 1) && same_thread(policy, nice0));
   CHECK(sleep_until(&S, dl, 0) == 1 && same_thread(policy, nice0));
   sleepacc_sleeper_close(&S);
   /* a signal: the last kernel wait (under FIFO) is interrupted */

@@ -267,7 +267,7 @@ local DECISIONS = {["none"] = 1, ["startup"] = 1, ["learned"] = 1, ["probe"] = 1
   ["short spin"] = 1, ["kernel only"] = 1, ["fixed"] = 1, ["spin"] = 1, ["kernel"] = 1, ["comp"] = 1}
 local REASONS = {["idle"] = 1, ["spins lost the CPU"] = 1, ["CPU pressure"] = 1,
   ["wake-ups waited for a CPU"] = 1, ["more runnable tasks than CPUs"] = 1,
-  ["short spins lost the CPU"] = 1}
+  ["short spins lost to the kernel wait"] = 1}
 
 -- The invariants of a sleeper's stats (the core's fields, read by table).
 local function consistent(st)

@@ -466,7 +466,7 @@ SPIN_CHILD = "import time\nend = time.monotonic() + {s}\nwhile time.monotonic() 
 DECISIONS = {"none", "startup", "learned", "probe", "short spin", "kernel only", "fixed", "spin",
              "kernel", "comp"}
 REASONS = {"idle", "spins lost the CPU", "CPU pressure", "wake-ups waited for a CPU",
-           "more runnable tasks than CPUs", "short spins lost the CPU"}
+           "more runnable tasks than CPUs", "short spins lost to the kernel wait"}
 
 
 class Spinners:
@@ -507,7 +507,7 @@ def _consistent(st):
         # contended <=> the last sleep was made the contended way
         assert st["contended"] == (st["decision"] in ("short spin", "kernel only")), st
         assert (st["reason"] == "idle") == (not st["contended"]) or \
-            st["reason"] == "short spins lost the CPU", st
+            st["reason"] == "short spins lost to the kernel wait", st
         assert not st["contended"] or st["contended_episodes"] >= 1
 
 
