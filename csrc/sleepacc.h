@@ -845,7 +845,7 @@ typedef struct sleepacc_sleeper {
   /* auto under CPU contention (sleeper.c, "Contention") */
   int decision;               /* how the last sleep was made (sleepacc_sleeper_decision_name) */
   int reason;                 /* why contended, or why not (sleepacc_sleeper_reason_name) */
-  int64_t cur_nivcsw;         /* involuntary switches when the sleep in progress began, -1 unknown */
+  int64_t cur_nivcsw;         /* the thread's involuntary switches at the window start, -1 unknown */
   int64_t win_start_ns;       /* the signal window: when it began */
   int64_t win_sleeps;         /*   sleeps in it */
   int64_t win_preempted;      /*   of which lost the CPU */
