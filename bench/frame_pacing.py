@@ -25,13 +25,20 @@ new schedule, so drift is over FRAMES frames = FRAMES/60 s), so a change in
 the host's load is shared by all rows.  Last line: auto's lateness as a ratio
 to the Python spin's, the limit seen from Python.
 
-    SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy python bench/frame_pacing.py [--rounds N] [--frames N]
+Then the same rows under `stress-ng --cpu N` (N the CPU count; bounded by
+its --timeout) when stress-ng is installed (--no-load skips it), with the
+loaded auto Pacer's p99 interval error against the clock_nanosleep Pacer's.
+
+    SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy python bench/frame_pacing.py [--rounds N] [--frames N] [--no-load]
 
 pygame comes from PyPI (`pip install pygame`, the bench extra); without it
 its rows are left out, saying so.
 """
 import argparse
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import time
 
@@ -125,6 +132,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--frames", type=int, default=120, help="frames per round (default 120 = 2 s)")
+    ap.add_argument("--no-load", action="store_true", help="skip the stress-ng table")
     args = ap.parse_args(argv)
     rows = dict(ROWS)
     try:
@@ -133,6 +141,32 @@ def main(argv=None):
     except ImportError:
         pygame_note = "pygame is not installed (pip install pygame): its rows are left out"
         rows = {k: v for k, v in rows.items() if not k.startswith("pygame")}
+    table(args, rows, pygame_note, "idle")
+    if args.no_load:
+        return
+    stress = shutil.which("stress-ng")
+    if not stress:
+        print("\n== under load: skipped (stress-ng is not installed)")
+        return
+    ncpu = os.cpu_count() or 1
+    budget = int(len(rows) * args.rounds * args.frames / 60 * 2) + 30  # bounded even if we die
+    proc = subprocess.Popen([stress, "--cpu", str(ncpu), "--timeout", f"{budget}s", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        print()
+        table(args, rows, pygame_note, f"under stress-ng --cpu {ncpu}")
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def table(args, rows, pygame_note, title):
     acc = {name: {"interval": [], "late": [], "drift": [], "cpu": 0, "wall": 0} for name in rows}
     for _ in range(args.rounds):
         for name, run in rows.items():
@@ -144,7 +178,7 @@ def main(argv=None):
             a["drift"].append(late[-1])
             a["cpu"] += cpu
             a["wall"] += ts[-1] - ts[0]
-    print(f"60 Hz frame loop, {args.rounds} rounds x {args.frames} frames per row "
+    print(f"== {title}: 60 Hz frame loop, {args.rounds} rounds x {args.frames} frames per row "
           f"(drift: after {args.frames} frames = {args.frames / 60:g} s); {pygame_note}")
     print(f"host: {os.uname().nodename}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     head = ("row", "interval err median", "interval err p99", "lateness median",
@@ -155,13 +189,17 @@ def main(argv=None):
     for name, a in acc.items():
         iv, late, drift = sorted(a["interval"]), sorted(a["late"]), sorted(a["drift"])
         cpu = 100.0 * a["cpu"] / a["wall"] if a["wall"] else float("nan")
-        summary[name] = (pct(late, 50), pct(late, 99), cpu)
+        summary[name] = (pct(late, 50), pct(late, 99), cpu, pct(iv, 99))
         print(f"| {name} | {fmt_us(pct(iv, 50))} | {fmt_us(pct(iv, 99))} | "
               f"{fmt_us(pct(late, 50))} | {fmt_us(pct(late, 99))} | {fmt_us(pct(drift, 50))} | "
               f"{cpu:.1f}% |")
     auto, spin = summary["Pacer(1/60) auto"], summary["Python spin"]
+    cns = summary["Pacer(1/60) clock_nanosleep"]
     print(f"\nauto / Python spin lateness: {auto[0] / max(spin[0], 1):.2f}x at the median, "
           f"{auto[1] / max(spin[1], 1):.2f}x at p99; CPU {auto[2]:.1f}% vs {spin[2]:.1f}%")
+    print(f"p99 interval error: Pacer auto {fmt_us(auto[3])} "
+          f"{'<=' if auto[3] <= cns[3] else '>'} Pacer clock_nanosleep {fmt_us(cns[3])}"
+          + "".join(f"; {k} {fmt_us(v[3])}" for k, v in summary.items() if k.startswith("pygame")))
 
 
 if __name__ == "__main__":

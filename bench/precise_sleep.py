@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of the precise sleep (issue 5; `make bench`; figures, not a test).
 
-One run on this host, side by side at 100 us, 1 ms, 10 ms and 100 ms:
+One run on this host, side by side at 10 us, 100 us, 1 ms, 10 ms and 100 ms:
 
   auto             sleepacc.Sleeper("auto"): learned per-band margin, the
                    default 50 us hand-off (the end is polled from Python)
@@ -9,6 +9,8 @@ One run on this host, side by side at 100 us, 1 ms, 10 ms and 100 ms:
   hybrid 125us     sleepacc.Sleeper("hybrid", margin=125e-6) (spin_sleep's default)
   comp             sleepacc.Sleeper("comp"): irtt's ratio compensation
   spin             sleepacc.Sleeper("spin")
+  timerfd          sleepacc.Sleeper("timerfd"): the slack-free kernel wait (the
+                   best kernel method here; auto must never lose to it)
   clock_nanosleep  sleepacc.Sleeper("clock_nanosleep"): plain relative kernel sleep
   time.sleep       Python's own
   irtt sleep       `irtt sleep` (Debian package irtt), parsed: it reports a
@@ -19,15 +21,18 @@ deadline = time.monotonic_ns() + d, sleep to it, error = time.monotonic_ns()
 - deadline (time.sleep: t0 + d).  A second table gives, for the same
 sleeps, the error the core itself saw at its return (Sleeper.last_wake_ns -
 deadline): what a C caller gets, without the interpreter's way back, which
-is cold in the CPU caches after a wait of milliseconds on a shared VM.  Columns: median |error|, p99 |error|, max
-|error| and CPU % = thread CPU time / wall time.  Statistics and the table
+is cold in the CPU caches after a wait of milliseconds on a shared VM.  Columns: median, p99,
+p99.9 and max |error|, and CPU % = thread CPU time / wall time.  Statistics and the table
 come from the C core (sleepacc._core.stats / table).  Every row first runs a
 few warm-up sleeps that are not counted (auto and comp learn from them), and
 the rows take turns in 5 rounds per duration, so a change in the host's load
 during the run is shared by all rows.
 
-Then the same table under `stress-ng --cpu 2` (bounded by --timeout), when
-stress-ng is installed.  Usage: python3 bench/precise_sleep.py [--quick]
+Then the same table under `stress-ng --cpu N`, N the CPU count (bounded by
+--timeout), when stress-ng is installed, with auto's decision and reason
+(Sleeper.stats) and auto's p50/p99/p99.9 against timerfd's; then the time
+auto takes to leave its contended state once the load ends (the recovery).
+Usage: python3 bench/precise_sleep.py [--quick] [--no-load]
 """
 import argparse
 import array
@@ -46,11 +51,12 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import sleepacc  # noqa: E402
 from sleepacc import _core  # noqa: E402
 
-DURATIONS_NS = [100_000, 1_000_000, 10_000_000, 100_000_000]
-# samples per duration (about 1, 1, 1.5 and 2.5 s of sleeping per row)
-SAMPLES = {100_000: 3000, 1_000_000: 1000, 10_000_000: 150, 100_000_000: 25}
-WARMUP = {100_000: 100, 1_000_000: 60, 10_000_000: 20, 100_000_000: 5}
-ROWS = ["auto", "auto handoff=0", "hybrid 125us", "comp", "spin", "clock_nanosleep", "time.sleep"]
+DURATIONS_NS = [10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+# samples per duration (about 0.1, 1, 1, 1.5 and 2.5 s of sleeping per row)
+SAMPLES = {10_000: 5000, 100_000: 3000, 1_000_000: 1000, 10_000_000: 150, 100_000_000: 25}
+WARMUP = {10_000: 200, 100_000: 100, 1_000_000: 60, 10_000_000: 20, 100_000_000: 5}
+ROWS = ["auto", "auto handoff=0", "hybrid 125us", "comp", "spin", "timerfd", "clock_nanosleep",
+        "time.sleep"]
 
 
 def make_sleeper(row):
@@ -128,7 +134,10 @@ def run_table(scale):
 
 
 def render(results, core=False):
-    rows = []
+    """The table: the core's statistics (its wide table's columns, and p99.9)."""
+    fmt = _core.format_duration
+    head = ("method", "requested", "n", "median err", "p99 err", "p99.9 err", "max err", "CPU %")
+    cells = [head]
     for d in DURATIONS_NS:
         for row in ROWS:
             st, cpu, cst = results[(row, d)]
@@ -136,9 +145,12 @@ def render(results, core=False):
                 if cst is None:
                     continue
                 st = cst
-            rows.append({"method": row, "requested_ns": d, "mode": "periodic", "stats": st,
-                         "cpu_percent": cpu})
-    return _core.table(rows, style="wide")
+            cells.append((row, fmt(d), str(st["n"]), fmt(abs(st["median"])), fmt(abs(st["p99"])),
+                          fmt(abs(st["p999"])), fmt(abs(st["max"])), f"{cpu:.1f}"))
+    width = [max(len(r[c]) for r in cells) for c in range(len(head))]
+    lines = ["  ".join(r[c].ljust(width[c]) if c == 0 else r[c].rjust(width[c])
+                       for c in range(len(head))).rstrip() for r in cells]
+    return "\n".join(lines) + "\n"
 
 
 def margins_line(auto):
@@ -163,8 +175,39 @@ def ratios(results, loaded):
         lines.append(f"  {_core.format_duration(d):>6}: time.sleep/auto median error = "
                      f"{ratio(ts, max(auto, 1))}x; auto {_core.format_duration(auto)} {verdict} "
                      f"clock_nanosleep {_core.format_duration(cns)}")
+    if loaded:
+        # the tail against the slack-free kernel wait, seen by the core
+        for d in DURATIONS_NS:
+            a, t = results[("auto", d)][2], results[("timerfd", d)][2]
+            parts = []
+            for q in ("median", "p99", "p999"):
+                av, tv = abs(a[q]), abs(t[q])
+                parts.append(f"{'p50' if q == 'median' else q.replace('p999', 'p99.9')} "
+                             f"{_core.format_duration(av)} {'<=' if av <= tv else '>'} "
+                             f"{_core.format_duration(tv)} ({ratio(av, max(tv, 1))}x)")
+            lines.append(f"  {_core.format_duration(d):>6}: auto vs timerfd (core): "
+                         + "; ".join(parts))
     head = "ratios" + (" under load" if loaded else "") + ":"
     return "\n".join([head] + lines)
+
+
+def decision_line(auto):
+    st = auto.stats
+    pressure = "unknown" if st["cpu_pressure"] < 0 else f"{st['cpu_pressure']:.2f}"
+    return (f"auto's state: contended {st['contended']}, decision {st['decision']!r}, "
+            f"reason {st['reason']!r}, CPU pressure {pressure}, run-queue wait per sleep "
+            f"{st['wake_delay_ns']} ns, contended episodes {st['contended_episodes']}")
+
+
+def recovery(auto, limit_s=10.0):
+    """Seconds from now (the load just ended) until auto leaves its contended
+    state, sleeping 1 ms at a time; None when it did not within limit_s."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        if not auto.stats["contended"]:
+            return time.monotonic() - t0
+        auto.sleep(1e-3)
+    return None
 
 
 IRTT_WANT = {"100µs": 100_000, "1ms": 1_000_000, "10ms": 10_000_000, "100ms": 100_000_000}
@@ -235,9 +278,10 @@ def one_table(title, scale, loaded):
     print(render(results, core=True), end="")
     print(irtt_line(got, note))
     print(margins_line(auto))
+    print(decision_line(auto))
     print(ratios(results, loaded))
     print()
-    return results
+    return results, auto
 
 
 def thread_slack_ns():
@@ -269,15 +313,17 @@ def main():
     if not stress:
         print("== under load: skipped (stress-ng is not installed; apt-get install stress-ng)")
         return
-    budget = int(200 * max(scale, 0.2)) + 30  # bounded even if we die
-    proc = subprocess.Popen([stress, "--cpu", "2", "--timeout", f"{budget}s", "--quiet"],
+    budget = int(260 * max(scale, 0.2)) + 30  # bounded even if we die
+    ncpu = os.cpu_count() or 1
+    proc = subprocess.Popen([stress, "--cpu", str(ncpu), "--timeout", f"{budget}s", "--quiet"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    auto = None
     try:
         time.sleep(1.0)
         if proc.poll() is not None:
             print("== under load: skipped (stress-ng exited at once)")
             return
-        one_table("under stress-ng --cpu 2", scale, loaded=True)
+        _, auto = one_table(f"under stress-ng --cpu {ncpu}", scale, loaded=True)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -286,6 +332,12 @@ def main():
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+    if auto is not None:
+        took = recovery(auto)
+        print("recovery: " + (f"auto left its contended state {took * 1e3:.0f} ms after the "
+                              f"load ended" if took is not None else
+                              "auto was still contended 10 s after the load ended (the host "
+                              "is busy with other work?)") + "; " + decision_line(auto))
 
 
 if __name__ == "__main__":

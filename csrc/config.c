@@ -62,6 +62,7 @@
   XX(S_DMA, "dma_latency_us", EINVAL, "must be 0..2000000000 us (or left as it is)")           \
   XX(S_PERIOD, "period_ns", EINVAL, "must be positive and at most 86400 s (one day)")         \
   XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")                        \
+  XX(S_RT_PRIORITY, "rt_priority", EINVAL, "must be 0..99 (0: off)")                          \
   XX(S_DEADLINE_NEG, "deadline_ns", EINVAL, "must be a CLOCK_MONOTONIC time in ns")           \
   XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")                 \
   XX(SECONDS_FINITE, "duration_ns", EINVAL, "must be finite")                                 \
@@ -251,6 +252,7 @@ static int sleepacc__sleeper_rule(const sleepacc_sleeper_config *c, int pacer) {
   if (c->handoff_ns < 0 || c->handoff_ns > SLEEPACC_MAX_HANDOFF_NS) return SLEEPACC__R_S_HANDOFF;
   if (c->dma_latency_us < -1 || c->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
     return SLEEPACC__R_S_DMA;
+  if (c->rt_priority < 0 || c->rt_priority > 99) return SLEEPACC__R_S_RT_PRIORITY;
   if (!pacer) return SLEEPACC__R_OK;
   if (c->period_ns <= 0 || c->period_ns > SLEEPACC_MAX_DURATION_NS) return SLEEPACC__R_S_PERIOD;
   if (sleepacc_missed_from_name(c->missed) < 0) return SLEEPACC__R_S_MISSED;
@@ -367,6 +369,7 @@ const sleepacc_field sleepacc_sleeper_config_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_config, dma_latency_us, I64),
     SLEEPACC__F(sleepacc_sleeper_config, period_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_config, missed, STR),
+    SLEEPACC__F(sleepacc_sleeper_config, rt_priority, I64),
     SLEEPACC__END,
 };
 
@@ -399,6 +402,16 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, dma_latency_us, OPT),
     {"margins", offsetof(sleepacc_sleeper_stats, margins), SLEEPACC_FIELD_PAIRS,
      sleepacc__margin_fields, 0},
+    SLEEPACC__F(sleepacc_sleeper_stats, decision, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, reason, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, contention, DBL),
+    SLEEPACC__F(sleepacc_sleeper_stats, cpu_pressure, DBL),
+    SLEEPACC__F(sleepacc_sleeper_stats, wake_delay_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, contended_episodes, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, slice_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, rt_priority, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, rt_spins, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, rt_denied, BOOL),
     SLEEPACC__END,
 };
 

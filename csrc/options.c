@@ -62,6 +62,7 @@ const sleepacc_option sleepacc_sleeper_options[] = {
     SOPT("dma_latency", INT64, dma_latency_us, 0),
     SOPT("period", SECONDS, period_ns, 1), /* lo 1: > 0 */
     SOPT("missed", NAME, missed, 0),
+    SOPT("rt_priority", INT64, rt_priority, 0),
     {NULL, 0, NULL, 0, 0},
 };
 
@@ -69,9 +70,9 @@ const sleepacc_option sleepacc_sleeper_options[] = {
  * bindings take them: the first one positional (a sleeper's method, a
  * pacer's period), the rest by name; Python's Sleeper/Pacer signatures and
  * Lua's sa.sleeper/sa.pacer option tables are these. */
-const char *const sleepacc_precise_takes[2][6] = {
-    {"method", "quantile", "margin", "handoff", "dma_latency", NULL},
-    {"period", "method", "missed", "handoff", "dma_latency", NULL},
+const char *const sleepacc_precise_takes[2][7] = {
+    {"method", "quantile", "margin", "handoff", "dma_latency", "rt_priority", NULL},
+    {"period", "method", "missed", "handoff", "dma_latency", "rt_priority", NULL},
 };
 
 const char *sleepacc_option_of_field(const char *field) {

@@ -658,6 +658,30 @@ typedef struct sleepacc_sleeper {
   int dma_latency_us;         /* value held on /dev/cpu_dma_latency, -1 none */
   sleepacc_env_saved held;    /* the environment held for the sleeper's life */
   uint64_t fork_gen;          /* sleepacc_fork_generation() when the waiter was opened */
+  /* auto under CPU contention (sleeper.c, "Contention") */
+  int decision;               /* how the last sleep was made (sleepacc_sleeper_decision_name) */
+  int reason;                 /* why contended, or why not (sleepacc_sleeper_reason_name) */
+  int64_t cur_nivcsw;         /* the thread's involuntary switches at the window start, -1 unknown */
+  int64_t win_start_ns;       /* the signal window: when it began */
+  int64_t win_sleeps;         /*   sleeps in it */
+  int64_t win_preempted;      /*   of which lost the CPU */
+  int64_t psi_some_us;        /* /proc/pressure/cpu "some" total at the window start, -1 none */
+  int64_t run_delay_ns;       /* this thread's run-queue wait at the window start, -1 none */
+  double cpu_pressure;        /* the last window's share of time a task waited for a CPU, -1 unknown */
+  int64_t wake_delay_ns;      /* the last window's run-queue wait per sleep, -1 unknown */
+  int64_t calm_since_ns;      /* contended: since when every signal is quiet (0: not) */
+  int64_t contended_episodes; /* times the contended state was entered */
+  double short_preempted;     /* contended: EWMA of "the spin ended later than its kernel wait" */
+  int64_t cur_klate_ns;       /* how late the sleep in progress's kernel wait woke, -1 none */
+  int64_t kernel_only_until_ns; /* contended: no spin until then */
+  int64_t slice_ns;           /* the scheduler's slice for this thread (0 unknown) */
+  int rt_priority;            /* opt-in: spin the end under SCHED_FIFO at this priority (0: off) */
+  int rt_held;                /* 1 while the thread runs under that policy, set by us */
+  int rt_denied;              /* the policy could not be set (no privilege) */
+  int64_t rt_spins;           /* sleeps whose end ran under that policy */
+  int cur_rt_raised;          /* the sleep in progress raised it already */
+  int64_t cur_rt_from_ns;     /* when its spin under that policy began */
+  unsigned char rt_saved[64]; /* the thread's scheduling attributes before */
 } sleepacc_sleeper;
 
 /* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */
@@ -683,6 +707,19 @@ typedef struct sleepacc_sleeper_stats {
   int64_t last_wake_ns;       /* when the last completed sleep returned (0 none) */
   int64_t dma_latency_us;     /* /dev/cpu_dma_latency value held, -1 none */
   sleepacc_pairs margins;     /* auto: {band lower bound ns: margin ns} (sleepacc_sleeper_margins) */
+  const char *decision;       /* how the last sleep was made: "learned", "startup", "probe",
+                                 "short spin", "kernel only", "fixed", "spin", "kernel", "comp" */
+  const char *reason;         /* why: "idle", "spins lost the CPU", "CPU pressure",
+                                 "wake-ups waited for a CPU", "more runnable tasks than CPUs",
+                                 "short spins lost to the kernel wait" */
+  double contention;          /* auto: EWMA of "this sleep's thread lost the CPU" */
+  double cpu_pressure;        /* auto: share of the last window some task waited for a CPU, -1 unknown */
+  int64_t wake_delay_ns;      /* auto: the last window's run-queue wait per sleep, -1 unknown */
+  int64_t contended_episodes; /* auto: times the contended state was entered */
+  int64_t slice_ns;           /* the scheduler's slice of the thread (0 unknown) */
+  int64_t rt_priority;        /* the opt-in SCHED_FIFO priority of the spin (0: off) */
+  int64_t rt_spins;           /* sleeps whose end ran under it */
+  int rt_denied;              /* the policy could not be set (no privilege) */
 } sleepacc_sleeper_stats;
 /* Strategy name ("auto", ...), or NULL out of range. */
 const char *sleepacc_strategy_name(int strategy);
@@ -697,6 +734,7 @@ typedef struct sleepacc_sleeper_config {
   int64_t dma_latency_us;  /* hold /dev/cpu_dma_latency at this for the life, or -1 */
   int64_t period_ns;       /* pacer: the period, (0, one day] */
   const char *missed;      /* pacer: "skip", "burst" or "delay" ("skip") */
+  int64_t rt_priority;     /* opt-in: spin the end under SCHED_FIFO at this, 1..99 (0: off) */
 } sleepacc_sleeper_config;
 void sleepacc_sleeper_config_default(sleepacc_sleeper_config *c);
 /* Every rule of c (pacer != 0: also the period and missed policy): 0, or a

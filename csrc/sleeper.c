@@ -39,23 +39,62 @@
  *     geometrically; the boost decays by 1/32 per sleep without a miss and
  *     the histogram forgets old samples over ~1/LAMBDA sleeps, so the
  *     margin grows fast and shrinks slowly;
- *   - contention: a spin step longer than GAP_NS means the thread lost the
- *     CPU.  When more than 10% of recent spins (EWMA, 1/16; judged after
- *     16 spins) lost it, other
- *     threads want this CPU, and a long spin backfires: it is preempted and
- *     the sleep ends a whole time slice late.  Measured under stress-ng
- *     --cpu 2: a 10 ms auto sleep whose p99 margin had grown to 8 ms (the
- *     kernel's lateness tail under load) had a 22 ms median error.  So while
- *     contended the margin is capped at CONTENDED_CAP (125 us); the cap goes
- *     when fewer than 2% of spins lose the CPU, after CONTENDED_MIN sleeps
- *     at least (capped spins are preempted less, which is not the load
- *     going away).  Measured with the rows
- *     interleaved (bench/precise_sleep.py) a 125 us spin never made the
- *     median worse than a plain kernel sleep's under load, and dropping the
- *     spin altogether (tried) gave up most of the gain on a busy host;
+ *   - contention: see "Contention" below; while contended no sample is
+ *     learned, so the bands keep the idle figures for when the load ends;
  *   - the margin is clamped to [0, requested duration]; a band whose margin
  *     is the whole sleep (pure spin) re-tries a kernel wait to half the
  *     request every EXPLORE sleeps, so it can learn that the host improved.
+ *
+ * Contention.  A thread that spins while other threads want its CPU uses
+ * up its share: the scheduler takes the CPU at the next tick and gives it
+ * back a time slice later (4 ms at HZ=250), while a thread that slept in
+ * the kernel is woken at once.  Measured under stress-ng --cpu 2 on the
+ * 2-vCPU guest: a 100 us auto sleep spinning its whole length had a p99 of
+ * 3.96 ms against timerfd's 27 us.  In another run, with other work on the
+ * host as well, 3% of such spins were preempted, and both a gap between two
+ * clock reads and a rise of the thread's involuntary context switches
+ * (getrusage(RUSAGE_THREAD) ru_nivcsw) saw each; a 10 ms sleep spun whole
+ * had a median of 2 ms; giving the CPU back between 20 us spin slices
+ * (sched_yield) made the median 0.8-7 ms, so it is not used; a kernel wait
+ * ending 10-125 us before the deadline, then a spin, was never later than
+ * timerfd alone at p50/p99 at 100 us, 1 ms and 10 ms.  auto watches, per sleep, whether its
+ * spin lost the CPU (a gap over GAP_NS between two clock reads), and per
+ * window of at least SIGNAL_NS (sampled when a sleep of 50 us or more
+ * begins, a few us of reads before its kernel wait): the thread's
+ * involuntary context switches (a preemption outside the spin), the share
+ * of that window some task waited for a CPU
+ * (/proc/pressure/cpu "some" total), this thread's run-queue wait per
+ * sleep (/proc/thread-self/schedstat), and where PSI is missing, more
+ * runnable tasks than CPUs (/proc/loadavg).  It is contended when 10% of
+ * recent sleeps lost the CPU (an EWMA of 1/16, after 16 sleeps) or a
+ * window says so; it leaves once every signal has been quiet for CALM_NS,
+ * so idle figures come back within a second of the load's end.  While
+ * contended the spin (margin plus hand-off) is at most CONTENDED_CAP, 1/8
+ * of the sleep (the thread then stays a light task that the scheduler wakes
+ * at once) and 1/8 of the scheduler's slice for the thread (sched_getattr):
+ * the kernel wait ends closer to the deadline, so a sleep is never later
+ * than the kernel wait alone would have been unless the spin itself loses
+ * the CPU, and the short spin absorbs what it can.  Each contended sleep is
+ * its own A/B test: how late its kernel wait woke after its target is how
+ * late a plain kernel wait to the deadline would have ended; a sleep that
+ * ended more than GAP_NS later than that lost to the kernel wait (its spin
+ * was preempted or stalled).  One such sleep makes every sleep the kernel
+ * wait alone for KERNEL_ONLY_NS, and until the share of such sleeps (an
+ * EWMA of 1/128, kernel-only sleeps counting as none) is under KERNEL_ONLY;
+ * then short spins are tried again.  Sleepacc_sleeper_stats says how the
+ * last sleep was made (decision) and why (reason).
+ *
+ * Real-time spin, opt-in (rt_priority 1..99; never the default).  The end of
+ * the sleep (its last kernel wait, when it ends within RT_SPIN_NS of the
+ * deadline, and the spin after it) runs under SCHED_FIFO at that priority,
+ * as cyclictest does: the wake-up preempts every normal thread, the spin
+ * cannot be preempted by one.  The spin under it is bounded by RT_SPIN_NS;
+ * past that the policy is dropped and the spin goes on as a normal thread.
+ * The thread's attributes (sched_getattr) are put back before
+ * sleepacc_sleeper_until returns, on every path (the deadline, the chunk's
+ * end, a signal, an error); the hand-off is off, so no spin under it runs
+ * outside C.  A thread that is already FIFO/RR is left alone; without the
+ * privilege the sleeper goes on as a normal thread (rt_denied).
  *
  * Real-time threads.  A spin longer than RT_SPIN_NS checks the thread's
  * policy once per sleep (sched_getscheduler: 185 ns measured, so it is not
@@ -88,7 +127,12 @@
 
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define SLEEPACC__SLEEPER_MAGIC 0x51ee9e7
 #define SLEEPACC__AUTO_INITIAL_NS 300000LL   /* auto: margin of a cold band */
@@ -102,10 +146,31 @@
 #define SLEEPACC__MIN_KERNEL_NS 1000LL       /* shorter kernel waits are skipped */
 #define SLEEPACC__COMP_ALPHA 0.10            /* comp: EWMA weight (irtt) */
 #define SLEEPACC__GAP_NS 20000LL             /* a spin step this long: the CPU was lost */
-#define SLEEPACC__CONTENDED 0.10             /* contention above this: cap the margin */
-#define SLEEPACC__UNCONTENDED 0.02           /*   until it falls below this */
-#define SLEEPACC__CONTENDED_CAP_NS 125000LL  /* the cap (spin_sleep's fixed margin) */
-#define SLEEPACC__CONTENDED_MIN 2048         /* sleeps before the cap can go */
+#define SLEEPACC__CONTENDED 0.10             /* share of sleeps that lost the CPU: contended */
+#define SLEEPACC__QUIET 0.05                 /*   at most this in a window: quiet */
+#define SLEEPACC__CONTENDED_CAP_NS 50000LL   /* contended: most spin per sleep */
+#define SLEEPACC__CONTENDED_DUTY 8           /* contended: spin at most 1/8 of the sleep, of the slice */
+#define SLEEPACC__SIGNAL_NS 100000000LL      /* a signal window is at least 100 ms */
+#define SLEEPACC__SIGNAL_MIN_D_NS 50000LL    /* windows close only at sleeps this long */
+#define SLEEPACC__CALM_NS 300000000LL        /* every signal quiet this long: not contended */
+#define SLEEPACC__PRESSURE 0.20              /* PSI "some" share of a window: contended */
+#define SLEEPACC__PRESSURE_QUIET 0.10        /*   at most this: quiet */
+#define SLEEPACC__WAKE_DELAY_NS 20000LL      /* run-queue wait per sleep: contended */
+#define SLEEPACC__KERNEL_ONLY 0.002          /* short spins that lost to the kernel wait: */
+#define SLEEPACC__KERNEL_ONLY_NS 500000000LL /*   the kernel wait alone, this long at least */
+
+/* How a sleep was made, and why (sleepacc_sleeper_stats: decision, reason). */
+enum { SLEEPACC__D_NONE, SLEEPACC__D_STARTUP, SLEEPACC__D_LEARNED, SLEEPACC__D_PROBE,
+       SLEEPACC__D_SHORT, SLEEPACC__D_KERNEL_ONLY, SLEEPACC__D_FIXED, SLEEPACC__D_SPIN,
+       SLEEPACC__D_KERNEL, SLEEPACC__D_COMP };
+static const char *const sleepacc__decisions[] = {
+    "none", "startup", "learned", "probe", "short spin", "kernel only", "fixed", "spin",
+    "kernel", "comp"};
+enum { SLEEPACC__W_IDLE, SLEEPACC__W_SPINS, SLEEPACC__W_PRESSURE, SLEEPACC__W_WAKE,
+       SLEEPACC__W_RUNNABLE, SLEEPACC__W_SHORT };
+static const char *const sleepacc__reasons[] = {
+    "idle", "spins lost the CPU", "CPU pressure", "wake-ups waited for a CPU",
+    "more runnable tasks than CPUs", "short spins lost to the kernel wait"};
 
 /* Preferred kernel wait of auto/hybrid/comp/spin, best first. */
 static const char *const sleepacc__kernel_pref[] = {
@@ -172,6 +237,173 @@ static void sleepacc__band_add(sleepacc_sleeper *s, int b, int64_t late) {
   s->band_q[b] = (double)sleepacc__lbucket_hi(i);
 }
 
+/* ------------------------------------------------------------ contention */
+
+/* The calling thread's involuntary context switches, or -1. */
+static int64_t sleepacc__nivcsw(void) {
+  struct rusage r;
+  return getrusage(RUSAGE_THREAD, &r) == 0 ? (int64_t)r.ru_nivcsw : -1;
+}
+
+/* /proc/pressure/cpu's "some" total (us; its first line), or -1. */
+static int64_t sleepacc__psi_some_us(void) {
+  char buf[256];
+  const char *t;
+  if (sleepacc__read_text("/proc/pressure/cpu", buf, sizeof buf) < 0) return -1;
+  t = strstr(buf, "total=");
+  return t ? strtoll(t + 6, NULL, 10) : -1;
+}
+
+/* This thread's time waiting on a run queue (ns), or -1. */
+static int64_t sleepacc__run_delay_ns(void) {
+  char buf[128];
+  long long on_cpu, delay;
+  if (sleepacc__read_text("/proc/thread-self/schedstat", buf, sizeof buf) < 0) return -1;
+  return sscanf(buf, "%lld %lld", &on_cpu, &delay) == 2 ? (int64_t)delay : -1;
+}
+
+/* Runnable tasks (this thread among them) beyond the online CPUs, from
+ * /proc/loadavg; INT64_MIN when unknown. */
+static int64_t sleepacc__runnable_excess(void) {
+  char buf[128];
+  double l1, l5, l15;
+  long long run, total;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1 || sleepacc__read_text("/proc/loadavg", buf, sizeof buf) < 0 ||
+      sscanf(buf, "%lf %lf %lf %lld/%lld", &l1, &l5, &l15, &run, &total) != 5)
+    return INT64_MIN;
+  return (int64_t)run - n;
+}
+
+/* The thread's scheduler slice (sched_getattr's runtime of a normal
+ * thread, EEVDF's slice since Linux 6.6), or 0. */
+struct sleepacc__attr {
+  uint32_t size, policy;
+  uint64_t flags;
+  int32_t nice;
+  uint32_t priority;
+  uint64_t runtime, deadline, period;
+  uint32_t util_min, util_max;
+};
+_Static_assert(sizeof(struct sleepacc__attr) <= sizeof(((sleepacc_sleeper *)0)->rt_saved),
+               "rt_saved holds a sched_attr");
+
+static int sleepacc__getattr(struct sleepacc__attr *a) {
+#ifdef SYS_sched_getattr
+  memset(a, 0, sizeof *a);
+  return syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof *a, 0) == 0 ? 0 : -1;
+#else
+  (void)a;
+  return -1;
+#endif
+}
+
+static int64_t sleepacc__slice_ns(void) {
+  struct sleepacc__attr a;
+  if (sleepacc__getattr(&a) < 0) return 0;
+  if (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH) return 0;
+  return a.runtime <= (uint64_t)SLEEPACC_MAX_DURATION_NS ? (int64_t)a.runtime : 0;
+}
+
+/* Enter (or stay in) the contended state for `why`. */
+static void sleepacc__contend(sleepacc_sleeper *s, int why) {
+  if (!s->contended) {
+    s->contended = 1;
+    s->contended_since = s->count;
+    s->contended_episodes++;
+    s->short_preempted = 0;
+  }
+  s->reason = why;
+  s->calm_since_ns = 0;
+}
+
+/* Leave the contended state: the idle figures apply again. */
+static void sleepacc__uncontend(sleepacc_sleeper *s) {
+  s->contended = 0;
+  s->contention = 0;
+  s->short_preempted = 0;
+  s->kernel_only_until_ns = 0;
+  s->calm_since_ns = 0;
+  s->reason = SLEEPACC__W_IDLE;
+}
+
+/* Start a signal window at now. */
+static void sleepacc__window_start(sleepacc_sleeper *s, int64_t now) {
+  s->win_start_ns = now;
+  s->win_sleeps = s->win_preempted = 0;
+  s->psi_some_us = sleepacc__psi_some_us();
+  s->run_delay_ns = sleepacc__run_delay_ns();
+  s->cur_nivcsw = sleepacc__nivcsw();
+}
+
+/* Close the signal window at now: judge it, start the next. */
+static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
+  int64_t span = now - s->win_start_ns, psi = sleepacc__psi_some_us();
+  int64_t rd = sleepacc__run_delay_ns(), excess = INT64_MIN, n = sleepacc__nivcsw();
+  int why = SLEEPACC__W_IDLE, quiet;
+  /* a preemption a spin gap did not see (the caller's code, the hand-off) */
+  if (n >= 0 && s->cur_nivcsw >= 0 && n - s->cur_nivcsw > s->win_preempted)
+    s->win_preempted = n - s->cur_nivcsw < s->win_sleeps ? n - s->cur_nivcsw : s->win_sleeps;
+  s->cpu_pressure = -1.0;
+  if (psi >= 0 && s->psi_some_us >= 0 && span > 0) {
+    s->cpu_pressure = (double)(psi - s->psi_some_us) * 1000.0 / (double)span;
+    if (s->cpu_pressure > 1.0) s->cpu_pressure = 1.0;
+    if (s->cpu_pressure < 0.0) s->cpu_pressure = 0.0;
+  }
+  s->wake_delay_ns = rd >= 0 && s->run_delay_ns >= 0 && s->win_sleeps > 0
+                         ? (rd - s->run_delay_ns) / s->win_sleeps : -1;
+  if (s->cpu_pressure < 0) excess = sleepacc__runnable_excess();
+  if (s->win_sleeps >= 8 && s->win_preempted * 10 > s->win_sleeps) why = SLEEPACC__W_SPINS;
+  else if (s->cpu_pressure > SLEEPACC__PRESSURE) why = SLEEPACC__W_PRESSURE;
+  else if (s->wake_delay_ns > SLEEPACC__WAKE_DELAY_NS) why = SLEEPACC__W_WAKE;
+  else if (excess != INT64_MIN && excess > 0) why = SLEEPACC__W_RUNNABLE;
+  quiet = why == SLEEPACC__W_IDLE && s->win_preempted <= SLEEPACC__QUIET * (double)s->win_sleeps &&
+          s->cpu_pressure <= SLEEPACC__PRESSURE_QUIET &&
+          s->wake_delay_ns <= SLEEPACC__WAKE_DELAY_NS / 2;
+  if (s->strategy == SLEEPACC_STRATEGY_AUTO) {
+    if (why != SLEEPACC__W_IDLE) {
+      sleepacc__contend(s, why);
+    } else if (s->contended && quiet) {
+      if (!s->calm_since_ns) s->calm_since_ns = s->win_start_ns;
+      if (now - s->calm_since_ns >= SLEEPACC__CALM_NS) sleepacc__uncontend(s);
+    } else if (!quiet) {
+      s->calm_since_ns = 0;
+    }
+  }
+  s->win_start_ns = now;
+  s->win_sleeps = s->win_preempted = 0;
+  s->psi_some_us = psi;
+  s->run_delay_ns = rd;
+  s->cur_nivcsw = n;
+}
+
+/* A new sleep of d ns begins at now: judge the last one (did its spin
+ * lose the CPU), maybe close the window.  No system call here: a
+ * getrusage per sleep (1.2 us under load) made 10 us sleeps 4 us later at
+ * the median, so the involuntary switches are read per window. */
+static void sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t d) {
+  if (s->count > 0) {
+    int lost = s->cur_preempted;
+    s->contention += ((lost ? 1.0 : 0.0) - s->contention) / 16.0;
+    s->win_sleeps++;
+    s->win_preempted += lost;
+    if (lost) s->calm_since_ns = 0;
+    if (!s->contended && s->count >= 16 && s->contention > SLEEPACC__CONTENDED)
+      sleepacc__contend(s, SLEEPACC__W_SPINS);
+  }
+  if (d >= SLEEPACC__SIGNAL_MIN_D_NS && now - s->win_start_ns >= SLEEPACC__SIGNAL_NS)
+    sleepacc__window_close(s, now);
+}
+
+/* While contended: the most a sleep of d ns may spin (margin and hand-off). */
+static int64_t sleepacc__contended_budget(const sleepacc_sleeper *s, int64_t d) {
+  int64_t b = SLEEPACC__CONTENDED_CAP_NS;
+  if (d / SLEEPACC__CONTENDED_DUTY < b) b = d / SLEEPACC__CONTENDED_DUTY;
+  if (s->slice_ns > 0 && s->slice_ns / SLEEPACC__CONTENDED_DUTY < b)
+    b = s->slice_ns / SLEEPACC__CONTENDED_DUTY;
+  return b;
+}
+
 /* auto's margin for a request of d ns in band b, clamped to [0, d]. */
 static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_t d) {
   int64_t m;
@@ -185,22 +417,33 @@ static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_
       int64_t cap = s->fixed_margin_ns < d / 2 ? s->fixed_margin_ns : d / 2;
       if (m > cap) m = cap;
     }
-    /* other threads want this CPU: spin little (see the top) */
-    if (s->contended && m > SLEEPACC__CONTENDED_CAP_NS) m = SLEEPACC__CONTENDED_CAP_NS;
   }
+  /* other threads want this CPU: spin little (see "Contention") */
+  if (s->contended && m > sleepacc__contended_budget(s, d)) m = sleepacc__contended_budget(s, d);
   if (m > d) m = d;
   if (m < 0) m = 0;
   return m;
 }
 
-/* The margin auto uses for a sleep of d ns in band b, in [0, d]. */
-static int64_t sleepacc__auto_margin(sleepacc_sleeper *s, int b, int64_t d) {
+/* The margin auto uses for a sleep of d ns in band b at now, in [0, d];
+ * sets the decision. */
+static int64_t sleepacc__auto_margin(sleepacc_sleeper *s, int b, int64_t d, int64_t now) {
   int64_t m = sleepacc__learned_margin(s, b, d);
-  if (m >= d && d > 0) {
+  s->decision = s->band_samples[b] < SLEEPACC__STARTUP ? SLEEPACC__D_STARTUP : SLEEPACC__D_LEARNED;
+  if (s->contended) {
+    s->decision = SLEEPACC__D_SHORT;
+    if (now < s->kernel_only_until_ns || s->short_preempted > SLEEPACC__KERNEL_ONLY) {
+      s->decision = SLEEPACC__D_KERNEL_ONLY;
+      m = 0;
+    }
+  } else if (m >= d && d > 0) {
     /* Saturated: the margin is the whole sleep, so no sample is learned.
      * Probe with half the request now and then. */
     s->band_saturated[b]++;
-    if (s->band_saturated[b] % SLEEPACC__EXPLORE == 0 && d / 2 >= SLEEPACC__MIN_KERNEL_NS) m = d / 2;
+    if (s->band_saturated[b] % SLEEPACC__EXPLORE == 0 && d / 2 >= SLEEPACC__MIN_KERNEL_NS) {
+      m = d / 2;
+      s->decision = SLEEPACC__D_PROBE;
+    }
   }
   s->band_margin_ns[b] = m;
   return m;
@@ -260,6 +503,11 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
     s->clock_cost_ns = ci.read_cost_ns;
   s->comp_ratio = 1.0;
   s->cur_rt = -1;
+  s->cur_nivcsw = -1;
+  s->cpu_pressure = -1.0;
+  s->wake_delay_ns = -1;
+  s->slice_ns = sleepacc__slice_ns();
+  if (strategy == SLEEPACC_STRATEGY_AUTO) sleepacc__window_start(s, sleepacc_now_ns());
   sleepacc_hist_init(&s->lateness, 0);
   s->magic = SLEEPACC__SLEEPER_MAGIC;
   return 0;
@@ -310,6 +558,53 @@ static int sleepacc__is_rt(sleepacc_sleeper *s) {
   return s->cur_rt;
 }
 
+/* The opt-in real-time end of a sleep: SCHED_FIFO at rt_priority, once per
+ * sleep, unless the caller's thread is FIFO/RR already (see the top). */
+static void sleepacc__rt_raise(sleepacc_sleeper *s, int64_t now) {
+  struct sleepacc__attr a;
+  struct sched_param sp;
+  if (s->rt_priority <= 0 || s->rt_held || s->rt_denied || s->cur_rt_raised) return;
+  s->cur_rt_raised = 1;
+  if (sleepacc__is_rt(s)) return; /* cached before the raise: the caller's own policy */
+  if (sleepacc__getattr(&a) < 0) {
+    s->rt_denied = 1;
+    return;
+  }
+  memcpy(s->rt_saved, &a, sizeof a);
+  memset(&sp, 0, sizeof sp);
+  sp.sched_priority = s->rt_priority;
+  if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) {
+    s->rt_denied = 1;
+    return;
+  }
+  s->rt_held = 1;
+  s->cur_rt_from_ns = now;
+  s->rt_spins++;
+}
+
+/* Put back the attributes the raise saved (every return of until). */
+static void sleepacc__rt_restore(sleepacc_sleeper *s) {
+  struct sleepacc__attr a;
+  if (!s->rt_held) return;
+  memcpy(&a, s->rt_saved, sizeof a);
+  a.size = sizeof a;
+  a.flags &= 1; /* SCHED_FLAG_RESET_ON_FORK is state; the other flags are requests */
+#ifdef SYS_sched_setattr
+  if (syscall(SYS_sched_setattr, 0, &a, 0) == 0) {
+    s->rt_held = 0;
+    return;
+  }
+#endif
+  {
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = (int)a.priority;
+    sched_setscheduler(0, (int)a.policy | (a.flags ? SCHED_RESET_ON_FORK : 0), &sp);
+    setpriority(PRIO_PROCESS, 0, a.nice);
+  }
+  s->rt_held = 0;
+}
+
 /* Spin until `until` or chunk_end, whichever first.  Under FIFO/RR a spin
  * beyond RT_SPIN_NS per sleep becomes a kernel wait.  Returns 1 when `until`
  * is reached, 0 at the chunk end, or a negative errno from the kernel wait.
@@ -319,6 +614,10 @@ static int sleepacc__spin(sleepacc_sleeper *s, int64_t *now, int64_t until, int6
   int rc = 1;
   while (t < until) {
     if (t >= chunk_end) { rc = 0; break; }
+    if (s->rt_priority > 0) { /* opt-in: the last RT_SPIN_NS under FIFO, no more */
+      if (!s->rt_held && until - t <= SLEEPACC__RT_SPIN_NS) sleepacc__rt_raise(s, t);
+      if (s->rt_held && t - s->cur_rt_from_ns > SLEEPACC__RT_SPIN_NS) sleepacc__rt_restore(s);
+    }
     if (s->cur_spin_ns + (t - t0) > SLEEPACC__RT_SPIN_NS && sleepacc__is_rt(s)) {
       int64_t target = until < chunk_end ? until : chunk_end;
       s->cur_spin_ns += t - t0;
@@ -372,19 +671,17 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
   s->band_count[b]++;
   s->last_wake_ns = now;
   s->cur_active = 0;
-  if (s->cur_spin_ns > 0) { /* contention: how often spinning lost the CPU */
-    s->contention += ((s->cur_preempted ? 1.0 : 0.0) - s->contention) / 16.0;
+  if (s->contended && s->cur_klate_ns >= 0) { /* this sleep against the kernel wait alone */
+    int lost = late > s->cur_klate_ns + SLEEPACC__GAP_NS;
+    s->short_preempted += ((lost ? 1.0 : 0.0) - s->short_preempted) / 128.0;
+    if (lost) {
+      s->kernel_only_until_ns = now + SLEEPACC__KERNEL_ONLY_NS;
+      s->reason = SLEEPACC__W_SHORT;
+    }
+  }
+  if (s->cur_spin_ns > 0) { /* the next sleep judges contention (sleepacc__contention_begin) */
     s->preempted_spins += s->cur_preempted;
     s->spins++;
-    if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->spins >= 16 &&
-        s->contention > SLEEPACC__CONTENDED) {
-      if (!s->contended) s->contended_since = s->count;
-      s->contended = 1;
-    }
-    /* capped spins are preempted less often, so leave only after a while */
-    if (s->contention < SLEEPACC__UNCONTENDED &&
-        s->count - s->contended_since >= SLEEPACC__CONTENDED_MIN)
-      s->contended = 0;
   }
 }
 
@@ -421,8 +718,9 @@ static int sleepacc__fork_check(sleepacc_sleeper *s) {
   return 0;
 }
 
-/* Sleep toward deadline_ns for at most chunk_ns (see sleepacc.h). */
-int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns) {
+/* Sleep toward deadline_ns for at most chunk_ns (sleepacc_sleeper_until,
+ * which puts back an opt-in real-time policy on every return). */
+static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns) {
   int64_t now, chunk_end, d, late = 0;
   int rc;
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC || chunk_ns < 0) return -EINVAL;
@@ -442,19 +740,36 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
     s->cur_start_ns = now;
     s->cur_band = sleepacc__band(d);
     s->cur_rt = -1;
+    if (s->strategy == SLEEPACC_STRATEGY_AUTO) sleepacc__contention_begin(s, now, d);
     s->cur_spin_ns = 0;
     s->cur_preempted = 0;
     s->cur_handed = 0;
-    s->cur_handoff_ns = s->handoff_ns;
+    s->cur_rt_raised = 0;
+    s->cur_klate_ns = -1;
+    s->cur_handoff_ns = s->rt_priority > 0 ? 0 : s->handoff_ns; /* an RT end spins in C */
     if (s->cur_handoff_ns > SLEEPACC__RT_HANDOFF_NS && sleepacc__is_rt(s))
       s->cur_handoff_ns = SLEEPACC__RT_HANDOFF_NS; /* the caller's spin is not bounded by us */
     switch (s->strategy) {
-      case SLEEPACC_STRATEGY_AUTO: s->cur_margin_ns = sleepacc__auto_margin(s, s->cur_band, d); break;
+      case SLEEPACC_STRATEGY_AUTO:
+        s->cur_margin_ns = sleepacc__auto_margin(s, s->cur_band, d, now);
+        if (s->contended) { /* the hand-off is spin too: both within the budget */
+          int64_t room = sleepacc__contended_budget(s, d) - s->cur_margin_ns;
+          if (s->decision == SLEEPACC__D_KERNEL_ONLY || room < 0) room = 0;
+          if (s->cur_handoff_ns > room) s->cur_handoff_ns = room;
+        }
+        break;
       case SLEEPACC_STRATEGY_HYBRID:
         s->cur_margin_ns = s->fixed_margin_ns < d ? s->fixed_margin_ns : d;
+        s->decision = SLEEPACC__D_FIXED;
         break;
-      case SLEEPACC_STRATEGY_SPIN: s->cur_margin_ns = d; break;
-      default: s->cur_margin_ns = 0; break;
+      case SLEEPACC_STRATEGY_SPIN:
+        s->cur_margin_ns = d;
+        s->decision = SLEEPACC__D_SPIN;
+        break;
+      default:
+        s->cur_margin_ns = 0;
+        s->decision = s->strategy == SLEEPACC_STRATEGY_COMP ? SLEEPACC__D_COMP : SLEEPACC__D_KERNEL;
+        break;
     }
   }
   if (now >= deadline_ns) {
@@ -511,6 +826,9 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
        * wakes as late as the margin allows */
       int64_t target = deadline_ns - s->cur_margin_ns - (s->cur_handed ? 0 : s->cur_handoff_ns);
       if (target - now >= SLEEPACC__MIN_KERNEL_NS) {
+        /* opt-in RT: the last wait too, so the wake-up preempts normal threads */
+        if (s->rt_priority > 0 && target <= chunk_end && deadline_ns - target <= SLEEPACC__RT_SPIN_NS)
+          sleepacc__rt_raise(s, target);
         rc = sleepacc__kphase(s, &now, target, chunk_end, &late);
         if (rc <= 0) return rc;
         if (now > deadline_ns) {
@@ -525,7 +843,9 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
         } else if (s->strategy == SLEEPACC_STRATEGY_AUTO) {
           s->band_boost_ns[s->cur_band] -= s->band_boost_ns[s->cur_band] / SLEEPACC__BOOST_DECAY;
         }
-        if (s->strategy == SLEEPACC_STRATEGY_AUTO && late >= 0)
+        if (late >= 0) s->cur_klate_ns = late;
+        /* contended lateness is not this host's idle figure: not learned */
+        if (s->strategy == SLEEPACC_STRATEGY_AUTO && late >= 0 && !s->contended)
           sleepacc__band_add(s, s->cur_band, late);
       }
       rc = sleepacc__spin_phase(s, &now, deadline_ns, chunk_end);
@@ -535,6 +855,12 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
   }
   sleepacc__finish(s, now);
   return 1;
+}
+
+int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns) {
+  int rc = sleepacc__until(s, deadline_ns, chunk_ns);
+  if (s && s->rt_held) sleepacc__rt_restore(s);
+  return rc;
 }
 
 /* Set the hand-off (see sleepacc.h): 0 or -EINVAL. */
@@ -584,6 +910,11 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
 int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                 const char **field) {
   int rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns);
+  if (rc == 0) { /* the opt-in RT end; a kernel method never spins */
+    if (c->rt_priority < 0 || c->rt_priority > 99) rc = -EINVAL;
+    else s->rt_priority = s->strategy == SLEEPACC_STRATEGY_KERNEL ? 0 : (int)c->rt_priority;
+    if (rc < 0 && field) *field = "rt_priority";
+  }
   if (rc == 0 && c->dma_latency_us >= 0) {
     if (field) *field = "dma_latency_us";
     rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
@@ -635,6 +966,17 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->contended = s->contended != 0;
   out->last_wake_ns = s->last_wake_ns;
   out->dma_latency_us = s->magic == SLEEPACC__SLEEPER_MAGIC ? s->dma_latency_us : -1;
+  out->decision = sleepacc__decisions[s->decision >= 0 && s->decision <= SLEEPACC__D_COMP ? s->decision : 0];
+  out->reason = sleepacc__reasons[s->decision == SLEEPACC__D_KERNEL_ONLY ? SLEEPACC__W_SHORT
+                                  : s->reason >= 0 && s->reason <= SLEEPACC__W_SHORT ? s->reason : 0];
+  out->contention = s->contention;
+  out->cpu_pressure = s->strategy == SLEEPACC_STRATEGY_AUTO ? s->cpu_pressure : -1.0;
+  out->wake_delay_ns = s->strategy == SLEEPACC_STRATEGY_AUTO ? s->wake_delay_ns : -1;
+  out->contended_episodes = s->contended_episodes;
+  out->slice_ns = s->slice_ns;
+  out->rt_priority = s->rt_priority;
+  out->rt_spins = s->rt_spins;
+  out->rt_denied = s->rt_denied;
   {
     int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
     out->margins.n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS);

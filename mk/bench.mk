@@ -1,8 +1,10 @@
 # Benchmarks: figures for the closing notes, never gates.
 #   make bench           every benchmark below
 #   make bench-precise   bench/precise_sleep.py: the precise sleep (auto, hybrid,
-#                        comp, spin, clock_nanosleep, time.sleep, irtt sleep) at
-#                        100us..100ms, idle and under stress-ng --cpu 2 (~2-3 min)
+#                        comp, spin, timerfd, clock_nanosleep, time.sleep, irtt sleep)
+#                        at 10us..100ms, p50/p99/p99.9, rows taking turns, idle and
+#                        under stress-ng --cpu N (N = CPU count), auto's tail against
+#                        timerfd's and its recovery after the load (~3-4 min)
 #   make bench-frames    bench/frame_pacing.py: a 60 Hz loop paced by pygame's
 #                        Clock.tick / tick_busy_loop (PyPI pygame, installed into
 #                        the venv here; SDL_VIDEODRIVER=dummy), sleepacc.Pacer and

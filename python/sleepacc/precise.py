@@ -72,7 +72,7 @@ def _stat(key: str, doc: str) -> property:
 
 
 class Sleeper(_Precise, _core.Sleeper):
-    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF)
+    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF, dma_latency=None, rt_priority=0)
 
     The C core's sleeper (``sleepacc._core.Sleeper``): ``sleep(seconds)``
     and ``sleep_until(monotonic_ns)`` never return before their deadline;
@@ -95,6 +95,16 @@ class Sleeper(_Precise, _core.Sleeper):
     at that value from creation to ``close()`` (CPU idle states deeper than
     it are not entered: the idle-exit cost goes); PermissionError naming it
     when the file is not writable.
+
+    ``rt_priority`` (1..99; 0, the default, is off) is an opt-in: the end of
+    each sleep (its last kernel wait and at most 200 us of spin) runs under
+    SCHED_FIFO at that priority and the thread's policy is put back before
+    the sleep returns, on every path; no hand-off then.  Without the
+    privilege the sleep goes on as a normal thread (``stats["rt_denied"]``).
+
+    Under CPU contention ``auto`` spins little (see ``stats["decision"]``
+    and ``stats["reason"]``): its sleeps are then never later than the
+    kernel wait alone.
     """
 
     __slots__ = ()
@@ -104,10 +114,10 @@ class Sleeper(_Precise, _core.Sleeper):
 
     def __init__(self, method: str = _DEFAULTS["method"], quantile: float = _DEFAULTS["quantile"],
                  margin: Optional[float] = None, handoff: float = HANDOFF,
-                 dma_latency: Optional[int] = None) -> None:
+                 dma_latency: Optional[int] = None, rt_priority: int = 0) -> None:
         super().__init__(_config({
             "method": method, "quantile": quantile, "margin": margin, "handoff": handoff,
-            "dma_latency": dma_latency}))
+            "dma_latency": dma_latency, "rt_priority": rt_priority}))
 
     def sleep(self, seconds: float) -> None:
         """Sleep ``seconds`` (int or float, any finite number >= 0, like
@@ -137,15 +147,15 @@ class Sleeper(_Precise, _core.Sleeper):
 
 
 class Pacer(_Precise, _core.Pacer):
-    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF)
+    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF, dma_latency=None, rt_priority=0)
 
     Periodic ticks at ``start_ns + k * period`` (k = 1, 2, ...), so no drift
     accumulates.  ``for deadline in pacer:`` yields each tick's deadline
     (CLOCK_MONOTONIC ns) for ever; ``wait()`` returns the next one.  A tick
     whose deadline passed before ``wait()`` was called is missed: ``"skip"``
     drops the passed ticks, ``"burst"`` delivers each at once, ``"delay"``
-    restarts the schedule from now.  ``handoff`` and ``dma_latency`` as for
-    ``Sleeper``.
+    restarts the schedule from now.  ``handoff``, ``dma_latency`` and
+    ``rt_priority`` as for ``Sleeper``.
     """
 
     __slots__ = ()
@@ -159,10 +169,11 @@ class Pacer(_Precise, _core.Pacer):
 
     def __init__(self, period: float, method: str = _DEFAULTS["method"],
                  missed: str = _DEFAULTS["missed"],
-                 handoff: float = HANDOFF, dma_latency: Optional[int] = None) -> None:
+                 handoff: float = HANDOFF, dma_latency: Optional[int] = None,
+                 rt_priority: int = 0) -> None:
         super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
-            "dma_latency": dma_latency}))
+            "dma_latency": dma_latency, "rt_priority": rt_priority}))
 
     def wait(self) -> int:
         """Wait for the next tick and return its deadline (ns); never before it.

@@ -4,10 +4,12 @@
  * takes the pending tick), a claim made before fork() is void in the
  * child, close twice, the stats and the table that describes them, and
  * the tick tokens (unwait, a tick taken from a hand-off), a sleep longer
- * than a day. */
+ * than a day, the decision and reason rows of a handle's stats and an
+ * opt-in real-time end that leaves the thread's policy as found. */
 #include "sleepacc_binding.h"
 #include "check.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -247,6 +249,44 @@ static void test_stats_table_round_trip(void) {
   CHECK(sleepacc_precise_close(&H) == 0);
 }
 
+/* The decision and its reason through the handle's table: text rows that
+ * agree with the contended flag, for a sleeper and a pacer's sleeper; a
+ * handle opened with rt_priority leaves the thread's policy as found. */
+static void test_decision_rows_and_rt(void) {
+  sleepacc_sleeper_config c = config("auto", 0, NULL);
+  const sleepacc_field *t = NULL, *f;
+  sleepacc_precise_call call;
+  int policy = sched_getscheduler(0);
+  c.rt_priority = 1;
+  CHECK(sleepacc_precise_open(&H, SLEEPACC_PRECISE_SLEEPER, &c, NULL) == 0);
+  for (int i = 0; i < 30; i++) {
+    CHECK(sleepacc_precise_begin(&call, &H, 1, sleepacc_now_ns() + 400000, 0, NULL) == 0);
+    CHECK(run(&call) == 1 && sleepacc_precise_end(&call, 0) == 0);
+    CHECK(sched_getscheduler(0) == policy);
+  }
+  CHECK(sleepacc_precise_stats_get(&H, 1, &ST, &t) == 0);
+  CHECK((f = row(t, "decision")) && f->type == SLEEPACC_FIELD_STRING);
+  CHECK((f = row(t, "reason")) && f->type == SLEEPACC_FIELD_STRING);
+  CHECK((f = row(t, "rt_priority")) && i64_at(&ST, f) == 1);
+  CHECK(ST.sleeper.decision && ST.sleeper.reason);
+  if (ST.sleeper.decision && ST.sleeper.reason) {
+    int way = !strcmp(ST.sleeper.decision, "short spin") || !strcmp(ST.sleeper.decision, "kernel only");
+    CHECK(way == ST.sleeper.contended);
+    CHECK(ST.sleeper.contended == (strcmp(ST.sleeper.reason, "idle") != 0) ||
+          !strcmp(ST.sleeper.reason, "short spins lost to the kernel wait"));
+  }
+  CHECK(ST.sleeper.rt_denied || ST.sleeper.rt_spins > 0);
+  CHECK(sleepacc_precise_close(&H) == 0);
+  c = config("hybrid", 2 * MS, NULL);
+  CHECK(sleepacc_precise_open(&H, SLEEPACC_PRECISE_PACER, &c, NULL) == 0);
+  CHECK(sleepacc_precise_begin(&call, &H, 1, 0, 0, NULL) == 0);
+  CHECK(run(&call) == 1 && sleepacc_precise_end(&call, 0) == 0);
+  CHECK(sleepacc_precise_stats_get(&H, 1, &ST, &t) == 0);
+  CHECK(ST.pacer.sleeper.decision && !strcmp(ST.pacer.sleeper.decision, "fixed"));
+  CHECK(ST.pacer.sleeper.rt_priority == 0); /* never the default */
+  CHECK(sleepacc_precise_close(&H) == 0);
+}
+
 /* Tokens: a tick a failed call had delivered is offered again at once; an
  * unwait names the call that got the tick, once. */
 static void test_tick_token_unwait(void) {
@@ -399,5 +439,6 @@ int main(void) {
   TEST(test_tick_token_unwait);
   TEST(test_handoff_and_taken);
   TEST(test_sleep_longer_than_a_day);
+  TEST(test_decision_rows_and_rt);
   return check_summary();
 }

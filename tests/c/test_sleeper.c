@@ -1,14 +1,21 @@
 /* test_sleeper.c -- invariants of the precise sleeper and the pacer:
  * no strategy returns before its deadline, chunks return, learned margins
  * stay within [0, requested], the pacer never drifts, the missed-tick
- * policies do what they say, RT spinning is bounded, bad input is -EINVAL. */
+ * policies do what they say, RT spinning is bounded, bad input is -EINVAL;
+ * auto enters its contended state under a spinner on every CPU and leaves
+ * it after, the opt-in real-time end leaves the thread's policy as found. */
 #include "sleepacc.h"
 #include "check.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -504,6 +511,163 @@ static void test_pacer_unwait_and_wait_with(void) {
   sleepacc_pacer_close(&P);
 }
 
+/* ------------------------------------------------------------ contention */
+
+static atomic_int spinners_stop;
+
+static void *spinner(void *arg) {
+  int64_t end = sleepacc_now_ns() + 8000000000LL; /* bounded even if never stopped */
+  (void)arg;
+  while (!atomic_load(&spinners_stop) && sleepacc_now_ns() < end) sleepacc_cpu_relax();
+  return NULL;
+}
+
+/* One 1 ms auto sleep: never early; while contended the spin (margin and
+ * hand-off) stays within the contended budget. */
+static void contended_sleep(int *early, int *over_budget) {
+  int64_t dl = sleepacc_now_ns() + 1000000LL;
+  int rc = sleep_until(&S, dl, 0);
+  if (rc == SLEEPACC_NEAR)
+    while ((rc = sleepacc_sleeper_poll(&S, dl)) == 0) {}
+  if (rc != 1 || sleepacc_now_ns() < dl || S.last_wake_ns < dl) (*early)++;
+  if (S.contended && S.cur_margin_ns + S.cur_handoff_ns > 1000000LL / 8) (*over_budget)++;
+}
+
+static void test_contention_entered_and_left(void) {
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  pthread_t th[64];
+  int n = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, started = 0, early = 0, over = 0;
+  int64_t t0, entered_ns = -1, left_ns = -1;
+  sleepacc_sleeper_stats st;
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
+  CHECK(sleepacc_sleeper_set_handoff(&S, 50000) == 0);
+  for (int i = 0; i < 50; i++) contended_sleep(&early, &over); /* learn a little idle */
+  atomic_store(&spinners_stop, 0);
+  for (int i = 0; i < n; i++) started += pthread_create(&th[i], NULL, spinner, NULL) == 0;
+  CHECK(started == n);
+  t0 = sleepacc_now_ns();
+  while (sleepacc_now_ns() - t0 < 3000000000LL) { /* bounded: 3 s */
+    contended_sleep(&early, &over);
+    if (S.contended && entered_ns < 0) entered_ns = sleepacc_now_ns() - t0;
+    if (entered_ns >= 0 && sleepacc_now_ns() - t0 > entered_ns + 200000000LL) break;
+  }
+  sleepacc_sleeper_stats_get(&S, &st);
+  CHECKF(entered_ns >= 0, "not contended after 3 s under %d spinners", n);
+  CHECK(st.contended && st.contended_episodes >= 1 && strcmp(st.reason, "idle") != 0);
+  CHECK(!strcmp(st.decision, "short spin") || !strcmp(st.decision, "kernel only"));
+  atomic_store(&spinners_stop, 1);
+  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  t0 = sleepacc_now_ns();
+  while (sleepacc_now_ns() - t0 < 5000000000LL) { /* bounded: 5 s */
+    contended_sleep(&early, &over);
+    if (!S.contended) { left_ns = sleepacc_now_ns() - t0; break; }
+  }
+  sleepacc_sleeper_stats_get(&S, &st);
+  CHECKF(early == 0, "%d sleeps returned before the deadline", early);
+  CHECKF(over == 0, "%d contended sleeps spun beyond 1/8 of the sleep", over);
+  if (left_ns < 0) {
+    /* still contended: only honest when a signal still says so (another
+     * process loads this host) */
+    CHECKF(st.cpu_pressure > 0.10 || st.wake_delay_ns > 10000 || st.contention > 0.05 ||
+               strcmp(st.reason, "more runnable tasks than CPUs") == 0,
+           "still contended 5 s after the spinners ended, every signal quiet (%s)", st.reason);
+    printf("  note: the host stays busy (%s, pressure %.2f); leaving not exercised\n", st.reason,
+           st.cpu_pressure);
+  } else {
+    CHECK(!strcmp(st.reason, "idle") && strcmp(st.decision, "short spin") != 0);
+    printf("  note: entered after %.0f ms, left %.0f ms after the load ended\n", entered_ns / 1e6,
+           left_ns / 1e6);
+  }
+  CHECK(st.count > 0 && st.lateness.min >= 0 && st.lateness.undersleeps == 0);
+  CHECK(st.contention >= 0.0 && st.contention <= 1.0);
+  CHECK(st.cpu_pressure == -1.0 || (st.cpu_pressure >= 0.0 && st.cpu_pressure <= 1.0));
+  sleepacc_sleeper_close(&S);
+}
+
+/* ------------------------------------------------------------ RT opt-in */
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* The thread's policy and nice as found. */
+static int same_thread(int policy, int nice) {
+  errno = 0;
+  int n = getpriority(PRIO_PROCESS, 0);
+  return sched_getscheduler(0) == policy && n == nice && errno == 0;
+}
+
+static void test_rt_opt_in_restored(void) {
+  sleepacc_sleeper_config c;
+  sleepacc_sleeper_stats st;
+  const char *field = NULL;
+  int policy = sched_getscheduler(0), nice0 = getpriority(PRIO_PROCESS, 0), rc;
+  struct sigaction sa, old;
+  int64_t dl;
+  if (policy != SCHED_OTHER) {
+    printf("  note: the test thread is not SCHED_OTHER; RT opt-in not exercised\n");
+    return;
+  }
+  setpriority(PRIO_PROCESS, 0, nice0 + 1); /* a nice that must survive */
+  nice0 = getpriority(PRIO_PROCESS, 0);
+  sleepacc_sleeper_config_default(&c);
+  CHECK(c.rt_priority == 0); /* never the default */
+  c.rt_priority = 100;
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == -EINVAL && field &&
+        !strcmp(field, "rt_priority"));
+  c.rt_priority = 1;
+  /* the deadline path, for auto, hybrid and spin */
+  static const char *names[] = {"auto", "hybrid", "spin"};
+  for (int k = 0; k < 3; k++) {
+    c.method = names[k];
+    CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+    for (int i = 0; i < 20; i++) {
+      dl = sleepacc_now_ns() + (i % 2 ? 300000LL : 1000000LL);
+      rc = sleep_until(&S, dl, 0);
+      CHECK(rc == 1 && sleepacc_now_ns() >= dl);
+      CHECKF(same_thread(policy, nice0), "%s: policy %d nice %d after a sleep", names[k],
+             sched_getscheduler(0), getpriority(PRIO_PROCESS, 0));
+    }
+    sleepacc_sleeper_stats_get(&S, &st);
+    CHECK(st.rt_priority == 1 && (st.rt_denied || st.rt_spins > 0));
+    if (st.rt_denied) printf("  note: SCHED_FIFO not permitted here; the sleeper went on normally\n");
+    sleepacc_sleeper_close(&S);
+  }
+  /* the chunk's end: a spin cut by a 50 us chunk while under FIFO */
+  c.method = "spin";
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  dl = sleepacc_now_ns() + 150000LL;
+  rc = sleepacc_sleeper_until(&S, dl, 50000LL); /* 1 when the thread lost the CPU meanwhile */
+  CHECK((rc == 0 || rc == 1) && same_thread(policy, nice0));
+  CHECK(sleep_until(&S, dl, 0) == 1 && same_thread(policy, nice0));
+  sleepacc_sleeper_close(&S);
+  /* a signal: the last kernel wait (under FIFO) is interrupted */
+  c.method = "hybrid";
+  c.margin_ns = 100000;
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm; /* no SA_RESTART: the wait ends with EINTR */
+  sigemptyset(&sa.sa_mask);
+  CHECK(sigaction(SIGALRM, &sa, &old) == 0);
+  {
+    struct itimerval it = {{0, 0}, {0, 10000}}; /* 10 ms */
+    dl = sleepacc_now_ns() + 60000000LL;
+    setitimer(ITIMER_REAL, &it, NULL);
+    rc = sleepacc_sleeper_until(&S, dl, 100000000LL);
+    CHECK(same_thread(policy, nice0));
+    if (rc != -EINTR) printf("  note: the signal did not interrupt the wait (rc %d)\n", rc);
+    CHECK(sleep_until(&S, dl, 100000000LL) == 1 && sleepacc_now_ns() >= dl);
+    CHECK(same_thread(policy, nice0));
+  }
+  sigaction(SIGALRM, &old, NULL);
+  sleepacc_sleeper_close(&S);
+  /* a kernel method never spins: the opt-in is off for it */
+  c.method = "clock_nanosleep";
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  sleepacc_sleeper_stats_get(&S, &st);
+  CHECK(st.rt_priority == 0);
+  sleepacc_sleeper_close(&S);
+  setpriority(PRIO_PROCESS, 0, nice0 - 1);
+}
+
 int main(void) {
   TEST(test_strategy_names);
   TEST(test_bad_input);
@@ -520,5 +684,7 @@ int main(void) {
   TEST(test_slack_unchanged);
   TEST(test_fork_reopens);
   TEST(test_pacer_unwait_and_wait_with);
+  TEST(test_rt_opt_in_restored);
+  TEST(test_contention_entered_and_left);
   return check_summary();
 }

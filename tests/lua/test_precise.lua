@@ -3,7 +3,9 @@
 -- stay within [0, band]; the pacer never drifts and its missed-tick
 -- policies do what they say; Ctrl-C ends a 60 s sa.sleep within 0.5 s with
 -- the slack unchanged; a sleep longer than a day sleeps (daysleep); bad
--- input raises naming the argument.
+-- input raises naming the argument; auto's contended state under a spinner
+-- on every CPU and its stats (decision, reason) are consistent; the opt-in
+-- rt_priority leaves the thread as found.
 local sa = require "sleepacc"
 local T = require "helpers"
 
@@ -258,6 +260,80 @@ test("margins: a sleeper's stats, and a pacer's under sleeper", function()
   for _, b in ipairs(st.sleeper.margins) do
     T.check(b.margin_ns >= 0 and b.margin_ns <= b.band_lo_ns, "band %d: margin %d", b.band_lo_ns, b.margin_ns)
   end
+  p:close()
+end)
+
+local DECISIONS = {["none"] = 1, ["startup"] = 1, ["learned"] = 1, ["probe"] = 1,
+  ["short spin"] = 1, ["kernel only"] = 1, ["fixed"] = 1, ["spin"] = 1, ["kernel"] = 1, ["comp"] = 1}
+local REASONS = {["idle"] = 1, ["spins lost the CPU"] = 1, ["CPU pressure"] = 1,
+  ["wake-ups waited for a CPU"] = 1, ["more runnable tasks than CPUs"] = 1,
+  ["short spins lost to the kernel wait"] = 1}
+
+-- The invariants of a sleeper's stats (the core's fields, read by table).
+local function consistent(st)
+  T.check(DECISIONS[st.decision], "decision %s", tostring(st.decision))
+  T.check(REASONS[st.reason], "reason %s", tostring(st.reason))
+  T.check(st.contention >= 0 and st.contention <= 1, "contention %s", tostring(st.contention))
+  T.check(st.cpu_pressure == -1 or (st.cpu_pressure >= 0 and st.cpu_pressure <= 1),
+          "cpu_pressure %s", tostring(st.cpu_pressure))
+  T.check(T.isint(st.contended_episodes) and st.contended_episodes >= 0, "episodes")
+  if st.strategy == "auto" and st.count > 0 then
+    local way = st.decision == "short spin" or st.decision == "kernel only"
+    T.eq(st.contended, way, "contended <=> the contended decision")
+  end
+  T.ordered(st.lateness, "lateness")
+end
+
+test("auto under a spinner on every CPU: contended, never early, stats consistent", function()
+  local n = 0
+  for line in io.lines("/proc/cpuinfo") do if line:match("^processor") then n = n + 1 end end
+  if n < 1 then n = 1 end
+  -- each spinner ends by itself after 4 s (bounded)
+  for _ = 1, n do assert(T.sh_ok("timeout 4 sh -c 'while :; do :; done' >/dev/null 2>&1 &")) end
+  local s = assert(sa.sleeper("auto"))
+  local t0, entered = sa.now_ns(), false
+  while sa.now_ns() - t0 < 3e9 do -- bounded: 3 s
+    local dl = sa.now_ns() + 1000000
+    T.eq(s:sleep_until(dl), true, "sleep_until")
+    T.check(sa.now_ns() >= dl, "woke early under load")
+    consistent(s:stats())
+    if s:stats().contended then entered = true break end
+  end
+  T.check(entered, "not contended after 3 s under %d spinners", n)
+  local st = s:stats()
+  T.check(st.reason ~= "idle" and st.contended_episodes >= 1, "reason %s", st.reason)
+  T.eq(st.lateness.undersleeps, 0, "undersleeps")
+  s:close()
+  local p = assert(sa.pacer(0.001))
+  for _ = 1, 50 do
+    local dl = p:wait()
+    T.check(sa.now_ns() >= dl, "tick early under load")
+  end
+  consistent(p:stats().sleeper)
+  p:close()
+end)
+
+test("rt_priority: opt-in, refused out of range naming it, the thread as found", function()
+  local before = T.state()
+  T.eq(sa.sleeper("auto"):stats().rt_priority, 0, "never the default")
+  T.raises_naming("rt_priority", sa.sleeper, "auto", {rt_priority = 100})
+  T.raises_naming("rt_priority", sa.pacer, 0.001, {rt_priority = -1})
+  for _, m in ipairs{"auto", "hybrid", "spin"} do
+    local s = assert(sa.sleeper(m, {rt_priority = 1}))
+    for _, d in ipairs{1e-4, 3e-4, 1e-3} do
+      local t0 = sa.now_ns()
+      T.eq(s:sleep(d), true, "sleep")
+      T.check(sa.now_ns() - t0 >= math.floor(d * 1e9 + 0.5), "woke early")
+      T.eq(T.state(), before, "thread after a sleep")
+    end
+    local st = s:stats()
+    T.eq(st.rt_priority, 1, "rt_priority")
+    T.check(st.rt_denied or st.rt_spins > 0, "%s: no spin under FIFO, none denied", m)
+    s:close()
+  end
+  local p = assert(sa.pacer(0.001, {rt_priority = 1}))
+  for _ = 1, 20 do p:wait() end
+  T.eq(T.state(), before, "thread after a pacer")
   p:close()
 end)
 

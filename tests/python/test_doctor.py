@@ -242,3 +242,39 @@ def test_doctor_from_a_csv_of_imported_results():
     doc = json.loads(r.stdout)
     assert doc["model"]["fit"]["methods"]
     assert doc["cyclictest"] and doc["findings"]
+
+
+def _hybrid_arms(monkeypatch, hybrid, kernel, busy):
+    """The arms with the hybrid and the kernel wait (timerfd) as given, and
+    a busy or quiet host."""
+    base = fake_arms(VALUES)
+
+    def arm(method, budget, mode="relative", **env):
+        if method == "hybrid":
+            return hybrid, None
+        if method == doctor.KERNEL_METHOD:
+            return kernel, None
+        return base(method, budget, mode, **env)
+    monkeypatch.setattr(doctor, "_arm", arm)
+    monkeypatch.setattr(doctor, "_busy", lambda c: doctor._finding(
+        "busy_host", "problem" if busy else "ok", "busy" if busy else "quiet"))
+    return by_id(doctor.diagnose(SWEEP, budget=0.01))["hybrid"]
+
+
+def test_hybrid_is_recommended_only_where_its_p99_beats_the_kernel_wait(monkeypatch):
+    # a better median but a worse tail (a spin preempted for a time slice): not an option
+    f = _hybrid_arms(monkeypatch, FakePoint(1e3, p99=3_900e3), FakePoint(10e3, p99=27e3), False)
+    assert f["status"] == "ok" and "does not beat" in f["title"] and f["delta_ns"] < 0, f
+    # better at both: an option
+    g = _hybrid_arms(monkeypatch, FakePoint(1e3, p99=10e3), FakePoint(10e3, p99=27e3), False)
+    assert g["status"] == "option", g
+    assert "wins at p50" not in g["title"]
+
+
+def test_under_load_the_doctor_says_which_wins_at_p50_and_which_at_p99(monkeypatch):
+    f = _hybrid_arms(monkeypatch, FakePoint(1e3, p99=3_900e3), FakePoint(10e3, p99=27e3), True)
+    assert f["status"] == "ok", f
+    assert "hybrid(1 ms) wins at p50" in f["title"] and "timerfd(1 ms) at p99" in f["title"], f
+    assert any("wins at p50" in e for e in f["evidence"])
+    g = _hybrid_arms(monkeypatch, FakePoint(20e3, p99=10e3), FakePoint(10e3, p99=27e3), True)
+    assert "timerfd(1 ms) wins at p50" in g["evidence"][-1] and "hybrid(1 ms) at p99" in g["evidence"][-1]
