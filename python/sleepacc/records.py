@@ -52,7 +52,8 @@ import stat as _stat
 import warnings
 from typing import Any, Iterable, Mapping, Optional, Union
 
-__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "origin_ns", "error_ns", "stat_error", "flatten",
+__all__ = ["SCHEMA", "COUNT_FIELDS", "CONTEXT_COLUMNS", "ACTUAL_STATS", "origin_ns", "error_ns",
+           "stat_error", "actual_of", "flatten", "fit_row", "to_records", "load_records",
            "context", "save", "read",
            "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",
            "ResultsFile", "clean", "go_duration_ns", "is_irtt_table", "parse_irtt_table",
@@ -219,6 +220,127 @@ def stat_error(row: Mapping[str, Any], stat: str = "median"):
     else:
         value = row.get(stat if stat in COUNT_FIELDS else f"{stat}_ns")
     return error_ns(row.get("mode"), row["requested_ns"], value)
+
+
+#: Statistics whose actual duration a row also carries, as
+#: f"actual_{stat}_ns" (requested + the error): ``p99_ns`` stays the
+#: statistic as recorded (periodic: lateness), ``actual_p99_ns`` is always an
+#: actual duration.  The median's is ``actual_ns``; std is a spread, not a
+#: duration from the origin.
+ACTUAL_STATS = ("min", "max", "mean", "p1", "p10", "p25", "p75", "p90", "p99", "p999")
+
+
+def actual_of(row: Mapping[str, Any], stat: str):
+    """The actual duration (ns) of statistic `stat` of a row: its
+    ``actual_<stat>_ns`` column where the row has one, else requested +
+    :func:`stat_error` (a tidy row without ``mode`` is relative: its value
+    is the actual duration).  None when the row does not have it."""
+    if stat == "median":
+        return row.get("actual_ns")
+    key = f"actual_{stat}_ns"
+    if key in row:
+        return row[key]
+    value = row.get(f"{stat}_ns")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    err = error_ns(row.get("mode"), row["requested_ns"], value)
+    return row["requested_ns"] + err
+
+
+def fit_row(point, host: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """The row the model reads from a point: its :func:`flatten` row (the
+    one shape, the core's statistics only: the samples are never read), with
+
+    - ``actual_<stat>_ns`` for each of :data:`ACTUAL_STATS` it has,
+    - ``margin_ns``: a hybrid run's margin (``env``), where recorded,
+    - ``_env``: the settings sleepacc applied for the run (the point's
+      ``env``), and ``_host``: the host facts (the sweep's, else the
+      point's own), where known."""
+    d = _point_fields(point)
+    if host is None:
+        host = d.get("host") if isinstance(point, Mapping) else getattr(point, "host", None)
+    row = flatten(point, host)
+    st = d.get("stats") or {}
+    req = row["requested_ns"]
+    for q in ACTUAL_STATS:
+        err = error_ns(row["mode"], req, st.get(q))
+        if err is not None:
+            row[f"actual_{q}_ns"] = float(req + err)
+    env = dict(d.get("env") or {})
+    margin = env.get("margin_ns")
+    if isinstance(margin, int) and not isinstance(margin, bool):
+        row["margin_ns"] = margin
+    row["_env"] = env
+    if host:
+        row["_host"] = dict(host)
+    return row
+
+
+_NUMERIC = {"requested_ns", "actual_ns", "samples", "n", "slack_ns", "min_ns", "max_ns",
+            "p1_ns", "p10_ns", "p25_ns", "p75_ns", "p90_ns", "p99_ns", "median_ns", "mean_ns",
+            "std_ns", "cpu_percent", "cpu_ns_per_call", "dma_latency_us", "margin_ns"}
+
+
+def _num(v):
+    if v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return v
+    s = str(v).strip()
+    if s == "":
+        return None
+    try:
+        return int(s)
+    except ValueError:
+        try:
+            return float(s)
+        except ValueError:
+            return s
+
+
+def load_records(path: PathLike) -> list[dict[str, Any]]:
+    """Read a tidy CSV (like seed_results.csv) into a list of rows; numeric
+    columns become numbers, empty cells None."""
+    import csv
+    out = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            out.append({k: _num(v) if k in _NUMERIC else (v if v != "" else None)
+                        for k, v in row.items()})
+    return out
+
+
+def _is_point(x) -> bool:
+    return hasattr(x, "stats") and hasattr(x, "requested_ns") and hasattr(x, "method")
+
+
+def to_records(data) -> list[dict[str, Any]]:
+    """Rows from a Sweep, a Measurement, a list of either or of dicts, a CSV
+    path, or a pandas DataFrame: a point (or a point dict, one with
+    ``stats``) becomes its :func:`fit_row`; a tidy row (a dict, a CSV row,
+    a frame's row) passes as it is.  Every row has method, requested_ns and
+    actual_ns (the median actual duration) where its source has them."""
+    if isinstance(data, (str, os.PathLike)):
+        return load_records(data)
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas
+        return [dict(r) for r in data.to_dict("records")]
+    if _is_point(data):
+        return [fit_row(data)]
+    host = getattr(data, "host", None)
+    out: list[dict[str, Any]] = []
+    for item in data:
+        if _is_point(item):
+            out.append(fit_row(item, host))
+        elif isinstance(item, Mapping):
+            if "stats" in item and "actual_ns" not in item:
+                out.append(fit_row(item, host))
+            else:
+                out.append(dict(item))
+        elif hasattr(item, "__iter__"):  # a nested sweep
+            out.extend(to_records(item))
+        else:
+            raise TypeError(f"cannot turn {type(item).__name__} into a record")
+    return out
 
 
 # ---------------------------------------------------------------------------
