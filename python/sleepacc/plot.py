@@ -241,7 +241,7 @@ def series(data) -> List[dict]:
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
-        from .model import to_records
+        from .records import to_records
         for r in to_records(data):
             req = float(r["requested_ns"])
             act = r.get("actual_ns")
