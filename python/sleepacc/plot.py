@@ -31,6 +31,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._units import format_ns
+from . import records
 from .records import flatten, origin_ns, stat_error
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
@@ -138,8 +139,10 @@ def method_family(name: str, registry=None) -> str:
 
 
 def _registry():
-    from ._api import methods
-    return {m.name: m for m in methods()}
+    """The core's method registry, {name: row} (family, granularity_ns, honours_slack)."""
+    from types import SimpleNamespace
+    from . import _core
+    return {m["name"]: SimpleNamespace(**m) for m in _core.methods()}
 
 
 def _by_family(names: Sequence[str]) -> List[Tuple[str, List[str]]]:
@@ -241,22 +244,24 @@ def series(data) -> List[dict]:
     out = []
     items = list(data) if not isinstance(data, (str, os.PathLike)) else None
     if items is None or (items and isinstance(items[0], dict) and "stats" not in items[0]):
-        from .records import to_records
-        for r in to_records(data):
+        for r in records.to_records(data):
             req = float(r["requested_ns"])
             act = r.get("actual_ns")
             if act is None:
                 continue
             med = float(act) - req
-            lo = r.get("p1_ns", r.get("min_ns"))
-            hi = r.get("p99_ns")
+            # the actual durations of the row's statistics (the one error rule)
+            has_p1 = records.actual_of(r, "p1") is not None
+            lo = records.actual_of(r, "p1" if has_p1 else "min")
+            hi = records.actual_of(r, "p99")
+            top = records.actual_of(r, "max")
             out.append({"method": str(r["method"]), "mode": r.get("mode") or "relative",
                         "requested_ns": req, "n": r.get("n"), "median": med,
                         "center": "median", "quantiles": {},
-                        "lo_stat": "p1" if r.get("p1_ns") is not None else "min",
+                        "lo_stat": "p1" if has_p1 else "min",
                         "p1": float(lo) - req if lo is not None else med,
                         "p99": float(hi) - req if hi is not None else med,
-                        "max": float(r["max_ns"]) - req if r.get("max_ns") is not None else med,
+                        "max": float(top) - req if top is not None else med,
                         "cpu_percent": r.get("cpu_percent"),
                         "cpu_ns_per_call": r.get("cpu_ns_per_call"), "errors": None,
                         "group": r.get("host")})
