@@ -53,13 +53,13 @@ def causes_text(p):
     out = []
     for c in p.causes:
         iv = c.get("interval")
-        ivt = f" [{model._us(iv[0])}, {model._us(iv[1])}]" if iv else ""
-        out.append(f"{c['name']} {model._us(c['ns'])}{ivt}")
+        ivt = f" [{model.explain._us(iv[0])}, {model.explain._us(iv[1])}]" if iv else ""
+        out.append(f"{c['name']} {model.explain._us(c['ns'])}{ivt}")
     setup = p.parameters.get("entry_ns")
     if setup:   # hidden at the reference request: shown on its own
         iv = setup.get("interval")
-        ivt = f" [{model._us(iv[0])}, {model._us(iv[1])}]" if iv else ""
-        out.append(f"(wakeup: set-up after the deadline {model._us(setup['value'])}{ivt}, "
+        ivt = f" [{model.explain._us(iv[0])}, {model.explain._us(iv[1])}]" if iv else ""
+        out.append(f"(wakeup: set-up after the deadline {model.explain._us(setup['value'])}{ivt}, "
                    "below the reference)")
     return "; ".join(out) or "-"
 

@@ -53,7 +53,7 @@ def rows_of(label, fitted):
         ok, lo = p.within_tolerance(), p.lodo()
         med1 = next((y - r for r, y in zip(p.requested_ns, p.measured_ns) if r == 1e6), None)
         out.append((label, name, p.verdict, causes(p), f"{int(ok.sum())}/{ok.size}",
-                    f"{int(lo.sum())}/{lo.size}", model._us(med1) if med1 is not None else "-",
+                    f"{int(lo.sum())}/{lo.size}", model.explain._us(med1) if med1 is not None else "-",
                     p.verdict_note))
     return out
 
@@ -150,14 +150,14 @@ def main():
             if not x:
                 return "-"
             iv = x.get("interval")
-            return model._us(x["value"]) + (f" [{model._us(iv[0])}, {model._us(iv[1])}]" if iv else "")
+            return model.explain._us(x["value"]) + (f" [{model.explain._us(iv[0])}, {model.explain._us(iv[1])}]" if iv else "")
         print(f"| {m.label} | {fmt(s)} | {fmt(w)} | {p.verdict} |")
 
     print("\n## doctor, next to cyclictest (same run)\n")
     res = doctor.diagnose(budget=0.05)
     ref = res["reference"]
-    print(f"doctor reference: nanosleep(1 ms) oversleeps {model._us(ref['median_error_ns'])} "
-          f"(median), {model._us(ref['p99_error_ns'])} (p99)")
+    print(f"doctor reference: nanosleep(1 ms) oversleeps {model.explain._us(ref['median_error_ns'])} "
+          f"(median), {model.explain._us(ref['p99_error_ns'])} (p99)")
     for f in res["findings"]:
         gain = "" if f["gain_us"] is None else f", gain {'~' if f['estimate'] else ''}{f['gain_us']} µs"
         print(f"  [{f['status']}] {f['title']}{gain}")

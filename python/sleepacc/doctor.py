@@ -110,10 +110,12 @@ MIN_GAIN_NS = 2_000
 
 def _sigma(pt):
     """The uncertainty (ns) of one arm's median error."""
-    from sleepacc import model
-    st = (pt.d or {}).get("stats") or {}
-    rec = {"n": pt.n, "p25_ns": st.get("p25"), "p75_ns": st.get("p75"), "std_ns": st.get("std")}
-    return model._point_sigma(rec, REFERENCE_NS + max(pt.median or 0.0, 0.0), REFERENCE_NS)[0]
+    from sleepacc.model.solve import point_sigma
+    d = pt.d or {}
+    st = d.get("stats") or {}
+    rec = {"mode": d.get("mode"), "requested_ns": d.get("requested_ns", REFERENCE_NS), "n": pt.n,
+           "p25_ns": st.get("p25"), "p75_ns": st.get("p75"), "std_ns": st.get("std")}
+    return point_sigma(rec, REFERENCE_NS + max(pt.median or 0.0, 0.0), REFERENCE_NS)[0]
 
 
 def _beyond_noise(gain, a, b):
@@ -242,9 +244,7 @@ def _fit(sweep_or_points):
         fitted = model.fit(sweep_or_points)
     except Exception as exc:  # the model says why it cannot fit; findings go on
         return None, f"model fit failed: {exc}"
-    if hasattr(fitted, "params"):
-        return fitted, None
-    # several groups (a file with more than one setting): take the first
+    # several groups (a file with more than one setting): the first
     return next(iter(fitted.values()), None), None
 
 

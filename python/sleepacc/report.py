@@ -118,7 +118,7 @@ def records_for_report(data) -> List[dict]:
         return rows
     if hasattr(data, "to_dict") and hasattr(data, "stats"):
         return records_for_report([data])
-    from .model import to_records
+    from .records import to_records
     return to_records(data)
 
 

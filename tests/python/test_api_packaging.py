@@ -46,7 +46,8 @@ def test_sdist_and_wheel(tmp_path):
         files = set(z.namelist())
         z.extractall(tmp_path / "site")
     assert any(f.startswith("sleepacc/_core.") and f.endswith(".so") for f in files)
-    assert {"sleepacc/py.typed", "sleepacc/_core.pyi", "sleepacc/records.py"} <= files
+    assert {"sleepacc/py.typed", "sleepacc/_core.pyi", "sleepacc/records/__init__.py",
+            "sleepacc/model/__init__.py", "sleepacc/model/__init__.pyi"} <= files
     meta = next(f for f in files if f.endswith(".dist-info/METADATA"))
     with zipfile.ZipFile(wheel) as z:
         text = z.read(meta).decode()

@@ -309,9 +309,9 @@ def test_two_fits_of_one_structure_can_be_told_apart():
     # when an earlier candidate had the same structure (its Huber refit),
     # the dataclass == compared their numpy arrays and fit() raised
     # "The truth value of an array ... is ambiguous" (seen in notebook 03)
-    spec = model._Spec(unit=1, rounding="up", tick=0.0, k=0, zero=False)
-    a = model._Fit(spec, np.array([1.0, 2.0]), None, 1.0, 1.0, np.array([3.0, 4.0]))
-    b = model._Fit(spec, np.array([1.0, 2.5]), None, 1.0, 0.5, np.array([3.0, 4.5]))
+    spec = model.terms._Spec(unit=1, rounding="up", tick=0.0, k=0, zero=False)
+    a = model.solve._Fit(spec, np.array([1.0, 2.0]), None, 1.0, 1.0, np.array([3.0, 4.0]))
+    b = model.solve._Fit(spec, np.array([1.0, 2.5]), None, 1.0, 0.5, np.array([3.0, 4.5]))
     cands = [a, b]
     cands.remove(b)
     assert cands == [a] and a != b

@@ -58,7 +58,7 @@ def nonnegative(p):
     req = np.asarray(p.requested_ns)
     sleeps = np.ones(len(req), dtype=bool)
     if p.zero_return_ns is not None:     # a zero timeout returns at once: not a sleep
-        sleeps = model._round_unit(req, p.granularity_ns, p.rounding) > 0
+        sleeps = model.terms._round_unit(req, p.granularity_ns, p.rounding) > 0
     assert np.all(np.asarray(p.predict_ns(req))[sleeps] >= np.floor(req[sleeps]))
 
 
@@ -137,7 +137,7 @@ def test_idle_exit_grows_with_the_sleep():
     assert inside(60e3, p.parameters["idle_exit_ns"]["interval"], 10e3)
     # a hybrid sleep still idles in its kernel part: it hides the exit only
     # behind a margin that covers it (the advice says so, not "avoids")
-    advice = " ".join(model._advice(p, m.facts, 1e6))
+    advice = " ".join(model.explain.advice(p, m.facts, 1e6))
     assert "hybrid sleep avoids" not in advice and "margin also covers" in advice, advice
 
 
@@ -515,8 +515,8 @@ def test_idle_exit_advice_names_no_figure_beyond_the_longest_measured_sleep():
     top = max(durations)
     over_top = p.measured_ns[p.requested_ns.index(top)] - top
     e_top = p.idle_exit_ns * top / (top + p.idle_exit_half_ns)
-    advice = next(a for a in model._advice(p, m.facts, 1e6) if a.startswith("idle exit"))
+    advice = next(a for a in model.explain.advice(p, m.facts, 1e6) if a.startswith("idle exit"))
     import re
     figures = [float(x) for x in re.findall(r"([0-9.]+) µs", advice)]
     assert figures and max(figures) <= over_top / 1e3 + 1, (advice, over_top)
-    assert model._us(e_top) in advice and "10 ms" in advice, advice
+    assert model.explain._us(e_top) in advice and "10 ms" in advice, advice

@@ -60,9 +60,9 @@ def test_quantile_levels_are_the_cores():
     import array
     from sleepacc import _core
     st = _core.stats(array.array("q", range(1000, 0, -1)), 0)
-    assert list(plot._QUANTILE_LEVEL) == ["min", "p1", "p10", "p25", "median", "p75", "p90",
+    assert list(plot.data._QUANTILE_LEVEL) == ["min", "p1", "p10", "p25", "median", "p75", "p90",
                                           "p99", "p999", "max"]
-    for name, q in plot._QUANTILE_LEVEL.items():
+    for name, q in plot.data._QUANTILE_LEVEL.items():
         assert st[name] == max(1, round(q * 1000)), name
     assert _core.stats_level("mean") == _core.stats_level("n") == -1.0
     with pytest.raises(TypeError):
@@ -294,7 +294,7 @@ def test_cli_plot_compare_ranks_at_requested(tmp_path, monkeypatch):
 def test_pareto_front_on_known_points():
     pts = [(1.0, 100.0, "a"), (2.0, 50.0, "b"), (3.0, 60.0, "c"), (50.0, 1.0, "d"),
            (60.0, 1.0, "e")]
-    assert [pts[i][2] for i in plot._pareto(pts)] == ["a", "b", "d"]
+    assert [pts[i][2] for i in plot.sweep._pareto(pts)] == ["a", "b", "d"]
 
 
 def test_model_fit_over_seed_data(tmp_path):

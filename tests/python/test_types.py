@@ -70,7 +70,7 @@ REVEALED = [
     "numpy.ndarray[tuple[Any, ...], numpy.dtype[numpy.signedinteger[numpy._typing._nbit_base._64Bit]]] | None",
     "sleepacc._api.Sweep",
     "sleepacc._api.Measurement",
-    "sleepacc.model.Model | sleepacc.model.ModelSet",
+    "sleepacc.model.ModelSet",
     "matplotlib.figure.Figure",
     "int",
     "dict[str, Any]",

@@ -5,8 +5,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from matplotlib.figure import Figure
 
-from ._api import Measurement, Sweep
-from .model import Model
+from .._api import Measurement, Sweep
+from ..model import Model
 
 __all__ = ["error_vs_requested", "lateness_cdf", "cost_pareto", "histogram", "over_time",
            "model_fit", "history", "compare_hosts", "flent_overlay", "read_flent", "save_figure",
