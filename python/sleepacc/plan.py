@@ -8,8 +8,7 @@ notebook or a harness driving sleepacc from another language plan alike.
 
     import sleepacc
     from sleepacc.plan import Planner
-    points = sleepacc.sweep_points(["nanosleep", "spin"])
-    planner = Planner(points, total=20.0)           # the whole sweep in ~20 s
+    planner = Planner(total=20.0)                   # the whole sweep in ~20 s
     for m in sleepacc.iter_sweep(["nanosleep", "spin"], per_point=planner):
         print(m.method, m.requested_ns, f"{planner.elapsed():.1f} s")
 
@@ -101,29 +100,37 @@ class Planner:
     and before each point the time still left is spread again over the
     points still to do, so slow points are made up for by shorter budgets
     later (never below MIN_POINT_BUDGET_S).  The clock starts when the
-    planner is made.
+    planner is made; without `points` the first call plans (its points are
+    the whole sweep) and starts it.
 
     Called with the points still to measure (the first is the next one), it
     returns that point's :func:`sleepacc.measure` keywords, ``{"budget",
     "warmup"}``, and counts the point before it as done (for :meth:`eta`).
     """
 
-    def __init__(self, points: Iterable[Any], total: float = DEFAULT_TOTAL_S, *,
-                 budget: Optional[float] = None, max_samples: int = DEFAULT_MAX_SAMPLES,
+    def __init__(self, points: Optional[Iterable[Any]] = None, total: float = DEFAULT_TOTAL_S,
+                 *, budget: Optional[float] = None, max_samples: int = DEFAULT_MAX_SAMPLES,
                  todo: Optional[Iterable[Any]] = None):
-        all_d = [_duration_ns(p) for p in points]
-        todo_d = all_d if todo is None else [_duration_ns(p) for p in todo]
+        self.total = total
         self.fixed, self.max_samples = budget, max_samples
         self.deadline: Optional[float] = None
+        self.estimated_done = 0.0
+        self.last_budget: Optional[float] = None   # the per-point budget b of the last point
+        self._last: Optional[tuple] = None
+        self.t0: Optional[float] = None
+        if points is not None:
+            self._start(points, todo)
+
+    def _start(self, points: Iterable[Any], todo: Optional[Iterable[Any]]) -> None:
+        total, budget, max_samples = self.total, self.fixed, self.max_samples
+        all_d = [_duration_ns(p) for p in points]
+        todo_d = all_d if todo is None else [_duration_ns(p) for p in todo]
         if budget is None:
             b0 = plan_budget(all_d, total, max_samples)
             share = (sum(point_cost(d, b0, max_samples) for d in todo_d)
                      / max(1e-9, sum(point_cost(d, b0, max_samples) for d in all_d)))
             self.deadline = time.monotonic() + total * share
         self.t0 = time.monotonic()
-        self.estimated_done = 0.0
-        self.last_budget: Optional[float] = None   # the per-point budget b of the last point
-        self._last: Optional[tuple] = None
 
     def budget(self, rest: Sequence[Any]) -> float:
         """The per-point budget b for the next of `rest` (before point_budget)."""
@@ -143,10 +150,12 @@ class Planner:
         return est * min(3.0, max(0.5, ratio))
 
     def elapsed(self) -> float:
-        """Seconds since the planner was made."""
-        return time.monotonic() - self.t0
+        """Seconds since the planner started (0 before)."""
+        return 0.0 if self.t0 is None else time.monotonic() - self.t0
 
     def __call__(self, rest: Sequence[Any]) -> dict:
+        if self.t0 is None:           # the first point: the rest is the whole sweep
+            self._start(rest, None)
         if self._last is not None:    # the point planned last is done
             self.estimated_done += point_cost(*self._last, self.max_samples)
         d = _duration_ns(rest[0])

@@ -762,6 +762,32 @@ def test_the_readme_command_list_names_every_subcommand():
     assert listed and set(listed.group(1).split("|")) == set(sub.choices), listed
 
 
+@python_only
+def test_the_command_table_lists_every_command_and_only_the_one_run_is_built():
+    from sleepacc import cli
+    from sleepacc.cli.commands import COMMANDS
+    top = run("--help").stdout
+    for name, info in COMMANDS.items():   # the listing: each command by its summary
+        assert re.search(rf"^ +{name} +{re.escape(info.summary)}$", top, re.M), (name, top)
+        sub = next(a for a in cli.build_parser(name)._actions if a.dest == "command")
+        assert list(sub.choices) == [name]          # only this command's parser is built
+        parser = sub.choices[name]
+        assert parser.description and parser.description.strip(), name   # its one line
+        assert {a.dest for a in parser._actions} - {"help"}, name      # with its flags
+        helped = "".join(run(name, "--help").stdout.split())   # wrapped at blanks and hyphens
+        assert "".join(parser.description.split()) in helped, name
+
+
+@python_only
+def test_moved_names_stay_importable_from_the_cli():
+    from sleepacc import cli, plan
+    assert cli.plan_budget is plan.plan_budget and cli.warmup_for is plan.warmup_for
+    assert cli.DEFAULT_TOTAL_S == plan.DEFAULT_TOTAL_S
+    assert callable(cli.cmd_measure) and cli.UsageError.code == 2
+    with pytest.raises(AttributeError):
+        cli.no_such_name
+
+
 def test_unknown_method_lists_the_valid_names():
     msg = run("sweep", "--methods", "nope").stderr   # the core's words: the available ones
     assert all(m.name in msg for m in sleepacc.methods() if m.available)
