@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence, Tuple
 
 __all__ = ["DEFAULT_TOTAL_S", "MIN_POINT_BUDGET_S", "MAX_POINT_BUDGET_S", "PLAN_LATE_NS",
            "PLAN_OVERHEAD_S", "DEFAULT_MAX_SAMPLES", "warmup_for", "point_budget", "point_cost",
@@ -113,11 +113,12 @@ class Planner:
                  todo: Optional[Iterable[Any]] = None):
         self.total = total
         self.fixed, self.max_samples = budget, max_samples
-        self.deadline: Optional[float] = None
+        self.deadline = math.inf      # set by the plan (a fixed budget has none)
         self.estimated_done = 0.0
-        self.last_budget: Optional[float] = None   # the per-point budget b of the last point
-        self._last: Optional[tuple] = None
-        self.t0: Optional[float] = None
+        self.last_budget = MIN_POINT_BUDGET_S   # the per-point budget b of the last point
+        self._last: Optional[Tuple[int, float]] = None
+        self.started = False
+        self.t0 = time.monotonic()
         if points is not None:
             self._start(points, todo)
 
@@ -130,7 +131,7 @@ class Planner:
             share = (sum(point_cost(d, b0, max_samples) for d in todo_d)
                      / max(1e-9, sum(point_cost(d, b0, max_samples) for d in all_d)))
             self.deadline = time.monotonic() + total * share
-        self.t0 = time.monotonic()
+        self.t0, self.started = time.monotonic(), True
 
     def budget(self, rest: Sequence[Any]) -> float:
         """The per-point budget b for the next of `rest` (before point_budget)."""
@@ -151,13 +152,13 @@ class Planner:
 
     def elapsed(self) -> float:
         """Seconds since the planner started (0 before)."""
-        return 0.0 if self.t0 is None else time.monotonic() - self.t0
+        return time.monotonic() - self.t0 if self.started else 0.0
 
     def __call__(self, rest: Sequence[Any]) -> dict:
-        if self.t0 is None:           # the first point: the rest is the whole sweep
+        if not self.started:          # the first point: the rest is the whole sweep
             self._start(rest, None)
         if self._last is not None:    # the point planned last is done
-            self.estimated_done += point_cost(*self._last, self.max_samples)
+            self.estimated_done += point_cost(self._last[0], self._last[1], self.max_samples)
         d = _duration_ns(rest[0])
         b = self.last_budget = self.budget(rest)
         self._last = (d, b)
