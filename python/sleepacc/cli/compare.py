@@ -65,25 +65,15 @@ def _hostname(host):
     return str((host or {}).get("hostname") or "?")
 
 
-def run(args):
+def _point_rows(sweeps, stat):
+    """The per-point view: every (method, mode, duration) of the files side
+    by side, its error by `stat` in each file, n and the ratios against the
+    first file."""
     from sleepacc import fleet
-    from sleepacc.report import text_table as _table
-    sweeps, labels = compare_inputs(args)
-    fmt = "json" if args.json else args.format
-    stat = args.stat
-    try:
-        hosts = fleet.fleet(sweeps, args.files, stat=stat, method=args.method,
-                            requested_ns=None if args.duration is None else args.duration.ns,
-                            labels=labels)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    # the per-point view: every (method, mode, duration) of the files side by side
     tables = [{(p["method"], p["mode"], int(p["requested_ns"])): p for p in (m.to_dict() for m in sw)}
               for sw in sweeps]
-    keys = list(dict.fromkeys(k for t in tables for k in t))
-    letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
     rows = []
-    for k in keys:
+    for k in dict.fromkeys(k for t in tables for k in t):
         row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "n": [],
                "ratios": []}
         errs = [fleet.error_ns(t[k], stat) if k in t else None for t in tables]
@@ -93,7 +83,21 @@ def run(args):
             row["n"].append(t[k]["n"] if k in t else 0)
             row["ratios"].append(None if e is None or base is None or base <= 0 else e / base)
         rows.append(row)
-    key = f"{stat}_ns"
+    return rows
+
+
+def run(args):
+    from sleepacc import fleet
+    sweeps, labels = compare_inputs(args)
+    fmt = "json" if args.json else args.format
+    stat = args.stat
+    try:
+        hosts = fleet.fleet(sweeps, args.files, stat=stat, method=args.method,
+                            requested_ns=None if args.duration is None else args.duration.ns,
+                            labels=labels)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    rows = _point_rows(sweeps, stat)
     if fmt == "json":
         print_json({"schema": SCHEMA, "type": "compare", **hosts,
                     "files": [{"path": p, "host": _hostname(sw.host)}
@@ -104,16 +108,26 @@ def run(args):
         import csv
         cols = ["rank", "label", "hostname", "path", "kernel", "slack_ns", "policy", "settings",
                 "method", "mode",
-                "requested_ns", "n", key, "median_ns", "p99_ns", "top_cause", "top_cause_id",
-                "top_cause_ns"]
+                "requested_ns", "n", f"{stat}_ns", "median_ns", "p99_ns", "top_cause",
+                "top_cause_id", "top_cause_ns"]
         cols = list(dict.fromkeys(cols))
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(cols)
         for r in hosts["hosts"]:
             w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
         return 0
+    _print_hosts(hosts, len(sweeps), stat)
+    if args.points or len(sweeps) == 2:
+        _print_points(args.files, sweeps, rows, stat)
+    return 0
+
+
+def _print_hosts(hosts, count, stat):
+    """The ranking: one row per file."""
+    from sleepacc import fleet
+    from sleepacc.report import text_table as _table
     what = f"{hosts['method']}({format_go(hosts['requested_ns'])})"
-    print(f"{len(sweeps)} hosts ranked by the {stat} error of {what}, best first; "
+    print(f"{count} hosts ranked by the {stat} error of {what}, best first; "
           "top cause: the oversleep model fitted to each file's own data")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
@@ -126,21 +140,26 @@ def run(args):
                   + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
                   for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
                  + ">" * len(shown) + "<<"))
-    if not (args.points or len(sweeps) == 2):
-        return 0
+
+
+def _print_points(files, sweeps, rows, stat):
+    """Every point side by side (_point_rows), the files lettered A, B, ..."""
+    from sleepacc.report import text_table as _table
+    letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
     print()
-    for letter, path, sw in zip(letters, args.files, sweeps):
+    for letter, path, sw in zip(letters, files, sweeps):
         about = [f"host {_hostname(sw.host)}"]
         if sw.started:
             about.append(str(sw.started))
         env = (sw.settings or {}).get("env") or {}
         about += [f"--{k} {v}" for k, v in env.items()]
         print(f"{letter}: {path} ({', '.join(about)})")
-    print(f"{stat} error{' (lateness for periodic points)' if any(k[1] == 'periodic' for k in keys) else ''} "
+    periodic = any(r["mode"] == "periodic" for r in rows)
+    print(f"{stat} error{' (lateness for periodic points)' if periodic else ''} "
           f"of every point; ratios against A; n = samples")
     print()
-    headers = (["method", "requested"] + letters + [f"{l}/A" for l in letters[1:]]
-               + [f"n {l}" for l in letters])
+    headers = (["method", "requested"] + letters + [f"{x}/A" for x in letters[1:]]
+               + [f"n {x}" for x in letters])
     table_rows = []
     for r in rows:
         cells = [r["method"] + (" (periodic)" if r["mode"] == "periodic" else ""),
@@ -150,4 +169,3 @@ def run(args):
         cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
     print(_table(headers, table_rows))
-    return 0

@@ -129,6 +129,30 @@ def _open_output(args, methods, durations_ns, env, env_plain):
     return results
 
 
+def _measure(sweep_loop, results, samples, state, total, resumed):
+    """Each point of the loop written to the results file as it is done;
+    the points kept for the table when there is no file to read back.  A
+    Ctrl-C says what was kept (every point in the file is whole)."""
+    measured = []
+    try:
+        for m in sweep_loop:
+            if not samples:
+                m.samples = None     # the statistics are kept, the buffer is not
+            if results is not None:
+                try:
+                    results.write_point(m)
+                except OSError as exc:
+                    raise write_error(results.path, exc) from None
+            if results is None or not results.regular:
+                measured.append(m)
+            state["done"] += 1
+    except KeyboardInterrupt:
+        kept = (f"; {state['done']} of {total} points are in {results.path} "
+                "(continue with --resume)") if results is not None else ""
+        raise Interrupted(f"after {state['done'] - resumed} points{kept}") from None
+    return measured
+
+
 def run(args):
     from sleepacc import _api
     _check_flags(args)
@@ -182,24 +206,8 @@ def run(args):
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = state["progress"] = Progress(len(points), show)
     resumed = state["done"] = len(points) - len(todo)
-    measured = []   # kept for the table only when there is no file to read back
     try:
-        for m in sweep_loop:
-            if not args.samples:
-                m.samples = None     # the statistics are kept, the buffer is not
-            if results is not None:
-                try:
-                    results.write_point(m)
-                except OSError as exc:
-                    raise write_error(results.path, exc) from None
-            if results is None or not results.regular:
-                measured.append(m)
-            state["done"] += 1
-    except KeyboardInterrupt:
-        kept = (f"; {state['done']} of {len(points)} points are in {results.path} "
-                "(continue with --resume)") if results is not None else ""
-        raise Interrupted(f"after {state['done'] - resumed} points{kept}") from None
-    else:
+        measured = _measure(sweep_loop, results, args.samples, state, len(points), resumed)
         if results is not None and todo:
             try:
                 results.write_footer(_now_iso())
