@@ -56,12 +56,12 @@ __all__ += ["sleep", "Sleeper", "Pacer"]
 # The analysis modules, reachable as attributes (`sleepacc.model.fit(sw)`)
 # without importing them, or numpy/matplotlib, at `import sleepacc`: each is
 # imported on first use (PEP 562).
-_SUBMODULES = ("cli", "doctor", "model", "plot", "precise", "records", "report")
+_SUBMODULES = ("cli", "doctor", "model", "plan", "plot", "precise", "records", "report")
 
 from typing import TYPE_CHECKING  # noqa: E402
 
 if TYPE_CHECKING:  # type checkers see them as the submodules they are
-    from . import cli, doctor, model, plot, precise, records, report  # noqa: F401
+    from . import cli, doctor, model, plan, plot, precise, records, report  # noqa: F401
 
 
 def __getattr__(name: str):

@@ -719,7 +719,7 @@ def iter_sweep(methods: Union[None, str, Iterable[str]] = None,
     skip: (method, duration_ns) pairs not to measure (a resumed run).
     per_point: called before each point with the points still to measure
       (the first is the next one); returns :func:`measure` keywords for that
-      point only (e.g. {"budget": ..., "warmup": ...}): the CLI's planner.
+      point only (e.g. {"budget": ..., "warmup": ...}): sleepacc.plan.Planner.
     """
     for key in environment:
         if key not in _SWEEP_PASSTHROUGH:

@@ -112,9 +112,8 @@ def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
     if not pts:
         return None
     try:
-        fitted = model.fit(Sweep(pts, host=sweep.host, settings=sweep.settings))
-        if not hasattr(fitted, "params"):
-            fitted = next(iter(fitted.values()))
+        fitted = next(iter(model.fit(Sweep(pts, host=sweep.host,
+                                           settings=sweep.settings)).values()))
         params = fitted.params.get(method)
         if params is None:
             parts = []

@@ -503,7 +503,6 @@ BAD = [
      "argument --margin: only the hybrid family has a margin, and no method measured here is one"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--samples"], "argument --samples: needs --json"),
     (["measure", "nanosleep", "1ms", "-n", "2", "--margin", "10us"], "argument --margin: only the hybrid family"),
-    # a floor ignores the request: measured at 0 only, as in a sweep
     # plot's --labels and --stat name and rank the hosts of --compare: alone they were ignored
     (["plot", "x.jsonl", "-o", "x.png", "--labels", "A"], "argument --labels: needs --compare"),
     (["plot", "x.jsonl", "-o", "x.png", "--stat", "p99"], "argument --stat: needs --compare"),
@@ -523,8 +522,6 @@ BAD = [
      "argument --methods: does not apply to --flent"),
     # --total plans the budgets of a sweep without --budget: with it, it was silently ignored
     (["sweep", *QUICK, "--total", "1"], "argument --total: plans the budgets of a sweep without"),
-    (["measure", "syscall", "1ms", "-n", "2"], "argument METHOD: 'syscall' is a floor method"),
-    (["measure", "clock", "1us", "-n", "2"], "argument METHOD: 'clock' is a floor method"),
     # periodic mode cannot measure a floor at any duration (the core's rule): not "give DURATION 0"
     (["measure", "clock", "1us", "-n", "2", "--mode", "periodic"],
      "argument METHOD: is a floor (family 'baseline', measured at duration 0 only): periodic mode"),
@@ -550,7 +547,7 @@ def test_bad_invocation_exits_2_with_one_line(argv, named):
 CORE_RULES = [
     (["measure", "nanosleep", "1ms", "-n", "0"], "-n", "must be >= 1, got 0"),
     (["measure", "nanosleep", "1ms", "--budget", "0"], "--budget",
-     "must be positive (or none: only n stops the run), got 0.0"),
+     "must be positive (or none: only n stops the run), got 0"),
     (["measure", "nanosleep", "1ms", "--warmup", "-1"], "--warmup", "must be >= 0, got -1"),
     (["measure", "nope", "1ms"], "METHOD", "must be an available method ("),
     (["measure", "nanosleep", "5s", "--budget", "1"], "DURATION",
@@ -562,7 +559,7 @@ CORE_RULES = [
     (["sweep", "--mode", "periodic", "--durations", "0"], "--durations",   # the plan's rule
      "nothing to measure: periodic mode needs a duration above 0"),
     (["monitor", "--interval", "0"], "--interval",
-     "must be > 0 in periodic mode (it is the period), got 0.0"),
+     "must be > 0 in periodic mode (it is the period), got 0"),
     (["monitor", "--method", "nope"], "--method", "must be an available method ("),
     (["doctor", "--budget", "0"], "--budget", "must be positive (or none: only n stops the run)"),
     (["sweep", "--mode", "sideways"], "--mode", "must be 'relative' or 'periodic', got 'sideways'"),
@@ -663,8 +660,16 @@ UNIT_TRAPS = [
     (["monitor", "--interval", "-10ms"], "--interval", "negative"),
     (["monitor", "--duration", "-1s"], "--duration", "negative"),
     # a duration's range is the core's seconds rule, in its words (_units only parses)
-    (["measure", "nanosleep", "-1ms"], "DURATION", "must be non-negative, got -0.001"),
-    (["measure", "nanosleep", "25h"], "DURATION", "must be at most 86400 s (one day), got 90000.0"),
+    # ... quoting the value as typed, not its conversion (-0.001, 90000.0, 300.0)
+    (["measure", "nanosleep", "-1ms"], "DURATION", "must be non-negative, got -1ms"),
+    (["measure", "nanosleep", "25h"], "DURATION", "must be at most 86400 s (one day), got 25h"),
+    (["measure", "nanosleep", "5m"], "DURATION", "one sample is longer than the budget: give n "
+                                                 "explicitly or a longer budget, got 5m"),
+    (["measure", "nanosleep", "1ms", "--budget", "-1ms"], "--budget", ", got -1ms"),
+    (["sweep", "--durations", "1ms,25h"], "--durations", "(one day), got 25h"),
+    (["measure", "hybrid", "1ms", "--margin", "-1us"], "--margin", "must be non-negative, got -1us"),
+    (["monitor", "--interval", "25h"], "--interval", "(one day), got 25h"),
+    (["compare", "a.jsonl", "b.jsonl", "--duration", "-1ms"], "--duration", ", got -1ms"),
     (["sweep", "--durations", "1ms,25h"], "--durations", "must be at most 86400 s (one day)"),
     (["measure", "hybrid", "1ms", "--margin", "25h"], "--margin", "must be at most 86400 s"),
     (["monitor", "--interval", "25h"], "--interval", "must be at most 86400 s (one day)"),
@@ -755,6 +760,32 @@ def test_the_readme_command_list_names_every_subcommand():
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     listed = re.search(r"`sleepacc ([a-z|]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
     assert listed and set(listed.group(1).split("|")) == set(sub.choices), listed
+
+
+@python_only
+def test_the_command_table_lists_every_command_and_only_the_one_run_is_built():
+    from sleepacc import cli
+    from sleepacc.cli.commands import COMMANDS
+    top = run("--help").stdout
+    for name, info in COMMANDS.items():   # the listing: each command by its summary
+        assert re.search(rf"^ +{name} +{re.escape(info.summary)}$", top, re.M), (name, top)
+        sub = next(a for a in cli.build_parser(name)._actions if a.dest == "command")
+        assert list(sub.choices) == [name]          # only this command's parser is built
+        parser = sub.choices[name]
+        assert parser.description and parser.description.strip(), name   # its one line
+        assert {a.dest for a in parser._actions} - {"help"}, name      # with its flags
+        helped = "".join(run(name, "--help").stdout.split())   # wrapped at blanks and hyphens
+        assert "".join(parser.description.split()) in helped, name
+
+
+@python_only
+def test_moved_names_stay_importable_from_the_cli():
+    from sleepacc import cli, plan
+    assert cli.plan_budget is plan.plan_budget and cli.warmup_for is plan.warmup_for
+    assert cli.DEFAULT_TOTAL_S == plan.DEFAULT_TOTAL_S
+    assert callable(cli.cmd_measure) and cli.UsageError.code == 2
+    with pytest.raises(AttributeError):
+        cli.no_such_name
 
 
 def test_unknown_method_lists_the_valid_names():

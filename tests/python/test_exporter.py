@@ -568,21 +568,22 @@ def test_a_bad_config_line_exits_2_naming_the_file(tmp_path):
 
 def test_a_config_file_names_the_line_of_a_bad_value_and_reads_a_bom(tmp_path):
     from sleepacc import cli
+    from sleepacc.cli.exporter import _exporter_config
     parser = cli.build_parser().parse_args(["exporter"]).exporter_parser
     conf = tmp_path / "c.conf"
     # a byte-order mark (Notepad) became part of the first key: "--\ufeffmethods"
     conf.write_bytes(b"\xef\xbb\xbfmethods = nanosleep\r\nstop-after = 1s\r\n")
-    args = cli._exporter_config(conf, parser)
+    args = _exporter_config(conf, parser)
     assert args.methods == ["nanosleep"] and args.stop_after == 1.0
     # a bad value or option named the file but not its line
     for text, line in (("methods = nanosleep\nfrobnicate = 1\n", 2),
                        ("# c\nmethods = \n", 2), ("lock-memory = 1\n", 1)):
         conf.write_text(text)
         with pytest.raises(cli.UsageError, match=rf"--config: {re.escape(str(conf))}:{line}: "):
-            cli._exporter_config(conf, parser)
+            _exporter_config(conf, parser)
     conf.write_bytes(b"methods = nanosleep\n\xff\n")   # a traceback's words, no option named
     with pytest.raises(cli.UsageError, match=r"--config: .*c\.conf: not UTF-8 text"):
-        cli._exporter_config(conf, parser)
+        _exporter_config(conf, parser)
 
 
 def test_a_port_in_use_exits_1_with_one_line():
