@@ -553,6 +553,7 @@ typedef struct sleepacc_run {
   int64_t *starts;         /* caller buffer of sample start times, or NULL */
   int err;                 /* runs (measure.c): the first failure, 0 none */
   int err_at;              /* runs (measure.c): where it happened */
+  int64_t *wakes;          /* trace.c: each sample's wake time (CLOCK_MONOTONIC), or NULL */
 } sleepacc_run;
 
 /* The environment a run applied, as the record shows it (sleepacc/1 env). */
@@ -1837,6 +1838,69 @@ int sleepacc_fields_read(const sleepacc_field *t, const sleepacc_getter *g, cons
 int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
                         void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
                         const char **words);
+
+/* -------------------------------------------------------------------------
+ * trace: each sample's lateness in its parts, measured from the kernel's
+ * events (Linux tracefs; root or CAP_DAC_OVERRIDE), csrc/trace.c.
+ * ---------------------------------------------------------------------- */
+/* The terms, in this order; per complete sample they sum exactly to its
+ * lateness (actual - requested; wake - deadline in periodic mode):
+ *   rounding    the programmed soft expiry - the requested deadline (a
+ *               relative call's syscall entry included: the kernel arms
+ *               from its own clock read)
+ *   slack       the programmed hard expiry - the soft expiry
+ *   timer_irq   the expiry interrupt's clock read - the hard expiry
+ *   wake_to_run the thread's switch-in - its wake-up
+ *   to_user     the user's clock read after the call - the switch-in
+ *   other       the wake-up - the interrupt (the expiry callback, the
+ *               tracer's own event writes) */
+#define SLEEPACC_TRACE_TERMS 6
+extern const char *const sleepacc_trace_term_names[SLEEPACC_TRACE_TERMS];
+/* Most samples one trace keeps (each run: traced and untraced). */
+#define SLEEPACC_TRACE_MAX_SAMPLES 20000
+/* The versioned key of a trace in a record and in results files. */
+#define SLEEPACC_TRACE_SCHEMA "sleepacc-trace/1"
+/* A trace's arrays are in memory the caller's room gave (sleepacc_trace_run). */
+typedef struct sleepacc_trace {
+  int64_t n;               /* traced samples */
+  int64_t *lateness;       /* n: each traced sample's lateness */
+  double *terms[SLEEPACC_TRACE_TERMS]; /* n each: ns; NaN where the sample is incomplete */
+  int *complete;           /* n: 1 every link of the chain was seen */
+  int *idle_state;         /* n: the expiry CPU at the interrupt: >= 0 idle in that cpu_idle
+                              state, -1 busy, -2 unknown (incomplete, or no power:cpu_idle) */
+  int64_t untraced_n;      /* the same run untraced, right before the traced one */
+  int64_t *untraced;       /* untraced_n lateness values */
+  int64_t gaps;            /* samples whose chain lacks a link */
+  int64_t lost;            /* events the kernel dropped (overrun, dropped, missed) or not kept */
+  int64_t missed_pages;    /* buffer pages flagged with missed events */
+  int64_t events;          /* events read */
+  int idle_known;          /* power:cpu_idle was traced */
+  int mounted;             /* tracefs was not mounted: this run mounted it, and unmounted it after */
+  char tracefs[256];       /* where tracefs is */
+} sleepacc_trace;
+/* Measure cfg twice by the engine, untraced then traced, on the calling
+ * thread, and join each traced sample's events into its terms.  At most
+ * SLEEPACC_TRACE_MAX_SAMPLES samples (n, or what the budget fills).  Memory:
+ * one room(ctx, bytes) call.  0, or -errno with why (one line naming trace
+ * and what it needs: -EACCES "needs root or CAP_DAC_OVERRIDE", tracefs not
+ * mounted and not mountable: the mount command).  Nothing global changes;
+ * the instance is removed on every path. */
+int sleepacc_trace_run(const sleepacc_config *cfg, sleepacc_trace *t, void *(*room)(void *ctx, size_t bytes),
+                       void *ctx, char *why, size_t whycap);
+/* The trace call's answer (the "trace" row of sleepacc_calls), by
+ * sleepacc_trace_fields: schema, method, mode, requested_ns, slack_ns, cpu,
+ * n, lateness, terms {rounding, ...}, complete, idle_state, untraced, gaps,
+ * lost, missed_pages, events, idle_known, mounted, tracefs. */
+typedef struct sleepacc_trace_answer {
+  sleepacc_trace trace;
+  const char *schema, *method, *mode;
+  int64_t requested_ns, slack_ns, cpu, n, gaps, lost, missed_pages, events;
+  int idle_known, mounted;
+  char tracefs[256];
+  sleepacc_list lateness, terms[SLEEPACC_TRACE_TERMS], complete, idle_state, untraced;
+  char why[512];
+} sleepacc_trace_answer;
+extern const sleepacc_field sleepacc_trace_fields[];
 
 #ifdef __cplusplus
 }

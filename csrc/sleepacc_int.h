@@ -54,4 +54,8 @@ int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_conf
 int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option, int64_t index, int takes,
                         int show, const char *words);
 
+/* The trace call row's function (trace.c): the options read by the core,
+ * then sleepacc_trace_run; a failure names what it needs (out->context). */
+int sleepacc__trace_call(const sleepacc_call_args *a, void *buf, sleepacc_answer *out);
+
 #endif /* SLEEPACC_INT_H */
