@@ -1866,16 +1866,17 @@ typedef struct sleepacc_trace {
   int64_t *lateness;       /* n: each traced sample's lateness */
   double *terms[SLEEPACC_TRACE_TERMS]; /* n each: ns; NaN where the sample is incomplete */
   int *complete;           /* n: 1 every link of the chain was seen */
-  int *idle_state;         /* n: the expiry CPU at the interrupt: >= 0 idle in that cpu_idle
-                              state, -1 busy, -2 unknown (incomplete, or no power:cpu_idle) */
+  int *idle;               /* n: the CPU the timer expired on, at the interrupt: 1 idle (the idle
+                              task ran there), 0 busy, -1 unknown (incomplete, or nothing seen) */
+  int *idle_state;         /* n: the cpu_idle state it idled in, -1 none known (busy, or the
+                              idle driver traces none) */
   int64_t untraced_n;      /* the same run untraced, right before the traced one */
   int64_t *untraced;       /* untraced_n lateness values */
   int64_t gaps;            /* samples whose chain lacks a link */
   int64_t lost;            /* events the kernel dropped (overrun, dropped, missed) or not kept */
   int64_t missed_pages;    /* buffer pages flagged with missed events */
   int64_t events;          /* events read */
-  int idle_known;          /* power:cpu_idle was traced */
-  int mounted;             /* tracefs was not mounted: this run mounted it, and unmounted it after */
+  int mounted;             /* tracefs was not mounted: this run mounted it (left mounted) */
   char tracefs[256];       /* where tracefs is */
 } sleepacc_trace;
 /* Measure cfg twice by the engine, untraced then traced, on the calling
@@ -1889,15 +1890,15 @@ int sleepacc_trace_run(const sleepacc_config *cfg, sleepacc_trace *t, void *(*ro
                        void *ctx, char *why, size_t whycap);
 /* The trace call's answer (the "trace" row of sleepacc_calls), by
  * sleepacc_trace_fields: schema, method, mode, requested_ns, slack_ns, cpu,
- * n, lateness, terms {rounding, ...}, complete, idle_state, untraced, gaps,
- * lost, missed_pages, events, idle_known, mounted, tracefs. */
+ * n, lateness, terms {rounding, ...}, complete, idle, idle_state, untraced,
+ * gaps, lost, missed_pages, events, mounted, tracefs. */
 typedef struct sleepacc_trace_answer {
   sleepacc_trace trace;
   const char *schema, *method, *mode;
   int64_t requested_ns, slack_ns, cpu, n, gaps, lost, missed_pages, events;
-  int idle_known, mounted;
+  int mounted;
   char tracefs[256];
-  sleepacc_list lateness, terms[SLEEPACC_TRACE_TERMS], complete, idle_state, untraced;
+  sleepacc_list lateness, terms[SLEEPACC_TRACE_TERMS], complete, idle, idle_state, untraced;
   char why[512];
 } sleepacc_trace_answer;
 extern const sleepacc_field sleepacc_trace_fields[];

@@ -24,8 +24,10 @@
  *   to_user T-R.
  * A sample whose chain lacks a link is flagged incomplete and has no terms.
  * Nothing global is changed: only the instance is written, and it is
- * removed on every path (a SIGKILL leaves it for the next run to remove);
- * tracefs mounted by this run is unmounted after it.
+ * removed on every path (a SIGKILL leaves it for the next run to remove).
+ * tracefs not mounted is mounted where it belongs (/sys/kernel/tracing)
+ * when the process may, and the answer says so (it is left mounted: another
+ * run may be using it by then).
  *
  * Owns: sleepacc_trace_run, sleepacc_trace_term_names, the trace call's
  * answer (sleepacc_trace_fields) and its call function (sleepacc__trace_call).
@@ -164,8 +166,15 @@ typedef struct event {
   int64_t ts;    /* trace clock mono: CLOCK_MONOTONIC ns */
   int64_t a, b, c;
   int type;      /* EV_* */
-  int idle;      /* EV_EXPIRE: its CPU at the interrupt: >= 0 idle in that state, -1 busy, -2 unknown */
+  int idle;      /* EV_EXPIRE: its CPU at the interrupt: 1 idle, 0 busy, -1 unknown */
+  int state;     /* EV_EXPIRE: the cpu_idle state it idled in, -1 none known */
 } event;
+
+/* What one CPU was doing, as its buffer is read in order. */
+typedef struct cpu_now {
+  int idle;  /* the last switch on it: 1 into the idle task, 0 into another, -1 none seen */
+  int state; /* the last power:cpu_idle on it: >= 0 entered that state, -1 left idle, -2 none seen */
+} cpu_now;
 
 typedef struct store {
   event *at;
@@ -179,10 +188,10 @@ typedef struct store {
 #define RB_MISSED_EVENTS (1UL << 31)
 #define RB_MISSED_STORED (1UL << 30)
 
-/* The events of one page of CPU buffer data; *idle: the CPU's idle state so
- * far (its buffer is read in order). */
+/* The events of one page of CPU buffer data; *cpu: what that CPU was doing
+ * so far (its buffer is read in order). */
 static void parse_page(const unsigned char *page, size_t size, const page_layout *pl, const format *fm,
-                       const field *type_f, store *st, int *idle) {
+                       const field *type_f, store *st, cpu_now *cpu) {
   uint64_t ts = (uint64_t)get_field(page, size, &pl->ts);
   uint64_t commit = (uint64_t)get_field(page, size, &pl->commit);
   size_t len = (size_t)(commit & ~(RB_MISSED_EVENTS | RB_MISSED_STORED)), off = 0;
@@ -233,7 +242,7 @@ static void parse_page(const unsigned char *page, size_t size, const page_layout
       if (t == EV_COUNT) continue;
       if (t == EV_IDLE) { /* state (u32)-1 is the exit from idle */
         int64_t s = get_field(rec, plen, &fm[t].f[0]);
-        *idle = s == 4294967295LL || s < 0 ? -1 : (int)s;
+        cpu->state = s == 4294967295LL || s < 0 ? -1 : (int)s;
         continue;
       }
       if (st->n >= st->cap) {
@@ -241,10 +250,14 @@ static void parse_page(const unsigned char *page, size_t size, const page_layout
         continue;
       }
       event *e = &st->at[st->n++];
-      e->ts = (int64_t)ts, e->type = t, e->idle = *idle;
+      e->ts = (int64_t)ts, e->type = t;
       e->a = get_field(rec, plen, &fm[t].f[0]);
       e->b = fm[t].f[1].size ? get_field(rec, plen, &fm[t].f[1]) : 0;
       e->c = fm[t].f[2].size ? get_field(rec, plen, &fm[t].f[2]) : 0;
+      if (t == EV_SWITCH) cpu->idle = e->b == 0; /* pid 0: the idle task */
+      /* idle at the interrupt: by the switches, else by cpu_idle; its state by cpu_idle */
+      e->idle = cpu->idle >= 0 ? cpu->idle : cpu->state >= -1 ? cpu->state >= 0 : -1;
+      e->state = e->idle == 1 && cpu->state >= 0 ? cpu->state : -1;
     }
   }
 }
@@ -345,7 +358,10 @@ static int set_filter(const tracer *t, int i, long tid) {
   switch (i) {
   case EV_START: snprintf(text, sizeof text, "common_pid == %ld", tid); break;
   case EV_WAKEUP: snprintf(text, sizeof text, "pid == %ld", tid); break;
-  case EV_SWITCH: snprintf(text, sizeof text, "prev_pid == %ld || next_pid == %ld", tid, tid); break;
+  case EV_SWITCH: /* the thread's, and every CPU's into and out of idle (the idle flag) */
+    snprintf(text, sizeof text, "prev_pid == %ld || next_pid == %ld || prev_pid == 0 || next_pid == 0", tid,
+             tid);
+    break;
   case EV_EXPIRE: /* to the sleep callbacks where the kernel can (else every expiry: joined by pointer) */
     for (int k = 0; expire[k]; k++)
       if (iput(t, rel, expire[k]) == 0) return 0;
@@ -355,7 +371,7 @@ static int set_filter(const tracer *t, int i, long tid) {
   return iput(t, rel, text);
 }
 
-/* Unmount what this run mounted and forget the instance. */
+/* Turn the instance's events off and remove it. */
 static void tracer_close(tracer *t) {
   if (t->made) {
     iput(t, "tracing_on", "0");
@@ -367,8 +383,6 @@ static void tracer_close(tracer *t) {
     rmdir(t->inst);
     t->made = 0;
   }
-  if (t->mounted && umount2(t->root, 0) != 0) umount2(t->root, MNT_DETACH);
-  t->mounted = 0;
 }
 
 /* Find (or mount) tracefs, remove stale instances, make ours and set its
@@ -382,13 +396,13 @@ static int tracer_open(tracer *t, size_t kb, char *why, size_t cap) {
     snprintf(t->root, sizeof t->root, "/sys/kernel/tracing");
     if (mount("nodev", t->root, "tracefs", 0, NULL) != 0) {
       rc = -errno;
-      snprintf(why, cap, "trace: tracefs is not mounted and this process may not mount it "
-                         "(as root: mount -t tracefs nodev /sys/kernel/tracing)");
-      return rc == -ENODEV ? -ENOSYS : rc;
+      snprintf(why, cap, "trace: needs root or CAP_DAC_OVERRIDE and tracefs, which is not mounted and "
+                         "this process may not mount (as root: mount -t tracefs nodev /sys/kernel/tracing)");
+      return rc == -ENODEV ? -ENOSYS : rc == -EPERM ? -EACCES : rc;
     }
     t->mounted = 1;
   }
-  if (access(path_of(p, sizeof p, t->root, "instances"), W_OK | X_OK) != 0) {
+  if (faccessat(AT_FDCWD, path_of(p, sizeof p, t->root, "instances"), W_OK | X_OK, AT_EACCESS) != 0) {
     rc = -errno;
     snprintf(why, cap, rc == -EACCES || rc == -EPERM
                            ? "trace: needs root or CAP_DAC_OVERRIDE (%s is not writable)"
@@ -461,7 +475,8 @@ static void tracer_read(tracer *t, store *st) {
     return;
   }
   while ((e = readdir(d)) != NULL) {
-    int fd, idle = -2;
+    int fd;
+    cpu_now cpu = {-1, -2};
     char *stats;
     if (strncmp(e->d_name, "cpu", 3) != 0) continue;
     snprintf(p, sizeof p, "%s/%s/trace_pipe_raw", dir, e->d_name);
@@ -470,7 +485,7 @@ static void tracer_read(tracer *t, store *st) {
         ssize_t got = read(fd, page, t->page);
         if (got <= 0) break;
         if ((size_t)got < t->page) memset(page + got, 0, t->page - (size_t)got);
-        parse_page(page, t->page, &t->pl, t->fm, &t->type_f, st, &idle);
+        parse_page(page, t->page, &t->pl, t->fm, &t->type_f, st, &cpu);
       }
       close(fd);
     }
@@ -500,7 +515,8 @@ static size_t first_at(const store *st, int64_t ts) {
 }
 
 /* Sample i's chain in [lo, t1]: its terms, or 0 when a link is missing. */
-static int join(const store *st, long tid, int64_t lo, int64_t t1, int64_t dl, int64_t terms[6], int *idle) {
+static int join(const store *st, long tid, int64_t lo, int64_t t1, int64_t dl, int64_t terms[6], int *idle,
+                int *state) {
   size_t a = first_at(st, lo), b = first_at(st, t1 + 1);
   const event *ex = NULL, *wk = NULL, *sw = NULL, *hs = NULL;
   /* the last arming whose timer expired by a sleep callback before t1 */
@@ -524,7 +540,7 @@ static int join(const store *st, long tid, int64_t lo, int64_t t1, int64_t dl, i
   terms[T_OTHER] = wk->ts - ex->b;
   terms[T_WAKE] = sw->ts - wk->ts;
   terms[T_USER] = t1 - sw->ts;
-  *idle = ex->idle;
+  *idle = ex->idle, *state = ex->state;
   return 1;
 }
 
@@ -579,7 +595,7 @@ int sleepacc_trace_run(const sleepacc_config *config, sleepacc_trace *t, void *(
   /* the store: what the samples' own events need, and room for other tasks' expirations */
   nev = (size_t)cap * 12 + 200000;
   bytes = sizeof(sleepacc_run) + 16 + (size_t)cap * sizeof(int64_t) * (2 + 2 + 1 + 1) +
-          (size_t)cap * (SLEEPACC_TRACE_TERMS * sizeof(double) + 2 * sizeof(int)) + nev * sizeof(event);
+          (size_t)cap * (SLEEPACC_TRACE_TERMS * sizeof(double) + 3 * sizeof(int)) + nev * sizeof(event);
   if ((at = room(ctx, bytes)) == NULL) return -ENOMEM;
   run = (sleepacc_run *)(void *)(((uintptr_t)at + 15) & ~(uintptr_t)15);
   block = (int64_t *)(void *)(run + 1);               /* a run's samples and scratch: 2 cap */
@@ -588,7 +604,8 @@ int sleepacc_trace_run(const sleepacc_config *config, sleepacc_trace *t, void *(
   t->lateness = t->untraced + cap;                     /* cap */
   for (int k = 0; k < SLEEPACC_TRACE_TERMS; k++) t->terms[k] = (double *)(void *)(t->lateness + cap) + k * cap;
   t->complete = (int *)(void *)(t->terms[0] + SLEEPACC_TRACE_TERMS * cap);
-  t->idle_state = t->complete + cap;
+  t->idle = t->complete + cap;
+  t->idle_state = t->idle + cap;
   st = (store){(event *)(void *)(((uintptr_t)(t->idle_state + cap) + 15) & ~(uintptr_t)15), 0, nev, 0, 0, 0, 0};
   if ((char *)(st.at + nev) > at + bytes) st.cap = (size_t)((at + bytes - (char *)st.at) / (ptrdiff_t)sizeof(event));
 
@@ -617,15 +634,15 @@ int sleepacc_trace_run(const sleepacc_config *config, sleepacc_trace *t, void *(
   qsort(st.at, st.n, sizeof *st.at, by_ts);
 
   t->n = ntr;
-  t->idle_known = tr.fm[EV_IDLE].id >= 0;
   for (int64_t i = 0; i < ntr; i++) {
     int64_t late = block[i] - (cfg.mode == SLEEPACC_MODE_RELATIVE ? d : 0), t1 = wakes[i], dl = t1 - late;
     int64_t lo = cfg.mode == SLEEPACC_MODE_RELATIVE ? t1 - block[i] : (i > 0 ? wakes[i - 1] : dl - d);
-    int64_t terms[SLEEPACC_TRACE_TERMS];
-    int idle = -2;
+    int64_t terms[SLEEPACC_TRACE_TERMS] = {0};
+    int idle = -1, state = -1;
     t->lateness[i] = late;
-    t->complete[i] = join(&st, tid, lo, t1, dl, terms, &idle);
-    t->idle_state[i] = t->complete[i] && t->idle_known ? idle : -2;
+    t->complete[i] = join(&st, tid, lo, t1, dl, terms, &idle, &state);
+    t->idle[i] = t->complete[i] ? idle : -1;
+    t->idle_state[i] = t->complete[i] ? state : -1;
     for (int k = 0; k < SLEEPACC_TRACE_TERMS; k++) t->terms[k][i] = t->complete[i] ? (double)terms[k] : NAN;
     if (!t->complete[i]) t->gaps++;
   }
@@ -667,13 +684,13 @@ const sleepacc_field sleepacc_trace_fields[] = {
     {"lateness", A(lateness), 0, SLEEPACC_FIELD_LIST, an_i64, 0},
     {"terms", 0, 0, SLEEPACC_FIELD_NESTED, term_rows, 0},
     {"complete", A(complete), 0, SLEEPACC_FIELD_LIST, a_bool, 0},
+    {"idle", A(idle), 0, SLEEPACC_FIELD_LIST, an_int, 0},
     {"idle_state", A(idle_state), 0, SLEEPACC_FIELD_LIST, an_int, 0},
     {"untraced", A(untraced), 0, SLEEPACC_FIELD_LIST, an_i64, 0},
     {"gaps", A(gaps), 0, SLEEPACC_FIELD_INT64, NULL, 0},
     {"lost", A(lost), 0, SLEEPACC_FIELD_INT64, NULL, 0},
     {"missed_pages", A(missed_pages), 0, SLEEPACC_FIELD_INT64, NULL, 0},
     {"events", A(events), 0, SLEEPACC_FIELD_INT64, NULL, 0},
-    {"idle_known", A(idle_known), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
     {"mounted", A(mounted), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
     {"tracefs", A(tracefs), 0, SLEEPACC_FIELD_TEXT, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0}};
@@ -701,12 +718,13 @@ int sleepacc__trace_call(const sleepacc_call_args *a, void *buf, sleepacc_answer
   ans->slack_ns = cfg.env.slack_ns > 0 ? cfg.env.slack_ns : -1;
   ans->cpu = cfg.env.cpu;
   ans->n = t->n, ans->gaps = t->gaps, ans->lost = t->lost, ans->missed_pages = t->missed_pages;
-  ans->events = t->events, ans->idle_known = t->idle_known, ans->mounted = t->mounted;
+  ans->events = t->events, ans->mounted = t->mounted;
   memcpy(ans->tracefs, t->tracefs, sizeof ans->tracefs);
   n = (size_t)t->n;
   ans->lateness = (sleepacc_list){t->lateness, n, sizeof(int64_t)};
   for (int k = 0; k < SLEEPACC_TRACE_TERMS; k++) ans->terms[k] = (sleepacc_list){t->terms[k], n, sizeof(double)};
   ans->complete = (sleepacc_list){t->complete, n, sizeof(int)};
+  ans->idle = (sleepacc_list){t->idle, n, sizeof(int)};
   ans->idle_state = (sleepacc_list){t->idle_state, n, sizeof(int)};
   ans->untraced = (sleepacc_list){t->untraced, (size_t)t->untraced_n, sizeof(int64_t)};
   return 0;

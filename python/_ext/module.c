@@ -163,8 +163,8 @@ static PyObject *call_answer(const sleepacc_call *c, const sleepacc_call_args *a
   if (c->flags & SLEEPACC_CALL_BLOCKS) ts = PyEval_SaveThread(); /* the GIL released */
   rc = sleepacc_call_run(c, a, buf, &ans);
   if (ts) PyEval_RestoreThread(ts);
-  if (rc < 0 && a && a->options) sleepacc_py_fault(&st->src, rc, &ans.fault);
-  else if (rc < 0) sleepacc_py_raise(rc, c->what);
+  if (rc < 0 && a && a->options && !ans.context) sleepacc_py_fault(&st->src, rc, &ans.fault);
+  else if (rc < 0) sleepacc_py_raise(rc, a && a->options ? ans.context : c->what); /* an OS failure's words */
   else d = sleepacc_py_from_fields(ans.fields, ans.base, c->shape == SLEEPACC_CALL_VALUE);
   PyMem_Free(buf);
   return d;
