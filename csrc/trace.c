@@ -433,9 +433,17 @@ static int tracer_open(tracer *t, size_t kb, char *why, size_t cap) {
     return rc == -EEXIST ? -EBUSY : rc;
   }
   t->made = 1;
-  snprintf(p, sizeof p, "%zu", kb);
-  if ((rc = iput(t, "tracing_on", "0")) == 0 && (rc = iput(t, "trace_clock", "mono")) == 0 &&
-      (rc = iput(t, "buffer_size_kb", p)) == 0) {
+  if ((rc = iput(t, "tracing_on", "0")) == 0 && (rc = iput(t, "trace_clock", "mono")) == 0) {
+    /* the buffers: at most 128 MiB in all, halved while the kernel refuses (memory) */
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    if (cpus > 0 && kb > (size_t)(131072 / cpus)) kb = (size_t)(131072 / cpus);
+    if (kb < 256) kb = 256;
+    do {
+      snprintf(p, sizeof p, "%zu", kb);
+      rc = iput(t, "buffer_size_kb", p);
+    } while (rc == -ENOMEM && (kb /= 2) >= 256);
+  }
+  if (rc == 0) {
     long tid = (long)syscall(SYS_gettid);
     for (int i = 0; rc == 0 && i < EV_COUNT; i++)
       if (t->fm[i].id >= 0) rc = set_filter(t, i, tid);

@@ -28,6 +28,7 @@ def sweep_plan(options: dict[str, Any]) -> list[dict[str, Any]]: ...   # {method
 # measure: the same options as plan, read by the core again; point as sweep_point.
 def measure(options: dict[str, Any], point: bool = ...) -> dict[str, Any]: ...
 def stats(values: Any, threshold: int) -> dict[str, Union[int, float]]: ...
+def trace(options: dict[str, Any]) -> dict[str, Any]: ...   # sleepacc_trace_fields
 def stats_level(name: str) -> float: ...   # quantile level of a statistic; -1: none
 # table: records (dicts of method, requested_ns, mode, stats (a dict), cpu_percent), a list
 # of them or one, read by the core (sleepacc_fields_read); a bad one names its way, "results[2].mode".
