@@ -4,7 +4,9 @@ Invariants and the kernel's rules (with tolerance), never latency gates:
 the terms of a complete sample sum exactly to its lateness; a missing term is
 NaN and only on an incomplete sample; the slack and rounding rules show as the
 kernel states them; an unprivileged caller gets a PermissionError naming
-trace and what it needs, with tracefs unchanged; the top-level tracefs files
+trace and what it needs, with tracefs unchanged; tracefs not mounted is
+mounted and said so, or (unprivileged) the mount command is named, both in a
+private mount namespace; the top-level tracefs files
 read the same after a run, after Ctrl-C, and after a SIGKILL followed by the
 next run.  Needs root (or CAP_DAC_OVERRIDE) and tracefs: skipped with the
 reason elsewhere.
@@ -240,3 +242,46 @@ def test_sigkill_leaves_an_instance_the_next_run_removes():
     sleepacc.trace("nanosleep", 1e-4, n=2)
     assert not instance_of(proc.pid).exists()
     assert snapshot() == before
+
+
+UNMOUNTED = textwrap.dedent("""
+    import sleepacc
+    try:
+        t = sleepacc.trace("nanosleep", 1e-3, n=5)
+    except PermissionError as e:
+        print("PermissionError:", e)
+        raise SystemExit(3)
+    print("mounted", t.mounted, t.tracefs)
+""")
+
+
+def _in_private_mounts(*cmd):
+    """cmd in a private mount namespace whose tracefs is unmounted (the
+    host's mounts are untouched); skipped without root or unshare."""
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or not unshare:
+        pytest.skip("needs root and unshare for a private mount namespace")
+    script = 'for m in $(awk \'$3 == "tracefs" {print $2}\' /proc/self/mounts); do umount "$m"; done; exec "$@"'
+    return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", script, "sh", *cmd],
+                          capture_output=True, text=True, timeout=60, env=child_env(), cwd="/")
+
+
+def test_unmounted_tracefs_is_mounted_and_said():
+    out = _in_private_mounts(sys.executable, "-c", UNMOUNTED)
+    if "unshare failed" in out.stderr:
+        pytest.skip(out.stderr.strip())
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.split()[:2] == ["mounted", "True"], out.stdout
+
+
+def test_unmounted_and_unprivileged_names_the_mount_command():
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        pytest.skip("needs setpriv to drop to nobody")
+    out = _in_private_mounts(setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                             sys.executable, "-c", UNMOUNTED)
+    if "unshare failed" in out.stderr:
+        pytest.skip(out.stderr.strip())
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "mount -t tracefs nodev /sys/kernel/tracing" in out.stdout
+    assert "CAP_DAC_OVERRIDE" in out.stdout and "Traceback" not in out.stderr
