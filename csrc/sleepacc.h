@@ -1877,12 +1877,15 @@ typedef struct sleepacc_trace {
   int64_t missed_pages;    /* buffer pages flagged with missed events */
   int64_t events;          /* events read */
   int mounted;             /* tracefs was not mounted: this run mounted it (left mounted) */
+  int interrupted;         /* a signal's handler interrupted a sleep: the runs ended there
+                              (Ctrl-C; untraced: no traced run) */
   char tracefs[256];       /* where tracefs is */
 } sleepacc_trace;
 /* Measure cfg twice by the engine, untraced then traced, on the calling
  * thread, and join each traced sample's events into its terms.  At most
  * SLEEPACC_TRACE_MAX_SAMPLES samples (n, or what the budget fills).  Memory:
- * one room(ctx, bytes) call.  0, or -errno with why (one line naming trace
+ * one room(ctx, bytes) call.  A signal whose handler interrupts a sleep
+ * ends the runs there (t->interrupted).  0, or -errno with why (one line naming trace
  * and what it needs: -EACCES "needs root or CAP_DAC_OVERRIDE", tracefs not
  * mounted and not mountable: the mount command).  Nothing global changes;
  * the instance is removed on every path. */
@@ -1891,12 +1894,12 @@ int sleepacc_trace_run(const sleepacc_config *cfg, sleepacc_trace *t, void *(*ro
 /* The trace call's answer (the "trace" row of sleepacc_calls), by
  * sleepacc_trace_fields: schema, method, mode, requested_ns, slack_ns, cpu,
  * n, lateness, terms {rounding, ...}, complete, idle, idle_state, untraced,
- * gaps, lost, missed_pages, events, mounted, tracefs. */
+ * gaps, lost, missed_pages, events, interrupted, mounted, tracefs. */
 typedef struct sleepacc_trace_answer {
   sleepacc_trace trace;
   const char *schema, *method, *mode;
   int64_t requested_ns, slack_ns, cpu, n, gaps, lost, missed_pages, events;
-  int mounted;
+  int mounted, interrupted;
   char tracefs[256];
   sleepacc_list lateness, terms[SLEEPACC_TRACE_TERMS], complete, idle, idle_state, untraced;
   char why[512];

@@ -555,15 +555,18 @@ static int join(const store *st, long tid, int64_t lo, int64_t t1, int64_t dl, i
 /* ------------------------------------------------------------ runs */
 
 /* One run of cfg by the engine, cap samples at most, each sample's wake
- * time in wakes (NULL: none).  The samples in samples[0..*n).  0 or -errno
- * with why (the engine's words). */
+ * time in wakes (NULL: none).  The samples in mem[0..*n).  A signal that
+ * interrupts a sleep (its handler ran: Ctrl-C under an interpreter) ends the
+ * run there, *interrupted set, the interrupted sample dropped: a trace is
+ * not resumed.  0 or -errno with why (the engine's words). */
 static int engine_run(const sleepacc_config *cfg, sleepacc_run *r, int64_t *mem, int64_t cap, int64_t *wakes,
-                      int64_t *n, char *why, size_t whycap) {
+                      int64_t *n, int *interrupted, char *why, size_t whycap) {
   sleepacc_result res;
-  int rc;
-  if ((rc = sleepacc_run_open(r, cfg, mem, (size_t)cap * 2 * sizeof(int64_t), 0)) == 0) {
+  int rc, step = 0;
+  if (sleepacc_run_open(r, cfg, mem, (size_t)cap * 2 * sizeof(int64_t), 0) == 0) {
     r->wakes = wakes;
-    while (sleepacc_run_chunk(r) == 0) {}
+    while ((step = sleepacc_run_step(r)) == 0) {}
+    if (step == -EINTR) *interrupted = 1, step = 0;
   }
   rc = sleepacc_run_close(r, &res, NULL);
   *n = rc == 0 ? res.n : 0;
@@ -573,6 +576,9 @@ static int engine_run(const sleepacc_config *cfg, sleepacc_run *r, int64_t *mem,
     sleepacc_run_words(r, 0, words, sizeof words);
     p = strstr(words, " (");
     snprintf(why, whycap, "trace, %.*s", p ? (int)(strlen(p + 2) - 1) : (int)strlen(words), p ? p + 2 : words);
+  } else if (step < 0) { /* the method failed while measuring */
+    snprintf(why, whycap, "trace, measuring %s", cfg->method->name);
+    rc = step;
   }
   return rc;
 }
@@ -628,14 +634,16 @@ int sleepacc_trace_run(const sleepacc_config *config, sleepacc_trace *t, void *(
   snprintf(t->tracefs, sizeof t->tracefs, "%s", tr.root);
 
   /* untraced, then traced: the same engine, config and thread */
-  if ((rc = engine_run(&cfg, run, block, cap, NULL, &t->untraced_n, why, whycap)) < 0) goto out;
+  if ((rc = engine_run(&cfg, run, block, cap, NULL, &t->untraced_n, &t->interrupted, why, whycap)) < 0 ||
+      t->interrupted)
+    goto out;
   for (int64_t i = 0; i < t->untraced_n; i++)
     t->untraced[i] = block[i] - (cfg.mode == SLEEPACC_MODE_RELATIVE ? d : 0);
   if ((rc = tracer_enable(&tr, 1)) < 0) {
     snprintf(why, whycap, "trace: cannot enable the events of %s", tr.inst);
     goto out;
   }
-  rc = engine_run(&cfg, run, block, cap, wakes, &ntr, why, whycap);
+  rc = engine_run(&cfg, run, block, cap, wakes, &ntr, &t->interrupted, why, whycap);
   tracer_enable(&tr, 0);
   if (rc < 0) goto out;
   tracer_read(&tr, &st);
@@ -699,6 +707,7 @@ const sleepacc_field sleepacc_trace_fields[] = {
     {"lost", A(lost), 0, SLEEPACC_FIELD_INT64, NULL, 0},
     {"missed_pages", A(missed_pages), 0, SLEEPACC_FIELD_INT64, NULL, 0},
     {"events", A(events), 0, SLEEPACC_FIELD_INT64, NULL, 0},
+    {"interrupted", A(interrupted), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
     {"mounted", A(mounted), 0, SLEEPACC_FIELD_BOOL, NULL, 0},
     {"tracefs", A(tracefs), 0, SLEEPACC_FIELD_TEXT, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0}};
@@ -726,7 +735,7 @@ int sleepacc__trace_call(const sleepacc_call_args *a, void *buf, sleepacc_answer
   ans->slack_ns = cfg.env.slack_ns > 0 ? cfg.env.slack_ns : -1;
   ans->cpu = cfg.env.cpu;
   ans->n = t->n, ans->gaps = t->gaps, ans->lost = t->lost, ans->missed_pages = t->missed_pages;
-  ans->events = t->events, ans->mounted = t->mounted;
+  ans->events = t->events, ans->mounted = t->mounted, ans->interrupted = t->interrupted;
   memcpy(ans->tracefs, t->tracefs, sizeof ans->tracefs);
   n = (size_t)t->n;
   ans->lateness = (sleepacc_list){t->lateness, n, sizeof(int64_t)};

@@ -36,12 +36,13 @@ class Trace:
     idled in (-1: none known; a cpuidle driver's state index).  ``untraced``: the lateness of
     the same run untraced, measured right before (the tracer's own cost is the
     difference).  ``lost``: events the kernel dropped or not kept; ``gaps``:
-    samples whose chain lacks a link.
+    samples whose chain lacks a link.  ``interrupted``: a signal (Ctrl-C)
+    ended the runs early (an interrupted untraced run leaves no traced one).
     """
 
     __slots__ = ("schema", "method", "mode", "requested_ns", "slack_ns", "cpu", "n", "lateness",
                  "terms", "complete", "idle", "idle_state", "untraced", "gaps", "lost",
-                 "missed_pages", "events", "mounted", "tracefs")
+                 "missed_pages", "events", "interrupted", "mounted", "tracefs")
 
     def __init__(self, raw: dict[str, Any]):
         import numpy as np
@@ -58,7 +59,7 @@ class Trace:
         self.idle = np.asarray(raw["idle"], dtype=np.int64)
         self.idle_state = np.asarray(raw["idle_state"], dtype=np.int64)
         self.untraced = np.asarray(raw["untraced"], dtype=np.int64)
-        for key in ("gaps", "lost", "missed_pages", "events", "mounted", "tracefs"):
+        for key in ("gaps", "lost", "missed_pages", "events", "interrupted", "mounted", "tracefs"):
             setattr(self, key, raw[key])
 
     @property
@@ -97,6 +98,7 @@ class Trace:
                 "idle_state": self.idle_state.tolist(),
                 "untraced": self.untraced.tolist(), "gaps": self.gaps, "lost": self.lost,
                 "missed_pages": self.missed_pages, "events": self.events,
+                "interrupted": self.interrupted,
                 "mounted": self.mounted, "tracefs": self.tracefs}
 
     def to_frame(self):
@@ -140,7 +142,9 @@ def trace(method: str, duration: float, *, n: Optional[int] = None, budget: Opti
     Nothing global changes: the core uses a private tracefs instance and
     removes it on every path; tracefs not mounted is mounted at
     /sys/kernel/tracing and left mounted (``Trace.mounted`` says so).  The calling thread is busy for both
-    runs (the interpreter lock is held).
+    runs (the interpreter lock is held); Ctrl-C ends them at the sleep it
+    interrupts, and KeyboardInterrupt is raised as the call returns (one in
+    the tracer's setup, before the first sleep, is seen when the trace ends).
 
     Raises TypeError/ValueError for bad arguments, PermissionError naming
     ``trace`` and what it needs (root or CAP_DAC_OVERRIDE) when tracefs is not

@@ -7,6 +7,7 @@
  *     nanosleep and select's 0.1% of 1 ms (~1 us); epoll_wait asked 100 us
  *     shows ~900 us of rounding (whole ms);
  *   - the thread's timer slack is as found after a traced run;
+ *   - a signal whose handler interrupts a sleep ends the runs there;
  *   - the top-level tracefs files read the same before and after a run, and
  *     after a SIGKILLed run followed by the next run (which removes the
  *     instance the killed one left).
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -232,10 +234,56 @@ static void test_sigkill_then_next_run(void) {
   CHECKF(strcmp(before, after) == 0, "tracefs changed:\n%s\n---\n%s", before, after);
 }
 
+static void on_alarm(int sig) { (void)sig; }
+
+/* A signal whose handler interrupts a sleep ends the runs there: a short
+ * trace, flagged, its sums still exact, the instance removed. */
+static void test_signal_ends_the_runs(void) {
+  struct sigaction sa, old;
+  struct itimerval it = {{0, 0}, {0, 0}};
+  sleepacc_trace t;
+  void *mem = NULL;
+  char inst[600];
+  int rc;
+  if (!can_trace()) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm; /* no SA_RESTART */
+  sigaction(SIGALRM, &sa, &old);
+  it.it_value.tv_usec = 300000; /* every 0.1 s from 0.3 s: in the untraced run (5 s), no traced one */
+  it.it_interval.tv_usec = 100000;
+  setitimer(ITIMER_REAL, &it, NULL);
+  rc = run("nanosleep", 1000000, 5000, 0, &t, &mem);
+  CHECKF(rc == 0 && t.interrupted && t.untraced_n < 5000 && t.n == 0, "rc %d interrupted %d untraced %lld n %lld", rc,
+         t.interrupted, (long long)t.untraced_n, (long long)t.n);
+  memset(&it, 0, sizeof it);
+  setitimer(ITIMER_REAL, &it, NULL);
+  free(mem), mem = NULL;
+  {
+    /* in the traced run: after the untraced one's n = 300 samples (about 0.35 s) */
+    struct itimerval later = {{0, 0}, {0, 700000}};
+    setitimer(ITIMER_REAL, &later, NULL);
+    rc = run("nanosleep", 1000000, 300, 0, &t, &mem);
+  }
+  sigaction(SIGALRM, &old, NULL);
+  CHECK(rc == 0);
+  if (t.interrupted && t.untraced_n == 300) { /* else the load stretched the untraced run past it */
+    CHECK(t.n < 300);
+    for (int64_t i = 0; i < t.n; i++) {
+      int64_t sum = 0;
+      for (int k = 0; t.complete[i] && k < SLEEPACC_TRACE_TERMS; k++) sum += (int64_t)t.terms[k][i];
+      CHECK(!t.complete[i] || sum == t.lateness[i]);
+    }
+  }
+  free(mem);
+  snprintf(inst, sizeof inst, "%s/instances/sleepacc-%ld", root, (long)getpid());
+  CHECK(access(inst, F_OK) != 0);
+}
+
 int main(void) {
   TEST(test_terms_sum);
   TEST(test_rules);
   TEST(test_thread_and_tracefs_restored);
   TEST(test_sigkill_then_next_run);
+  TEST(test_signal_ends_the_runs);
   return check_summary();
 }

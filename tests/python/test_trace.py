@@ -189,18 +189,23 @@ def test_unprivileged_gets_a_clear_permission_error():
 
 
 LONG_TRACE = textwrap.dedent("""
+    import sys
     import sleepacc
-    sleepacc.trace("nanosleep", 1e-3, n=3000)
+    sleepacc.trace("nanosleep", 1e-3, n=int(sys.argv[1]), slack=7)
 """)
 
 
-def _started_traced(proc):
-    """Wait (bounded) until proc's instance exists with its events on."""
+def _started(proc, traced):
+    """Wait (bounded: 20 s) until proc runs its untraced run (its slack is
+    LONG_TRACE's 7 ns: the run's environment is applied) or its traced one
+    (the instance's events on).  A signal in the setup before them is seen
+    when the trace ends."""
     on = instance_of(proc.pid) / "tracing_on"
+    slack = Path(f"/proc/{proc.pid}/timerslack_ns")
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
-            if on.read_text().strip() == "1":
+            if (on.read_text().strip() == "1") if traced else (slack.read_text().strip() == "7"):
                 return True
         except OSError:
             pass
@@ -210,15 +215,22 @@ def _started_traced(proc):
     return False
 
 
-def test_ctrl_c_leaves_tracefs_as_found():
+def _started_traced(proc):
+    return _started(proc, True)
+
+
+@pytest.mark.parametrize("traced, n", [(False, 20000), (True, 3000)])
+def test_ctrl_c_leaves_tracefs_as_found(traced, n):
+    """Ctrl-C in the untraced run (20000 samples, about 20 s: it must end
+    there, long before) and in the traced one."""
     sleepacc.trace("nanosleep", 1e-4, n=2)
     before = snapshot()
-    proc = subprocess.Popen([sys.executable, "-c", LONG_TRACE], env=child_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", LONG_TRACE, str(n)], env=child_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert _started_traced(proc), "the traced run never started"
+        assert _started(proc, traced), "the run never started"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -231,7 +243,7 @@ def test_ctrl_c_leaves_tracefs_as_found():
 def test_sigkill_leaves_an_instance_the_next_run_removes():
     sleepacc.trace("nanosleep", 1e-4, n=2)
     before = snapshot()
-    proc = subprocess.Popen([sys.executable, "-c", LONG_TRACE], env=child_env(),
+    proc = subprocess.Popen([sys.executable, "-c", LONG_TRACE, "3000"], env=child_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert _started_traced(proc), "the traced run never started"
