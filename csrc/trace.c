@@ -350,10 +350,16 @@ static int iput(const tracer *t, const char *rel, const char *text) {
 
 /* The filter of event i for thread tid (an event that needs none: ""). */
 static int set_filter(const tracer *t, int i, long tid) {
+  /* the callbacks that wake a sleeper: a sleep's own (hrtimer_sleeper), timerfd's, a POSIX
+   * timer's, io_uring's timeout and wait; a kernel without one of them refuses the whole
+   * filter: then the next, shorter one */
   static const char *const expire[] = {
+      "function.function == hrtimer_wakeup || function.function == timerfd_tmrproc || "
+      "function.function == posix_timer_fn || function.function == io_timeout_fn || "
+      "function.function == io_cqring_timer_wakeup",
       "function.function == hrtimer_wakeup || function.function == timerfd_tmrproc",
       "function.function == hrtimer_wakeup", NULL};
-  char rel[128], text[160];
+  char rel[128], text[200];
   snprintf(rel, sizeof rel, "events/%s/filter", ev_path[i]);
   switch (i) {
   case EV_START: snprintf(text, sizeof text, "common_pid == %ld", tid); break;

@@ -131,7 +131,8 @@ static int can_trace(void) {
 
 static void test_terms_sum(void) {
   static const char *const methods[] = {"nanosleep", "clock_nanosleep_abs", "timerfd", "select", "poll",
-                                        "epoll_wait", "futex", NULL};
+                                        "epoll_wait", "futex", "timer_signal", "io_uring", "cond_timedwait",
+                                        NULL};
   if (!can_trace()) return;
   for (int m = 0; methods[m]; m++) {
     sleepacc_trace t;
