@@ -297,3 +297,30 @@ def test_unmounted_and_unprivileged_names_the_mount_command():
     assert out.returncode == 3, out.stdout + out.stderr
     assert "mount -t tracefs nodev /sys/kernel/tracing" in out.stdout
     assert "CAP_DAC_OVERRIDE" in out.stdout and "Traceback" not in out.stderr
+
+
+def test_repeated_traces_do_not_leak():
+    """The core's room (one block per call) and the answer's lists are given
+    back: traced memory does not grow over repeated calls, failing ones too."""
+    import gc
+    import tracemalloc
+
+    def calls():
+        sleepacc.trace("nanosleep", 1e-5, n=3)
+        with pytest.raises(ValueError):
+            sleepacc.trace("nanosleep", 1e-5, n=30000)
+
+    tracemalloc.start()
+    try:
+        growth = []
+        for window in range(3):   # a leak grows in every window, a one-off resize in one
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(10):
+                calls()
+            gc.collect()
+            if window:
+                growth.append(tracemalloc.get_traced_memory()[0] - before)
+    finally:
+        tracemalloc.stop()
+    assert min(growth) < 100_000, growth
