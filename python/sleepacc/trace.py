@@ -73,11 +73,16 @@ class Trace:
 
     def summary(self) -> dict[str, Any]:
         """Median and p99 (the core's statistics) of each term over the
-        complete samples, and of the traced and untraced lateness."""
+        complete samples, of timer_irq over those whose CPU was idle at the
+        expiry and over those whose CPU was busy, and of the traced and
+        untraced lateness."""
         done = self.complete
         rows = {name: _stats(values[done]) for name, values in self.terms.items()}
+        idle, busy = done & (self.idle == 1), done & (self.idle == 0)
+        irq = self.terms["timer_irq"]
         return {"terms": rows, "complete": int(done.sum()), "n": self.n,
-                "idle_at_expiry": int((self.idle_at_expiry & done).sum()),
+                "idle_at_expiry": int(idle.sum()), "busy_at_expiry": int(busy.sum()),
+                "timer_irq_idle": _stats(irq[idle]), "timer_irq_busy": _stats(irq[busy]),
                 "traced": _stats(self.lateness), "untraced": _stats(self.untraced),
                 "lost": self.lost, "gaps": self.gaps}
 
@@ -164,17 +169,22 @@ def _us(ns: Optional[float]) -> str:
 
 def format_table(t: Trace) -> str:
     """The trace table: per term the median and p99 (us) over the complete
-    samples, the complete count, idle-at-expiry count, and the lateness
-    traced against untraced."""
+    samples, the complete count, how many expired on an idle CPU and on a
+    busy one, timer_irq split that way, and the lateness traced against
+    untraced."""
     s = t.summary()
     head = (f"{t.method} {t.requested_ns / 1e3:g} us"
             + (f", slack {t.slack_ns} ns" if t.slack_ns is not None else "")
             + (f", cpu {t.cpu}" if t.cpu is not None else "")
-            + f": {s['complete']}/{s['n']} samples complete, {s['idle_at_expiry']} idle at expiry"
+            + f": {s['complete']}/{s['n']} samples complete, CPU idle at expiry in "
+            + f"{s['idle_at_expiry']}, busy in {s['busy_at_expiry']}"
             + (f", {t.lost} events lost" if t.lost else ""))
     lines = [head, f"{'term':<18} {'median us':>10} {'p99 us':>10}"]
     for name, st in s["terms"].items():
         lines.append(f"{name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")
+    for name in ("idle", "busy"):
+        st = s["timer_irq_" + name]
+        lines.append(f"{'timer_irq ' + name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")
     for name in ("traced", "untraced"):
         st = s[name]
         lines.append(f"{'lateness ' + name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")

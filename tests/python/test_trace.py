@@ -123,10 +123,11 @@ def test_table_summary_and_frame():
     t = sleepacc.trace("nanosleep", 1e-3, n=20, slack=1)
     text = format_table(t)
     assert t.table() == text
-    for name in TERMS + ("lateness traced", "lateness untraced"):
+    for name in TERMS + ("timer_irq idle", "timer_irq busy", "lateness traced", "lateness untraced"):
         assert name in text
     s = t.summary()
     assert s["complete"] == int(t.complete.sum()) and s["n"] == 20
+    assert s["idle_at_expiry"] + s["busy_at_expiry"] <= s["complete"]
     for st in s["terms"].values():
         assert st["median"] is None or st["median"] <= st["p99"]
     d = t.to_dict()
