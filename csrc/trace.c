@@ -377,6 +377,10 @@ static int set_filter(const tracer *t, int i, long tid) {
   return iput(t, rel, text);
 }
 
+/* One trace at a time per process: its instance is named by the pid.  The
+ * one piece of process state here (set while an instance of ours exists). */
+static int tracing_now;
+
 /* Turn the instance's events off and remove it. */
 static void tracer_close(tracer *t) {
   if (t->made) {
@@ -388,6 +392,7 @@ static void tracer_close(tracer *t) {
     }
     rmdir(t->inst);
     t->made = 0;
+    __atomic_store_n(&tracing_now, 0, __ATOMIC_RELEASE);
   }
 }
 
@@ -430,13 +435,16 @@ static int tracer_open(tracer *t, size_t kb, char *why, size_t cap) {
       return rc == -EACCES ? rc : -ENOSYS;
     }
   snprintf(t->inst, sizeof t->inst, "%s/instances/sleepacc-%ld", t->root, (long)getpid());
-  if (mkdir(t->inst, 0700) != 0) {
+  if (__atomic_exchange_n(&tracing_now, 1, __ATOMIC_ACQ_REL)) {
+    snprintf(why, cap, "trace: another thread of this process is tracing (%s)", t->inst);
+    return -EBUSY;
+  }
+  /* one left by a killed process that had this pid before: removed */
+  if (mkdir(t->inst, 0700) != 0 && (errno != EEXIST || rmdir(t->inst) != 0 || mkdir(t->inst, 0700) != 0)) {
     rc = -errno;
-    snprintf(why, cap, rc == -EEXIST ? "trace: another trace of this process is running (%s)"
-                                     : "trace: cannot make the instance %s",
-             t->inst);
-    tracer_close(t);
-    return rc == -EEXIST ? -EBUSY : rc;
+    snprintf(why, cap, "trace: cannot make the instance %s", t->inst);
+    __atomic_store_n(&tracing_now, 0, __ATOMIC_RELEASE);
+    return rc;
   }
   t->made = 1;
   if ((rc = iput(t, "tracing_on", "0")) == 0 && (rc = iput(t, "trace_clock", "mono")) == 0) {

@@ -8,6 +8,7 @@
  *     shows ~900 us of rounding (whole ms);
  *   - the thread's timer slack is as found after a traced run;
  *   - a signal whose handler interrupts a sleep ends the runs there;
+ *   - one trace at a time per process; a stale instance of its pid replaced;
  *   - the top-level tracefs files read the same before and after a run, and
  *     after a SIGKILLed run followed by the next run (which removes the
  *     instance the killed one left).
@@ -18,11 +19,13 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -280,11 +283,55 @@ static void test_signal_ends_the_runs(void) {
   CHECK(access(inst, F_OK) != 0);
 }
 
+/* A 500-sample trace on another thread. */
+static void *other_thread(void *arg) {
+  static char why[512];
+  sleepacc_config cfg;
+  sleepacc_trace t;
+  void *mem = NULL;
+  sleepacc_config_default(&cfg);
+  cfg.method = sleepacc_method_find("nanosleep");
+  cfg.duration_ns = 1000000, cfg.n = 500, cfg.budget_ns = 0;
+  *(int *)arg = sleepacc_trace_run(&cfg, &t, room, &mem, why, sizeof why);
+  free(mem);
+  return NULL;
+}
+
+/* One trace at a time per process (its instance is named by the pid): a
+ * second thread's is refused with -EBUSY while one runs; an instance of this
+ * pid left by a killed process that had it before is replaced. */
+static void test_one_trace_per_process(void) {
+  char inst[600], on[640];
+  sleepacc_trace t;
+  void *mem = NULL;
+  pthread_t th;
+  int other = 1, seen = 0;
+  if (!can_trace()) return;
+  snprintf(inst, sizeof inst, "%s/instances/sleepacc-%ld", root, (long)getpid());
+  CHECK(mkdir(inst, 0700) == 0); /* as a killed process with this pid left it */
+  CHECK(run("nanosleep", 1000000, 5, 0, &t, &mem) == 0);
+  free(mem), mem = NULL;
+  CHECK(access(inst, F_OK) != 0);
+  snprintf(on, sizeof on, "%s/tracing_on", inst);
+  pthread_create(&th, NULL, other_thread, &other);
+  for (int i = 0; i < 500 && !seen; i++) { /* bounded: 10 s; until its instance exists */
+    usleep(20000);
+    seen = access(on, F_OK) == 0;
+  }
+  CHECKF(seen, "the other thread's instance never appeared");
+  CHECK(run("nanosleep", 1000000, 5, 0, &t, &mem) == -EBUSY && strstr(reason, "another thread"));
+  free(mem);
+  pthread_join(th, NULL);
+  CHECKF(other == 0, "the other thread's trace: %d", other);
+  CHECK(access(inst, F_OK) != 0);
+}
+
 int main(void) {
   TEST(test_terms_sum);
   TEST(test_rules);
   TEST(test_thread_and_tracefs_restored);
   TEST(test_sigkill_then_next_run);
   TEST(test_signal_ends_the_runs);
+  TEST(test_one_trace_per_process);
   return check_summary();
 }
