@@ -106,6 +106,17 @@ class Trace:
                 "interrupted": self.interrupted,
                 "mounted": self.mounted, "tracefs": self.tracefs}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Trace":
+        """A Trace back from :meth:`to_dict`'s form (a results file's
+        ``trace`` key); a schema other than this one's is a ValueError."""
+        if d.get("schema") != "sleepacc-trace/1":
+            raise ValueError(f"trace: schema must be 'sleepacc-trace/1', got {d.get('schema')!r}")
+        raw = dict(d)
+        raw["terms"] = {name: [math.nan if v is None else v for v in values]
+                        for name, values in d["terms"].items()}
+        return cls(raw)
+
     def to_frame(self):
         """One row per traced sample (pandas): ``sample``, ``lateness_ns``,
         each term (NaN where missing), ``complete``, ``idle``, ``idle_state``,

@@ -11,6 +11,7 @@ read the same after a run, after Ctrl-C, and after a SIGKILL followed by the
 next run.  Needs root (or CAP_DAC_OVERRIDE) and tracefs: skipped with the
 reason elsewhere.
 """
+import json
 import os
 import shutil
 import signal
@@ -133,6 +134,10 @@ def test_table_summary_and_frame():
     d = t.to_dict()
     assert d["schema"] == "sleepacc-trace/1" and len(d["lateness"]) == 20
     assert all((v is None) == (not c) for v, c in zip(d["terms"]["slack"], d["complete"]))
+    back = Trace.from_dict(json.loads(json.dumps(d)))
+    assert back.to_dict() == d
+    with pytest.raises(ValueError, match="schema"):
+        Trace.from_dict({**d, "schema": "sleepacc-trace/0"})
     pytest.importorskip("pandas")
     f = t.to_frame()
     assert len(f) == 20 and set(TERMS) <= set(f.columns)
