@@ -205,28 +205,33 @@ static void parse_page(const unsigned char *page, size_t size, const page_layout
     if (missed > 0) st->lost += missed;
   }
   while (off + 4 <= len) {
-    uint32_t hdr, word = 0;
+    uint32_t hdr, word = 0, delta;
     unsigned type_len;
     size_t plen, at;
     memcpy(&hdr, data + off, 4);
-    type_len = hdr & 31u;
+    /* the header's bit fields: type_len (5 bits) first, then the time delta (27) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    type_len = hdr >> 27, delta = hdr & ((1u << 27) - 1);
+#else
+    type_len = hdr & 31u, delta = hdr >> 5;
+#endif
     if (off + 8 <= len) memcpy(&word, data + off + 4, 4);
     if (type_len == 29) { /* padding: to the end when its delta is 0 */
-      if ((hdr >> 5) == 0) break;
+      if (delta == 0) break;
       off += 4 + (size_t)word;
       continue;
     }
     if (type_len == 30) { /* time extend */
-      ts += ((uint64_t)word << 27) + (hdr >> 5);
+      ts += ((uint64_t)word << 27) + delta;
       off += 8;
       continue;
     }
     if (type_len == 31) { /* absolute time stamp */
-      ts = (ts & ~((1ULL << 59) - 1)) | (((uint64_t)word << 27) | (hdr >> 5));
+      ts = (ts & ~((1ULL << 59) - 1)) | (((uint64_t)word << 27) | delta);
       off += 8;
       continue;
     }
-    ts += hdr >> 5;
+    ts += delta;
     if (type_len == 0) {
       if (word < 4) break;
       plen = word - 4, at = off + 8, off += 4 + (size_t)word;
