@@ -199,4 +199,8 @@ def format_table(t: Trace) -> str:
     for name in ("traced", "untraced"):
         st = s[name]
         lines.append(f"{'lateness ' + name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")
+    if t.interrupted:
+        lines.append("interrupted: the runs ended at a signal (Ctrl-C)")
+    if t.mounted:
+        lines.append(f"tracefs was not mounted: this run mounted it at {t.tracefs}")
     return "\n".join(lines)
