@@ -159,8 +159,9 @@ def trace(method: str, duration: float, *, n: Optional[int] = None, budget: Opti
     removes it on every path; tracefs not mounted is mounted at
     /sys/kernel/tracing and left mounted (``Trace.mounted`` says so).  The calling thread is busy for both
     runs (the interpreter lock is held); Ctrl-C ends them at the sleep it
-    interrupts, and KeyboardInterrupt is raised as the call returns (one in
-    the tracer's setup, before the first sleep, is seen when the trace ends).
+    interrupts, and KeyboardInterrupt is raised as the call returns (one that
+    arrives while the thread is not sleeping, in the tracer's setup or
+    between sleeps, is seen only when the trace ends: press it again).
 
     Raises TypeError/ValueError for bad arguments, PermissionError naming
     ``trace`` and what it needs (root or CAP_DAC_OVERRIDE) when tracefs is not
