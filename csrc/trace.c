@@ -216,8 +216,9 @@ static void parse_page(const unsigned char *page, size_t size, const page_layout
     type_len = hdr & 31u, delta = hdr >> 5;
 #endif
     if (off + 8 <= len) memcpy(&word, data + off + 4, 4);
-    if (type_len == 29) { /* padding: to the end when its delta is 0 */
+    if (type_len == 29) { /* padding (a discarded event): to the end when its delta is 0 */
       if (delta == 0) break;
+      ts += delta;
       off += 4 + (size_t)word;
       continue;
     }
@@ -232,9 +233,9 @@ static void parse_page(const unsigned char *page, size_t size, const page_layout
       continue;
     }
     ts += delta;
-    if (type_len == 0) {
+    if (type_len == 0) { /* a long event: its length (itself included) in the next word */
       if (word < 4) break;
-      plen = word - 4, at = off + 8, off += 4 + (size_t)word;
+      plen = word - 4, at = off + 8, off = at + ((plen + 3) & ~(size_t)3);
     } else {
       plen = type_len * 4u, at = off + 4, off += 4 + plen;
     }
@@ -310,31 +311,32 @@ static void sweep_stale(const tracer *t) {
   closedir(d);
 }
 
-/* The id and fields of event i from its format file; -ENOENT when absent. */
-static int read_format(tracer *t, int i) {
-  char p[1024], *text;
-  int rc = 0;
-  snprintf(p, sizeof p, "%s/events/%s/format", t->root, ev_path[i]);
-  if ((text = slurp(p)) == NULL) return errno == EACCES ? -EACCES : -ENOENT;
-  t->fm[i].id = -1;
-  {
-    const char *id = strstr(text, "ID:");
-    if (!id) rc = -ENOENT;
-    else t->fm[i].id = atoi(id + 3);
-  }
+/* The id and fields of event i from its format file's text; -ENOENT when
+ * it lacks one. */
+static int parse_format(tracer *t, int i, const char *text) {
+  const char *id = strstr(text, "ID:");
+  int rc = id ? 0 : -ENOENT;
+  t->fm[i].id = id ? atoi(id + 3) : -1;
   for (int k = 0; rc == 0 && k < 3 && ev_fields[i][k]; k++) rc = format_field(text, ev_fields[i][k], &t->fm[i].f[k]);
   if (rc == 0 && t->type_f.size == 0) rc = format_field(text, "common_type", &t->type_f);
-  free(text);
   if (rc < 0) t->fm[i].id = -1;
   return rc;
 }
 
-/* The page header's layout. */
-static int read_header(tracer *t) {
-  char p[1024], *text = slurp(path_of(p, sizeof p, t->root, "events/header_page"));
+/* The id and fields of event i from its format file; -ENOENT when absent. */
+static int read_format(tracer *t, int i) {
+  char p[1024], *text;
   int rc;
-  if (!text) return -ENOENT;
-  rc = format_field(text, "timestamp", &t->pl.ts);
+  snprintf(p, sizeof p, "%s/events/%s/format", t->root, ev_path[i]);
+  if ((text = slurp(p)) == NULL) return errno == EACCES ? -EACCES : -ENOENT;
+  rc = parse_format(t, i, text);
+  free(text);
+  return rc;
+}
+
+/* The page header's layout from header_page's text. */
+static int parse_header(tracer *t, const char *text) {
+  int rc = format_field(text, "timestamp", &t->pl.ts);
   if (rc == 0) rc = format_field(text, "commit", &t->pl.commit);
   if (rc == 0) { /* "data" is an array: its size is the page's data area */
     const char *d = strstr(text, "char data;");
@@ -342,9 +344,53 @@ static int read_header(tracer *t) {
     if (!o || !s) rc = -ENOENT;
     else t->pl.data.offset = atoi(o + 7), t->pl.data.size = atoi(s + 5);
   }
-  free(text);
   t->page = rc == 0 ? (size_t)t->pl.data.offset + (size_t)t->pl.data.size : 0;
   return rc == 0 && t->page >= 64 && t->page <= (1u << 20) ? 0 : -ENOENT;
+}
+
+/* The page header's layout. */
+static int read_header(tracer *t) {
+  char p[1024], *text = slurp(path_of(p, sizeof p, t->root, "events/header_page"));
+  int rc;
+  if (!text) return -ENOENT;
+  rc = parse_header(t, text);
+  free(text);
+  return rc;
+}
+
+/* Tests (tests/c/test_trace_parse.c): the events of one buffer page, read
+ * by header_page's text and the five events' format texts (hrtimer_start,
+ * hrtimer_expire_entry, sched_wakeup, sched_switch, cpu_idle; NULL: not
+ * traced), into ev[0..cap) as {ts, type (0..3), a, b, c, idle}; the count,
+ * *lost the missed events the page stored, or -ENOENT for a text it cannot
+ * read. */
+int sleepacc__trace_parse(const char *header_page, const char *const formats[5], const unsigned char *page,
+                          size_t size, int64_t (*ev)[6], size_t cap, int64_t *lost) {
+  tracer t;
+  event *at = calloc(cap ? cap : 1, sizeof *at);
+  store st = {at, 0, cap, 0, 0, 0, 0};
+  cpu_now cpu = {-1, -2};
+  int rc = at ? 0 : -ENOMEM;
+  memset(&t, 0, sizeof t);
+  if (rc == 0) rc = parse_header(&t, header_page);
+  for (int i = 0; rc == 0 && i < EV_COUNT; i++) {
+    t.fm[i].id = -1;
+    if (formats[i]) rc = parse_format(&t, i, formats[i]);
+  }
+  if (rc == 0 && size >= t.page) {
+    parse_page(page, t.page, &t.pl, t.fm, &t.type_f, &st, &cpu);
+    for (size_t k = 0; k < st.n; k++) {
+      const event *e = &st.at[k];
+      ev[k][0] = e->ts, ev[k][1] = e->type, ev[k][2] = e->a, ev[k][3] = e->b, ev[k][4] = e->c;
+      ev[k][5] = e->idle;
+    }
+    *lost = st.lost;
+    rc = (int)st.n;
+  } else if (rc == 0) {
+    rc = -EINVAL;
+  }
+  free(at);
+  return rc;
 }
 
 /* Write rel of the instance. */
