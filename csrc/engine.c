@@ -129,6 +129,7 @@ static void sleepacc__record(sleepacc_run *r, int64_t sample, int64_t t0, int64_
   }
   if (r->samples) r->samples[r->done] = sample;
   if (r->starts) r->starts[r->done] = t0 - r->start_ns;
+  if (r->wakes) r->wakes[r->done] = t1;
   sleepacc_hist_add(&r->hist, sample);
   r->done++;
 }

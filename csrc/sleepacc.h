@@ -459,6 +459,7 @@ typedef struct sleepacc_run {
   int64_t *starts;         /* caller buffer of sample start times, or NULL */
   int err;                 /* runs (measure.c): the first failure, 0 none */
   int err_at;              /* runs (measure.c): where it happened */
+  int64_t *wakes;          /* trace.c: each sample's wake time (CLOCK_MONOTONIC), or NULL */
 } sleepacc_run;
 
 /* The environment a run applied, as the record shows it (sleepacc/1 env). */
@@ -1020,6 +1021,58 @@ int sleepacc_writer_point(sleepacc_writer *w, const sleepacc_result *res, const 
 int sleepacc_writer_close(sleepacc_writer *w);
 void sleepacc_writer_abort(sleepacc_writer *w);
 
+/* -------------------------------------------------------------------------
+ * trace: each sample's lateness in its parts, measured from the kernel's
+ * events (Linux tracefs; root or CAP_DAC_OVERRIDE), csrc/trace.c.
+ * ---------------------------------------------------------------------- */
+/* The terms, in this order; per complete sample they sum exactly to its
+ * lateness (actual - requested; wake - deadline in periodic mode):
+ *   rounding    the programmed soft expiry - the requested deadline (a
+ *               relative call's syscall entry included: the kernel arms
+ *               from its own clock read)
+ *   slack       the programmed hard expiry - the soft expiry
+ *   timer_irq   the expiry interrupt's clock read - the hard expiry
+ *   wake_to_run the thread's switch-in - its wake-up
+ *   to_user     the user's clock read after the call - the switch-in
+ *   other       the wake-up - the interrupt (the expiry callback, the
+ *               tracer's own event writes) */
+#define SLEEPACC_TRACE_TERMS 6
+extern const char *const sleepacc_trace_term_names[SLEEPACC_TRACE_TERMS];
+/* Most samples one trace keeps (each run: traced and untraced). */
+#define SLEEPACC_TRACE_MAX_SAMPLES 20000
+/* The versioned key of a trace in a record and in results files. */
+#define SLEEPACC_TRACE_SCHEMA "sleepacc-trace/1"
+/* A trace's arrays are in memory the caller's room gave (sleepacc_trace_run). */
+typedef struct sleepacc_trace {
+  int64_t n;               /* traced samples */
+  int64_t *lateness;       /* n: each traced sample's lateness */
+  double *terms[SLEEPACC_TRACE_TERMS]; /* n each: ns; NaN where the sample is incomplete */
+  int *complete;           /* n: 1 every link of the chain was seen */
+  int *idle;               /* n: the CPU the timer expired on, at the interrupt: 1 idle (the idle
+                              task ran there), 0 busy, -1 unknown (incomplete, or nothing seen) */
+  int *idle_state;         /* n: the cpu_idle state it idled in, -1 none known (busy, or the
+                              idle driver traces none) */
+  int64_t untraced_n;      /* the same run untraced, right before the traced one */
+  int64_t *untraced;       /* untraced_n lateness values */
+  int64_t gaps;            /* samples whose chain lacks a link */
+  int64_t lost;            /* events the kernel dropped (overrun, dropped, missed) or not kept */
+  int64_t missed_pages;    /* buffer pages flagged with missed events */
+  int64_t events;          /* events read */
+  int mounted;             /* tracefs was not mounted: this run mounted it (left mounted) */
+  int interrupted;         /* a signal's handler interrupted a sleep: the runs ended there
+                              (Ctrl-C; untraced: no traced run) */
+  char tracefs[256];       /* where tracefs is */
+} sleepacc_trace;
+/* Measure cfg twice by the engine, untraced then traced, on the calling
+ * thread, and join each traced sample's events into its terms.  At most
+ * SLEEPACC_TRACE_MAX_SAMPLES samples (n, or what the budget fills).  Memory:
+ * one room(ctx, bytes) call.  A signal whose handler interrupts a sleep
+ * ends the runs there (t->interrupted).  0, or -errno with why (one line naming trace
+ * and what it needs: -EACCES "needs root or CAP_DAC_OVERRIDE", tracefs not
+ * mounted and not mountable: the mount command).  Nothing global changes;
+ * the instance is removed on every path. */
+int sleepacc_trace_run(const sleepacc_config *cfg, sleepacc_trace *t, void *(*room)(void *ctx, size_t bytes),
+                       void *ctx, char *why, size_t whycap);
 #ifdef __cplusplus
 }
 #endif

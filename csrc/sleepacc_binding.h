@@ -898,6 +898,21 @@ int sleepacc_table_text(const char *style, const sleepacc_row *rows, size_t n,
                         void *(*alloc)(void *ctx, size_t bytes), void *ctx, char **text,
                         const char **words);
 
+/* The trace call's answer (the "trace" row of sleepacc_calls), by
+ * sleepacc_trace_fields: schema, method, mode, requested_ns, slack_ns, cpu,
+ * n, lateness, terms {rounding, ...}, complete, idle, idle_state, untraced,
+ * gaps, lost, missed_pages, events, interrupted, mounted, tracefs. */
+typedef struct sleepacc_trace_answer {
+  sleepacc_trace trace;
+  const char *schema, *method, *mode;
+  int64_t requested_ns, slack_ns, cpu, n, gaps, lost, missed_pages, events;
+  int mounted, interrupted;
+  char tracefs[256];
+  sleepacc_list lateness, terms[SLEEPACC_TRACE_TERMS], complete, idle, idle_state, untraced;
+  char why[512];
+} sleepacc_trace_answer;
+extern const sleepacc_field sleepacc_trace_fields[];
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,4 +96,12 @@ int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *bu
 locale_t sleepacc__c_numbers_enter(void);
 void sleepacc__c_numbers_leave(locale_t prev);
 
+/* The trace call row's function (trace.c): the options read by the core,
+ * then sleepacc_trace_run; a failure names what it needs (out->context). */
+int sleepacc__trace_call(const sleepacc_call_args *a, void *buf, sleepacc_answer *out);
+/* The events of one ring-buffer page by header_page's and the events'
+ * format texts (trace.c; tests): each {ts, type, a, b, c, idle}. */
+int sleepacc__trace_parse(const char *header_page, const char *const formats[5], const unsigned char *page,
+                          size_t size, int64_t (*ev)[6], size_t cap, int64_t *lost);
+
 #endif /* SLEEPACC_INT_H */

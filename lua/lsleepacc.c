@@ -200,9 +200,10 @@ static int sleepacc__call(lua_State *L) {
   a.writer = "lua", a.writer_version = LUA_VERSION; /* who calls (a results file's header) */
   for (int i = 0; c->args && c->args[i].name; i++) {
     int arg = i + 1;
-    if (c->args[i].kind == SLEEPACC_OPT_RECORDS) { /* over the one argument */
-      take[0] = c->args[i].name;
-      g = sleepacc_lua_getter(L, &src, 0, take, arg);
+    if (c->args[i].kind == SLEEPACC_OPT_RECORDS || c->args[i].kind == SLEEPACC_OPT_TABLE) { /* read by the core */
+      take[0] = c->args[i].name; /* RECORDS: over the one argument; TABLE: over its keys */
+      g = c->args[i].kind == SLEEPACC_OPT_TABLE ? sleepacc_lua_getter(L, &src, arg, NULL, 0)
+                                                : sleepacc_lua_getter(L, &src, 0, take, arg);
       a.options = &g, a.room = g.room, a.ctx = g.ctx;
     } else if (i < c->required || !lua_isnoneornil(L, arg)) {
       sleepacc_lua_value(L, arg, &c->args[i], NULL, &a);

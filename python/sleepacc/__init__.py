@@ -53,6 +53,17 @@ except KeyboardInterrupt:
 
 __all__ += ["sleep", "Sleeper", "Pacer"]
 
+# Measured explanations: each sample's lateness in its parts, from the
+# kernel's events (trace.py over the core's trace; Linux tracefs, root).
+# The function `trace` is the attribute; the module is sleepacc.trace in
+# sys.modules (`from sleepacc.trace import format_table`).
+try:
+    from .trace import Trace, trace  # noqa: E402
+except KeyboardInterrupt:
+    _interrupted()
+
+__all__ += ["trace", "Trace"]
+
 # The analysis modules, reachable as attributes (`sleepacc.model.fit(sw)`)
 # without importing them, or numpy/matplotlib, at `import sleepacc`: each is
 # imported on first use (PEP 562).
