@@ -751,14 +751,20 @@ def test_the_systemd_unit_is_hardened():
     assert lines["DynamicUser"] == "yes" and lines["ProtectSystem"] == "strict"
     assert lines["CapabilityBoundingSet"] == "" and lines["NoNewPrivileges"] == "yes"
     assert "--listen 127.0.0.1:9851" in unit
+    # it runs from its own venv, and says how to make it (PEP 668: no system-wide pip)
+    assert lines["ExecStart"].startswith("/opt/sleepacc/bin/sleepacc exporter ")
+    comments = " ".join(ln.lstrip("# ") for ln in unit.splitlines() if ln.startswith("#"))
+    assert "python3 -m venv /opt/sleepacc" in comments
+    assert "/opt/sleepacc/bin/pip install 'sleepacc[exporter]'" in comments
     dropin = ROOT / "contrib" / "systemd" / "sleepacc-exporter.service.d" / \
         "realtime.conf.example"
     assert "CAP_SYS_NICE" in dropin.read_text()
+    assert "ExecStart=/opt/sleepacc/bin/sleepacc exporter " in dropin.read_text()
     verify = shutil.which("systemd-analyze")
     if verify:
         with tempfile.TemporaryDirectory() as d:
             # the unit as installed, with ExecStart pointing at a binary that exists
-            text = unit.replace("/usr/local/bin/sleepacc", shutil.which("true") or "/bin/true")
+            text = unit.replace("/opt/sleepacc/bin/sleepacc", shutil.which("true") or "/bin/true")
             path = Path(d) / "sleepacc-exporter.service"
             path.write_text(text)
             r = subprocess.run([verify, "verify", path], capture_output=True, text=True,
