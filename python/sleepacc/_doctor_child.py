@@ -10,11 +10,12 @@ child takes all of that with it when it exits.
 
 This module owns both ends of that exchange:
 
-* :func:`run` (the caller): starts ``python -m sleepacc._doctor_child``,
+* :func:`run` (the caller): starts ``python -m sleepacc._doctor_child``
   (the same interpreter, environment and working directory, so the child
-  imports the same sleepacc), writes ``{"points": [...], "host": {...}, "budget": s}`` (sleepacc/1 point
-  records) to its stdin, and reads one JSON line ``{"finding": {...}|null}``
-  from its stdout, within a time limit (then the child is killed).  It
+  imports the same sleepacc), writes ``{"points": [...], "host": {...},
+  "budget": s}`` (sleepacc/1 point records) to its stdin, and reads one
+  JSON line ``{"finding": {...}|null}`` from its stdout, within a time
+  limit (then the child is killed).  It
   returns the finding, the child's CPU time (user + system, from the
   rusage of the children reaped meanwhile, so a caller can charge it to
   its own CPU budget) and, when the run failed, one line saying why.
@@ -85,8 +86,8 @@ def run(points: Sequence[dict], host: dict, *, budget: float = 0.02,
     rss = int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     finding = None
     if error is None and proc.returncode != 0:
-        why = _last_line(err)[:300] or (f"killed by signal {-proc.returncode}" if proc.returncode < 0
-                                  else "no message")
+        why = _last_line(err)[:300] or (f"killed by signal {-proc.returncode}"
+                                        if proc.returncode < 0 else "no message")
         error = f"the doctor exited with status {proc.returncode}: {why}"
     if error is None:
         try:

@@ -388,9 +388,9 @@ class Exporter:
         self.doctor_cpu_ns += run.cpu_ns
         self.doctor_max_rss_kb = max(self.doctor_max_rss_kb, run.max_rss_kb)
         if run.error is not None:
-            self.doctor_failures += 1
             if self._stop.is_set():
-                return                    # killed by stop(): not a finding
+                return                    # killed by stop(): not a failure
+            self.doctor_failures += 1
             top = {"id": "doctor_failed", "status": "unknown", "title": run.error,
                    "gain_us": None}
             if self.log is not None:
@@ -536,10 +536,11 @@ class Exporter:
 
     def _rest(self, cpu0: int, wall0: int) -> None:
         """Wait until the thread's CPU time (with the doctor's) is within
-        the budget's share of the wall time since it started (a stop request ends the wait).  The
-        end of the wait is checked on the monotonic clock, not assumed: a
-        timed wait that returns before its timeout waits again for what is
-        left, so the next turn never starts over the budget.  The turn that
+        the budget's share of the wall time since it started (a stop
+        request ends the wait).  The end of the wait is checked on the
+        monotonic clock, not assumed: a timed wait that returns before its
+        timeout waits again for what is left, so the next turn never starts
+        over the budget.  The turn that
         follows may overspend by its own CPU; the next rest repays it (the
         budget counts all the CPU since the start)."""
         due = wall0 + self._spent_ns(cpu0) / self.cpu_budget
