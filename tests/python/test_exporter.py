@@ -3,8 +3,13 @@
 What is checked: the histogram counts every sample in "le" buckets 100 ns ..
 100 ms (cumulative, +Inf = _count); the CPU budget is enforced (a spinning
 method at a 5% budget stays near 5% of the wall time, not 100%); the
-thread-environment helper puts the thread back; a scrape never fails (even
-with a broken snapshot) and a slow scraper does not stop the measuring;
+thread-environment helper puts the thread back; the doctor runs in a child
+process (no doctor import and no growth left in the exporter; its CPU in the
+budget's count; a failure one line and a doctor_failed finding while the
+measuring goes on; stop() reaps it) and its finding's labels are ids from a
+fixed vocabulary; a scrape never fails (even with a broken snapshot) and a
+slow scraper does not stop the measuring; the systemd unit runs from a venv
+whose commands its comments and the README give;
 SIGTERM stops the command with exit 0 and leaves the text file and the
 snapshot whole; bad input exits 2 with one line; `promtool check metrics`
 accepts a scrape and the text file, `promtool check rules`/`check config` the
