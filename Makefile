@@ -1,6 +1,7 @@
 # sleepacc -- top-level Makefile.
 #   make run       set up what is needed, run the default sweep (the main job)
-#   make deps      the Debian packages every suite uses (apt-get when root; else names them)
+#   make deps      the Debian packages every suite uses (apt-get when root; else names them);
+#                  make run needs fewer (deps-run), make bench others (deps-bench): mk/deps.mk
 #   make test      build everything and run every test suite (C, fuzz replay, Python,
 #                  Lua, notebooks), each even after one failed; fails naming which
 #   make sanitize  C tests + Python suite under ASan/UBSan, Lua suite under valgrind
@@ -32,7 +33,7 @@ test: deps
 sanitize: deps
 	@+mk/run-suites sanitize "$(MAKE)" $(SANITIZE_SUITES)
 
-run: deps
+run: deps-run
 
 clean:
 	rm -rf build *.egg-info python/*.egg-info

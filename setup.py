@@ -10,12 +10,16 @@ build truth make and the rockspec use too (read by read_build_truth below).
 Environment knobs:
   SLEEPACC_SANITIZE=1   build with -fsanitize=address,undefined (make sanitize-python)
   CI=true               -Werror, as in every other build
+  SLEEPACC_EXT=inplace  leave the extension out of this (editable) install: make
+                        compiles it in place meanwhile (mk/python.mk, venv-run)
 """
 import glob
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 BUILD_TRUTH = "mk/sources.mk"
 
@@ -56,11 +60,33 @@ if os.path.exists("README.md"):
     with open("README.md", encoding="utf-8") as f:
         readme = f.read()
 
+
+
+class parallel_build_ext(build_ext):
+    """build_ext compiling an extension's sources side by side, one compiler
+    per CPU (setuptools compiles them one after the other)."""
+
+    def build_extension(self, ext):
+        one = self.compiler.compile
+
+        def every(sources, *args, **kwargs):
+            with ThreadPoolExecutor(max(1, len(os.sched_getaffinity(0)))) as pool:
+                done = pool.map(lambda src: one([src], *args, **kwargs), sources)
+                return [obj for objs in done for obj in objs]
+
+        self.compiler.compile = every
+        try:
+            return super().build_extension(ext)
+        finally:
+            del self.compiler.compile
+
+
 setup(
+    cmdclass={"build_ext": parallel_build_ext},
     version=version,
     long_description=readme,
     long_description_content_type="text/markdown",
-    ext_modules=[
+    ext_modules=[] if os.environ.get("SLEEPACC_EXT") == "inplace" else [
         Extension(
             "sleepacc._core",
             sources=sources,

@@ -250,6 +250,31 @@ static int call_sweep_plan(const sleepacc_call_args *a, void *buf, sleepacc_answ
   return 0;
 }
 
+/* Why the default sweep leaves out methods the system has (one line each,
+ * sleepacc_method_ready): a signal method with no free real-time signal. */
+#define CALLS_SKIP_TEXT 320
+typedef struct {
+  sleepacc_list list;                          /* over at */
+  const char *at[CALLS_MAX_METHODS];           /* into text */
+  char text[CALLS_MAX_METHODS][CALLS_SKIP_TEXT];
+} skips_answer;
+static const sleepacc_field skips_fields[] = {
+    {"skips", offsetof(skips_answer, list), SLEEPACC_FIELD_LIST, a_name, 0},
+    {NULL, 0, 0, NULL, 0}};
+
+static int call_sweep_skips(const sleepacc_call_args *a, void *buf, sleepacc_answer *out) {
+  skips_answer *w = (skips_answer *)buf;
+  size_t k = 0;
+  (void)a, (void)out;
+  for (size_t i = 0; i < sleepacc_method_count() && k < CALLS_MAX_METHODS; i++) {
+    const sleepacc_method *m = sleepacc_method_at(i);
+    if (sleepacc_method_available(m) && !sleepacc_method_ready(m, w->text[k], CALLS_SKIP_TEXT))
+      w->at[k] = w->text[k], k++;
+  }
+  w->list = (sleepacc_list){w->at, k, sizeof w->at[0]};
+  return 0;
+}
+
 /* ------------------------------------------------------------ the thread's environment */
 
 /* What env_hold applied to the calling thread, to be undone by env_release
@@ -551,6 +576,10 @@ const sleepacc_call sleepacc_calls[] = {
      "sweep_plan({methods=, durations=, mode=}) -> [{method, duration_ns}] by sleepacc_sweep_plan()",
      "sleepacc_sweep_read", SLEEPACC_CALL_VALUE, 0, table_arg, 1, sizeof(sweep_answer),
      call_sweep_plan, sweep_fields},
+    {"sweep_skips", NULL,
+     "sweep_skips() -> [str]: why the default sweep leaves out a method the system has, one line each",
+     "sleepacc_method_ready", SLEEPACC_CALL_VALUE, SLEEPACC_CALL_BLOCKS, NULL, 0, sizeof(skips_answer),
+     call_sweep_skips, skips_fields},
     {"env_hold", NULL,
      "env_hold({slack=, policy=, priority=, cpu=}) -> the env applied to the calling thread, "
      "held until env_release()",

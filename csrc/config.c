@@ -384,6 +384,8 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__SUB(sleepacc_sleeper_stats, lateness, sleepacc_stats_fields),
     SLEEPACC__F(sleepacc_sleeper_stats, strategy, STR),
     SLEEPACC__F(sleepacc_sleeper_stats, kernel, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, kernel_skipped, STR),
+    SLEEPACC__F(sleepacc_sleeper_stats, kernel_skipped_err, STR),
     SLEEPACC__F(sleepacc_sleeper_stats, quantile, DBL),
     SLEEPACC__F(sleepacc_sleeper_stats, margin_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, handoff_ns, I64),

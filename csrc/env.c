@@ -379,6 +379,39 @@ int sleepacc_env_restore(sleepacc_env_saved *saved) {
   return first;
 }
 
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap) {
+  char line[1024], dir[768], file[800];
+  FILE *f = fopen(cgroup_file, "re");
+  int found = 0;
+  if (!f || !buf || !cap) return f ? fclose(f), 0 : 0;
+  while (!found && fgets(line, sizeof line, f)) { /* "id:controllers:path" */
+    char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL, *end;
+    const char *mounts[3];
+    int cpu = 0;
+    if (!path) continue;
+    *ctrls++ = '\0', *path++ = '\0';
+    if ((end = strchr(path, '\n'))) *end = '\0';
+    for (const char *c = ctrls; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ','))
+      cpu |= strncmp(c, "cpu", 3) == 0 && (c[3] == ',' || c[3] == '\0');
+    if (!cpu && *ctrls) continue; /* a v1 hierarchy without cpu; "" is the v2 one */
+    /* v1: mounted as its controller list ("cpu,cpuacct") or "cpu"; v2: the root */
+    mounts[0] = ctrls, mounts[1] = *ctrls ? "cpu" : NULL, mounts[2] = NULL;
+    for (int i = 0; mounts[i] && !found; i++) {
+      int64_t us = -1;
+      snprintf(dir, sizeof dir, "%s%s%s%s", root, *mounts[i] ? "/" : "", mounts[i],
+               strcmp(path, "/") ? path : "");
+      snprintf(file, sizeof file, "%s/cpu.rt_runtime_us", dir);
+      found = sleepacc__read_int(file, &us) == 0 && us == 0;
+    }
+  }
+  fclose(f);
+  if (found)
+    snprintf(buf, cap, "the thread's cgroup %s has cpu.rt_runtime_us 0: its tasks get no "
+             "real-time time, so SCHED_FIFO/RR is refused even to root (give the group some "
+             "in cpu.rt_runtime_us, or run outside it)", dir);
+  return found;
+}
+
 /* Apply env to the calling thread, recording in *saved what to undo.
  * On failure everything already applied is restored and the error returned
  * (-EPERM stays -EPERM; -ENOENT when /dev/cpu_dma_latency is missing). */
@@ -416,8 +449,12 @@ int sleepacc_env_apply(const sleepacc_env *env, sleepacc_env_saved *saved) {
     }
     if (os != saved->policy || env->priority != saved->priority) {
       /* the caller's nice and RESET_ON_FORK are kept */
+      static __thread char rt_group[512]; /* saved->why: valid until the thread's next apply */
       rc = sleepacc__sched_set(os, env->priority, saved->nice,
                                saved->sched_flags & SLEEPACC__FLAG_RESET_ON_FORK, 0, 0, 0);
+      if (rc == -EPERM && sleepacc__os_is_rt(os) && /* even root: the group has no RT time */
+          sleepacc__rt_group_words("/proc/thread-self/cgroup", "/sys/fs/cgroup", rt_group, sizeof rt_group))
+        saved->why = rt_group;
       if (rc != 0) goto fail;
       saved->applied |= SLEEPACC__APPLIED_POLICY;
     }

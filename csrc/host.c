@@ -283,7 +283,9 @@ static void add_real(facts *fs, const char *key, const char *text)
   char *end = NULL;
   if (!f || !text)
     return;
+  locale_t prev = sleepacc__c_numbers_enter(); /* "0.39" whatever the locale */
   double v = strtod(text, &end);
+  sleepacc__c_numbers_leave(prev);
   if (end == text)
     return;
   f->type = SLEEPACC_FACT_REAL;

@@ -137,8 +137,11 @@ static void jw_members(jw *w, const sleepacc_field *t, const void *base, int fir
     case SLEEPACC_FIELD_INT: jw_printf(w, "%d", *(const int *)(const void *)p); break;
     case SLEEPACC_FIELD_BOOL: jw_printf(w, "%s", *(const int *)(const void *)p ? "true" : "false"); break;
     case SLEEPACC_FIELD_DOUBLE:
-      if (isfinite(d)) jw_printf(w, "%.17g%s", d, fabs(d) < 1e17 && d == (double)(int64_t)d ? ".0" : "");
-      else jw_printf(w, "null");
+      if (isfinite(d)) { /* a point, not the locale's comma */
+        locale_t prev = sleepacc__c_numbers_enter();
+        jw_printf(w, "%.17g%s", d, fabs(d) < 1e17 && d == (double)(int64_t)d ? ".0" : "");
+        sleepacc__c_numbers_leave(prev);
+      } else jw_printf(w, "null");
       break;
     case SLEEPACC_FIELD_STRING:
     case SLEEPACC_FIELD_METHOD:
@@ -166,7 +169,11 @@ static void jw_header(jw *w, const sleepacc_fact *facts, size_t count, const cha
     jw_str(w, facts[i].key);
     jw_printf(w, ":");
     if (facts[i].type == SLEEPACC_FACT_INT) jw_printf(w, "%lld", (long long)facts[i].i);
-    else if (facts[i].type == SLEEPACC_FACT_REAL && isfinite(facts[i].d)) jw_printf(w, "%.17g", facts[i].d);
+    else if (facts[i].type == SLEEPACC_FACT_REAL && isfinite(facts[i].d)) {
+      locale_t prev = sleepacc__c_numbers_enter(); /* a point, not the locale's comma */
+      jw_printf(w, "%.17g", facts[i].d);
+      sleepacc__c_numbers_leave(prev);
+    }
     else if (facts[i].type == SLEEPACC_FACT_STR) jw_str(w, facts[i].s);
     else jw_printf(w, "null");
     jw_printf(w, ",");

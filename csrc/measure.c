@@ -121,6 +121,12 @@ static int open_words(const sleepacc_run *r, char *buf, size_t cap) {
   if (field) snprintf(buf, cap, "%s", sleepacc_option_of_field(env_field));
   else if (sleepacc_config_explain(c, &field, &msg) != 0)
     snprintf(buf, cap, "%s: %s", sleepacc_option_of_field(field), msg);
+  else if (r->err == -EBUSY && snprintf(buf, cap, "opening the method: ") < (int)cap &&
+           sleepacc_signal_words(buf + strlen(buf), cap - strlen(buf)))
+    ; /* a signal method without a free real-time signal: which are blocked */
+  else if (r->err == -EAGAIN && c->method && !strcmp(c->method->name, "timer_signal"))
+    snprintf(buf, cap, "opening the method: no POSIX timer could be made (the queued-signal limit "
+             "RLIMIT_SIGPENDING, or the system's timers, used up)");
   else snprintf(buf, cap, "opening the method");
   return 0;
 }
@@ -146,6 +152,10 @@ int sleepacc_run_words(const sleepacc_run *r, int flags, char *buf, size_t cap) 
   if (flags & SLEEPACC_RUN_POINT)
     snprintf(point, sizeof point, ", method %s, duration %lld ns", m ? m->name : "none",
              (long long)r->cfg.duration_ns);
-  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err), sleepacc_strerror(r->err), what, point);
+  snprintf(buf, cap, "%s: %s (%s%s)", sleepacc_errname(r->err),
+           /* a group without RT time refuses root too: not "needs CAP_SYS_NICE or root" */
+           r->err == -EPERM && strstr(what, "cpu.rt_runtime_us 0") ? "operation not permitted"
+                                                                  : sleepacc_strerror(r->err),
+           what, point);
   return privileged;
 }

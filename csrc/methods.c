@@ -144,7 +144,7 @@ static int sleepacc__avail_epoll_pwait2(void) {
   struct timespec ts = {0, 0};
   int fd = epoll_create1(EPOLL_CLOEXEC);
   long rc;
-  if (fd < 0) return 0;
+  if (fd < 0) return sleepacc__probe_failed(errno);
   rc = syscall(SYS_epoll_pwait2, fd, &ev, 1, &ts, NULL, (size_t)0);
   close(fd);
   return rc >= 0;
@@ -152,7 +152,7 @@ static int sleepacc__avail_epoll_pwait2(void) {
 
 static int sleepacc__avail_epoll(void) {
   int fd = epoll_create1(EPOLL_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return sleepacc__probe_failed(errno);
   close(fd);
   return 1;
 }
@@ -202,7 +202,7 @@ static int sleepacc__open_timerfd(sleepacc_waiter *w) {
 
 static int sleepacc__avail_timerfd(void) {
   int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return sleepacc__probe_failed(errno);
   close(fd);
   return 1;
 }
@@ -307,6 +307,31 @@ static int sleepacc__sig_choose(const char *var, int first) {
   return -EBUSY;
 }
 
+int sleepacc_signal_words(char *buf, size_t cap) {
+  int first = SIGRTMIN + 2, handled = 0, pending = 0, run = -1;
+  size_t len;
+  sigset_t mask, pend;
+  if (!buf || !cap) return -EINVAL;
+  buf[0] = '\0';
+  if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0 || sigpending(&pend) != 0) return 0;
+  len = (size_t)snprintf(buf, cap, "no free real-time signal: of "
+                         "SIGRTMIN+2..SIGRTMAX (%d..%d), blocked on this thread:", first, SIGRTMAX);
+  for (int s = first; s <= SIGRTMAX + 1; s++) { /* the blocked ones as ranges */
+    int b = s <= SIGRTMAX && sigismember(&mask, s);
+    if (s <= SIGRTMAX && sleepacc__sig_free(s)) return buf[0] = '\0', 0;
+    if (b && run < 0) run = s;
+    if (!b && run >= 0 && len < cap)
+      len += (size_t)snprintf(buf + len, cap - len, run == s - 1 ? " %d" : " %d-%d", run, s - 1), run = -1;
+    if (s <= SIGRTMAX && !b) /* not free, not blocked: pending, or it has a handler */
+      sigismember(&pend, s) ? pending++ : handled++;
+  }
+  if (len < cap)
+    snprintf(buf + len, cap - len, "%s; with a handler %d, pending %d (SLEEPACC_TIMER_SIGNAL or "
+             "SLEEPACC_SIGTIMEDWAIT_SIGNAL=<n> takes one as is)", len > 0 && buf[len - 1] == ':' ? " none" : "",
+             handled, pending);
+  return 1;
+}
+
 /* Per-waiter state of timer_signal, kept in w->priv. */
 typedef struct sleepacc__tsig {
   pid_t tid;     /* thread the timer signals */
@@ -359,9 +384,10 @@ static void sleepacc__close_tsig(sleepacc_waiter *w) {
 
 static int sleepacc__avail_tsig(void) {
   sleepacc_waiter w;
+  int rc;
   memset(&w, 0, sizeof w);
   w.signo = SIGRTMIN + 2; /* the probe never arms the timer */
-  if (sleepacc__tsig_create(&w) != 0) return 0;
+  if ((rc = sleepacc__tsig_create(&w)) != 0) return sleepacc__probe_failed(-rc); /* EAGAIN: RLIMIT_SIGPENDING */
   sleepacc__close_tsig(&w);
   return 1;
 }
@@ -952,6 +978,26 @@ static int sleepacc__probe_cache[SLEEPACC__NMETHODS];
 
 size_t sleepacc_method_count(void) { return SLEEPACC__NMETHODS; }
 
+int sleepacc_method_ready(const sleepacc_method *m, char *why, size_t cap) {
+  int rc = 1;
+  if (why && cap) why[0] = '\0';
+  if (!m || !sleepacc_method_available(m)) rc = 0;
+#ifdef SLEEPACC__LINUX
+  else if (m->open == sleepacc__open_tsig && sleepacc__sig_choose("SLEEPACC_TIMER_SIGNAL", 2) < 0) rc = 0;
+  else if (m->open == sleepacc__open_sigtimedwait && sleepacc__sig_choose("SLEEPACC_SIGTIMEDWAIT_SIGNAL", 3) < 0)
+    rc = 0;
+  if (rc == 0 && m && sleepacc_method_available(m) && why && cap) {
+    size_t k = (size_t)snprintf(why, cap, "%s: ", m->name);
+    if (k >= cap || !sleepacc_signal_words(why + k, cap - k))
+      snprintf(why, cap, "%s: its signal is not free (SLEEPACC_TIMER_SIGNAL or "
+               "SLEEPACC_SIGTIMEDWAIT_SIGNAL is not a real-time signal number)", m->name);
+    return 0;
+  }
+#endif
+  if (rc == 0 && why && cap) snprintf(why, cap, "%s: %s", m ? m->name : "?", sleepacc_strerror(-ENOSYS));
+  return rc;
+}
+
 const sleepacc_method *sleepacc_method_at(size_t i) {
   return i < SLEEPACC__NMETHODS ? &sleepacc__methods[i] : NULL;
 }
@@ -963,8 +1009,21 @@ const sleepacc_method *sleepacc_method_find(const char *name) {
   return NULL;
 }
 
+int sleepacc__transient(int err) {
+  if (err < 0) err = -err;
+  return err == EMFILE || err == ENFILE || err == EAGAIN || err == ENOMEM || err == ENOBUFS ||
+         err == EINTR;
+}
+
+int sleepacc__probe_failed(int err) { return sleepacc__transient(err) ? -(err < 0 ? -err : err) : 0; }
+
 /* 1 if m works here.  Rows of the table are probed once and cached; a row
- * that is not from the table is probed every time.  NULL -> 0. */
+ * that is not from the table is probed every time.  A probe that could not
+ * tell for want of a resource (a negative errno: a descriptor, memory, a
+ * queued signal) is not cached and counts as available: the method is
+ * there, and opening it says what is missing (-EMFILE, ...) while it is;
+ * only what the kernel lacks is "not available" for the process's life.
+ * NULL -> 0. */
 int sleepacc_method_available(const sleepacc_method *m) {
   size_t i;
   int v;
@@ -974,7 +1033,9 @@ int sleepacc_method_available(const sleepacc_method *m) {
   i = (size_t)(m - sleepacc__methods);
   v = __atomic_load_n(&sleepacc__probe_cache[i], __ATOMIC_ACQUIRE);
   if (v == 0) {
-    v = (!m->available || m->available()) ? 1 : 2;
+    int probe = m->available ? m->available() : 1;
+    if (probe < 0) return 1; /* asked again next time */
+    v = probe ? 1 : 2;
     __atomic_store_n(&sleepacc__probe_cache[i], v, __ATOMIC_RELEASE);
   }
   return v == 1;

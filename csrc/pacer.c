@@ -51,6 +51,7 @@ int sleepacc_pacer_open_config(sleepacc_pacer *p, const sleepacc_sleeper_config 
   if ((rc = sleepacc_sleeper_config_explain(c, 1, field, NULL)) < 0) return rc;
   if (field) *field = "method";
   rc = sleepacc_pacer_open(p, c->period_ns, c->method, sleepacc_missed_from_name(c->missed));
+  if (rc < 0 && field && sleepacc__transient(rc)) *field = NULL; /* a resource, not the method */
   if (rc < 0) return rc;
   if ((rc = sleepacc__sleeper_configure(&p->sleeper, c, field)) < 0) sleepacc_pacer_close(p);
   return rc;

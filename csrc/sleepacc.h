@@ -131,7 +131,8 @@ typedef struct sleepacc_method {
   sleepacc_tristate honours_slack; /* does timer slack delay its wake-up? */
   int absolute;              /* 1 if it waits on an absolute deadline */
   const char *description;   /* one line */
-  /* run-time probe: 1 available, 0 not (cached by sleepacc_method_available) */
+  /* run-time probe: 1 available, 0 not (cached by sleepacc_method_available),
+   * a negative errno when a missing resource kept it from telling (not cached) */
   int (*available)(void);
   /* optional per-use setup/teardown (NULL when the method needs none) */
   int (*open)(sleepacc_waiter *w);
@@ -163,6 +164,15 @@ struct sleepacc_waiter {
  * kernel lateness (55-80 us with the default slack). */
 #define SLEEPACC_DEFAULT_MARGIN_NS (125LL * 1000LL)
 
+/* 1 when m can open on this thread now: available, and for timer_signal
+ * and sigtimedwait a real-time signal free for it (the default sweep
+ * leaves out one that cannot).  0 otherwise, with a one-line reason into
+ * why (cap bytes; may be NULL): "<name>: <why>". */
+int sleepacc_method_ready(const sleepacc_method *m, char *why, size_t cap);
+/* Why no real-time signal is free for timer_signal and sigtimedwait on the
+ * calling thread (the blocked ones named, as ranges of numbers), into buf:
+ * 1; 0 with buf "" when one is free. */
+int sleepacc_signal_words(char *buf, size_t cap);
 /* Number of rows compiled in (available or not). */
 size_t sleepacc_method_count(void);
 /* Row i (0 <= i < count), or NULL. */
@@ -428,7 +438,7 @@ typedef struct sleepacc_run {
   size_t capacity;         /* its length in samples */
   int64_t done;            /* samples recorded (after warm-up) */
   int64_t warm_done;       /* warm-up samples taken */
-  int64_t missed;          /* periodic: wake-ups after the next deadline */
+  int64_t missed;          /* periodic: deadlines passed over, never served (irtt: expected - sent) */
   int64_t start_ns;        /* when the run started (after warm-up) */
   int64_t budget_end_ns;   /* start + budget, or INT64_MAX */
   int64_t next_deadline_ns;/* periodic: the next deadline */
@@ -471,7 +481,7 @@ typedef struct sleepacc_result {
   int64_t requested_ns;    /* requested duration / period */
   int64_t n;               /* samples recorded (after warm-up) */
   sleepacc_stats stats;    /* exact from the buffer, else from the histogram */
-  int64_t missed;          /* periodic: deadlines woken past the next one */
+  int64_t missed;          /* periodic: deadlines passed over, never served (irtt: expected - sent) */
   double cpu_ns_per_call;  /* thread CPU time per sample (0 when n = 0) */
   double cpu_percent;      /* thread CPU time / wall time * 100, or -1 unknown */
   int64_t ctx_voluntary;   /* context switches, -1 unknown ("ctx_switches") */
@@ -604,6 +614,8 @@ typedef struct sleepacc_sleeper {
   int strategy;               /* sleepacc_strategy */
   int magic;                  /* set by open, cleared by close */
   const sleepacc_method *kernel; /* the kernel wait used */
+  const sleepacc_method *kernel_skipped; /* a preferred wait that could not open, or NULL */
+  int kernel_skipped_err;     /* why (a negative errno: EMFILE, ...) */
   sleepacc_waiter waiter;     /* open waiter for `kernel` */
   double quantile;            /* auto: margin quantile, in (0,1) */
   int64_t fixed_margin_ns;    /* hybrid: the margin; auto: initial margin */
@@ -656,6 +668,9 @@ typedef struct sleepacc_sleeper_stats {
   sleepacc_stats lateness;    /* lateness statistics (ns) */
   const char *strategy;       /* "auto", "spin", "hybrid", "comp", "kernel" */
   const char *kernel;         /* the kernel wait's method name */
+  const char *kernel_skipped; /* a preferred kernel wait that could not open for want of a
+                               * resource (timerfd at EMFILE), so `kernel` is the next; or NULL */
+  const char *kernel_skipped_err; /* its error's name ("EMFILE"), or NULL */
   double quantile;            /* auto: margin quantile */
   int64_t margin_ns;          /* hybrid: the margin; auto: the initial one */
   int64_t handoff_ns;         /* hand-off (0: off) */
@@ -759,7 +774,7 @@ typedef enum sleepacc_missed {
 
 /* Every field is private (pacer.c); read one through
  * sleepacc_pacer_stats_get. */
-typedef struct sleepacc_pacer {
+struct sleepacc_pacer { /* typedef above, at sleepacc_pacer_open_config */
   /* private */
   sleepacc_sleeper sleeper;  /* does the waiting */
   int64_t period_ns;         /* tick period */
@@ -778,7 +793,7 @@ typedef struct sleepacc_pacer {
   sleepacc_hist lateness;    /* wake - deadline per tick */
   int redeliver;             /* 1: the next wait returns redeliver_deadline_ns at once */
   int64_t redeliver_deadline_ns; /* a delivered tick the caller could not take */
-} sleepacc_pacer;
+};
 
 typedef struct sleepacc_pacer_stats {
   int64_t count;             /* ticks delivered */

@@ -853,7 +853,7 @@ const char *sleepacc_precise_words(int err);
 #define SLEEPACC_PRECISE_AT_HANDLE 0 /* open, close, stats */
 #define SLEEPACC_PRECISE_AT_CALL 1   /* its sleep (a sleeper) or wait (a pacer) */
 /* Room enough for sleepacc_precise_message's words. */
-#define SLEEPACC_PRECISE_WORDS_MAX 64
+#define SLEEPACC_PRECISE_WORDS_MAX 320
 /* The one wording of a failure err of handle h (its kind's name "Sleeper"
  * or "Pacer"; NULL h: a sleeper's) into buf (cap bytes, cut to fit):
  *   -EBADF, -EBUSY, the refusal: the whole message, "<name> is closed" or

@@ -14,6 +14,7 @@
 #endif
 
 #include <sys/types.h>
+#include <locale.h>
 #include <time.h>
 
 #include "sleepacc_binding.h"
@@ -74,5 +75,25 @@ int sleepacc__fault_set(sleepacc_fault *f, int rc, int kind, const char *option,
  * of a message into out (cap bytes), escaped, in quotes when quote
  * (words.c). */
 void sleepacc__escaped(const char *s, int64_t len, int64_t max, int quote, char *out, size_t cap);
+
+/* 1 when err (either sign) is a want of a resource that may pass: EMFILE,
+ * ENFILE, EAGAIN, ENOMEM, ENOBUFS, EINTR (methods.c). */
+int sleepacc__transient(int err);
+/* A probe's answer after a failure with errno err: -err when transient (not
+ * cached), else 0 (not available) (methods.c). */
+int sleepacc__probe_failed(int err);
+
+/* The sentence of a refused SCHED_FIFO/RR whose cause is the thread's cpu
+ * cgroup (cgroup_file: /proc/thread-self/cgroup; root: where the
+ * hierarchies are mounted, /sys/fs/cgroup): its cpu.rt_runtime_us is 0.
+ * 1 with the sentence (naming the group's directory) in buf; else 0
+ * (env.c). */
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap);
+
+/* The calling thread's numbers in the C locale from enter to leave (cnum.c):
+ * enter returns the locale to give leave, (locale_t)0 when it could not
+ * switch (leave then does nothing). */
+locale_t sleepacc__c_numbers_enter(void);
+void sleepacc__c_numbers_leave(locale_t prev);
 
 #endif /* SLEEPACC_INT_H */

@@ -227,18 +227,26 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   if (margin_ns < -1 || margin_ns > SLEEPACC_MAX_DURATION_NS) return -EINVAL;
   strategy = sleepacc_strategy_from_name(method, &kernel);
   if (strategy < 0) return strategy;
+  s->fork_gen = sleepacc_fork_generation();
   if (strategy == SLEEPACC_STRATEGY_KERNEL) {
     if (!sleepacc_method_available(kernel)) return -ENOSYS;
-  } else {
-    for (int i = 0; sleepacc__kernel_pref[i]; i++) {
+    if ((rc = sleepacc_waiter_open(&s->waiter, kernel, 0)) < 0) return rc;
+  } else { /* the first preferred wait that opens; one short of a resource
+            * (timerfd at EMFILE) gives way to the next, and stats say so */
+    const sleepacc_method *skipped = NULL;
+    int skipped_err = 0;
+    rc = -ENOSYS;
+    for (int i = 0; sleepacc__kernel_pref[i] && !kernel; i++) {
       const sleepacc_method *m = sleepacc_method_find(sleepacc__kernel_pref[i]);
-      if (m && sleepacc_method_available(m)) { kernel = m; break; }
+      if (!m || !sleepacc_method_available(m)) continue;
+      if ((rc = sleepacc_waiter_open(&s->waiter, m, 0)) == 0) kernel = m;
+      else if (!sleepacc__transient(rc)) return rc;
+      else if (!skipped) skipped = m, skipped_err = rc;
     }
-    if (!kernel) return -ENOSYS;
+    if (!kernel) return rc;
+    s->kernel_skipped = skipped;
+    s->kernel_skipped_err = skipped_err;
   }
-  s->fork_gen = sleepacc_fork_generation();
-  rc = sleepacc_waiter_open(&s->waiter, kernel, 0);
-  if (rc < 0) return rc;
   s->strategy = strategy;
   s->kernel = kernel;
   s->quantile = quantile;
@@ -591,7 +599,10 @@ int sleepacc_sleeper_open_config(sleepacc_sleeper *s, const sleepacc_sleeper_con
   if (field) *field = NULL;
   if ((rc = sleepacc_sleeper_config_explain(c, 0, field, NULL)) < 0) return rc;
   if (field) *field = "method";
-  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) return rc;
+  if ((rc = sleepacc_sleeper_open(s, c->method, c->quantile, c->margin_ns)) < 0) {
+    if (field && sleepacc__transient(rc)) *field = NULL; /* a resource, not the method */
+    return rc;
+  }
   if ((rc = sleepacc__sleeper_configure(s, c, field)) < 0) sleepacc_sleeper_close(s);
   return rc;
 }
@@ -611,6 +622,8 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   if (s->lateness.count > 0) sleepacc_hist_stats(&s->lateness, &out->lateness);
   out->strategy = sleepacc_strategy_name(s->strategy);
   out->kernel = s->kernel ? s->kernel->name : NULL;
+  out->kernel_skipped = s->kernel_skipped ? s->kernel_skipped->name : NULL;
+  out->kernel_skipped_err = s->kernel_skipped ? sleepacc_errname(s->kernel_skipped_err) : NULL;
   out->quantile = s->quantile;
   out->margin_ns = s->fixed_margin_ns;
   out->handoff_ns = s->handoff_ns;

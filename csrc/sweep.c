@@ -50,7 +50,7 @@ int sleepacc_sweep_plan(const sleepacc_method *const *methods, size_t nm, const 
     const sleepacc_method *m = methods ? methods[i] : sleepacc_method_at(i);
     size_t seen = 0;
     if (!m) return -EINVAL;
-    if (!methods && !sleepacc_method_available(m)) continue;
+    if (!methods && !sleepacc_method_ready(m, NULL, 0)) continue; /* not here, or not now */
     while (methods && seen < i && methods[seen] != m) seen++; /* each method once */
     if (methods && seen < i) continue;
     if (m->family == SLEEPACC_FAMILY_BASELINE) {

@@ -250,8 +250,11 @@ static void w_go_float1(writer *w, double x, size_t width)
     snprintf(tmp, sizeof tmp, "NaN");
   else if (isinf(x))
     snprintf(tmp, sizeof tmp, "%s", x > 0 ? "+Inf" : "-Inf");
-  else
+  else {
+    locale_t prev = sleepacc__c_numbers_enter(); /* Go's point, whatever the locale */
     snprintf(tmp, sizeof tmp, "%.1f", x);
+    sleepacc__c_numbers_leave(prev);
+  }
   w_right(w, tmp, width);
 }
 
@@ -397,8 +400,11 @@ static void wide_cell(const sleepacc_row *r, int c, char *cell, size_t cellsz)
   default:
     if (r->cpu_percent < 0 || isnan(r->cpu_percent))
       snprintf(cell, cellsz, "-");
-    else
+    else {
+      locale_t prev = sleepacc__c_numbers_enter(); /* a point, whatever the locale */
       snprintf(cell, cellsz, "%.1f", r->cpu_percent);
+      sleepacc__c_numbers_leave(prev);
+    }
     break;
   }
 }

@@ -2,6 +2,9 @@
 -- 5.3, 5.4, LuaJIT) over the C core.  Build from a checkout, from the repo
 -- root (no network needed):
 --   luarocks make lua/sleepacc-0.1.0-1.rockspec
+-- or, offline anywhere, from the source rock `make rock` packs (the tree's
+-- files and this rockspec in one file):
+--   luarocks install build/rock/sleepacc-0.1.0-1.src.rock
 -- GENERATED from mk/rockspec.in by `make rockspec` (version: SLEEPACC_VERSION
 -- in csrc/sleepacc.h); tests/lua/test_build.lua fails when it is stale.
 -- The build is mk/rock.make, which takes the sources, flags and libraries
@@ -10,7 +13,7 @@ rockspec_format = "3.0"
 package = "sleepacc"
 version = "0.1.0-1"
 source = {
-   url = "git+https://example.invalid/sleepacc.git",
+   url = "git+https://github.com/sleepacc/sleepacc.git",
    tag = "v0.1.0",
 }
 description = {
@@ -22,6 +25,10 @@ mode, with min/median/p99/max, CPU cost and the irtt-style table, over the
 same C core as the Python package.
 ]],
    license = "MIT",
+   homepage = "https://github.com/sleepacc/sleepacc",
+   issues_url = "https://github.com/sleepacc/sleepacc/issues",
+   maintainer = "The sleepacc authors",
+   labels = { "timer", "sleep", "latency", "benchmark" },
 }
 dependencies = {
    "lua >= 5.1",

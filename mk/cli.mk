@@ -1,5 +1,6 @@
 # The sleepacc command line: `make run`, the README's main job.
-#   make run   set up the venv (mk/python.mk), run the default `sleepacc sweep`
+#   make run   set up the venv with the runtime dependencies only (make venv-run,
+#              mk/python.mk), run the default `sleepacc sweep`
 #              (every available method over irtt sleep's ladder, planned to take
 #              about 42 s of measuring), print its table and the doctor's top
 #              findings, and write results/<host>-<UTC time>.jsonl with a PNG
@@ -13,7 +14,7 @@ SLEEPACC_CMD = $(VENV)/bin/sleepacc
 
 .PHONY: run
 
-run: venv
+run: venv-run
 	@mkdir -p $(RESULTS)
 	@set -e; \
 	f="$(RESULTS)/$$(uname -n)-$$(date -u +%Y%m%dT%H%M%SZ).jsonl"; \

@@ -4,6 +4,9 @@
 #        only: csrc/sleepacc_binding.h is the bindings' protocol), libsleepacc.a,
 #        libsleepacc.so.$(SLEEPACC_VER) (SONAME libsleepacc.so.$(SLEEPACC_SOVERSION)) + symlinks,
 #        lib/pkgconfig/sleepacc.pc (LIBDIR, INCLUDEDIR, PKGCONFIGDIR override the layout)
+#        then, without DESTDIR: ldconfig when root and LIBDIR is one the loader
+#        searches (/usr/local/lib), else a line saying how a program finds it
+#        (mk/install-loader)
 #   make uninstall PREFIX=... DESTDIR=...     removes exactly those files
 #   build/sleepacc-uninstalled.pc             pkg-config against this tree:
 #        PKG_CONFIG_PATH=$(CURDIR)/build pkg-config --cflags --libs sleepacc-uninstalled
@@ -85,6 +88,7 @@ install: $(BUILD)/libsleepacc.a $(BUILD)/libsleepacc.so
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsleepacc.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  $(PC_SED) mk/sleepacc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sleepacc.pc
+	@[ -n "$(DESTDIR)" ] || LIBDIR="$(LIBDIR)" SONAME="$(SONAME)" mk/install-loader
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/sleepacc.h $(DESTDIR)$(LIBDIR)/libsleepacc.a \

@@ -10,6 +10,8 @@
 #   make lua-example   lua/examples/sweep.lua (irtt table for every method)
 #   make lua-rock      luarocks --lua-version=5.4 make, from the repo root
 #   make rockspec      regenerate lua/sleepacc-<version>-1.rockspec
+#   make rock          build/rock/sleepacc-<version>-1.src.rock (luarocks pack; installs offline)
+#   make test-rock     that rock installed into fresh trees (5.1, 5.4, LuaJIT), offline
 # lua5.4 and its headers are looked up with pkg-config (lua5.4) or in
 # /usr/include/lua5.4; when missing, root installs lua5.4 + liblua5.4-dev
 # with apt-get, anyone else gets a message naming what is missing.
@@ -166,3 +168,31 @@ lua-rock: | lua-deps
 	  || { echo "lua-rock: luarocks make left files in the tree (above)" >&2; exit 1; }
 	@! find $(BUILD)/rocks/share -name '*.c' -o -name '*.rockspec' -path '*/lua/*' 2>/dev/null | grep -q . \
 	  || { echo "lua-rock: C sources were installed as Lua modules" >&2; exit 1; }
+
+# A source rock that installs anywhere, offline: the tree's files the
+# rockspec builds from (csrc/, lua/, mk/rock.make, mk/sources.mk, LICENSE) in
+# a tarball, and the rockspec pointing at it, packed by `luarocks pack` into
+# $(LUA_SRC_ROCK); `luarocks install $(LUA_SRC_ROCK)` builds it from what
+# it carries.  tests/lua/test_rock.sh (test-rock, part of test-lua) installs
+# it into fresh trees for Lua 5.1, 5.4 and LuaJIT with the network cut off.
+ROCK_DIR := $(BUILD)/rock
+ROCK_NAME := sleepacc-$(SLEEPACC_VER)
+LUA_SRC_ROCK := $(ROCK_DIR)/$(ROCK_NAME)-1.src.rock
+ROCK_FILES := LICENSE mk/rock.make mk/sources.mk lua/sleepacc.map $(CORE_SRC) $(CORE_HDR) $(LUA_SRC) $(LUA_HDR)
+.PHONY: rock test-rock
+
+rock: $(LUA_SRC_ROCK)
+
+$(LUA_SRC_ROCK): $(LUA_ROCKSPEC) $(ROCK_FILES)
+	@command -v luarocks >/dev/null 2>&1 || { echo "lua.mk: luarocks is missing (apt-get install luarocks)" >&2; exit 1; }
+	rm -rf $(ROCK_DIR) && mkdir -p $(ROCK_DIR)/$(ROCK_NAME)
+	tar -cf - $(ROCK_FILES) | tar -C $(ROCK_DIR)/$(ROCK_NAME) -xf -
+	cd $(ROCK_DIR) && tar -czf $(ROCK_NAME).tar.gz $(ROCK_NAME) && rm -rf $(ROCK_NAME)
+	sed -e 's|^   url = .*|   url = "file://$(abspath $(ROCK_DIR))/$(ROCK_NAME).tar.gz",|' -e '/^   tag = /d' \
+	  $(LUA_ROCKSPEC) > $(ROCK_DIR)/$(notdir $(LUA_ROCKSPEC))
+	cd $(ROCK_DIR) && luarocks pack $(notdir $(LUA_ROCKSPEC)) >/dev/null
+	@echo "rock: $(LUA_SRC_ROCK) ($$(stat -c %s $(LUA_SRC_ROCK)) bytes)"
+
+test-lua: test-rock
+test-rock: $(LUA_SRC_ROCK)
+	tests/lua/test_rock.sh $(LUA_SRC_ROCK)

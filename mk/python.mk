@@ -1,37 +1,72 @@
 # The Python package: a virtualenv with sleepacc installed editable, its
 # pytest suite, and the suite again over an ASan/UBSan build of the extension.
-#   make venv             .venv with sleepacc (editable) and the test extras
+#   make venv-run         .venv with sleepacc (editable) and its runtime
+#                         dependencies only (numpy, matplotlib): `make run`'s
+#   make venv             the same .venv with the test extras added (pytest,
+#                         mypy, hypothesis, jupyter, ...): `make test`'s
 #   make test-python      pytest tests/python
 #   make sanitize-python  the in-process suites, extension built with ASan + UBSan
 PYTHON3 ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PY_EXT_SRC := $(wildcard csrc/*.c csrc/*.h python/_ext/*.c python/_ext/*.h) setup.py
-# Stamps: the venv with its dependencies, and the in-place extension.
+# Stamps: the venv with the runtime dependencies, with the test extras too,
+# and the in-place extension.
+PY_RUN_STAMP := $(VENV)/.sleepacc-run
 PY_DEPS_STAMP := $(VENV)/.sleepacc-deps
 PY_EXT_STAMP := $(VENV)/.sleepacc-ext
 ASAN_BUILD := build/python-asan
+# The build requirements pyproject.toml names (setuptools, wheel): installed
+# into the venv once, so that each editable install builds with them there
+# (--no-build-isolation) instead of fetching them into a throwaway venv.
+PY_BUILD_REQUIRES = $(shell sed -n 's/^requires = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
 
-.PHONY: venv test-python sanitize-python
+.PHONY: venv venv-run test-python sanitize-python
 
-venv: $(PY_EXT_STAMP)
+venv-run: $(PY_EXT_STAMP)
+venv: $(PY_DEPS_STAMP) $(PY_EXT_STAMP)
 
 $(VPY):
 	@$(PYTHON3) -c 'import venv, ensurepip' 2>/dev/null || { \
 	  echo "error: '$(PYTHON3) -m venv' is not usable here (no venv/ensurepip module)."; \
 	  echo "       On Debian/Ubuntu: apt-get install python3-venv"; exit 1; }
-	$(PYTHON3) -m venv $(VENV) || { rm -rf $(VENV); \
+	$(PYTHON3) -m venv --without-pip $(VENV) || { rm -rf $(VENV); \
 	  echo "error: creating $(VENV) failed (on Debian/Ubuntu: apt-get install python3-venv)"; exit 1; }
+	@$(PYTHON3) -m pip --python $(VPY) --version >/dev/null 2>&1 || $(VPY) -m ensurepip >/dev/null
 
-# pip install -e builds the extension in place (python/sleepacc/_core*.so).
-$(PY_DEPS_STAMP): $(VPY) pyproject.toml
-	$(VPY) -m pip install -q --upgrade setuptools wheel
-	$(VPY) -m pip install -q -e '.[test]'
+# The venv is made without pip (a tenth of a second; ensurepip's install
+# of pip took ~6 s here) and filled by python3's own pip, which installs
+# into another interpreter's environment with --python (pip >= 22.3);
+# where python3 has no such pip, ensurepip puts one in the venv ($(VPY)'s
+# recipe) and that one is used.  `make venv` adds pip to the venv (the
+# tests and bench-frames run `python -m pip`).  Packages go in without
+# their bytecode (--no-compile, ~8 s less here): Python writes it for the
+# modules it imports, the first time.
+VPIP = $(if $(shell $(VPY) -c 'import pip' 2>/dev/null && echo y),$(VPY) -m pip,$(PYTHON3) -m pip --python $(VPY))
+
+# The editable install (sleepacc, its dependencies; the plot extra is
+# matplotlib, which `make run` draws with) leaves the extension out
+# (SLEEPACC_EXT=inplace, setup.py): it is compiled in place
+# (python/sleepacc/_core*.so) at the same time, by setup.py build_ext.
+PY_BUILD_EXT = $(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp
+$(PY_RUN_STAMP): $(VPY) pyproject.toml
+	$(VPIP) install -q --no-compile $(foreach r,$(PY_BUILD_REQUIRES),'$(r)')
+	$(PY_BUILD_EXT) & \
+	SLEEPACC_EXT=inplace $(VPIP) install -q --no-compile --no-build-isolation -e '.[plot]'; \
+	rc=$$?; wait $$! && exit $$rc
 	touch $@
 
-# Any change to the core or the binding rebuilds the extension in place.
-$(PY_EXT_STAMP): $(PY_DEPS_STAMP) $(PY_EXT_SRC)
-	$(VPY) setup.py -q build_ext --inplace --build-temp build/python/temp
+$(PY_DEPS_STAMP): $(PY_RUN_STAMP) pyproject.toml
+	$(VPY) -c 'import pip' 2>/dev/null || $(VPY) -m ensurepip >/dev/null
+	SLEEPACC_EXT=inplace $(VPY) -m pip install -q --no-compile --no-build-isolation -e '.[test]'
+	touch $@
+
+# A change to the core or the binding rebuilds the extension in place; an
+# extension built from the same sources is not built again.
+$(PY_EXT_STAMP): $(PY_RUN_STAMP) $(PY_EXT_SRC)
+	@so=python/sleepacc/_core$$($(VPY) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'); \
+	if [ ! -f "$$so" ] || [ -n "$$(find $(PY_EXT_SRC) -newer "$$so" | head -n 1)" ]; then \
+	  echo "$(PY_BUILD_EXT)"; $(PY_BUILD_EXT); fi
 	touch $@
 
 test-python: venv

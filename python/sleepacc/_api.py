@@ -310,6 +310,25 @@ class Measurement:
                    env=d.get("env"),
                    samples=None if samples is None else Samples(samples))
 
+    # Pickling (a multiprocessing worker returns a Measurement): the samples
+    # and start times travel as their int64 bytes, since a memoryview does
+    # not pickle, and come back as read-only Samples over those bytes.
+    _BUFFERS = ("samples", "starts")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: getattr(self, k) for k in self.__slots__}
+        for k in self._BUFFERS:
+            if state[k] is not None:
+                state[k] = state[k].tobytes()
+        return state
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        for k in self.__slots__:
+            v = state[k]
+            if k in self._BUFFERS and v is not None:
+                v = memoryview(bytes(v)).cast("q")
+            object.__setattr__(self, k, v)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Measurement):
             return NotImplemented

@@ -25,6 +25,7 @@ def sleeper_default() -> dict[str, Any]: ...   # sleepacc_sleeper_config_fields
 def plan(options: dict[str, Any], sweep_point: bool = ...) -> dict[str, Any]: ...
 # sweep_plan: {"methods": names, "durations": seconds, "mode": mode} (a list absent: the default).
 def sweep_plan(options: dict[str, Any]) -> list[dict[str, Any]]: ...   # {method, duration_ns} each
+def sweep_skips() -> list[str]: ...   # why the default sweep leaves a method out, one line each
 # measure: the same options as plan, read and checked by the core as it starts the run;
 # point as sweep_point.
 def measure(options: dict[str, Any], point: bool = ...) -> dict[str, Any]: ...

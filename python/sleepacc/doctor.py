@@ -143,6 +143,11 @@ def _why(exc, env):
     if isinstance(exc, FileNotFoundError):
         return "/dev/cpu_dma_latency does not exist here (no PM QoS device)"
     if isinstance(exc, PermissionError):
+        text = str(exc)
+        if env.get("policy") and "cpu.rt_runtime_us" in text:   # the core's sentence: the group
+            start = text.find("the thread's cgroup")
+            end = text.find("; asked", start)
+            return f"no permission: SCHED_FIFO: {text[start:end if end > 0 else None]}"
         what = ("dma_latency: /dev/cpu_dma_latency is not writable (needs root)"
                 if "dma_latency" in env else
                 "SCHED_FIFO needs CAP_SYS_NICE or root" if env.get("policy") else
@@ -390,8 +395,11 @@ def _rt_policy(c):
                         None, ev)
     if fifo is None:
         ev.append(f"SCHED_FIFO could not be tried: {c.get('fifo_why') or 'no permission'}")
+        fix = ("give the cgroup real-time time (its cpu.rt_runtime_us) or run outside it, then "
+               "try --policy fifo" if "cpu.rt_runtime_us" in (c.get("fifo_why") or "") else
+               "run as root or grant CAP_SYS_NICE, then try --policy fifo")
         return _finding("rt_policy", "unknown", "a real-time policy could not be tried", None, ev,
-                        "run as root or grant CAP_SYS_NICE, then try --policy fifo")
+                        fix)
     gain = s1.median - fifo.median if s1 else None
     ev.append(f"{_ref(s1)} with slack 1 ns: median {format_ns(s1.median if s1 else None)}, "
               f"p99 {format_ns(s1.p99 if s1 else None)}; under SCHED_FIFO 1: median "

@@ -14,8 +14,9 @@ Metrics (Prometheus text format, ``prometheus_client`` renders it):
         1, 1.6, 2.5, 4, 6.3 per decade); a negative lateness (an undersleep)
         is observed as 0 and counted in sleepacc_undersleeps_total
     sleepacc_undersleeps_total{method,duration}      sleeps that ended early
-    sleepacc_missed_deadlines_total{method,duration} periodic mode: wake-ups past
-        the next deadline (0 in relative mode, which has no deadlines to miss)
+    sleepacc_missed_deadlines_total{method,duration} periodic mode: deadlines passed
+        over, never served (irtt's timer_misses; 0 in relative mode, which has
+        no deadlines to miss)
     sleepacc_measure_errors_total{method,duration}   turns that failed (the loop goes on)
     sleepacc_measuring_cpu_seconds_total             CPU time of the measuring thread
         and of the doctor's runs (what the budget counts)
@@ -49,6 +50,7 @@ is charged to the measuring thread's budget.
 """
 from __future__ import annotations
 
+import errno
 import inspect
 import json
 import os
@@ -702,6 +704,65 @@ def parse_listen(text: str) -> Tuple[str, int]:
     return host or "0.0.0.0", p
 
 
+# accept() short of a resource (descriptors, memory): the socket stays readable,
+# so the serving loop would call it again at once, a CPU spun at 100 %
+_ACCEPT_SHORT = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+_ACCEPT_PAUSE = (0.05, 1.0)      # the pause after such a failure: first, most (doubling)
+_THREAD_LOG_EVERY = 10.0         # thread-creation failures: one line per this many seconds
+
+
+def _thread_failure(exc: BaseException) -> bool:
+    """Is exc the failure to start a thread (RuntimeError "can't start new
+    thread": a pids cgroup, RLIMIT_NPROC)?"""
+    return isinstance(exc, RuntimeError) and "start new thread" in str(exc)
+
+
+def _guard_server(server, log) -> None:
+    """Make the HTTP server (a socketserver with a thread per request) calm
+    under exhaustion: at EMFILE (and the like) in accept() it stops
+    accepting for a pause that doubles up to a second, logging once per
+    episode; a request whose thread cannot start is dropped with one log
+    line, at most one per _THREAD_LOG_EVERY seconds (with a count of the
+    ones not logged), not a traceback."""
+    get_request, handle_error = server.get_request, server.handle_error
+    state = {"pause": 0.0, "logged_at": None, "unlogged": 0}
+    wait = threading.Event()          # never set: an interruptible sleep
+
+    def guarded_get_request():
+        try:
+            got = get_request()
+        except OSError as exc:
+            if exc.errno not in _ACCEPT_SHORT:
+                raise
+            first = state["pause"] == 0.0
+            state["pause"] = min(max(2 * state["pause"], _ACCEPT_PAUSE[0]), _ACCEPT_PAUSE[1])
+            if first:
+                log(f"cannot accept a connection: {exc.strerror or exc}; not accepting for a "
+                    f"while (up to {_ACCEPT_PAUSE[1]:g} s at a time) until it can")
+            wait.wait(state["pause"])
+            raise
+        if state["pause"]:
+            state["pause"] = 0.0
+            log("accepting connections again")
+        return got
+
+    def guarded_handle_error(request, client_address):
+        import sys
+        exc = sys.exc_info()[1]
+        if exc is None or not _thread_failure(exc):
+            return handle_error(request, client_address)
+        now = time.monotonic()
+        if state["logged_at"] is not None and now - state["logged_at"] < _THREAD_LOG_EVERY:
+            state["unlogged"] += 1
+            return None
+        more = f" ({state['unlogged']} more since the last line)" if state["unlogged"] else ""
+        log(f"a scrape was dropped: cannot start its thread ({exc}){more}")
+        state["logged_at"], state["unlogged"] = now, 0
+        return None
+
+    server.get_request, server.handle_error = guarded_get_request, guarded_handle_error
+
+
 class Service:
     """The exporter's outputs around one :class:`Exporter`: the HTTP server,
     the node_exporter text file, the sleepacc/1 snapshot file."""
@@ -736,10 +797,17 @@ class Service:
             from prometheus_client import start_http_server
             reg = registry_for(self.exporter, process=True)
             host, port = self.listen
-            started = start_http_server(port, addr=host, registry=reg)
+            try:
+                started = start_http_server(port, addr=host, registry=reg)
+            except RuntimeError as exc:
+                if not _thread_failure(exc):
+                    raise
+                raise OSError(errno.EAGAIN, f"cannot start the server's thread ({exc}: a "
+                                            "thread limit, pids.max or RLIMIT_NPROC)") from None
             if isinstance(started, tuple):        # prometheus_client >= 0.17
                 self.server, self.server_thread = started
                 self.address = self.server.server_address[:2]
+                _guard_server(self.server, self.log)
             else:                                  # older: no handle to the server
                 self.address = (host, port)
 
@@ -766,7 +834,14 @@ class Service:
         """Measure and publish until request_stop() (a signal handler) or
         `duration` seconds; then stop the thread, write the files a last
         time and close the server."""
-        self.exporter.start()
+        try:
+            self.exporter.start()
+        except RuntimeError as exc:
+            if not _thread_failure(exc):
+                raise
+            self.close()
+            raise RuntimeError(f"cannot start the measuring thread ({exc}: a thread limit, "
+                               "pids.max or RLIMIT_NPROC)") from None
         end = None if duration is None else time.monotonic() + duration
         every = self.every if (self.textfile or self.snapshot_path) else None
         next_write = time.monotonic() + (every or 0)

@@ -203,6 +203,7 @@ def _forget_after_fork():
     # A forked child must not share the parent's timerfds (both would arm
     # the same timer): it opens its own sleepers on first use.
     _local.__dict__.pop("sleepers", None)
+    _local.__dict__.pop("retry", None)
 
 
 if hasattr(os, "register_at_fork"):
@@ -221,7 +222,30 @@ def sleep(seconds: float, method: str = _DEFAULTS["method"]) -> None:
     """
     sleepers = _local.__dict__.setdefault("sleepers", {})
     s = sleepers.get(method) if isinstance(method, str) else None
+    if s is not None and method in _local.__dict__.get("retry", ()):
+        s = _retry_fallback(sleepers, method, s)
     if s is None:
         s = Sleeper(method)  # validates method
         sleepers[method] = s
+        if s.stats["kernel_skipped"] is not None:   # its kernel wait was short of a resource
+            _local.__dict__.setdefault("retry", {})[method] = _RETRY_AFTER
     s.sleep(seconds)
+
+
+#: sleep(): a sleeper that fell back to another kernel wait (timerfd at
+#: EMFILE) is opened again after this many sleeps, so it returns to the
+#: preferred wait once the resource is free (its learned state starts over).
+_RETRY_AFTER = 1000
+
+
+def _retry_fallback(sleepers, method, s):
+    """The thread's fallen-back sleeper for method, or None (dropped) when
+    its sleeps until a new try are spent."""
+    retry = _local.retry
+    retry[method] -= 1
+    if retry[method] > 0:
+        return s
+    del retry[method]
+    del sleepers[method]
+    s.close()
+    return None

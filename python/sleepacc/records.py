@@ -878,8 +878,9 @@ def irtt_timer_stats(lateness: Mapping[str, Any], period_ns: int, misses: int,
     the lateness of periodic wake-ups (ns: n, mean, std, min, max):
     ``timer_error`` (irtt's duration statistics: total, n, min, max, mean,
     stddev, variance, in int ns), ``timer_err_percent`` (mean error as a
-    percentage of the period), ``timer_misses`` (wake-ups past the next
-    deadline) and ``timer_miss_percent`` (of `count` wake-ups, default n)."""
+    percentage of the period), ``timer_misses`` (deadlines passed over,
+    never served: irtt's expected - sent) and ``timer_miss_percent`` (of the
+    expected ticks, `count` wake-ups (default n) + misses, as irtt's)."""
     n = int(lateness.get("n") or 0)
     mean = float(lateness.get("mean") or 0.0)
     std = float(lateness.get("std") or 0.0)
@@ -891,7 +892,7 @@ def irtt_timer_stats(lateness: Mapping[str, Any], period_ns: int, misses: int,
     return {"timer_error": timer_error,
             "timer_err_percent": 100.0 * mean / period_ns if period_ns > 0 else 0.0,
             "timer_misses": int(misses),
-            "timer_miss_percent": 100.0 * misses / count if count > 0 else 0.0}
+            "timer_miss_percent": 100.0 * misses / (count + misses) if count + misses > 0 else 0.0}
 
 
 def irtt_json(lateness: Mapping[str, Any], period_ns: int, misses: int, *,

@@ -83,8 +83,27 @@ static void test_periodic_absolute_never_early(void) {
     CHECK(s.n == 20);
     CHECKF(s.min >= 0, "%s: lateness %lld < 0", m->name, (long long)s.min);
     CHECK(s.undersleeps == 0);
-    CHECK(run.missed >= 0 && run.missed <= run.done);
+    /* each deadline is served or passed over: never more than were due */
+    CHECK(run.missed >= 0 && run.done + run.missed <= run.k);
   }
+}
+
+/* A caller away for 100 ms (stopped, or busy) between steps of a 1 ms
+ * schedule: every deadline passed over is missed (irtt's rule, expected -
+ * sent: about 100), not the one wake-up that found them passed. */
+static void test_periodic_missed_counts_every_deadline(void) {
+  sleepacc_config c = cfg_for("clock_nanosleep_abs", SLEEPACC_MODE_PERIODIC, 1000000, 0, 300000000);
+  struct timespec away = {0, 100000000};
+  int rc;
+  c.chunk_ns = 10000000;
+  CHECK(sleepacc_run_start(&run, &c, buf, 4096) == 0);
+  CHECK(sleepacc_run_step(&run) == 0);
+  nanosleep(&away, NULL);
+  while ((rc = sleepacc_run_step(&run)) == 0) {}
+  CHECK(rc == 1);
+  CHECKF(run.missed >= 90, "missed %lld after 100 ms away", (long long)run.missed);
+  CHECK(run.done + run.missed <= run.k);
+  CHECK(sleepacc_run_finish(&run) == 0);
 }
 
 /* nanosleep under 50 us default slack cannot keep a 10 us period. */
@@ -94,7 +113,7 @@ static void test_periodic_forced_miss(void) {
   CHECK(sleepacc_measure(&c, buf, 4096, &run) == 0);
   CHECK(run.done == 200);
   CHECKF(run.missed > 0, "missed %lld", (long long)run.missed);
-  printf("  nanosleep, 10 us period: %lld of 200 wake-ups missed the next deadline\n",
+  printf("  nanosleep, 10 us period: %lld deadlines passed over in 200 wake-ups\n",
          (long long)run.missed);
   /* the schedule skips ahead: it never serves more deadlines than elapsed */
   CHECK(run.k <= (sleepacc_now_ns() - run.origin_ns) / 10000 + 2);
@@ -386,6 +405,7 @@ int main(void) {
   TEST(test_relative_every_method);
   TEST(test_periodic_absolute_never_early);
   TEST(test_periodic_forced_miss);
+  TEST(test_periodic_missed_counts_every_deadline);
   TEST(test_budget);
   TEST(test_budget_never_empty);
   TEST(test_long_spin_resumes);

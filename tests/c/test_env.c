@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -346,7 +347,39 @@ static void test_run_failure_restores(void) {
   CHECK(same(&before, &after));
 }
 
+/* The cause of a SCHED_FIFO refused to root: the thread's cpu cgroup with
+ * cpu.rt_runtime_us 0 is found and named (env.c's sentence), a group with
+ * RT time or another hierarchy's 0 is not; over a made-up tree. */
+int sleepacc__rt_group_words(const char *cgroup_file, const char *root, char *buf, size_t cap);
+static void put(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f) fputs(text, f), fclose(f);
+}
+static void test_rt_group_words(void) {
+  char dir[] = "/tmp/sleepacc-rtgroup-XXXXXX", p[256], q[256], words[512];
+  if (!mkdtemp(dir)) return;
+  snprintf(p, sizeof p, "%s/cpu,cpuacct", dir), mkdir(p, 0700);
+  snprintf(p, sizeof p, "%s/cpu,cpuacct/grp", dir), mkdir(p, 0700);
+  snprintf(p, sizeof p, "%s/memory", dir), mkdir(p, 0700);
+  snprintf(p, sizeof p, "%s/memory/grp", dir), mkdir(p, 0700);
+  snprintf(p, sizeof p, "%s/memory/grp/cpu.rt_runtime_us", dir), put(p, "0\n");
+  snprintf(q, sizeof q, "%s/cgroup", dir);
+  put(q, "7:memory:/grp\n4:cpu,cpuacct:/grp\n0::/\n");
+  snprintf(p, sizeof p, "%s/cpu,cpuacct/grp/cpu.rt_runtime_us", dir), put(p, "950000\n");
+  CHECK(sleepacc__rt_group_words(q, dir, words, sizeof words) == 0); /* RT time: not the cause */
+  put(p, "0\n");
+  CHECK(sleepacc__rt_group_words(q, dir, words, sizeof words) == 1);
+  snprintf(p, sizeof p, "%s/cpu,cpuacct/grp has cpu.rt_runtime_us 0", dir);
+  CHECKF(strstr(words, p) != NULL, "%s", words);
+  put(q, "7:memory:/grp\n"); /* no cpu hierarchy: the memory one's file is not read */
+  CHECK(sleepacc__rt_group_words(q, dir, words, sizeof words) == 0);
+  CHECK(sleepacc__rt_group_words("/nonexistent/cgroup", dir, words, sizeof words) == 0);
+  snprintf(p, sizeof p, "rm -rf %s", dir);
+  if (system(p) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+}
+
 int main(void) {
+  TEST(test_rt_group_words);
   TEST(test_names_and_default);
   TEST(test_check_rejects);
   TEST(test_apply_restore);

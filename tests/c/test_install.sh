@@ -7,7 +7,16 @@
 #   2. make install with DESTDIR staging (PREFIX=/opt/...): layout, SONAME,
 #      symlinks, the .pc naming PREFIX (not DESTDIR); make uninstall leaves
 #      no file;
-#   3. build/sleepacc-uninstalled.pc: the examples against the tree.
+#   3. build/sleepacc-uninstalled.pc: the examples against the tree;
+#   4. the installed header alone with -std=c99 -pedantic -Werror, -std=c11
+#      -pedantic -Werror and a C++ compiler (its extern "C": a C++ program
+#      links against libsleepacc);
+#   5. README.md's C recipes, taken from README.md and run as written (not a
+#      copy here) in a copy of the tree beside the README's app.c: the
+#      private prefix one with HOME a temporary directory; the /usr/local one
+#      (make install runs ldconfig; ./app starts without LD_LIBRARY_PATH) as
+#      root in a mount namespace whose /usr/local and /etc are overlays over
+#      temporary directories (skipped, naming why, where that cannot be made).
 # Prints what it runs (the transcript for the closing note).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -101,4 +110,78 @@ run pkg-config --cflags --libs sleepacc-uninstalled
 export LD_LIBRARY_PATH="$root/build"
 build_examples uninstalled --cflags --libs sleepacc-uninstalled
 unset LD_LIBRARY_PATH
-echo "test_install: ok (installed, built $(echo "$examples" | wc -w) examples shared + static out of tree, ran them, uninstalled)"
+echo "== 4. the installed header: C99, C11 (-pedantic -Werror), C++"
+prefix="$tmp/prefix4"
+run $MAKE -s -C "$root" install PREFIX="$prefix" >/dev/null
+printf '#include <sleepacc.h>\nint main(void) { return sleepacc_now_ns() > 0 ? 0 : 1; }\n' > "$tmp/h.c"
+for std in "-std=c99 -pedantic" "-std=c11 -pedantic"; do
+  # shellcheck disable=SC2086
+  run $CC $std -Wall -Wextra -Werror -I"$prefix/include" "$tmp/h.c" -o "$tmp/h" "$prefix/lib/libsleepacc.a" -lpthread -lrt -lm
+  "$tmp/h" || fail "the $std program failed"
+done
+CXX=${CXX:-$(command -v c++ || command -v g++ || command -v clang++ || :)}
+if [ -n "$CXX" ]; then
+  cp "$tmp/h.c" "$tmp/h.cc"
+  run "$CXX" -std=c++11 -pedantic -Wall -Wextra -Werror -I"$prefix/include" "$tmp/h.cc" -o "$tmp/hxx" \
+    -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lsleepacc
+  "$tmp/hxx" || fail "the C++ program failed"
+else
+  echo "    skipped C++: no c++, g++ or clang++"
+fi
+run $MAKE -s -C "$root" uninstall PREFIX="$prefix" >/dev/null
+
+echo "== 5. README.md's C recipes, as written"
+# the fenced block after the README line with MARK; its text on stdout
+readme_block() { # MARK [LANG]
+  awk -v mark="$1" -v lang="${2:-}" '
+    !seen && index($0, mark) { seen = 1; next }
+    seen == 1 && /^```/ { if (lang == "" || $0 == "```" lang) { seen = 2; next } }
+    seen == 2 && /^```/ { exit }
+    seen == 2 { print }' "$root/README.md"
+}
+private=$(readme_block "runs this block as written, with HOME a temporary directory")
+system=$(readme_block "runs this block as written, with /usr/local and /etc overlaid")
+app=$(awk '/^C \(`#include "sleepacc.h"`/ { c = 1 } c && /^```c$/ { p = 1; next } p && /^```/ { exit } p' "$root/README.md")
+[ -n "$private" ] && [ -n "$system" ] && [ -n "$app" ] || fail "README.md: the C recipes or app.c were not found"
+# a copy of the tree (its built objects too, so make builds nothing again), app.c at its top
+work="$tmp/tree"
+mkdir -p "$work/build"
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  (cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$work" -xf -
+else
+  tar -C "$root" --exclude=./build --exclude=./.venv -cf - . | tar -C "$work" -xf -
+fi
+cp -a "$root/build/obj" "$root"/build/libsleepacc.* "$work/build/"
+printf '%s\n' "$app" > "$work/app.c"
+recipe() { # LABEL SHOWN TEXT [ENV...]: run TEXT in the copy with bash -e; show SHOWN and the output
+  label=$1 text=$3; echo "-- $label:"; printf '%s\n' "$2" | sed 's/^/   $ /'; shift 3
+  (cd "$work" && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH "$@" bash -e -c "$text") > "$tmp/recipe.out" 2>&1 \
+    || { cat "$tmp/recipe.out"; fail "README.md's $label recipe failed"; }
+  grep -E 'woke|ldconfig|make install:' "$tmp/recipe.out" | sed 's/^/    /'
+  [ "$(grep -c 'woke .* ns after the deadline' "$tmp/recipe.out")" -ge 1 ] || fail "$label: app printed no wake-up"
+}
+mkdir -p "$tmp/home"
+recipe "private prefix" "$private" "$private" HOME="$tmp/home"
+left=$(find "$tmp/home" -type f -o -type l)
+[ -z "$left" ] || fail "the private recipe's uninstall left: $left"
+rm -f "$work/app" "$work/app-norpath"
+if [ "$(id -u)" != 0 ]; then
+  echo "-- /usr/local recipe: skipped: needs root (a mount namespace with /usr/local and /etc overlaid)"
+elif ! unshare -m true 2>/dev/null; then
+  echo "-- /usr/local recipe: skipped: unshare -m is not permitted here"
+else
+  mkdir -p "$tmp/ov/usr-up" "$tmp/ov/usr-work" "$tmp/ov/etc-up" "$tmp/ov/etc-work"
+  ov="mount --make-rprivate / && \
+    mount -t overlay overlay -o lowerdir=/usr/local,upperdir=$tmp/ov/usr-up,workdir=$tmp/ov/usr-work /usr/local && \
+    mount -t overlay overlay -o lowerdir=/etc,upperdir=$tmp/ov/etc-up,workdir=$tmp/ov/etc-work /etc"
+  if ! unshare -m sh -c "$ov" 2>"$tmp/ov.err"; then
+    echo "-- /usr/local recipe: skipped: no overlay mount here ($(head -n 1 "$tmp/ov.err"))"
+  else
+    printf '%s\n' "$system" > "$tmp/system.sh"
+    recipe "/usr/local" "$system" "$ov && cd '$work' && bash -e '$tmp/system.sh'" unshare -m
+    grep -q ldconfig "$tmp/recipe.out" || fail "make install into /usr/local did not run ldconfig"
+    left=$(find "$tmp/ov/usr-up" -type f)
+    [ -z "$left" ] || fail "the /usr/local recipe's uninstall left: $left"
+  fi
+fi
+echo "test_install: ok (installed, built $(echo "$examples" | wc -w) examples shared + static out of tree, ran them, uninstalled; the header as C99, C11 and C++; README.md's recipes)"

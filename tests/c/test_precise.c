@@ -57,8 +57,11 @@ static void test_message_words(void) {
   const char *field = NULL;
   CHECK(sleepacc_precise_message(&H, -EBADF, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 1);
   CHECK(!strcmp(w, "Sleeper is closed"));
-  CHECK(sleepacc_precise_message(&H, EBUSY, "method", SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 1);
+  CHECK(sleepacc_precise_message(&H, EBUSY, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 1);
   CHECK(!strcmp(w, "Sleeper is sleeping in another thread"));
+  /* an open's EBUSY (field "method") is its signal method's, never a busy handle */
+  CHECK(sleepacc_precise_message(&H, EBUSY, "method", SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);
+  CHECK(!strcmp(w, "method")); /* here a signal is free: the option's name */
   CHECK(sleepacc_precise_message(&H, -ENOMEM, NULL, SLEEPACC_PRECISE_AT_CALL, w, sizeof w) == 0);
   CHECK(!strcmp(w, "Sleeper.sleep"));
   CHECK(sleepacc_precise_message(&H, 0, NULL, SLEEPACC_PRECISE_AT_HANDLE, w, sizeof w) == 0);

@@ -139,7 +139,8 @@ def test_record_keys_follow_the_core_table():
     assert list(d["stats"]) == list(_core.stats_fields)
 
 
-SLEEPER_KEYS = {"count", "misses", "spin_ns", "lateness", "strategy", "kernel", "quantile",
+SLEEPER_KEYS = {"count", "misses", "spin_ns", "lateness", "strategy", "kernel", "kernel_skipped",
+                "kernel_skipped_err", "quantile",
                 "margin_ns", "handoff_ns", "clock_cost_ns", "comp_ratio", "kernel_waits",
                 "rt_fallbacks", "preempted_spins", "contended", "last_wake_ns",
                 "dma_latency_us", "margins"}

@@ -31,6 +31,10 @@ def test_sdist_and_wheel(tmp_path):
     assert {"python/_ext/module.c", "python/_ext/binding.h", "setup.py", "pyproject.toml",
             "python/sleepacc/__init__.py", "python/sleepacc/py.typed",
             "python/sleepacc/_core.pyi"} <= names
+    # what the README and `sleepacc --help` point at, and the licence
+    assert {"LICENSE", "docs/schema.md", "docs/privileges.md",
+            "contrib/systemd/sleepacc-exporter.service"} <= names
+    assert {p.relative_to(ROOT).as_posix() for p in ROOT.glob("examples/*")} <= names
 
     # build from the sdist in an empty directory: nothing from the tree
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
@@ -47,6 +51,12 @@ def test_sdist_and_wheel(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         text = z.read(meta).decode()
     assert "Requires-Dist: numpy" in text and "Requires-Python: >=3.10" in text
+    # the licence, its file, the authors and where the project lives
+    assert "License-Expression: MIT" in text, text
+    assert any(f.endswith(".dist-info/licenses/LICENSE") for f in files), files
+    assert "Author: The sleepacc authors" in text, text
+    assert "Project-URL: Source, https://" in text, text
+    assert "example.invalid" not in text
 
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import sleepacc; "
             "assert sleepacc.__file__.startswith(sys.argv[1]), sleepacc.__file__; "

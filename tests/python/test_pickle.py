@@ -1,0 +1,46 @@
+"""Measurement and Sweep pickle, samples included, and come back equal: a
+multiprocessing worker can return one (a memoryview alone does not pickle)."""
+import multiprocessing
+import pickle
+
+import numpy as np
+import pytest
+
+import sleepacc
+from sleepacc import Samples
+
+
+def _measure_in_worker(method):
+    return sleepacc.measure(method, 1e-4, n=7)
+
+
+@pytest.mark.parametrize("protocol", range(2, pickle.HIGHEST_PROTOCOL + 1))
+def test_a_measurement_pickles_with_its_samples(protocol):
+    m = sleepacc.measure("nanosleep", 1e-4, n=9)
+    back = pickle.loads(pickle.dumps(m, protocol=protocol))
+    assert back == m and back is not m
+    for name in ("samples", "starts"):
+        a, b = getattr(m, name), getattr(back, name)
+        assert isinstance(b, Samples) and b.readonly
+        assert b.tolist() == a.tolist()
+    assert np.asarray(back.samples).dtype == np.int64
+    assert back.errors_ns.tolist() == m.errors_ns.tolist()
+    assert back.stats == m.stats and back.env == m.env and back.wall_ns == m.wall_ns
+
+
+def test_a_streamed_measurement_and_a_sweep_pickle():
+    m = sleepacc.measure("nanosleep", 1e-4, n=5, keep_samples=False)
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m and back.samples is None and back.starts is None
+    sw = sleepacc.sweep(["nanosleep", "clock"], [1e-5, 1e-4], n=3)
+    back = pickle.loads(pickle.dumps(sw))
+    assert back == sw and back.host == sw.host and back.settings == sw.settings
+    assert [p.samples.tolist() for p in back] == [p.samples.tolist() for p in sw]
+
+
+def test_a_worker_process_returns_a_measurement():
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        m = pool.apply_async(_measure_in_worker, ("nanosleep",)).get(timeout=60)
+    assert isinstance(m, sleepacc.Measurement) and m.n == 7
+    assert len(m.samples) == 7 and min(m.samples.tolist()) >= m.requested_ns
