@@ -761,10 +761,10 @@ def test_the_systemd_unit_is_hardened():
     assert lines["ExecStart"].startswith("/opt/sleepacc/bin/sleepacc exporter ")
     comments = " ".join(ln.lstrip("# ") for ln in unit.splitlines() if ln.startswith("#"))
     assert "python3 -m venv /opt/sleepacc" in comments
-    assert "/opt/sleepacc/bin/pip install 'sleepacc[exporter]'" in comments
+    pip = "/opt/sleepacc/bin/pip install --find-links dist 'sleepacc[exporter]'"
+    assert pip in comments
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "python3 -m venv /opt/sleepacc\n/opt/sleepacc/bin/pip install 'sleepacc[exporter]'" \
-        in readme
+    assert f"python3 -m venv /opt/sleepacc\n{pip}\n" in readme
     dropin = ROOT / "contrib" / "systemd" / "sleepacc-exporter.service.d" / \
         "realtime.conf.example"
     assert "CAP_SYS_NICE" in dropin.read_text()
