@@ -28,8 +28,11 @@ bench-lua-sigint:
 	$(if $(VPY),$(MAKE) -s venv)
 	$(BENCH_PY) bench/lua_sigint.py
 
-# make bench-exporter   bench/exporter.py: the exporter's CPU per second of wall
-#                       time over 60 s, and its scrape latency with 10 methods (~70 s)
+# make bench-exporter   bench/exporter.py: the exporter's resident size and CPU over
+#                       60 s with its defaults, the doctor running; then samples
+#                       over equal 20 s windows with and without back-to-back
+#                       scrapes (a rest inside the budget told from starvation),
+#                       and the scrape latency, 10 methods (~2.5 min)
 .PHONY: bench-exporter
 bench: bench-exporter
 

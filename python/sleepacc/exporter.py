@@ -19,12 +19,19 @@ Metrics (Prometheus text format, ``prometheus_client`` renders it):
         no deadlines to miss)
     sleepacc_measure_errors_total{method,duration}   turns that failed (the loop goes on)
     sleepacc_measuring_cpu_seconds_total             CPU time of the measuring thread
+        and of the doctor's runs (what the budget counts)
     sleepacc_measuring_seconds_total                 wall time since the thread started
     sleepacc_cpu_budget_ratio                        the configured budget (0.01 = 1%)
     sleepacc_host_info{clocksource,hz,kernel,virt,slack_ns}
-    sleepacc_doctor_top_finding{id,status,title}     expected gain (s) of the
-        doctor's top finding; refreshed every ``doctor_every`` seconds
+    sleepacc_doctor_top_finding{id,status}           expected gain (s) of the
+        doctor's top finding; refreshed every ``doctor_every`` seconds.  Its
+        labels are ids from a fixed set (DOCTOR_IDS, the statuses); the
+        finding's title is free text (measured figures), so it is never a
+        label: ``sleepacc doctor`` on the host, or the snapshot file, has it
     sleepacc_doctor_last_run_timestamp_seconds
+    sleepacc_doctor_cpu_seconds_total                CPU time of the doctor's runs
+        (child processes; included in sleepacc_measuring_cpu_seconds_total)
+    sleepacc_doctor_failures_total                   doctor runs that failed
     sleepacc_exporter_render_failures_total          scrapes whose metrics failed to
         render (the scrape still answers, with this and the process metrics)
 
@@ -33,6 +40,13 @@ uses): its lateness is what the caller sees, ``time.monotonic_ns()`` right
 after ``sleep_until(deadline)`` returns, minus the deadline.  Every other name
 is a registry method measured by :func:`sleepacc.measure`, whose samples are
 the core's.
+
+The doctor runs in a child process (:mod:`sleepacc._doctor_child`), started
+by the measuring thread between turns, so its checks never overlap the
+measuring, and its imports and the memory its checks make resident (one of
+them locks all memory) leave with the child: the exporter's own resident
+size stays that of its measuring loop and HTTP server.  The child's CPU time
+is charged to the measuring thread's budget.
 """
 from __future__ import annotations
 
@@ -48,7 +62,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 import sleepacc
-from sleepacc import _core, records
+from sleepacc import _core, _doctor_child, records
 from sleepacc._units import format_go
 
 __all__ = ["BUCKETS_NS", "Exporter", "Snapshot", "atomic_write", "duration_label",
@@ -70,6 +84,13 @@ ENV_KEYS = ("slack", "policy", "priority", "cpu", "lock_memory", "dma_latency")
 RESERVOIR = 20_000
 PLAN_LATE_NS = 60_000        # a typical oversleep, for sizing a turn only
 DEFAULT_TURN_S = 0.25        # the most wall time one turn takes (--turn)
+DOCTOR_BUDGET_S = 0.02       # the doctor's budget per point (its A/B arms take 3x)
+#: The values sleepacc_doctor_top_finding's id label can take: the doctor's
+#: finding ids, doctor_failed for a run that gave no answer, and other for an
+#: id this list does not know (the label set stays bounded).
+DOCTOR_IDS = ("timer_slack", "rt_policy", "clocksource", "idle_states", "tick",
+              "virtualisation", "busy_host", "hybrid", "doctor_failed", "other")
+DOCTOR_STATUSES = ("problem", "option", "ok", "unknown")
 
 
 def _warmup(d_ns: int) -> int:
@@ -158,10 +179,10 @@ class Snapshot:
     """An immutable view of the exporter at one moment (what a scrape renders)."""
 
     __slots__ = ("series", "cpu_s", "wall_s", "host", "finding", "doctor_time",
-                 "budget", "mode", "started", "points")
+                 "budget", "mode", "started", "points", "doctor_cpu_s", "doctor_failures")
 
     def __init__(self, series, cpu_s, wall_s, host, finding, doctor_time, budget, mode,
-                 started, points):
+                 started, points, doctor_cpu_s=0.0, doctor_failures=0):
         self.series: Tuple[dict, ...] = tuple(series)
         self.cpu_s, self.wall_s = float(cpu_s), float(wall_s)
         self.host: dict = host
@@ -169,6 +190,7 @@ class Snapshot:
         self.doctor_time: Optional[float] = doctor_time
         self.budget, self.mode, self.started = budget, mode, started
         self.points: Tuple[dict, ...] = tuple(points)   # sleepacc/1 point records
+        self.doctor_cpu_s, self.doctor_failures = float(doctor_cpu_s), int(doctor_failures)
 
 
 def _env_config(env: dict) -> dict:
@@ -215,18 +237,21 @@ class Exporter:
       the start, not a cap on every interval: the doctor's run (a few
       tenths of a second of CPU, the first after the first round of turns)
       is repaid by the rest after it, so a run shorter than its cost over
-      the budget ends above it (doctor_every=0 avoids that).
+      the budget ends above it (doctor_every=0 avoids that).  The doctor
+      runs in a child process; its CPU (the child's rusage) counts.
     env: measure() environment keywords (slack, policy, priority, cpu,
       lock_memory, dma_latency), applied by the core to each turn (and by
       _ThreadEnv to auto's turns) and restored after it.
     doctor_every: seconds between the doctor's runs (None or 0: never).
     turn_s: the most wall time one turn takes.
+    log: called with one line when a doctor run fails (the Service gives
+      its own log when none is given here).
     """
 
     def __init__(self, methods: Sequence[str], durations_ns: Sequence[int], *,
                  mode: str = "relative", cpu_budget: float = 0.01,
                  env: Optional[dict] = None, doctor_every: Optional[float] = 600.0,
-                 turn_s: float = DEFAULT_TURN_S):
+                 turn_s: float = DEFAULT_TURN_S, log=None):
         if not 0 < cpu_budget <= 1:
             raise ValueError(f"cpu_budget must be in (0, 1], got {cpu_budget!r}")
         self.env = {k: v for k, v in (env or {}).items() if v is not None and v is not False}
@@ -253,6 +278,11 @@ class Exporter:
         self._cpu0 = self._wall0 = self._clock = None
         self._finding: Optional[dict] = None
         self._doctor_time: Optional[float] = None
+        self.log = log
+        self.doctor_cpu_ns = 0            # the children's CPU, charged to the budget
+        self.doctor_failures = 0
+        self.doctor_max_rss_kb = 0        # the largest doctor child's resident size
+        self._doctor_proc = None          # the running child, killed by stop()
         self._slack_label = self._slack_ns()
         self.failure: Optional[BaseException] = None
         self.snapshot = self._publish(0.0, 0.0)
@@ -341,16 +371,34 @@ class Exporter:
 
     # -- the doctor ---------------------------------------------------------
     def _run_doctor(self) -> None:
-        from sleepacc import doctor
-        pts = [m for m in (self._measurement(s) for s in self.series) if m is not None
-               and m.method != "auto"]
+        """One doctor run on the measured points, in a child process
+        (:mod:`sleepacc._doctor_child`, bounded by its TIMEOUT_S); its CPU is
+        added to doctor_cpu_ns, which the budget counts.  A failure is one
+        line in the log and a doctor_failed finding: the doctor never stops
+        the measuring."""
+        pts = [m.to_dict() for m in (self._measurement(s) for s in self.series)
+               if m is not None and m.method != "auto"]
+
+        def started(proc):
+            self._doctor_proc = proc
+            if self._stop.is_set():       # stop() came between the check and the start
+                proc.kill()
         try:
-            result = doctor.diagnose(sleepacc.Sweep(pts, host=self.host) if pts else None,
-                                     budget=0.02)
-            top = result["findings"][0] if result["findings"] else None
-        except Exception as exc:     # the doctor must never stop the measuring
-            top = {"id": "doctor_failed", "status": "unknown", "title": str(exc)[:200],
+            run = _doctor_child.run(pts, self.host, budget=DOCTOR_BUDGET_S, started=started)
+        finally:
+            self._doctor_proc = None
+        self.doctor_cpu_ns += run.cpu_ns
+        self.doctor_max_rss_kb = max(self.doctor_max_rss_kb, run.max_rss_kb)
+        if run.error is not None:
+            if self._stop.is_set():
+                return                    # killed by stop(): not a failure
+            self.doctor_failures += 1
+            top = {"id": "doctor_failed", "status": "unknown", "title": run.error,
                    "gain_us": None}
+            if self.log is not None:
+                self.log(f"the doctor failed: {run.error}")
+        else:
+            top = run.finding
         self._finding = top
         self._doctor_time = time.time()
 
@@ -393,7 +441,8 @@ class Exporter:
                 points.append(cached[1])
         host = dict(self.host)
         snap = Snapshot([s.frozen() for s in self.series], cpu_s, wall_s, host, self._finding,
-                        self._doctor_time, self.cpu_budget, self.mode, self.started, points)
+                        self._doctor_time, self.cpu_budget, self.mode, self.started, points,
+                        self.doctor_cpu_ns / 1e9, self.doctor_failures)
         self.snapshot = snap          # one reference assignment: readers see old or new
         return snap
 
@@ -413,8 +462,15 @@ class Exporter:
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> bool:
-        """Ask the loop to stop after its current turn; True when it ended."""
+        """Ask the loop to stop after its current turn (a doctor run under
+        way is killed); True when it ended."""
         self._stop.set()
+        proc = self._doctor_proc
+        if proc is not None:
+            try:
+                proc.kill()
+            except OSError:               # it has just ended
+                pass
         if self._thread is not None:
             self._thread.join(timeout)
             return not self._thread.is_alive()
@@ -442,14 +498,14 @@ class Exporter:
                     except Exception as exc:   # counted and shown; the loop goes on
                         s.errors += 1
                         s.last_error = f"{type(exc).__name__}: {exc}"
-                    cpu = (time.thread_time_ns() - cpu0) / 1e9
-                    self._publish(cpu, (time.monotonic_ns() - wall0) / 1e9)
+                    self._publish(self._spent_ns(cpu0) / 1e9,
+                                  (time.monotonic_ns() - wall0) / 1e9)
                     self._rest(cpu0, wall0)
                 if self.doctor_every and not self._stop.is_set() and (
                         next_doctor is None or time.monotonic() >= next_doctor):
                     self._run_doctor()
                     next_doctor = time.monotonic() + self.doctor_every
-                    self._publish((time.thread_time_ns() - cpu0) / 1e9,
+                    self._publish(self._spent_ns(cpu0) / 1e9,
                                   (time.monotonic_ns() - wall0) / 1e9)
                     self._rest(cpu0, wall0)
         except BaseException as exc:  # pragma: no cover - reported by the caller
@@ -460,31 +516,36 @@ class Exporter:
                     sl.close()
                 except Exception:
                     pass
-            self._publish((time.thread_time_ns() - cpu0) / 1e9,
-                          (time.monotonic_ns() - wall0) / 1e9)
+            self._publish(self._spent_ns(cpu0) / 1e9, (time.monotonic_ns() - wall0) / 1e9)
+
+    def _spent_ns(self, cpu0: int) -> int:
+        """What the budget counts: the thread's CPU since cpu0 and the
+        doctor's children's."""
+        return time.thread_time_ns() - cpu0 + self.doctor_cpu_ns
 
     def cpu_wall(self) -> Tuple[float, float]:
-        """(CPU s, wall s) of the measuring thread so far, read now (the
-        snapshot's figures are from the end of the last turn)."""
+        """(CPU s, wall s) of the measuring thread (and the doctor's runs)
+        so far, read now (the snapshot's figures are from the end of the
+        last turn)."""
         snap = self.snapshot
         if self.running and self._clock is not None and self._cpu0 is not None:
             try:
-                cpu = time.clock_gettime_ns(self._clock) - self._cpu0
+                cpu = time.clock_gettime_ns(self._clock) - self._cpu0 + self.doctor_cpu_ns
                 return cpu / 1e9, (time.monotonic_ns() - self._wall0) / 1e9
             except OSError:       # the thread has just ended
                 pass
         return snap.cpu_s, snap.wall_s
 
     def _rest(self, cpu0: int, wall0: int) -> None:
-        """Wait until the thread's CPU time is within the budget's share of
-        the wall time since it started (a stop request ends the wait).  The
-        end of the wait is checked on the monotonic clock, not assumed: a
-        timed wait that returns before its timeout waits again for what is
-        left, so the next turn never starts over the budget.  The turn that
+        """Wait until the thread's CPU time (with the doctor's) is within
+        the budget's share of the wall time since it started (a stop
+        request ends the wait).  The end of the wait is checked on the
+        monotonic clock, not assumed: a timed wait that returns before its
+        timeout waits again for what is left, so the next turn never starts
+        over the budget.  The turn that
         follows may overspend by its own CPU; the next rest repays it (the
         budget counts all the CPU since the start)."""
-        cpu = time.thread_time_ns() - cpu0
-        due = wall0 + cpu / self.cpu_budget
+        due = wall0 + self._spent_ns(cpu0) / self.cpu_budget
         while not self._stop.is_set():
             left = (due - time.monotonic_ns()) / 1e9
             if left <= 0:
@@ -499,7 +560,8 @@ class Exporter:
                     "durations_ns": self.durations_ns, "mode": self.mode,
                     "cpu_budget": self.cpu_budget, "env": self.env,
                     "version": sleepacc.__version__,
-                    "measuring_cpu_s": snap.cpu_s, "measuring_wall_s": snap.wall_s}
+                    "measuring_cpu_s": snap.cpu_s, "measuring_wall_s": snap.wall_s,
+                    "doctor_top_finding": snap.finding, "doctor_last_run": snap.doctor_time}
         lines = [records.jsonl_header(snap.host, settings, snap.started)]
         for p in snap.points:
             lines.append(json.dumps({"type": "point", **p}, allow_nan=False))
@@ -556,7 +618,8 @@ class _Collector:
             errs.add_metric(lv, s["errors"])
         yield from (h, under, missed, errs)
         c = Counter("sleepacc_measuring_cpu_seconds",
-                    "CPU time used by the measuring thread (thread CPU clock)")
+                    "CPU time used by the measuring thread (thread CPU clock) and the doctor's "
+                    "runs (child processes): what the CPU budget counts")
         cpu_s, wall_s = self.exporter.cpu_wall()
         c.add_metric([], cpu_s)
         yield c
@@ -570,16 +633,32 @@ class _Collector:
                    value=self.exporter.host_labels())
         f = snap.finding
         g = Gauge("sleepacc_doctor_top_finding",
-                  "The doctor's top finding; the value is its expected gain in seconds "
-                  "(0 when unknown)", labels=["id", "status", "title"])
+                  "The doctor's top finding; the value is its expected gain in seconds (0 when "
+                  "unknown).  id: " + ", ".join(DOCTOR_IDS) + "; status: "
+                  + ", ".join(DOCTOR_STATUSES) + ".  The title and the fix: `sleepacc doctor` "
+                  "on the host, or the snapshot file", labels=["id", "status"])
         if f is not None:
             gain = f.get("gain_us")
-            g.add_metric([str(f.get("id")), str(f.get("status")), str(f.get("title"))[:200]],
+            g.add_metric([_bounded(f.get("id"), DOCTOR_IDS, "other"),
+                          _bounded(f.get("status"), DOCTOR_STATUSES, "unknown")],
                          0.0 if gain is None else gain / 1e6)
         yield g
         if snap.doctor_time is not None:
             yield Gauge("sleepacc_doctor_last_run_timestamp_seconds",
                         "When the doctor last ran (Unix time)", value=snap.doctor_time)
+        c = Counter("sleepacc_doctor_cpu_seconds",
+                    "CPU time of the doctor's runs (child processes; part of "
+                    "sleepacc_measuring_cpu_seconds_total)")
+        c.add_metric([], snap.doctor_cpu_s)
+        yield c
+        c = Counter("sleepacc_doctor_failures", "Doctor runs that failed (a timeout, a crash)")
+        c.add_metric([], snap.doctor_failures)
+        yield c
+
+
+def _bounded(value, vocabulary, other: str) -> str:
+    """A label value from a fixed vocabulary: value when it is one, else other."""
+    return value if value in vocabulary else other
 
 
 def registry_for(exporter: Exporter, process: bool = True):
@@ -694,6 +773,8 @@ class Service:
         self.exporter, self.listen, self.textfile = exporter, listen, textfile
         self.every, self.snapshot_path = every, snapshot
         self.log = log or (lambda msg: None)
+        if log is not None and exporter.log is None:    # the doctor's failures, one line
+            exporter.log = log
         self.server = None
         self.server_thread = None
         self.address: Optional[Tuple[str, int]] = None

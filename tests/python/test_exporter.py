@@ -3,8 +3,13 @@
 What is checked: the histogram counts every sample in "le" buckets 100 ns ..
 100 ms (cumulative, +Inf = _count); the CPU budget is enforced (a spinning
 method at a 5% budget stays near 5% of the wall time, not 100%); the
-thread-environment helper puts the thread back; a scrape never fails (even
-with a broken snapshot) and a slow scraper does not stop the measuring;
+thread-environment helper puts the thread back; the doctor runs in a child
+process (no doctor import and no growth left in the exporter; its CPU in the
+budget's count; a failure one line and a doctor_failed finding while the
+measuring goes on; stop() reaps it) and its finding's labels are ids from a
+fixed vocabulary; a scrape never fails (even with a broken snapshot) and a
+slow scraper does not stop the measuring; the systemd unit runs from a venv
+whose commands its comments and the README give;
 SIGTERM stops the command with exit 0 and leaves the text file and the
 snapshot whole; bad input exits 2 with one line; `promtool check metrics`
 accepts a scrape and the text file, `promtool check rules`/`check config` the
@@ -315,18 +320,137 @@ def test_dma_latency_is_held_while_measuring_and_released_after():
     assert e.snapshot.points[1]["env"]["dma_latency_us"] == 0
 
 
-def test_the_doctor_finding_is_published():
+def test_the_doctor_finding_is_published_with_ids_only_in_its_labels():
     e = ex.Exporter(["nanosleep"], [1_000_000], doctor_every=600, cpu_budget=0.2,
                     turn_s=0.05)
     e._turn(e.series[0])
     e._run_doctor()
     e._publish(0.0, 0.0)
+    assert e.snapshot.finding["id"] != "doctor_failed", e.snapshot.finding
     text = ex.render(ex.registry_for(e, process=False))
-    m = re.search(r'^sleepacc_doctor_top_finding\{id="([^"]+)",status="(\w+)",title="[^"]*"\} (\S+)',
-                  text, re.M)
+    m = re.search(r'^sleepacc_doctor_top_finding\{(.*)\} (\S+)$', text, re.M)
     assert m, text
-    assert m.group(2) in ("problem", "option", "unknown", "ok") and float(m.group(3)) >= 0
+    labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+    assert set(labels) == {"id", "status"}, labels        # no free text (a title) in a label
+    assert labels["id"] == e.snapshot.finding["id"] and labels["id"] in ex.DOCTOR_IDS
+    assert labels["status"] in ex.DOCTOR_STATUSES and float(m.group(2)) >= 0
     assert sample_value(text, "sleepacc_doctor_last_run_timestamp_seconds") > 1.6e9
+    assert sample_value(text, "sleepacc_doctor_cpu_seconds_total") > 0
+    assert sample_value(text, "sleepacc_doctor_failures_total") == 0
+    # the title is in the snapshot file
+    head = json.loads(e.snapshot_jsonl().splitlines()[0])
+    assert head["settings"]["doctor_top_finding"]["title"] == e.snapshot.finding["title"]
+
+
+def test_a_finding_id_outside_the_vocabulary_is_other_and_every_doctor_id_is_in_it():
+    e = ex.Exporter(["nanosleep"], [1_000_000], doctor_every=None)
+    e._finding = {"id": "new 50 µs thing", "status": "worse \"than\" ever", "title": "x",
+                  "gain_us": 3.0}
+    e._publish(0.0, 0.0)
+    text = ex.render(ex.registry_for(e, process=False))
+    assert 'sleepacc_doctor_top_finding{id="other",status="unknown"} 3e-06' in text, text
+    source = (ROOT / "python" / "sleepacc" / "doctor.py").read_text(encoding="utf-8")
+    ids = set(re.findall(r'_finding\(\s*"(\w+)"', source))
+    assert ids and ids <= set(ex.DOCTOR_IDS), ids - set(ex.DOCTOR_IDS)
+    statuses = set(re.findall(r'_finding\(\s*"\w+",\s*"(\w+)"', source))
+    assert statuses and statuses <= set(ex.DOCTOR_STATUSES), statuses
+
+
+def test_the_doctor_runs_in_a_child_and_leaves_no_imports_and_no_memory_behind():
+    """The doctor's imports and what its mlockall row makes resident stay in
+    the child: the exporter's process neither imports the doctor nor grows
+    by the child's size."""
+    code = """if True:
+        import json, sys, resource
+        from sleepacc import exporter as ex
+        def rss_kb():
+            with open("/proc/self/status") as f:
+                return next(int(l.split()[1]) for l in f if l.startswith("VmRSS"))
+        e = ex.Exporter(["nanosleep"], [1_000_000], doctor_every=600, turn_s=0.05)
+        e._turn(e.series[0])
+        before = rss_kb()
+        e._run_doctor()
+        print(json.dumps({"before": before, "after": rss_kb(), "child": e.doctor_max_rss_kb,
+                          "cpu_ns": e.doctor_cpu_ns, "finding": e._finding,
+                          "modules": [m for m in ("sleepacc.doctor", "sleepacc.model")
+                                      if m in sys.modules]}))
+    """
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=child_env())
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["finding"]["id"] != "doctor_failed", got["finding"]
+    assert got["modules"] == []
+    assert got["cpu_ns"] > 0
+    # the child held far more than the parent gained (the parent keeps none of it)
+    assert got["after"] - got["before"] < got["child"] / 2, got
+
+
+def test_a_failed_doctor_is_one_line_and_a_finding_and_the_measuring_goes_on(monkeypatch):
+    from sleepacc import _doctor_child
+    monkeypatch.setattr(_doctor_child, "TIMEOUT_S", 0.001)     # every run times out
+    lines = []
+    e = ex.Exporter(["nanosleep"], [100_000], doctor_every=0.2, cpu_budget=0.2, turn_s=0.02,
+                    log=lines.append)
+    e.start()
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end and e.snapshot.doctor_failures < 2:
+            time.sleep(0.05)
+        assert e.snapshot.doctor_failures >= 2
+        count = sum(s["count"] for s in e.snapshot.series)
+        while time.monotonic() < end and sum(s["count"] for s in e.snapshot.series) <= count:
+            time.sleep(0.05)
+        assert e.running and sum(s["count"] for s in e.snapshot.series) > count
+    finally:
+        assert e.stop(20)
+    f = e.snapshot.finding
+    assert f["id"] == "doctor_failed" and f["status"] == "unknown"
+    assert "took more than" in f["title"]
+    assert len(lines) >= 2 and all("\n" not in ln and "the doctor failed" in ln for ln in lines)
+    text = ex.render(ex.registry_for(e, process=False))
+    assert sample_value(text, "sleepacc_doctor_top_finding", id="doctor_failed") == 0
+    assert sample_value(text, "sleepacc_doctor_failures_total") >= 2
+
+
+def test_the_doctors_cpu_counts_against_the_budget():
+    e = ex.Exporter(["nanosleep"], [100_000], doctor_every=600, cpu_budget=0.5, turn_s=0.02)
+    e.start()
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end and e.snapshot.doctor_time is None:
+            time.sleep(0.05)
+        assert e.snapshot.doctor_time is not None
+    finally:
+        assert e.stop(20)
+    snap = e.snapshot
+    assert snap.finding["id"] != "doctor_failed", snap.finding
+    assert 0 < snap.doctor_cpu_s <= snap.cpu_s
+    # the thread's own CPU is what is left: at most its wall time
+    assert snap.cpu_s - snap.doctor_cpu_s <= snap.wall_s
+
+
+def test_stop_kills_a_doctor_run_under_way():
+    e = ex.Exporter(["nanosleep"], [100_000], doctor_every=600, cpu_budget=0.5, turn_s=0.02)
+    e.start()
+    end = time.monotonic() + 60
+    while time.monotonic() < end and e._doctor_proc is None and e.snapshot.doctor_time is None:
+        time.sleep(0.002)
+    proc = e._doctor_proc
+    assert e.stop(20)
+    if proc is None:
+        pytest.skip("the doctor's run ended before it could be seen")
+    assert proc.returncode is not None          # reaped, not left running
+    assert e.snapshot.finding is None or e.snapshot.finding["id"] != "doctor_failed"
+
+
+def test_the_doctor_child_answers_one_line_and_fails_in_one_line():
+    from sleepacc import _doctor_child
+    run = _doctor_child.run([{"method": "nanosleep"}], {}, budget=0.02)   # not a point record
+    assert run.finding is None and run.error and "\n" not in run.error
+    assert "exited with status 1" in run.error and "point 1" in run.error, run.error
+    run = _doctor_child.run([], {}, budget=0.02, timeout=0.001)
+    assert run.error == "the doctor took more than 0.001 s and was stopped"
 
 
 # ---------------------------------------------------------------- scrapes
@@ -634,14 +758,23 @@ def test_the_systemd_unit_is_hardened():
     assert lines["DynamicUser"] == "yes" and lines["ProtectSystem"] == "strict"
     assert lines["CapabilityBoundingSet"] == "" and lines["NoNewPrivileges"] == "yes"
     assert "--listen 127.0.0.1:9851" in unit
+    # it runs from its own venv, and says how to make it (PEP 668: no system-wide pip)
+    assert lines["ExecStart"].startswith("/opt/sleepacc/bin/sleepacc exporter ")
+    comments = " ".join(ln.lstrip("# ") for ln in unit.splitlines() if ln.startswith("#"))
+    assert "python3 -m venv /opt/sleepacc" in comments
+    pip = "/opt/sleepacc/bin/pip install --find-links dist 'sleepacc[exporter]'"
+    assert pip in comments
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"python3 -m venv /opt/sleepacc\n{pip}\n" in readme
     dropin = ROOT / "contrib" / "systemd" / "sleepacc-exporter.service.d" / \
         "realtime.conf.example"
     assert "CAP_SYS_NICE" in dropin.read_text()
+    assert "ExecStart=/opt/sleepacc/bin/sleepacc exporter " in dropin.read_text()
     verify = shutil.which("systemd-analyze")
     if verify:
         with tempfile.TemporaryDirectory() as d:
             # the unit as installed, with ExecStart pointing at a binary that exists
-            text = unit.replace("/usr/local/bin/sleepacc", shutil.which("true") or "/bin/true")
+            text = unit.replace("/opt/sleepacc/bin/sleepacc", shutil.which("true") or "/bin/true")
             path = Path(d) / "sleepacc-exporter.service"
             path.write_text(text)
             r = subprocess.run([verify, "verify", path], capture_output=True, text=True,
