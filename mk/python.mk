@@ -97,7 +97,8 @@ test-python: venv
 # precise, reliability and exporter suites sanitize.
 PY_SANITIZE_TESTS ?= $(filter-out tests/python/test_cli.py tests/python/test_notebooks.py \
   tests/python/test_readme.py tests/python/test_types.py \
-  tests/python/test_lua_% tests/python/test_api_packaging.py \
+  tests/python/test_lua_% tests/python/test_api_packaging.py tests/python/test_flent.py \
+  tests/python/test_measure_parity.py \
   tests/python/test_model.py tests/python/test_model_synthetic.py tests/python/test_plot.py \
   tests/python/test_compare.py tests/python/test_monitor.py tests/python/test_report.py \
   tests/python/test_units.py tests/python/test_doctor.py,\
@@ -105,7 +106,8 @@ PY_SANITIZE_TESTS ?= $(filter-out tests/python/test_cli.py tests/python/test_not
 sanitize-python: venv
 	rm -rf $(ASAN_BUILD)
 	mkdir -p $(ASAN_BUILD)/sleepacc
-	cp python/sleepacc/*.py python/sleepacc/*.pyi python/sleepacc/py.typed $(ASAN_BUILD)/sleepacc/
+	cd python/sleepacc && find . \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
+	  -not -path '*/__pycache__/*' -exec cp --parents {} $(CURDIR)/$(ASAN_BUILD)/sleepacc/ \;
 	SLEEPACC_SANITIZE=1 $(VPY) setup.py -q build_ext --build-temp $(ASAN_BUILD)/temp \
 	  --build-lib $(ASAN_BUILD) --force
 	@set +e; \
