@@ -8,7 +8,6 @@ import argparse
 import math
 import sys
 
-import sleepacc
 from sleepacc import _core
 from sleepacc._units import format_go
 from sleepacc.cli._common import (MODES, UNITS_HELP, CliError, UsageError, add_env_options,
