@@ -188,10 +188,11 @@ def format_table(t: Trace) -> str:
     head = (f"{t.method} {t.requested_ns / 1e3:g} us"
             + (f", slack {t.slack_ns} ns" if t.slack_ns is not None else "")
             + (f", cpu {t.cpu}" if t.cpu is not None else "")
-            + f": {s['complete']}/{s['n']} samples complete, CPU idle at expiry in "
-            + f"{s['idle_at_expiry']}, busy in {s['busy_at_expiry']}"
+            + f": {s['complete']}/{s['n']} samples complete"
             + (f", {t.lost} events lost" if t.lost else ""))
-    lines = [head, f"{'term':<18} {'median us':>10} {'p99 us':>10}"]
+    where = (f"CPU idle at expiry in {s['idle_at_expiry']}, "
+             f"busy in {s['busy_at_expiry']}")
+    lines = [head, where, f"{'term':<18} {'median us':>10} {'p99 us':>10}"]
     for name, st in s["terms"].items():
         lines.append(f"{name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")
     for name in ("idle", "busy"):
