@@ -3,7 +3,9 @@ its parts, traced from the kernel (sleepacc.trace; Linux tracefs, root).
 
 Prints the per-term table (median and p99 over the complete samples, the
 complete count, the lateness traced against untraced), or with ``--json``
-the Trace's dict (the ``trace`` key of docs/schema.md).  The options go to the
+the Trace's dict (the ``trace`` key of docs/schema.md).  ``-o FILE`` saves
+a results file (JSON, sleepacc.load reads it) whose one point is the
+untraced run carrying the trace.  The options go to the
 core as typed; it checks them before tracefs is touched, and a broken rule
 is a usage error naming the flag.  Without root or CAP_DAC_OVERRIDE the
 command fails with the core's one line naming ``trace`` and what it needs.
@@ -14,7 +16,7 @@ from __future__ import annotations
 import sleepacc
 from sleepacc.cli._common import (DEFAULTS, UNITS_HELP, CliError, core_error, duration, integer,
                                   plain, slack_ns, time_s)
-from sleepacc.cli._files import print_json
+from sleepacc.cli._files import check_writable_later, host_facts, print_json, write_error
 from sleepacc.cli.commands import add_command
 
 # the core's option -> the flag that gave it
@@ -37,11 +39,15 @@ def add_parser(sub):
                    help="timer slack for the run: a bare integer is ns (1 = none), or 50us")
     s.add_argument("--cpu", type=integer, metavar="N", help="pin to this CPU for the run")
     s.add_argument("--json", action="store_true", help="the trace as JSON")
+    s.add_argument("-o", dest="output", metavar="FILE",
+                   help="also save a results file whose point carries the trace")
     s.set_defaults(func=run)
     return s
 
 
 def run(args):
+    if args.output:
+        check_writable_later(args.output)
     given = {"method": args.method, "duration": args.duration,
              **{k: v for k, v in (("n", args.n), ("budget", args.budget), ("slack", args.slack),
                                   ("cpu", args.cpu)) if v is not None}}
@@ -53,9 +59,22 @@ def run(args):
         raise CliError(exc.strerror or str(exc)) from None
     except OSError as exc:
         raise CliError(exc.strerror or str(exc)) from None
+    if args.output:
+        _save(t, args.output)
     if args.json:
         print_json(t.to_dict())
     else:
         print(t.table())
     return 0
 
+
+
+def _save(t, path):
+    from sleepacc import records
+    sweep = sleepacc.Sweep([sleepacc.Measurement.from_trace(t)], host=host_facts(),
+                           settings={"command": "trace", "methods": [t.method],
+                                     "durations_ns": [t.requested_ns]})
+    try:
+        records.save(sweep, path)
+    except OSError as exc:
+        raise write_error(path, exc) from None
