@@ -19,6 +19,19 @@ busy host the finding says which wins at p50 and which at p99.
 setting (slack 1 ns, SCHED_FIFO, mlockall, cpu_dma_latency 0, absolute
 periodic deadlines) to the row above and gives the measured change.
 
+Where a trace can run (Linux tracefs, root or CAP_DAC_OVERRIDE), the same
+1 ms ``nanosleep`` and ``timerfd`` are traced from the kernel
+(``sleepacc.trace``): ``result["trace"]`` holds each one's parts, the halt
+cost is the timer interrupt's lateness on an idle CPU against a busy one,
+and the model's causes are checked against the traced terms.
+
+Every finding and every cause of the model says its ``basis``: "traced"
+(the kernel's events, now), "measured" (an A/B run or a host fact, now) or
+"inferred" (the model, or an estimate).  A measurement beats an inference:
+the model's advice for a fix that an A/B here measured as changing nothing
+is dropped, and where the trace and the model disagree on a term by more
+than max(3 us, 20 %) the report says so and uses the trace.
+
 Each finding is a dict:
     id        short name ("timer_slack", "clocksource", ...)
     status    "problem" (worth fixing), "option" (a trade-off), "ok", or
@@ -31,6 +44,7 @@ Each finding is a dict:
     evidence  list of one-line facts and measurements
     fix       what to do (None when there is nothing to do)
     delta_ns  the signed measured A/B difference (None when not measured)
+    basis     "traced", "measured" or "inferred" (see above)
 Findings are ranked: problems by gain, then options, then the rest.
 """
 
@@ -43,8 +57,8 @@ import time
 import sleepacc
 from sleepacc._units import format_ns
 
-__all__ = ["diagnose", "format_cyclictest", "CYCLICTEST_STEPS", "REFERENCE_NS",
-           "SHORT_METHODS", "SHORT_DURATIONS_NS"]
+__all__ = ["diagnose", "format_cyclictest", "format_trace", "CYCLICTEST_STEPS", "REFERENCE_NS",
+           "SHORT_METHODS", "SHORT_DURATIONS_NS", "TRACE_METHODS", "BASES"]
 
 REFERENCE_METHOD = "nanosleep"
 #: The slack-free kernel wait a hybrid sleep must beat at the tail (auto's own).
@@ -56,6 +70,18 @@ SHORT_DURATIONS_NS = (0, 10_000, 100_000, 1_000_000, 10_000_000)
 BARE_METAL_WAKE_NS = 5_000   # a typical wake-up on an idle bare-metal x86 host
 TSC_READ_NS = 20             # a vDSO clock read on the TSC
 _RANK = {"problem": 0, "option": 1, "unknown": 2, "ok": 3}
+#: Where a finding's or a cause's figure comes from, strongest first.
+BASES = ("traced", "measured", "inferred")
+#: The kernel waits traced at the reference duration, and samples per run
+#: (an untraced run, then a traced one: about 0.25 s each at 1 ms).
+TRACE_METHODS = ("nanosleep", "timerfd")
+TRACE_N = 100
+#: Trace and model disagree on a term when they differ by more than
+#: max(DISAGREE_NS, DISAGREE_SHARE of the traced value).
+DISAGREE_NS = 3_000
+DISAGREE_SHARE = 0.2
+#: A traced idle or busy group is used only with at least this many samples.
+MIN_TRACED = 3
 
 
 def _self_cpu():
@@ -219,6 +245,66 @@ def _cyclictest_table(budget, known=None):
     return rows
 
 
+def _trace_summaries(n=TRACE_N):
+    """({method: summary}, None) for TRACE_METHODS at the reference duration
+    with the thread's own settings, or (None, why) where no trace can run.
+    A summary is Trace.summary() plus ``wakeup``: the median lateness of
+    the complete samples whose CPU was busy at the expiry (no halt in it),
+    less the tracer's own cost (traced less untraced median)."""
+    from sleepacc.trace import _stats
+    out = {}
+    for method in TRACE_METHODS:
+        try:
+            t = sleepacc.trace(method, REFERENCE_NS / 1e9, n=n)
+        except OSError as exc:   # the core's one line: what the trace needs
+            return None, exc.strerror or str(exc)
+        s = t.summary()
+        busy = _stats(t.lateness[t.complete & (t.idle == 0)])["median"]
+        own = (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0)
+        s["wakeup"] = {"median": None if busy is None else busy - max(0, own)}
+        out[method] = s
+    return out, None
+
+
+def _halt_ns(s):
+    """The traced halt cost: the timer interrupt's median lateness on an
+    idle CPU less that on a busy one (None without MIN_TRACED of each)."""
+    if not s or s.get("idle_at_expiry", 0) < MIN_TRACED or s.get("busy_at_expiry", 0) < MIN_TRACED:
+        return None
+    idle, busy = s["timer_irq_idle"]["median"], s["timer_irq_busy"]["median"]
+    return None if idle is None or busy is None else float(idle - busy)
+
+
+def _trace_section(summaries, why):
+    """result["trace"]: each traced method's parts and its halt cost."""
+    if summaries is None:
+        return {"available": False, "why": why, "requested_ns": REFERENCE_NS, "methods": {}}
+    return {"available": True, "why": None, "requested_ns": REFERENCE_NS,
+            "methods": {m: {**s, "halt_ns": _halt_ns(s)} for m, s in summaries.items()}}
+
+
+def format_trace(section) -> str:
+    """The traced parts as text: per term the median / p99 (µs) of each
+    traced method, the complete counts and the halt cost."""
+    if not section or not section.get("available"):
+        return f"not traced: {(section or {}).get('why') or 'no trace'}"
+    ms = section["methods"]
+
+    def cell(st):
+        return "-" if st["median"] is None else f"{st['median'] / 1e3:.1f} / {st['p99'] / 1e3:.1f}"
+    out = [f"{'term (median / p99 µs)':24}" + "".join(f"{m:>18}" for m in ms)]
+    names = list(next(iter(ms.values()))["terms"]) if ms else []
+    for name in names:
+        out.append(f"{name:24}" + "".join(f"{cell(s['terms'][name]):>18}" for s in ms.values()))
+    for key, label in (("timer_irq_idle", "timer_irq, CPU idle"),
+                       ("timer_irq_busy", "timer_irq, CPU busy"),
+                       ("untraced", "lateness untraced"), ("traced", "lateness traced")):
+        out.append(f"{label:24}" + "".join(f"{cell(s[key]):>18}" for s in ms.values()))
+    out.append(f"{'complete samples':24}"
+               + "".join(f"{str(s['complete']) + '/' + str(s['n']):>18}" for s in ms.values()))
+    return "\n".join(out)
+
+
 def short_sweep(budget, progress=None):
     """The doctor's sweep: a few common methods over five durations, through
     the one sweep loop (sleepacc._api.iter_sweep).  progress(done, total,
@@ -248,9 +334,11 @@ def _fit(sweep_or_points):
     return next(iter(fitted.values()), None), None
 
 
-def diagnose(sweep=None, *, budget=0.1, progress=None):
+def diagnose(sweep=None, *, budget=0.1, progress=None, trace=True):
     """Run the checks; returns {"host", "reference", "experiments",
-    "findings", "model"} (see the module doc for a finding's fields)."""
+    "findings", "trace", "model"} (see the module doc for a finding's
+    fields).  trace: trace the kernel waits where a trace can run (False:
+    the section says it was not asked for)."""
     facts = dict(sleepacc.system_info())
     facts.setdefault("hostname", socket.gethostname())
     stat0, t0, self0 = _cpu_times(), time.monotonic(), _self_cpu()
@@ -266,16 +354,19 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
     table = _cyclictest_table(arm_budget, {"plain": (base, base_why),
                                            "timer_slack": (slack1, slack_why),
                                            "rt_policy": (fifo, fifo_why)})
+    summaries, trace_why = _trace_summaries() if trace else (None, "not asked for")
+    traced = _trace_section(summaries, trace_why)
     stat1, wall, self_cpu = _cpu_times(), time.monotonic() - t0, _self_cpu() - self0
     fitted, model_note = _fit(sweep)
     params = fitted.params.get(REFERENCE_METHOD) if fitted is not None else None
 
     ctx = dict(facts=facts, base=base, slack1=slack1, fifo=fifo, hybrid=hybrid, kernel=kernel,
                dma0=dma0, dma_why=dma_why, fifo_why=fifo_why,
-               params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu)
+               params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu,
+               trace=traced)
     busy = _busy(ctx)
     ctx["busy"] = busy["status"] == "problem"
-    findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle,
+    findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle, _halt,
                                  _tick, _virtualisation)] + [busy, _hybrid(ctx)]
     findings = [f for f in findings if f]
     findings.sort(key=lambda f: (_RANK[f["status"]], -(f["gain_us"] or 0)))
@@ -293,7 +384,8 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
                                          REFERENCE_NS / 1e9)
         except Exception as exc:
             model_note = f"model explanation failed: {exc}"
-    explanation = _consistent(explanation, findings)
+    explanation, dropped = _consistent(explanation, findings)
+    causes, disagreements = _reconcile(fit_json, params, traced)
     data_os = _data_os(sweep)
     if data_os is not None and "linux" not in data_os.lower():
         model_note = ((model_note + "; ") if model_note else "") + (
@@ -310,7 +402,10 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
                          (KERNEL_METHOD, kernel))},
         "cyclictest": table,
         "findings": findings,
+        "trace": traced,
         "model": {"explanation": explanation, "note": model_note,
+                  "causes": causes, "disagreements": disagreements,
+                  "dropped_advice": dropped,
                   "params": params.to_dict() if params is not None else None,
                   "fit": fit_json},
     }
@@ -325,15 +420,98 @@ def _data_os(sweep):
     return host.get("sysname") or None
 
 
+#: The words by which an advice line recommends the fix an A/B finding tried.
+_FIX_WORDS = {
+    "idle_states": ("cpu_dma_latency", "--dma-latency", "max_cstate"),
+    "timer_slack": ("PR_SET_TIMERSLACK", "--slack 1", "timer slack to 1"),
+    "rt_policy": ("SCHED_FIFO", "--policy fifo", "chrt "),
+}
+
+
+def _measured_nothing(f):
+    """Whether finding f is an A/B run now that measured no gain."""
+    return (f.get("basis") == "measured" and f.get("delta_ns") is not None
+            and f["status"] == "ok")
+
+
 def _consistent(explanation, findings):
-    """No advice that contradicts a finding above it: with a measured problem
-    on the list, the model may not say there is nothing to remove."""
+    """No advice that contradicts a finding in the same report: with a
+    measured problem on the list, the model may not say there is nothing to
+    remove; a line that recommends a fix an A/B here measured as changing
+    nothing is dropped.  Returns (explanation, [why each line was dropped])."""
     if not explanation:
-        return explanation
+        return explanation, []
+    lines, dropped = explanation.split("\n"), []
     if any(f["status"] == "problem" and (f["gain_us"] or 0) >= 2 for f in findings):
-        lines = [ln for ln in explanation.split("\n") if "nothing large to remove" not in ln]
-        explanation = "\n".join(lines)
-    return explanation
+        lines = [ln for ln in lines if "nothing large to remove" not in ln]
+    nothing = [f for f in findings if _measured_nothing(f) and f["id"] in _FIX_WORDS]
+    kept = []
+    for ln in lines:
+        hit = next((f for f in nothing if any(w in ln for w in _FIX_WORDS[f["id"]])), None)
+        if hit is None:
+            kept.append(ln)
+        else:
+            dropped.append(f"{hit['id']}: measured here as changing nothing "
+                           f"(A/B {format_ns(hit['delta_ns'])})")
+    return "\n".join(kept), dropped
+
+
+def _traced_for(cause, s, halt):
+    """The traced figure a cause of the model is checked against (None:
+    the trace has no such term): slack, the halt cost, rounding, and for
+    the wake-up the busy samples' lateness less the tracer's own cost."""
+    name, label = cause.get("name"), cause.get("label") or ""
+    if name in ("timer_slack", "select_slack"):
+        return s["terms"]["slack"]["median"]
+    if name == "idle_exit":
+        return halt
+    if name in ("tick", "granularity"):
+        return s["terms"]["rounding"]["median"]
+    if name == "wakeup":
+        w = s.get("wakeup", {}).get("median")
+        if w is None or "slack" in label:
+            return w
+        sl = s["terms"]["slack"]["median"]
+        return None if sl is None else w - sl
+    return None
+
+
+def _reconcile(fit_json, params, section):
+    """The model's causes for the reference method at the reference
+    duration, each with its basis: "inferred", or "traced" where the trace
+    measured the same term (its figure then used, the model's kept as
+    model_ns).  Returns (causes, disagreements): a disagreement is a term
+    where the two differ by more than max(DISAGREE_NS, DISAGREE_SHARE)."""
+    methods = ((fit_json or {}).get("methods") or {})
+    causes = [dict(c) for c in (methods.get(REFERENCE_METHOD) or {}).get("causes") or []]
+    s = ((section or {}).get("methods") or {}).get(REFERENCE_METHOD)
+    disagreements = []
+    for c in causes:
+        c["basis"] = "inferred"
+        traced = _traced_for(c, s, section["methods"][REFERENCE_METHOD]["halt_ns"]) if s else None
+        if traced is None or c.get("ns") is None:
+            continue
+        model_ns = float(c["ns"])
+        c.update(basis="traced", ns=float(traced), model_ns=model_ns)
+        off = abs(model_ns - traced) > max(DISAGREE_NS, DISAGREE_SHARE * abs(traced))
+        c["disagrees"] = off
+        if off:
+            disagreements.append({"cause": c["name"], "label": c.get("label") or c["name"],
+                                  "model_ns": model_ns, "traced_ns": float(traced)})
+    return causes, disagreements
+
+
+def format_causes(causes, disagreements):
+    """The model's causes with their basis, and where trace and model disagree."""
+    out = []
+    if causes:
+        out.append("causes: " + "; ".join(
+            f"{c.get('label') or c['name']} {format_ns(c['ns'])} ({c['basis']})" for c in causes))
+    for d in disagreements:
+        out.append(f"trace and model disagree on {d['label']}: traced "
+                   f"{format_ns(d['traced_ns'])}, model {format_ns(d['model_ns'])}; "
+                   "the trace is used")
+    return "\n".join(out)
 
 
 def format_cyclictest(table) -> str:
@@ -350,12 +528,15 @@ def format_cyclictest(table) -> str:
 
 
 def _finding(id, status, title, gain_ns=None, evidence=(), fix=None, estimate=False,
-             gain_on="median", delta_ns=None):
+             gain_on="median", delta_ns=None, basis=None):
+    """A finding; its basis is "inferred" for an estimate, else "measured"
+    (an A/B run or a host fact read now), unless given."""
     return {"id": id, "status": status, "title": title,
             "gain_us": None if gain_ns is None else round(max(0.0, gain_ns) / 1e3, 1),
             "gain_on": gain_on, "estimate": bool(estimate),
             "evidence": [e for e in evidence if e], "fix": fix,
-            "delta_ns": None if delta_ns is None or estimate else float(delta_ns)}
+            "delta_ns": None if delta_ns is None or estimate else float(delta_ns),
+            "basis": basis or ("inferred" if estimate else "measured")}
 
 
 def _ref(p):
@@ -379,6 +560,9 @@ def _timer_slack(c):
     if p is not None and p.slack_ns is not None:
         ev.append(f"model: {format_ns(p.slack_ns)} of the constant oversleep is timer slack "
                   f"({p.slack_source or 'fitted'})")
+    traced = _traced_term(c, "slack")
+    if traced:
+        ev.append(traced)
     real = _beyond_noise(gain, base, s1)
     if slack is not None and slack <= 1000 and not real:
         return _finding("timer_slack", "ok", f"timer slack is already {slack} ns", gain, ev,
@@ -472,6 +656,8 @@ def _idle(c):
            "--dma-latency 0; tuned's latency-performance profile and cyclictest do), or limit "
            "C-states (intel_idle.max_cstate=1 / processor.max_cstate=1; in a KVM guest "
            "cpuidle_haltpoll's guest_halt_poll_ns)")
+    if _idle_kind(f) != "cstates":
+        fix = _halt_fix(f)   # no C-states for cpu_dma_latency to limit
     if base is None or dma0 is None:
         why = c.get("dma_why") or "the reference sleep could not be measured"
         ev.append(f"cpu_dma_latency=0 could not be measured: {why}")
@@ -501,6 +687,97 @@ def _idle(c):
     return _finding("idle_states", "ok",
                     "holding cpu_dma_latency at 0 changes little here", gain, ev,
                     delta_ns=gain)
+
+
+def _traced_term(c, term):
+    """One evidence line: the traced median of `term` per traced method."""
+    ms = ((c.get("trace") or {}).get("methods") or {})
+    parts = [f"{m} {format_ns(s['terms'][term]['median'])}" for m, s in ms.items()
+             if s["terms"][term]["median"] is not None]
+    return f"traced {term} at {format_ns(REFERENCE_NS)}: " + ", ".join(parts) if parts else None
+
+
+def _idle_kind(f):
+    """What the host idles in: "vm_halt" (a VM whose vCPU halts: no cpuidle
+    driver, or haltpoll), "cstates" (a cpuidle driver with C-states) or
+    "halt" (bare metal idling in HLT, no driver)."""
+    driver = f.get("cpuidle_driver")
+    none = not driver or driver == "none"
+    if f.get("virtualization") == "hypervisor" and (none or driver == "haltpoll"):
+        return "vm_halt"
+    return "halt" if none else "cstates"
+
+
+def _halt_fix(f):
+    """The fix for the idle cost, named by what the host is."""
+    kind = _idle_kind(f)
+    if kind == "vm_halt":
+        poll = ("raise guest_halt_poll_ns (/sys/module/haltpoll/parameters)"
+                if f.get("cpuidle_driver") == "haltpoll" else
+                "the cpuidle-haltpoll driver (guest_halt_poll_ns)")
+        return (f"keep the vCPU from halting: {poll}, idle=poll, or halt polling on the "
+                "host (KVM halt_poll_ns); or spin the end of the sleep (sleepacc.sleep)")
+    if kind == "halt":
+        return ("keep the CPU from halting (idle=poll) or spin the end of the sleep "
+                "(sleepacc.sleep)")
+    return ("hold /dev/cpu_dma_latency at 0 while timing matters (sleepacc --dma-latency 0) "
+            "or limit C-states; or spin the end of the sleep (sleepacc.sleep)")
+
+
+def _halt(c):
+    """The cost of waking a halted or idle CPU: traced (the timer
+    interrupt's lateness on an idle CPU less that on a busy one) where a
+    trace ran, else the model's idle exit; named and fixed by what the host
+    is.  A fix an A/B here measured as changing nothing is not given."""
+    f = c["facts"]
+    kind = _idle_kind(f)
+    what = {"vm_halt": "a halted vCPU", "halt": "a halted CPU",
+            "cstates": "a CPU in an idle state"}[kind]
+    s = ((c.get("trace") or {}).get("methods") or {}).get(REFERENCE_METHOD)
+    ev = [{"vm_halt": "a virtual machine whose vCPU halts when idle (cpuidle driver "
+                      f"{f.get('cpuidle_driver') or 'none'}): cpu_dma_latency cannot stop it",
+           "halt": "no cpuidle driver: the CPU idles in HLT",
+           "cstates": f"cpuidle driver {f.get('cpuidle_driver')}: idle states to leave"}[kind]]
+    fix = _halt_fix(f)
+    idle_ab = _idle_ab(c)
+    if kind == "cstates" and idle_ab is not None and not idle_ab:
+        fix = "spin the end of the sleep (sleepacc.sleep)"
+        ev.append("holding cpu_dma_latency at 0 measured no gain here (A/B now)")
+    cost, basis = None, "inferred"
+    if s is not None:
+        cost = c["trace"]["methods"][REFERENCE_METHOD]["halt_ns"]
+        idle, busy = s["timer_irq_idle"]["median"], s["timer_irq_busy"]["median"]
+        ev.append(f"traced timer_irq: {format_ns(idle)} on an idle CPU "
+                  f"({s['idle_at_expiry']} samples), {format_ns(busy)} on a busy one "
+                  f"({s['busy_at_expiry']})")
+        if cost is not None:
+            basis = "traced"
+    if cost is None:
+        p = c["params"]
+        if p is not None and p.idle_exit_ns:
+            cost = p.idle_exit_ns * REFERENCE_NS / (REFERENCE_NS + p.idle_exit_half_ns)
+            ev.append(f"model: idle exit {format_ns(cost)} at {format_ns(REFERENCE_NS)}")
+    if cost is None:
+        why = (c.get("trace") or {}).get("why")
+        ev.append("not traced: " + why if why else
+                  "too few traced samples on an idle and on a busy CPU to compare")
+        return _finding("idle_halt", "unknown", f"the cost of waking {what} is not known",
+                        None, ev, fix, basis="inferred")
+    if cost < MIN_GAIN_NS:
+        return _finding("idle_halt", "ok", f"waking {what} costs little here", cost, ev,
+                        basis=basis, estimate=basis == "inferred")
+    return _finding("idle_halt", "problem" if basis == "traced" else "option",
+                    f"waking {what} delays the wake-up", cost, ev, fix, basis=basis,
+                    estimate=basis == "inferred")
+
+
+def _idle_ab(c):
+    """True/False: the cpu_dma_latency A/B measured a gain / none; None: not run."""
+    base, dma0 = c["base"], c.get("dma0")
+    if base is None or dma0 is None:
+        return None
+    gain, tail = base.median - dma0.median, base.p99 - dma0.p99
+    return _beyond_noise(gain, base, dma0) or _tail_beyond_noise(tail, base, dma0)
 
 
 def _tick(c):
@@ -580,12 +857,12 @@ def _busy(c):
     busy = ((steal is not None and steal > 2.0) or (others is not None and others >= 0.5))
     gain = (base.p99 - base.median) if base else None
     if not busy:
-        return _finding("busy_host", "ok", "the host is quiet", 0, ev)
+        return _finding("busy_host", "ok", "the host is quiet", 0, ev, basis="measured")
     return _finding("busy_host", "problem",
                     "the host is busy: other work delays wake-ups (the tail shows it)", gain, ev,
                     "measure and time on an idle host; pin the timing thread (--cpu) to a CPU "
                     "kept free of other work (isolcpus/nohz_full, cpusets); ask for less "
-                    "steal on a VM", estimate=True, gain_on="p99")
+                    "steal on a VM", estimate=True, gain_on="p99", basis="measured")
 
 
 def _hybrid(c):

@@ -1,0 +1,179 @@
+"""sleepacc.doctor with what was measured: the trace section, the basis of
+every finding and every cause, advice that never contradicts a measured
+finding, the halt cost named by what the host is, and trace against model.
+
+Built from synthetic inputs (fixed A/B arms, a fixed trace summary, a sweep
+with a known idle-exit term), so the logic is checked everywhere; one live
+run checks the section's shape where a trace can or cannot run.
+"""
+import pytest
+
+import sleepacc
+from sleepacc import doctor
+
+from test_doctor import VALUES, by_id, fake_arms
+
+D = (0, 10e3, 100e3, 1e6, 3e6, 10e6)
+
+
+def _actual(d, const=60e3, idle=30e3, half=1e6):
+    return d + const + idle * d / (d + half)
+
+
+# a sweep whose fit names an idle-exit term (15 µs at 1 ms) and advises cpu_dma_latency
+SWEEP = [{"method": "nanosleep", "requested_ns": int(d), "actual_ns": _actual(d), "n": 100,
+          "p25_ns": _actual(d) - 2e3, "p75_ns": _actual(d) + 2e3, "os": "Linux 6.18"} for d in D]
+
+
+def st(median, p99=None):
+    return {"median": median, "p99": median * 2 if p99 is None and median is not None else p99}
+
+
+def summary(slack=50e3, idle_irq=9e3, busy_irq=1.2e3, idle_n=40, busy_n=60, wake=5e3):
+    """A traced method's summary (Trace.summary()'s keys, the doctor's wakeup)."""
+    terms = {"rounding": st(300), "slack": st(slack), "timer_irq": st(busy_irq),
+             "wake_to_run": st(wake), "to_user": st(1.2e3), "other": st(2e3)}
+    busy_late = 300 + slack + busy_irq + wake + 1.2e3 + 2e3
+    return {"terms": terms, "complete": idle_n + busy_n, "n": idle_n + busy_n,
+            "idle_at_expiry": idle_n, "busy_at_expiry": busy_n,
+            "timer_irq_idle": st(idle_irq if idle_n else None),
+            "timer_irq_busy": st(busy_irq if busy_n else None),
+            "traced": st(busy_late + 3e3), "untraced": st(busy_late), "lost": 0, "gaps": 0,
+            "wakeup": {"median": busy_late}}
+
+
+def diagnose(monkeypatch, values=VALUES, facts=None, traced=None, why=None):
+    monkeypatch.setattr(doctor, "_arm", fake_arms(values))
+    monkeypatch.setattr(doctor, "_trace_summaries", lambda: (traced, why))
+    real = sleepacc.system_info
+    monkeypatch.setattr(sleepacc, "system_info", lambda: dict(real(), **(facts or {})))
+    return doctor.diagnose(SWEEP, budget=0.01)
+
+
+VM = {"virtualization": "hypervisor", "cpuidle_driver": "none"}
+METAL = {"virtualization": "none", "cpuidle_driver": "intel_idle",
+         "cpuidle_states": "POLL:0,C1:2,C6:100"}
+NO_DMA_GAIN = dict(VALUES, dma0=VALUES["base"])      # the A/B measures no gain
+DMA_GAIN = dict(VALUES, dma0=VALUES["base"] - 40e3)  # the A/B measures a gain
+TRACED = {"nanosleep": summary(), "timerfd": summary(slack=0)}
+
+
+def advice_lines(res):
+    """Every line of the report that recommends something: the model's
+    text and the fixes of the findings the report prints a fix for."""
+    lines = (res["model"]["explanation"] or "").split("\n")
+    return lines + [f["fix"] for f in res["findings"]
+                    if f["fix"] and f["status"] in ("problem", "option", "unknown")]
+
+
+@pytest.mark.parametrize("facts", [VM, METAL], ids=["vm", "metal"])
+@pytest.mark.parametrize("traced", [TRACED, None], ids=["traced", "untraced"])
+def test_no_advice_line_contradicts_a_measured_finding(monkeypatch, facts, traced):
+    res = diagnose(monkeypatch, NO_DMA_GAIN, facts, traced, "trace: needs root")
+    idle = by_id(res)["idle_states"]
+    assert idle["basis"] == "measured" and idle["status"] == "ok"
+    nothing = [f for f in res["findings"] if doctor._measured_nothing(f)]
+    assert idle in nothing
+    for f in nothing:
+        for line in advice_lines(res):
+            for word in doctor._FIX_WORDS.get(f["id"], ()):
+                assert word not in line, (f["id"], line)
+    assert any(d.startswith("idle_states") for d in res["model"]["dropped_advice"])
+
+
+def test_a_measured_gain_keeps_the_models_advice(monkeypatch):
+    res = diagnose(monkeypatch, DMA_GAIN, METAL, TRACED)
+    assert by_id(res)["idle_states"]["status"] == "problem"
+    assert "cpu_dma_latency" in res["model"]["explanation"]
+    assert res["model"]["dropped_advice"] == []
+
+
+@pytest.mark.parametrize("facts", [VM, METAL, {"virtualization": "none",
+                                                "cpuidle_driver": "none"}])
+@pytest.mark.parametrize("traced", [TRACED, None])
+def test_every_finding_and_every_cause_says_its_basis(monkeypatch, facts, traced):
+    res = diagnose(monkeypatch, VALUES, facts, traced, "trace: needs root")
+    for f in res["findings"]:
+        assert f["basis"] in doctor.BASES, f
+        # a measured A/B difference is there exactly when the basis says measured or traced
+        if f["delta_ns"] is not None:
+            assert f["basis"] == "measured", f
+        if f["estimate"]:
+            assert f["basis"] == "inferred", f
+    assert res["model"]["causes"]
+    for c in res["model"]["causes"]:
+        assert c["basis"] in ("traced", "inferred"), c
+        assert (c["basis"] == "traced") == ("model_ns" in c)
+    assert res["trace"]["available"] == (traced is not None)
+    if traced is None:
+        assert res["trace"]["why"] == "trace: needs root"
+        assert all(c["basis"] == "inferred" for c in res["model"]["causes"])
+        assert by_id(res)["idle_halt"]["basis"] == "inferred"
+
+
+def test_the_halt_cost_is_named_by_what_the_host_is(monkeypatch):
+    vm = by_id(diagnose(monkeypatch, NO_DMA_GAIN, VM, TRACED))["idle_halt"]
+    assert vm["basis"] == "traced" and vm["status"] == "problem"
+    assert "vCPU" in vm["title"]
+    for word in ("guest_halt_poll_ns", "idle=poll", "halt polling", "spin"):
+        assert word in vm["fix"], word
+    assert "cpu_dma_latency" not in vm["fix"]
+    metal = by_id(diagnose(monkeypatch, DMA_GAIN, METAL, TRACED))["idle_halt"]
+    assert "cpu_dma_latency" in metal["fix"] and "guest_halt_poll_ns" not in metal["fix"]
+    # bare metal whose A/B measured cpu_dma_latency as changing nothing: not advised
+    metal0 = by_id(diagnose(monkeypatch, NO_DMA_GAIN, METAL, TRACED))["idle_halt"]
+    assert "cpu_dma_latency" not in metal0["fix"]
+
+
+def test_the_traced_halt_cost_is_idle_less_busy(monkeypatch):
+    res = diagnose(monkeypatch, VALUES, VM, TRACED)
+    s = res["trace"]["methods"]["nanosleep"]
+    assert s["halt_ns"] == s["timer_irq_idle"]["median"] - s["timer_irq_busy"]["median"]
+    few = {"nanosleep": summary(idle_n=1), "timerfd": summary(slack=0)}
+    res = diagnose(monkeypatch, VALUES, VM, few)
+    assert res["trace"]["methods"]["nanosleep"]["halt_ns"] is None
+    assert by_id(res)["idle_halt"]["basis"] == "inferred"
+
+
+@pytest.mark.parametrize("idle_irq, disagrees", [(1.2e3 + 15e3, False), (1.2e3 + 4e3, True),
+                                                 (1.2e3 + 40e3, True)])
+def test_trace_and_model_disagree_beyond_3us_or_20_percent(monkeypatch, idle_irq, disagrees):
+    """The model puts 15 µs of idle exit at 1 ms: a traced halt cost of
+    15 µs agrees, 4 µs or 40 µs does not; the trace is used either way."""
+    traced = {"nanosleep": summary(idle_irq=idle_irq), "timerfd": summary(slack=0)}
+    res = diagnose(monkeypatch, VALUES, VM, traced)
+    cause = next(c for c in res["model"]["causes"] if c["name"] == "idle_exit")
+    halt = res["trace"]["methods"]["nanosleep"]["halt_ns"]
+    assert cause["basis"] == "traced" and cause["ns"] == halt
+    off = abs(cause["model_ns"] - halt) > max(3e3, 0.2 * abs(halt))
+    assert off == disagrees == cause["disagrees"]
+    named = [d["cause"] for d in res["model"]["disagreements"]]
+    assert ("idle_exit" in named) == disagrees
+    text = doctor.format_causes(res["model"]["causes"], res["model"]["disagreements"])
+    assert ("disagree on idle exit" in text) == disagrees
+    assert "(traced)" in text
+
+
+def test_the_trace_section_prints_every_term_within_80_columns(monkeypatch):
+    res = diagnose(monkeypatch, VALUES, VM, TRACED)
+    text = doctor.format_trace(res["trace"])
+    for term in sleepacc.records.TRACE_TERMS:
+        assert term in text
+    assert all(len(line) + 5 <= 80 for line in text.splitlines())
+    res = diagnose(monkeypatch, VALUES, VM, None, "trace: needs root or CAP_DAC_OVERRIDE")
+    assert doctor.format_trace(res["trace"]).startswith("not traced: trace: needs root")
+
+
+def test_live_trace_section():
+    """The real checks: the section is there, traced where a trace can run,
+    with its reason where it cannot; complete counts within n."""
+    res = doctor.diagnose(budget=0.01)
+    t = res["trace"]
+    if not t["available"]:
+        assert t["why"] and t["methods"] == {}
+        return
+    assert set(t["methods"]) == set(doctor.TRACE_METHODS)
+    for s in t["methods"].values():
+        assert 0 <= s["complete"] <= s["n"] == doctor.TRACE_N
+        assert s["idle_at_expiry"] + s["busy_at_expiry"] <= s["complete"]
+    assert all(f["basis"] in doctor.BASES for f in res["findings"])
