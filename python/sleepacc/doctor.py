@@ -17,7 +17,9 @@ busy host the finding says which wins at p50 and which at p99.
 ``result["cyclictest"]`` accounts for the difference between a plain
 ``nanosleep`` and a cyclictest-like setup term by term: each row adds one
 setting (slack 1 ns, SCHED_FIFO, mlockall, cpu_dma_latency 0, absolute
-periodic deadlines) to the row above and gives the measured change.
+periodic deadlines) to the row above and gives the measured change, with
+an interval from interleaved blocks of the two settings (``interval_ns``);
+a change whose interval holds 0 is ``within_noise``, not a gain.
 
 Where a trace can run (Linux tracefs, root or CAP_DAC_OVERRIDE), the same
 1 ms ``nanosleep`` and ``timerfd`` are traced from the kernel
@@ -218,12 +220,39 @@ CYCLICTEST_STEPS = (
 )
 
 
-def _cyclictest_table(budget, known=None):
-    """Rows {step, label, env, median_ns, p99_ns, term_ns, note}: term_ns is
-    the measured change of the median against the last measured row (signed;
-    a negative term is a saving)."""
+#: Interleaved blocks per ladder term: the row before and the row, each
+#: measured in turn (which goes first alternates), LADDER_BLOCKS times.
+LADDER_BLOCKS = 4
+
+
+def _blocks(before, after, budget, blocks=LADDER_BLOCKS):
+    """The differences of the median error (after - before) in `blocks`
+    interleaved short blocks; before and after are (method, mode, env).
+    None when an arm could not be measured."""
+    diffs = []
+    for i in range(blocks):
+        got = {}
+        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            method, mode, env = (before, after)[which]
+            point, _ = _arm(method, budget, mode, **env)
+            if point is None or point.median is None:
+                return None
+            got[which] = point.median
+        diffs.append(got[1] - got[0])
+    return diffs
+
+
+def _cyclictest_table(budget, known=None, blocks=LADDER_BLOCKS):
+    """Rows {step, label, env, median_ns, p99_ns, term_ns, interval_ns,
+    within_noise, note}: term_ns is the measured change of the median
+    against the last measured row (signed; a negative term is a saving), so
+    the terms add up to the last row less the first.  interval_ns [lo, hi]
+    is the range of the term and of `blocks` more differences measured in
+    interleaved short blocks of the two settings (with 4 blocks, all five
+    differences lie on one side of the true median difference with a
+    chance of 2/32); a term whose interval holds 0 is within_noise."""
     known = dict(known or {})
-    env, rows, prev = {}, [], None
+    env, rows, prev, prev_spec = {}, [], None, None
     for step, label, method, mode, add in CYCLICTEST_STEPS:
         trial = {**env, **add}
         point, why = known.get(step, (None, None)) if step in known else (None, None)
@@ -233,12 +262,17 @@ def _cyclictest_table(budget, known=None):
                "method": method, "mode": mode,
                "median_ns": point.median if point else None,
                "p99_ns": point.p99 if point else None, "term_ns": None,
-               "note": why or ""}
+               "interval_ns": None, "within_noise": None, "note": why or ""}
         if point is not None:
-            env = trial
+            spec = (method, mode, trial)
             if prev is not None:
                 row["term_ns"] = point.median - prev.median
-            prev = point
+                diffs = _blocks(prev_spec, spec, budget / 4, blocks) if blocks else []
+                if diffs is not None:
+                    every = [row["term_ns"], *diffs]
+                    row["interval_ns"] = [float(min(every)), float(max(every))]
+                    row["within_noise"] = row["interval_ns"][0] <= 0 <= row["interval_ns"][1]
+            env, prev, prev_spec = trial, point, spec
         else:
             row["note"] = f"not measured: {why}"
         rows.append(row)
@@ -384,7 +418,7 @@ def diagnose(sweep=None, *, budget=0.1, progress=None, trace=True):
                                          REFERENCE_NS / 1e9)
         except Exception as exc:
             model_note = f"model explanation failed: {exc}"
-    explanation, dropped = _consistent(explanation, findings)
+    explanation, dropped = _consistent(explanation, findings, table)
     causes, disagreements = _reconcile(fit_json, params, traced)
     data_os = _data_os(sweep)
     if data_os is not None and "linux" not in data_os.lower():
@@ -428,23 +462,35 @@ _FIX_WORDS = {
 }
 
 
-def _measured_nothing(f):
-    """Whether finding f is an A/B run now that measured no gain."""
-    return (f.get("basis") == "measured" and f.get("delta_ns") is not None
-            and f["status"] == "ok")
+#: The ladder's step that tries the same fix as an A/B finding.
+_LADDER_STEP = {"idle_states": "idle_exit", "timer_slack": "timer_slack",
+                "rt_policy": "rt_policy"}
 
 
-def _consistent(explanation, findings):
+def _measured_nothing(f, table=None):
+    """Whether finding f is an A/B run now that measured no gain, and the
+    ladder's step of the same fix (where it has an interval) no saving
+    beyond its noise either."""
+    if not (f.get("basis") == "measured" and f.get("delta_ns") is not None
+            and f["status"] == "ok"):
+        return False
+    row = next((r for r in table or () if r["step"] == _LADDER_STEP.get(f["id"])), None)
+    return (row is None or row.get("within_noise") is None or row["within_noise"]
+            or row["term_ns"] >= 0)
+
+
+def _consistent(explanation, findings, table=None):
     """No advice that contradicts a finding in the same report: with a
     measured problem on the list, the model may not say there is nothing to
     remove; a line that recommends a fix an A/B here measured as changing
-    nothing is dropped.  Returns (explanation, [why each line was dropped])."""
+    nothing (and the ladder's step of it no saving beyond its noise) is
+    dropped.  Returns (explanation, [why each line was dropped])."""
     if not explanation:
         return explanation, []
     lines, dropped = explanation.split("\n"), []
     if any(f["status"] == "problem" and (f["gain_us"] or 0) >= 2 for f in findings):
         lines = [ln for ln in lines if "nothing large to remove" not in ln]
-    nothing = [f for f in findings if _measured_nothing(f) and f["id"] in _FIX_WORDS]
+    nothing = [f for f in findings if _measured_nothing(f, table) and f["id"] in _FIX_WORDS]
     kept = []
     for ln in lines:
         hit = next((f for f in nothing if any(w in ln for w in _FIX_WORDS[f["id"]])), None)
@@ -515,12 +561,13 @@ def format_causes(causes, disagreements):
 
 
 def format_cyclictest(table) -> str:
-    """The term-by-term table as text."""
+    """The term-by-term table as text; a term within the noise (its
+    interval holds 0) is "~0 (noise)", never a gain."""
     out = [f"{'setting':66} {'median':>10} {'p99':>10} {'term':>10}"]
     for r in table:
         med = format_ns(r["median_ns"]) if r["median_ns"] is not None else "-"
         p99 = format_ns(r["p99_ns"]) if r["p99_ns"] is not None else "-"
-        term = ("" if r["term_ns"] is None else
+        term = ("" if r["term_ns"] is None else "~0 (noise)" if r.get("within_noise") else
                 f"{'+' if r['term_ns'] >= 0 else '-'}{format_ns(abs(r['term_ns']))}")
         out.append(f"{r['label'][:66]:66} {med:>10} {p99:>10} {term:>10}"
                    + (f"  ({r['note']})" if r["note"] else ""))
