@@ -292,6 +292,8 @@ def _trace_summaries(n=TRACE_N):
             t = sleepacc.trace(method, REFERENCE_NS / 1e9, n=n)
         except OSError as exc:   # the core's one line: what the trace needs
             return None, exc.strerror or str(exc)
+        except ValueError as exc:   # a method this system lacks
+            return None, str(exc)
         s = t.summary()
         busy = _stats(t.lateness[t.complete & (t.idle == 0)])["median"]
         own = (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0)
@@ -722,7 +724,7 @@ def _idle(c):
     if not driver or driver == "none":   # nothing for cpu_dma_latency to limit
         ev.append("no cpuidle driver: the CPUs idle in the default idle (HLT), which "
                   "cpu_dma_latency does not limit; in a virtual machine a halted vCPU waits "
-                  "for the hypervisor (see the virtual CPU finding)")
+                  "for the hypervisor (see the halted vCPU finding)")
     if _beyond_noise(gain, base, dma0):
         return _finding("idle_states", "problem",
                         "leaving idle states delays every wake-up", gain, ev, fix,
