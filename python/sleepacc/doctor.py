@@ -295,11 +295,42 @@ def _trace_summaries(n=TRACE_N):
         except ValueError as exc:   # a method this system lacks
             return None, str(exc)
         s = t.summary()
-        busy = _stats(t.lateness[t.complete & (t.idle == 0)])["median"]
-        own = (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0)
-        s["wakeup"] = {"median": None if busy is None else busy - max(0, own)}
+        irq = t.terms["timer_irq"]
+        for key, group in (("idle", t.complete & (t.idle == 1)),
+                           ("busy", t.complete & (t.idle == 0))):
+            s[f"timer_irq_{key}"]["interval"] = _median_interval(irq[group])
+        late = t.lateness[t.complete & (t.idle == 0)]
+        busy = _stats(late)["median"]
+        own = max(0, (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0))
+        iv = _median_interval(late)
+        s["wakeup"] = {"median": None if busy is None else busy - own,
+                       "interval": None if iv is None else [iv[0] - own, iv[1] - own]}
         out[method] = s
     return out, None
+
+
+def _median_interval(values):
+    """A 95 % interval of the median of `values` by order statistics
+    (ranks n/2 -/+ sqrt(n)); None for fewer than MIN_TRACED values."""
+    import numpy as np
+    xs = np.sort(np.asarray(values, dtype=np.float64))
+    n = len(xs)
+    if n < MIN_TRACED:
+        return None
+    h = n ** 0.5
+    return [float(xs[max(int(n / 2 - h), 0)]), float(xs[min(int(np.ceil(n / 2 + h)), n - 1)])]
+
+
+def _halt_interval(s):
+    """The halt cost's interval from its two medians' intervals (None:
+    not known)."""
+    if not s:
+        return None
+    idle = (s.get("timer_irq_idle") or {}).get("interval")
+    busy = (s.get("timer_irq_busy") or {}).get("interval")
+    if idle is None or busy is None:
+        return None
+    return [idle[0] - busy[1], idle[1] - busy[0]]
 
 
 def _halt_ns(s):
@@ -316,7 +347,8 @@ def _trace_section(summaries, why):
     if summaries is None:
         return {"available": False, "why": why, "requested_ns": REFERENCE_NS, "methods": {}}
     return {"available": True, "why": None, "requested_ns": REFERENCE_NS,
-            "methods": {m: {**s, "halt_ns": _halt_ns(s)} for m, s in summaries.items()}}
+            "methods": {m: {**s, "halt_ns": _halt_ns(s), "halt_interval_ns": _halt_interval(s)}
+                        for m, s in summaries.items()}}
 
 
 def format_trace(section) -> str:
@@ -504,42 +536,54 @@ def _consistent(explanation, findings, table=None):
     return "\n".join(kept), dropped
 
 
-def _traced_for(cause, s, halt):
-    """The traced figure a cause of the model is checked against (None:
-    the trace has no such term): slack, the halt cost, rounding, and for
-    the wake-up the busy samples' lateness less the tracer's own cost."""
+def _traced_for(cause, s, section):
+    """The traced figure a cause of the model is checked against, and its
+    95 % interval where known: (None, None) when the trace has no such
+    term.  Slack, the halt cost, rounding, and for the wake-up the busy
+    samples' lateness less the tracer's own cost."""
     name, label = cause.get("name"), cause.get("label") or ""
     if name in ("timer_slack", "select_slack"):
-        return s["terms"]["slack"]["median"]
+        return s["terms"]["slack"]["median"], None
     if name == "idle_exit":
-        return halt
+        m = section["methods"][REFERENCE_METHOD]
+        return m["halt_ns"], m.get("halt_interval_ns")
     if name in ("tick", "granularity"):
-        return s["terms"]["rounding"]["median"]
+        return s["terms"]["rounding"]["median"], None
     if name == "wakeup":
-        w = s.get("wakeup", {}).get("median")
+        w, iv = s.get("wakeup", {}).get("median"), s.get("wakeup", {}).get("interval")
         if w is None or "slack" in label:
-            return w
+            return w, iv
         sl = s["terms"]["slack"]["median"]
-        return None if sl is None else w - sl
-    return None
+        if sl is None:
+            return None, None
+        return w - sl, None if iv is None else [iv[0] - sl, iv[1] - sl]
+    return None, None
 
 
 def _reconcile(fit_json, params, section):
     """The model's causes for the reference method at the reference
-    duration, each with its basis: "inferred", or "traced" where the trace
-    measured the same term (its figure then used, the model's kept as
-    model_ns).  Returns (causes, disagreements): a disagreement is a term
-    where the two differ by more than max(DISAGREE_NS, DISAGREE_SHARE)."""
+    duration, each with its basis.  Where the trace measured the same term
+    and the model's figure lies outside the traced figure's 95 % interval
+    (where known), the trace is used: basis "traced", ``ns`` the trace's,
+    ``model_ns`` the model's.  A traced figure too noisy to tell (its
+    interval holds the model's) leaves the cause "inferred", with the
+    traced figure beside it.  Returns (causes, disagreements): a
+    disagreement is a traced term the model misses by more than
+    max(DISAGREE_NS, DISAGREE_SHARE of it)."""
     methods = ((fit_json or {}).get("methods") or {})
     causes = [dict(c) for c in (methods.get(REFERENCE_METHOD) or {}).get("causes") or []]
     s = ((section or {}).get("methods") or {}).get(REFERENCE_METHOD)
     disagreements = []
     for c in causes:
         c["basis"] = "inferred"
-        traced = _traced_for(c, s, section["methods"][REFERENCE_METHOD]["halt_ns"]) if s else None
+        traced, iv = _traced_for(c, s, section) if s else (None, None)
         if traced is None or c.get("ns") is None:
             continue
         model_ns = float(c["ns"])
+        c["traced_ns"], c["traced_interval_ns"] = float(traced), iv
+        if iv is not None and iv[0] <= model_ns <= iv[1]:
+            c["disagrees"] = False
+            continue
         c.update(basis="traced", ns=float(traced), model_ns=model_ns)
         off = abs(model_ns - traced) > max(DISAGREE_NS, DISAGREE_SHARE * abs(traced))
         c["disagrees"] = off
@@ -812,8 +856,13 @@ def _halt(c):
                   "too few traced samples on an idle and on a busy CPU to compare")
         return _finding("idle_halt", "unknown", f"the cost of waking {what} is not known",
                         None, ev, fix, basis="inferred")
-    if cost < MIN_GAIN_NS:
-        return _finding("idle_halt", "ok", f"waking {what} costs little here", cost, ev,
+    iv = c["trace"]["methods"][REFERENCE_METHOD]["halt_interval_ns"] if basis == "traced" \
+        else None
+    if iv is not None:
+        ev.append(f"the halt cost's 95 % interval: {format_ns(iv[0])} .. {format_ns(iv[1])}")
+    if cost < MIN_GAIN_NS or (iv is not None and iv[0] <= 0):
+        return _finding("idle_halt", "ok", f"waking {what} costs little here"
+                        + (" (within the noise)" if cost >= MIN_GAIN_NS else ""), cost, ev,
                         basis=basis, estimate=basis == "inferred")
     return _finding("idle_halt", "problem" if basis == "traced" else "option",
                     f"waking {what} delays the wake-up", cost, ev, fix, basis=basis,

@@ -237,3 +237,41 @@ def test_advice_stays_where_the_ladder_measured_a_saving_beyond_noise(monkeypatc
     assert step["within_noise"] is False and step["term_ns"] < 0
     assert not doctor._measured_nothing(by_id(res)["idle_states"], res["cyclictest"])
     assert not any(d.startswith("idle_states") for d in res["model"]["dropped_advice"])
+
+
+def test_a_halt_cost_whose_interval_holds_0_is_not_a_problem(monkeypatch):
+    s = summary(idle_irq=9e3, busy_irq=1.2e3)
+    s["timer_irq_idle"]["interval"] = [7e3, 11e3]
+    s["timer_irq_busy"]["interval"] = [1e3, 1.5e3]
+    res = diagnose(monkeypatch, VALUES, VM, {"nanosleep": s, "timerfd": summary(slack=0)})
+    lo, hi = res["trace"]["methods"]["nanosleep"]["halt_interval_ns"]
+    assert lo <= res["trace"]["methods"]["nanosleep"]["halt_ns"] <= hi
+    assert by_id(res)["idle_halt"]["status"] == "problem"
+    s["timer_irq_busy"]["interval"] = [0.5e3, 12e3]     # the two medians' intervals overlap
+    res = diagnose(monkeypatch, VALUES, VM, {"nanosleep": s, "timerfd": summary(slack=0)})
+    assert res["trace"]["methods"]["nanosleep"]["halt_interval_ns"][0] <= 0
+    f = by_id(res)["idle_halt"]
+    assert f["status"] == "ok" and f["fix"] is None and f["basis"] == "traced"
+
+
+def test_a_median_interval_brackets_the_median():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    for n in (3, 10, 100, 1000):
+        xs = rng.exponential(10e3, n)
+        lo, hi = doctor._median_interval(xs)
+        assert lo <= float(np.median(xs)) <= hi
+    assert doctor._median_interval([1.0, 2.0]) is None
+
+
+def test_a_traced_term_too_noisy_to_tell_leaves_the_cause_inferred(monkeypatch):
+    """A halt cost whose interval holds the model's idle exit neither
+    disagrees nor replaces it."""
+    s = summary(idle_irq=1.2e3 + 4e3)
+    s["timer_irq_idle"]["interval"] = [0.0, 60e3]
+    s["timer_irq_busy"]["interval"] = [1e3, 1.5e3]
+    res = diagnose(monkeypatch, VALUES, VM, {"nanosleep": s, "timerfd": summary(slack=0)})
+    cause = next(c for c in res["model"]["causes"] if c["name"] == "idle_exit")
+    assert cause["basis"] == "inferred" and not cause["disagrees"] and "model_ns" not in cause
+    assert cause["traced_ns"] == res["trace"]["methods"]["nanosleep"]["halt_ns"]
+    assert "idle_exit" not in [d["cause"] for d in res["model"]["disagreements"]]

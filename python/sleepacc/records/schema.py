@@ -179,8 +179,8 @@ def check_trace(t, where: str, prefix: str = "") -> bool:
         raise ValueError(f"{where}: {prefix}method must be a method name, got {t['method']!r:.40}")
     from .. import _core
     if t["mode"] not in _core.mode_names:
-        raise ValueError(f"{where}: {prefix}mode must be " + " or ".join(map(repr, _core.mode_names))
-                         + f", got {t['mode']!r:.40}")
+        modes = " or ".join(map(repr, _core.mode_names))
+        raise ValueError(f"{where}: {prefix}mode must be {modes}, got {t['mode']!r:.40}")
     _check_int(t["requested_ns"], prefix + "requested_ns", where, 0)
     _check_int(t["n"], prefix + "n", where, 0)
     for k in ("slack_ns", "cpu"):
