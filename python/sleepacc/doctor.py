@@ -431,7 +431,7 @@ def diagnose(sweep=None, *, budget=0.1, progress=None, trace=True):
     ctx = dict(facts=facts, base=base, slack1=slack1, fifo=fifo, hybrid=hybrid, kernel=kernel,
                dma0=dma0, dma_why=dma_why, fifo_why=fifo_why,
                params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu,
-               trace=traced)
+               trace=traced, table=table)
     busy = _busy(ctx)
     ctx["busy"] = busy["status"] == "problem"
     findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle, _halt,
@@ -762,6 +762,11 @@ def _idle(c):
     ev.append(f"{_ref(base)} median error {format_ns(base.median)} "
               f"(p99 {format_ns(base.p99)}); with cpu_dma_latency held at 0: "
               f"{format_ns(dma0.median)} (p99 {format_ns(dma0.p99)}) (measured now)")
+    step = next((r for r in c.get("table") or () if r["step"] == "idle_exit"), None)
+    if step is not None and step.get("within_noise") is not None:
+        ev.append("the ladder's cpu_dma_latency step: "
+                  + ("within its noise" if step["within_noise"] else
+                     f"{format_ns(step['term_ns'])} beyond its noise"))
     if c.get("busy"):
         ev.append("other work kept the CPUs busy during the checks: a busy CPU does not "
                   "halt, so the idle cost may be hidden")
@@ -827,8 +832,10 @@ def _halt(c):
     what = {"vm_halt": "a halted vCPU", "halt": "a halted CPU",
             "cstates": "a CPU in an idle state"}[kind]
     s = ((c.get("trace") or {}).get("methods") or {}).get(REFERENCE_METHOD)
-    ev = [{"vm_halt": "a virtual machine whose vCPU halts when idle (cpuidle driver "
-                      f"{f.get('cpuidle_driver') or 'none'}): cpu_dma_latency cannot stop it",
+    ev = [{"vm_halt": "a virtual machine whose vCPU halts when idle ("
+                      + ("cpuidle-haltpoll: it polls for guest_halt_poll_ns, then halts)"
+                         if f.get("cpuidle_driver") == "haltpoll" else
+                         "no cpuidle driver: cpu_dma_latency cannot stop it)"),
            "halt": "no cpuidle driver: the CPU idles in HLT",
            "cstates": f"cpuidle driver {f.get('cpuidle_driver')}: idle states to leave"}[kind]]
     fix = _halt_fix(f)
