@@ -155,7 +155,9 @@ class Measurement:
     ``requested_ns``, ``n`` (samples recorded after warm-up), ``env`` (what
     was applied to the thread), ``samples``, ``errors_ns``, ``stats``,
     ``stream_stats``, ``missed``, ``cpu_ns_per_call``, ``cpu_percent``,
-    ``ctx_switches`` ({"voluntary", "involuntary"}) and ``wall_ns``.
+    ``ctx_switches`` ({"voluntary", "involuntary"}) and ``wall_ns``; ``trace``,
+a :class:`sleepacc.Trace` of the same method and duration where the point
+carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
 
     ``samples`` is a :class:`Samples` (a read-only int64 memoryview), the
     buffer the core wrote into (int64 ns; relative: actual durations, periodic: lateness);
@@ -170,14 +172,14 @@ class Measurement:
 
     __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
                  "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
-                 "ctx_switches", "wall_ns")
+                 "ctx_switches", "wall_ns", "trace")
 
     def __init__(self, *, method: str, mode: str, requested_ns: int, n: int,
                  stats: Mapping[str, Any], missed: int = 0, cpu_ns_per_call: float = 0.0,
                  cpu_percent: float = -1.0, ctx_switches: Optional[Mapping[str, int]] = None,
                  wall_ns: int = 0, env: Optional[Mapping[str, Any]] = None,
                  samples: Any = None, stream_stats: Optional[Mapping[str, Any]] = None,
-                 starts: Any = None):
+                 starts: Any = None, trace: Any = None):
         self.method = method
         self.mode = mode
         self.requested_ns = int(requested_ns)
@@ -206,6 +208,7 @@ class Measurement:
         #: began (a Samples written by the core; None when streaming); not
         #: part of the record.
         self.starts = starts
+        self.trace = trace
 
     @property
     def requested(self) -> float:
@@ -239,6 +242,7 @@ class Measurement:
             "wall_ns": self.wall_ns,
             "env": dict(self.env),
             "samples": None if self.samples is None else memoryview(self.samples).tolist(),
+            **({} if self.trace is None else {"trace": self.trace.to_dict()}),
         }
 
     def error(self, stat: str = "median") -> Optional[int]:
@@ -308,7 +312,26 @@ class Measurement:
                    cpu_percent=get("cpu_percent", -1.0),
                    ctx_switches=d.get("ctx_switches"), wall_ns=get("wall_ns", 0),
                    env=d.get("env"),
-                   samples=None if samples is None else Samples(samples))
+                   samples=None if samples is None else Samples(samples),
+                   trace=_trace_of(d.get("trace")))
+
+    @classmethod
+    def from_trace(cls, t) -> "Measurement":
+        """The point of a :class:`sleepacc.Trace`: its untraced run (the
+        lateness measured right before the traced one, without the tracer's
+        cost) as samples and the core's statistics, carrying the trace."""
+        import numpy as np
+        late = np.asarray(t.untraced, dtype=np.int64)
+        values = late if t.mode == "periodic" else late + np.int64(t.requested_ns)
+        buf = array.array("q", values.tolist())
+        stats = _core.stats(memoryview(buf), -(2 ** 62)) if len(buf) else None
+        if stats is None:
+            stats = {name: (0 if name in records.COUNT_FIELDS else None)
+                     for name in _core.stats_fields}
+        env = {"slack_ns": t.slack_ns, "policy": None, "priority": None, "cpu": t.cpu,
+               "lock_memory": False, "dma_latency_us": None}
+        return cls(method=t.method, mode=t.mode, requested_ns=t.requested_ns, n=len(buf),
+                   stats=stats, env=env, samples=buf, trace=t)
 
     # Pickling (a multiprocessing worker returns a Measurement): the samples
     # and start times travel as their int64 bytes, since a memoryview does
@@ -345,6 +368,15 @@ class Measurement:
         return (f"<Measurement {self.method} {self.mode} "
                 f"{_core.format_duration(self.requested_ns)} n={self.n} "
                 f"median={_ns_repr(self.stats['median'])} p99={_ns_repr(self.stats['p99'])}>")
+
+
+def _trace_of(d: Any):
+    """A point's "trace" key as a Trace (already checked by the reader);
+    None when absent or of a trace schema this version does not know."""
+    if d is None or d.get("schema") != records.TRACE_SCHEMA:
+        return None
+    from .trace import Trace
+    return Trace.from_dict(d)
 
 
 def _ns_repr(v: Any) -> str:

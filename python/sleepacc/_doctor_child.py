@@ -111,7 +111,8 @@ def main(stdin=None, stdout=None) -> int:
         pts = [sleepacc.Measurement.from_dict(d, f"point {i + 1}")
                for i, d in enumerate(req["points"])]
         sweep = sleepacc.Sweep(pts, host=req.get("host") or {}) if pts else None
-        result = doctor.diagnose(sweep, budget=float(req["budget"]))
+        # no trace here: the exporter's doctor keeps to its CPU budget
+        result = doctor.diagnose(sweep, budget=float(req["budget"]), trace=False)
         top = result["findings"][0] if result["findings"] else None
         line = json.dumps({"finding": top})
     except Exception as exc:

@@ -17,7 +17,22 @@ busy host the finding says which wins at p50 and which at p99.
 ``result["cyclictest"]`` accounts for the difference between a plain
 ``nanosleep`` and a cyclictest-like setup term by term: each row adds one
 setting (slack 1 ns, SCHED_FIFO, mlockall, cpu_dma_latency 0, absolute
-periodic deadlines) to the row above and gives the measured change.
+periodic deadlines) to the row above and gives the measured change, with
+an interval from interleaved blocks of the two settings (``interval_ns``);
+a change whose interval holds 0 is ``within_noise``, not a gain.
+
+Where a trace can run (Linux tracefs, root or CAP_DAC_OVERRIDE), the same
+1 ms ``nanosleep`` and ``timerfd`` are traced from the kernel
+(``sleepacc.trace``): ``result["trace"]`` holds each one's parts, the halt
+cost is the timer interrupt's lateness on an idle CPU against a busy one,
+and the model's causes are checked against the traced terms.
+
+Every finding and every cause of the model says its ``basis``: "traced"
+(the kernel's events, now), "measured" (an A/B run or a host fact, now) or
+"inferred" (the model, or an estimate).  A measurement beats an inference:
+the model's advice for a fix that an A/B here measured as changing nothing
+is dropped, and where the trace and the model disagree on a term by more
+than max(3 us, 20 %) the report says so and uses the trace.
 
 Each finding is a dict:
     id        short name ("timer_slack", "clocksource", ...)
@@ -31,6 +46,7 @@ Each finding is a dict:
     evidence  list of one-line facts and measurements
     fix       what to do (None when there is nothing to do)
     delta_ns  the signed measured A/B difference (None when not measured)
+    basis     "traced", "measured" or "inferred" (see above)
 Findings are ranked: problems by gain, then options, then the rest.
 """
 
@@ -43,8 +59,8 @@ import time
 import sleepacc
 from sleepacc._units import format_ns
 
-__all__ = ["diagnose", "format_cyclictest", "CYCLICTEST_STEPS", "REFERENCE_NS",
-           "SHORT_METHODS", "SHORT_DURATIONS_NS"]
+__all__ = ["diagnose", "format_cyclictest", "format_trace", "CYCLICTEST_STEPS", "REFERENCE_NS",
+           "SHORT_METHODS", "SHORT_DURATIONS_NS", "TRACE_METHODS", "BASES"]
 
 REFERENCE_METHOD = "nanosleep"
 #: The slack-free kernel wait a hybrid sleep must beat at the tail (auto's own).
@@ -56,6 +72,18 @@ SHORT_DURATIONS_NS = (0, 10_000, 100_000, 1_000_000, 10_000_000)
 BARE_METAL_WAKE_NS = 5_000   # a typical wake-up on an idle bare-metal x86 host
 TSC_READ_NS = 20             # a vDSO clock read on the TSC
 _RANK = {"problem": 0, "option": 1, "unknown": 2, "ok": 3}
+#: Where a finding's or a cause's figure comes from, strongest first.
+BASES = ("traced", "measured", "inferred")
+#: The kernel waits traced at the reference duration, and samples per run
+#: (an untraced run, then a traced one: about 0.25 s each at 1 ms).
+TRACE_METHODS = ("nanosleep", "timerfd")
+TRACE_N = 100
+#: Trace and model disagree on a term when they differ by more than
+#: max(DISAGREE_NS, DISAGREE_SHARE of the traced value).
+DISAGREE_NS = 3_000
+DISAGREE_SHARE = 0.2
+#: A traced idle or busy group is used only with at least this many samples.
+MIN_TRACED = 3
 
 
 def _self_cpu():
@@ -192,12 +220,39 @@ CYCLICTEST_STEPS = (
 )
 
 
-def _cyclictest_table(budget, known=None):
-    """Rows {step, label, env, median_ns, p99_ns, term_ns, note}: term_ns is
-    the measured change of the median against the last measured row (signed;
-    a negative term is a saving)."""
+#: Interleaved blocks per ladder term: the row before and the row, each
+#: measured in turn (which goes first alternates), LADDER_BLOCKS times.
+LADDER_BLOCKS = 4
+
+
+def _blocks(before, after, budget, blocks=LADDER_BLOCKS):
+    """The differences of the median error (after - before) in `blocks`
+    interleaved short blocks; before and after are (method, mode, env).
+    None when an arm could not be measured."""
+    diffs = []
+    for i in range(blocks):
+        got = {}
+        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            method, mode, env = (before, after)[which]
+            point, _ = _arm(method, budget, mode, **env)
+            if point is None or point.median is None:
+                return None
+            got[which] = point.median
+        diffs.append(got[1] - got[0])
+    return diffs
+
+
+def _cyclictest_table(budget, known=None, blocks=LADDER_BLOCKS):
+    """Rows {step, label, env, median_ns, p99_ns, term_ns, interval_ns,
+    within_noise, note}: term_ns is the measured change of the median
+    against the last measured row (signed; a negative term is a saving), so
+    the terms add up to the last row less the first.  interval_ns [lo, hi]
+    is the range of the term and of `blocks` more differences measured in
+    interleaved short blocks of the two settings (with 4 blocks, all five
+    differences lie on one side of the true median difference with a
+    chance of 2/32); a term whose interval holds 0 is within_noise."""
     known = dict(known or {})
-    env, rows, prev = {}, [], None
+    env, rows, prev, prev_spec = {}, [], None, None
     for step, label, method, mode, add in CYCLICTEST_STEPS:
         trial = {**env, **add}
         point, why = known.get(step, (None, None)) if step in known else (None, None)
@@ -207,16 +262,115 @@ def _cyclictest_table(budget, known=None):
                "method": method, "mode": mode,
                "median_ns": point.median if point else None,
                "p99_ns": point.p99 if point else None, "term_ns": None,
-               "note": why or ""}
+               "interval_ns": None, "within_noise": None, "note": why or ""}
         if point is not None:
-            env = trial
+            spec = (method, mode, trial)
             if prev is not None:
                 row["term_ns"] = point.median - prev.median
-            prev = point
+                diffs = _blocks(prev_spec, spec, budget / 4, blocks) if blocks else []
+                if diffs is not None:
+                    every = [row["term_ns"], *diffs]
+                    row["interval_ns"] = [float(min(every)), float(max(every))]
+                    row["within_noise"] = row["interval_ns"][0] <= 0 <= row["interval_ns"][1]
+            env, prev, prev_spec = trial, point, spec
         else:
             row["note"] = f"not measured: {why}"
         rows.append(row)
     return rows
+
+
+def _trace_summaries(n=TRACE_N):
+    """({method: summary}, None) for TRACE_METHODS at the reference duration
+    with the thread's own settings, or (None, why) where no trace can run.
+    A summary is Trace.summary() plus ``wakeup``: the median lateness of
+    the complete samples whose CPU was busy at the expiry (no halt in it),
+    less the tracer's own cost (traced less untraced median)."""
+    from sleepacc.trace import _stats
+    out = {}
+    for method in TRACE_METHODS:
+        try:
+            t = sleepacc.trace(method, REFERENCE_NS / 1e9, n=n)
+        except OSError as exc:   # the core's one line: what the trace needs
+            return None, exc.strerror or str(exc)
+        except ValueError as exc:   # a method this system lacks
+            return None, str(exc)
+        s = t.summary()
+        irq = t.terms["timer_irq"]
+        for key, group in (("idle", t.complete & (t.idle == 1)),
+                           ("busy", t.complete & (t.idle == 0))):
+            s[f"timer_irq_{key}"]["interval"] = _median_interval(irq[group])
+        late = t.lateness[t.complete & (t.idle == 0)]
+        busy = _stats(late)["median"]
+        own = max(0, (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0))
+        iv = _median_interval(late)
+        s["wakeup"] = {"median": None if busy is None else busy - own,
+                       "interval": None if iv is None else [iv[0] - own, iv[1] - own]}
+        out[method] = s
+    return out, None
+
+
+def _median_interval(values):
+    """A 95 % interval of the median of `values` by order statistics
+    (ranks n/2 -/+ sqrt(n)); None for fewer than MIN_TRACED values."""
+    import numpy as np
+    xs = np.sort(np.asarray(values, dtype=np.float64))
+    n = len(xs)
+    if n < MIN_TRACED:
+        return None
+    h = n ** 0.5
+    return [float(xs[max(int(n / 2 - h), 0)]), float(xs[min(int(np.ceil(n / 2 + h)), n - 1)])]
+
+
+def _halt_interval(s):
+    """The halt cost's interval from its two medians' intervals (None:
+    not known)."""
+    if not s:
+        return None
+    idle = (s.get("timer_irq_idle") or {}).get("interval")
+    busy = (s.get("timer_irq_busy") or {}).get("interval")
+    if idle is None or busy is None:
+        return None
+    return [idle[0] - busy[1], idle[1] - busy[0]]
+
+
+def _halt_ns(s):
+    """The traced halt cost: the timer interrupt's median lateness on an
+    idle CPU less that on a busy one (None without MIN_TRACED of each)."""
+    if not s or s.get("idle_at_expiry", 0) < MIN_TRACED or s.get("busy_at_expiry", 0) < MIN_TRACED:
+        return None
+    idle, busy = s["timer_irq_idle"]["median"], s["timer_irq_busy"]["median"]
+    return None if idle is None or busy is None else float(idle - busy)
+
+
+def _trace_section(summaries, why):
+    """result["trace"]: each traced method's parts and its halt cost."""
+    if summaries is None:
+        return {"available": False, "why": why, "requested_ns": REFERENCE_NS, "methods": {}}
+    return {"available": True, "why": None, "requested_ns": REFERENCE_NS,
+            "methods": {m: {**s, "halt_ns": _halt_ns(s), "halt_interval_ns": _halt_interval(s)}
+                        for m, s in summaries.items()}}
+
+
+def format_trace(section) -> str:
+    """The traced parts as text: per term the median / p99 (µs) of each
+    traced method, the complete counts and the halt cost."""
+    if not section or not section.get("available"):
+        return f"not traced: {(section or {}).get('why') or 'no trace'}"
+    ms = section["methods"]
+
+    def cell(st):
+        return "-" if st["median"] is None else f"{st['median'] / 1e3:.1f} / {st['p99'] / 1e3:.1f}"
+    out = [f"{'term (median / p99 µs)':24}" + "".join(f"{m:>18}" for m in ms)]
+    names = list(next(iter(ms.values()))["terms"]) if ms else []
+    for name in names:
+        out.append(f"{name:24}" + "".join(f"{cell(s['terms'][name]):>18}" for s in ms.values()))
+    for key, label in (("timer_irq_idle", "timer_irq, CPU idle"),
+                       ("timer_irq_busy", "timer_irq, CPU busy"),
+                       ("untraced", "lateness untraced"), ("traced", "lateness traced")):
+        out.append(f"{label:24}" + "".join(f"{cell(s[key]):>18}" for s in ms.values()))
+    out.append(f"{'complete samples':24}"
+               + "".join(f"{str(s['complete']) + '/' + str(s['n']):>18}" for s in ms.values()))
+    return "\n".join(out)
 
 
 def short_sweep(budget, progress=None):
@@ -248,9 +402,11 @@ def _fit(sweep_or_points):
     return next(iter(fitted.values()), None), None
 
 
-def diagnose(sweep=None, *, budget=0.1, progress=None):
+def diagnose(sweep=None, *, budget=0.1, progress=None, trace=True):
     """Run the checks; returns {"host", "reference", "experiments",
-    "findings", "model"} (see the module doc for a finding's fields)."""
+    "findings", "trace", "model"} (see the module doc for a finding's
+    fields).  trace: trace the kernel waits where a trace can run (False:
+    the section says it was not asked for)."""
     facts = dict(sleepacc.system_info())
     facts.setdefault("hostname", socket.gethostname())
     stat0, t0, self0 = _cpu_times(), time.monotonic(), _self_cpu()
@@ -266,16 +422,19 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
     table = _cyclictest_table(arm_budget, {"plain": (base, base_why),
                                            "timer_slack": (slack1, slack_why),
                                            "rt_policy": (fifo, fifo_why)})
+    summaries, trace_why = _trace_summaries() if trace else (None, "not asked for")
+    traced = _trace_section(summaries, trace_why)
     stat1, wall, self_cpu = _cpu_times(), time.monotonic() - t0, _self_cpu() - self0
     fitted, model_note = _fit(sweep)
     params = fitted.params.get(REFERENCE_METHOD) if fitted is not None else None
 
     ctx = dict(facts=facts, base=base, slack1=slack1, fifo=fifo, hybrid=hybrid, kernel=kernel,
                dma0=dma0, dma_why=dma_why, fifo_why=fifo_why,
-               params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu)
+               params=params, stat=(stat0, stat1), wall=wall, self_cpu=self_cpu,
+               trace=traced, table=table)
     busy = _busy(ctx)
     ctx["busy"] = busy["status"] == "problem"
-    findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle,
+    findings = [f(ctx) for f in (_timer_slack, _rt_policy, _clocksource, _idle, _halt,
                                  _tick, _virtualisation)] + [busy, _hybrid(ctx)]
     findings = [f for f in findings if f]
     findings.sort(key=lambda f: (_RANK[f["status"]], -(f["gain_us"] or 0)))
@@ -293,7 +452,8 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
                                          REFERENCE_NS / 1e9)
         except Exception as exc:
             model_note = f"model explanation failed: {exc}"
-    explanation = _consistent(explanation, findings)
+    explanation, dropped = _consistent(explanation, findings, table)
+    causes, disagreements = _reconcile(fit_json, params, traced)
     data_os = _data_os(sweep)
     if data_os is not None and "linux" not in data_os.lower():
         model_note = ((model_note + "; ") if model_note else "") + (
@@ -310,7 +470,10 @@ def diagnose(sweep=None, *, budget=0.1, progress=None):
                          (KERNEL_METHOD, kernel))},
         "cyclictest": table,
         "findings": findings,
+        "trace": traced,
         "model": {"explanation": explanation, "note": model_note,
+                  "causes": causes, "disagreements": disagreements,
+                  "dropped_advice": dropped,
                   "params": params.to_dict() if params is not None else None,
                   "fit": fit_json},
     }
@@ -325,24 +488,132 @@ def _data_os(sweep):
     return host.get("sysname") or None
 
 
-def _consistent(explanation, findings):
-    """No advice that contradicts a finding above it: with a measured problem
-    on the list, the model may not say there is nothing to remove."""
+#: The words by which an advice line recommends the fix an A/B finding tried.
+_FIX_WORDS = {
+    "idle_states": ("cpu_dma_latency", "--dma-latency", "max_cstate"),
+    "timer_slack": ("PR_SET_TIMERSLACK", "--slack 1", "timer slack to 1"),
+    "rt_policy": ("SCHED_FIFO", "--policy fifo", "chrt "),
+}
+
+
+#: The ladder's step that tries the same fix as an A/B finding.
+_LADDER_STEP = {"idle_states": "idle_exit", "timer_slack": "timer_slack",
+                "rt_policy": "rt_policy"}
+
+
+def _measured_nothing(f, table=None):
+    """Whether finding f is an A/B run now that measured no gain, and the
+    ladder's step of the same fix (where it has an interval) no saving
+    beyond its noise either."""
+    if not (f.get("basis") == "measured" and f.get("delta_ns") is not None
+            and f["status"] == "ok"):
+        return False
+    row = next((r for r in table or () if r["step"] == _LADDER_STEP.get(f["id"])), None)
+    return (row is None or row.get("within_noise") is None or row["within_noise"]
+            or row["term_ns"] >= 0)
+
+
+def _consistent(explanation, findings, table=None):
+    """No advice that contradicts a finding in the same report: with a
+    measured problem on the list, the model may not say there is nothing to
+    remove; a line that recommends a fix an A/B here measured as changing
+    nothing (and the ladder's step of it no saving beyond its noise) is
+    dropped.  Returns (explanation, [why each line was dropped])."""
     if not explanation:
-        return explanation
+        return explanation, []
+    lines, dropped = explanation.split("\n"), []
     if any(f["status"] == "problem" and (f["gain_us"] or 0) >= 2 for f in findings):
-        lines = [ln for ln in explanation.split("\n") if "nothing large to remove" not in ln]
-        explanation = "\n".join(lines)
-    return explanation
+        lines = [ln for ln in lines if "nothing large to remove" not in ln]
+    nothing = [f for f in findings if _measured_nothing(f, table) and f["id"] in _FIX_WORDS]
+    kept = []
+    for ln in lines:
+        hit = next((f for f in nothing if any(w in ln for w in _FIX_WORDS[f["id"]])), None)
+        if hit is None:
+            kept.append(ln)
+        else:
+            dropped.append(f"{hit['id']}: measured here as changing nothing "
+                           f"(A/B {format_ns(hit['delta_ns'])})")
+    return "\n".join(kept), dropped
+
+
+def _traced_for(cause, s, section):
+    """The traced figure a cause of the model is checked against, and its
+    95 % interval where known: (None, None) when the trace has no such
+    term.  Slack, the halt cost, rounding, and for the wake-up the busy
+    samples' lateness less the tracer's own cost."""
+    name, label = cause.get("name"), cause.get("label") or ""
+    if name in ("timer_slack", "select_slack"):
+        return s["terms"]["slack"]["median"], None
+    if name == "idle_exit":
+        m = section["methods"][REFERENCE_METHOD]
+        return m["halt_ns"], m.get("halt_interval_ns")
+    if name in ("tick", "granularity"):
+        return s["terms"]["rounding"]["median"], None
+    if name == "wakeup":
+        w, iv = s.get("wakeup", {}).get("median"), s.get("wakeup", {}).get("interval")
+        if w is None or "slack" in label:
+            return w, iv
+        sl = s["terms"]["slack"]["median"]
+        if sl is None:
+            return None, None
+        return w - sl, None if iv is None else [iv[0] - sl, iv[1] - sl]
+    return None, None
+
+
+def _reconcile(fit_json, params, section):
+    """The model's causes for the reference method at the reference
+    duration, each with its basis.  Where the trace measured the same term
+    and the model's figure lies outside the traced figure's 95 % interval
+    (where known), the trace is used: basis "traced", ``ns`` the trace's,
+    ``model_ns`` the model's.  A traced figure too noisy to tell (its
+    interval holds the model's) leaves the cause "inferred", with the
+    traced figure beside it.  Returns (causes, disagreements): a
+    disagreement is a traced term the model misses by more than
+    max(DISAGREE_NS, DISAGREE_SHARE of it)."""
+    methods = ((fit_json or {}).get("methods") or {})
+    causes = [dict(c) for c in (methods.get(REFERENCE_METHOD) or {}).get("causes") or []]
+    s = ((section or {}).get("methods") or {}).get(REFERENCE_METHOD)
+    disagreements = []
+    for c in causes:
+        c["basis"] = "inferred"
+        traced, iv = _traced_for(c, s, section) if s else (None, None)
+        if traced is None or c.get("ns") is None:
+            continue
+        model_ns = float(c["ns"])
+        c["traced_ns"], c["traced_interval_ns"] = float(traced), iv
+        if iv is not None and iv[0] <= model_ns <= iv[1]:
+            c["disagrees"] = False
+            continue
+        c.update(basis="traced", ns=float(traced), model_ns=model_ns)
+        off = abs(model_ns - traced) > max(DISAGREE_NS, DISAGREE_SHARE * abs(traced))
+        c["disagrees"] = off
+        if off:
+            disagreements.append({"cause": c["name"], "label": c.get("label") or c["name"],
+                                  "model_ns": model_ns, "traced_ns": float(traced)})
+    return causes, disagreements
+
+
+def format_causes(causes, disagreements):
+    """The model's causes with their basis, and where trace and model disagree."""
+    out = []
+    if causes:
+        out.append("causes: " + "; ".join(
+            f"{c.get('label') or c['name']} {format_ns(c['ns'])} ({c['basis']})" for c in causes))
+    for d in disagreements:
+        out.append(f"trace and model disagree on {d['label']}: traced "
+                   f"{format_ns(d['traced_ns'])}, model {format_ns(d['model_ns'])}; "
+                   "the trace is used")
+    return "\n".join(out)
 
 
 def format_cyclictest(table) -> str:
-    """The term-by-term table as text."""
+    """The term-by-term table as text; a term within the noise (its
+    interval holds 0) is "~0 (noise)", never a gain."""
     out = [f"{'setting':66} {'median':>10} {'p99':>10} {'term':>10}"]
     for r in table:
         med = format_ns(r["median_ns"]) if r["median_ns"] is not None else "-"
         p99 = format_ns(r["p99_ns"]) if r["p99_ns"] is not None else "-"
-        term = ("" if r["term_ns"] is None else
+        term = ("" if r["term_ns"] is None else "~0 (noise)" if r.get("within_noise") else
                 f"{'+' if r['term_ns'] >= 0 else '-'}{format_ns(abs(r['term_ns']))}")
         out.append(f"{r['label'][:66]:66} {med:>10} {p99:>10} {term:>10}"
                    + (f"  ({r['note']})" if r["note"] else ""))
@@ -350,12 +621,15 @@ def format_cyclictest(table) -> str:
 
 
 def _finding(id, status, title, gain_ns=None, evidence=(), fix=None, estimate=False,
-             gain_on="median", delta_ns=None):
+             gain_on="median", delta_ns=None, basis=None):
+    """A finding; its basis is "inferred" for an estimate, else "measured"
+    (an A/B run or a host fact read now), unless given."""
     return {"id": id, "status": status, "title": title,
             "gain_us": None if gain_ns is None else round(max(0.0, gain_ns) / 1e3, 1),
             "gain_on": gain_on, "estimate": bool(estimate),
             "evidence": [e for e in evidence if e], "fix": fix,
-            "delta_ns": None if delta_ns is None or estimate else float(delta_ns)}
+            "delta_ns": None if delta_ns is None or estimate else float(delta_ns),
+            "basis": basis or ("inferred" if estimate else "measured")}
 
 
 def _ref(p):
@@ -379,6 +653,9 @@ def _timer_slack(c):
     if p is not None and p.slack_ns is not None:
         ev.append(f"model: {format_ns(p.slack_ns)} of the constant oversleep is timer slack "
                   f"({p.slack_source or 'fitted'})")
+    traced = _traced_term(c, "slack")
+    if traced:
+        ev.append(traced)
     real = _beyond_noise(gain, base, s1)
     if slack is not None and slack <= 1000 and not real:
         return _finding("timer_slack", "ok", f"timer slack is already {slack} ns", gain, ev,
@@ -472,6 +749,8 @@ def _idle(c):
            "--dma-latency 0; tuned's latency-performance profile and cyclictest do), or limit "
            "C-states (intel_idle.max_cstate=1 / processor.max_cstate=1; in a KVM guest "
            "cpuidle_haltpoll's guest_halt_poll_ns)")
+    if _idle_kind(f) != "cstates":
+        fix = _halt_fix(f)   # no C-states for cpu_dma_latency to limit
     if base is None or dma0 is None:
         why = c.get("dma_why") or "the reference sleep could not be measured"
         ev.append(f"cpu_dma_latency=0 could not be measured: {why}")
@@ -483,13 +762,18 @@ def _idle(c):
     ev.append(f"{_ref(base)} median error {format_ns(base.median)} "
               f"(p99 {format_ns(base.p99)}); with cpu_dma_latency held at 0: "
               f"{format_ns(dma0.median)} (p99 {format_ns(dma0.p99)}) (measured now)")
+    step = next((r for r in c.get("table") or () if r["step"] == "idle_exit"), None)
+    if step is not None and step.get("within_noise") is not None:
+        ev.append("the ladder's cpu_dma_latency step: "
+                  + ("within its noise" if step["within_noise"] else
+                     f"{format_ns(step['term_ns'])} beyond its noise"))
     if c.get("busy"):
         ev.append("other work kept the CPUs busy during the checks: a busy CPU does not "
                   "halt, so the idle cost may be hidden")
     if not driver or driver == "none":   # nothing for cpu_dma_latency to limit
         ev.append("no cpuidle driver: the CPUs idle in the default idle (HLT), which "
                   "cpu_dma_latency does not limit; in a virtual machine a halted vCPU waits "
-                  "for the hypervisor (see the virtual CPU finding)")
+                  "for the hypervisor (see the halted vCPU finding)")
     if _beyond_noise(gain, base, dma0):
         return _finding("idle_states", "problem",
                         "leaving idle states delays every wake-up", gain, ev, fix,
@@ -501,6 +785,104 @@ def _idle(c):
     return _finding("idle_states", "ok",
                     "holding cpu_dma_latency at 0 changes little here", gain, ev,
                     delta_ns=gain)
+
+
+def _traced_term(c, term):
+    """One evidence line: the traced median of `term` per traced method."""
+    ms = ((c.get("trace") or {}).get("methods") or {})
+    parts = [f"{m} {format_ns(s['terms'][term]['median'])}" for m, s in ms.items()
+             if s["terms"][term]["median"] is not None]
+    return f"traced {term} at {format_ns(REFERENCE_NS)}: " + ", ".join(parts) if parts else None
+
+
+def _idle_kind(f):
+    """What the host idles in: "vm_halt" (a VM whose vCPU halts: no cpuidle
+    driver, or haltpoll), "cstates" (a cpuidle driver with C-states) or
+    "halt" (bare metal idling in HLT, no driver)."""
+    driver = f.get("cpuidle_driver")
+    none = not driver or driver == "none"
+    if f.get("virtualization") == "hypervisor" and (none or driver == "haltpoll"):
+        return "vm_halt"
+    return "halt" if none else "cstates"
+
+
+def _halt_fix(f):
+    """The fix for the idle cost, named by what the host is."""
+    kind = _idle_kind(f)
+    if kind == "vm_halt":
+        poll = ("raise guest_halt_poll_ns (/sys/module/haltpoll/parameters)"
+                if f.get("cpuidle_driver") == "haltpoll" else
+                "the cpuidle-haltpoll driver (guest_halt_poll_ns)")
+        return (f"keep the vCPU from halting: {poll}, idle=poll, or halt polling on the "
+                "host (KVM halt_poll_ns); or spin the end of the sleep (sleepacc.sleep)")
+    if kind == "halt":
+        return ("keep the CPU from halting (idle=poll) or spin the end of the sleep "
+                "(sleepacc.sleep)")
+    return ("hold /dev/cpu_dma_latency at 0 while timing matters (sleepacc --dma-latency 0) "
+            "or limit C-states; or spin the end of the sleep (sleepacc.sleep)")
+
+
+def _halt(c):
+    """The cost of waking a halted or idle CPU: traced (the timer
+    interrupt's lateness on an idle CPU less that on a busy one) where a
+    trace ran, else the model's idle exit; named and fixed by what the host
+    is.  A fix an A/B here measured as changing nothing is not given."""
+    f = c["facts"]
+    kind = _idle_kind(f)
+    what = {"vm_halt": "a halted vCPU", "halt": "a halted CPU",
+            "cstates": "a CPU in an idle state"}[kind]
+    s = ((c.get("trace") or {}).get("methods") or {}).get(REFERENCE_METHOD)
+    ev = [{"vm_halt": "a virtual machine whose vCPU halts when idle ("
+                      + ("cpuidle-haltpoll: it polls for guest_halt_poll_ns, then halts)"
+                         if f.get("cpuidle_driver") == "haltpoll" else
+                         "no cpuidle driver: cpu_dma_latency cannot stop it)"),
+           "halt": "no cpuidle driver: the CPU idles in HLT",
+           "cstates": f"cpuidle driver {f.get('cpuidle_driver')}: idle states to leave"}[kind]]
+    fix = _halt_fix(f)
+    idle_ab = _idle_ab(c)
+    if kind == "cstates" and idle_ab is not None and not idle_ab:
+        fix = "spin the end of the sleep (sleepacc.sleep)"
+        ev.append("holding cpu_dma_latency at 0 measured no gain here (A/B now)")
+    cost, basis = None, "inferred"
+    if s is not None:
+        cost = c["trace"]["methods"][REFERENCE_METHOD]["halt_ns"]
+        idle, busy = s["timer_irq_idle"]["median"], s["timer_irq_busy"]["median"]
+        ev.append(f"traced timer_irq: {format_ns(idle)} on an idle CPU "
+                  f"({s['idle_at_expiry']} samples), {format_ns(busy)} on a busy one "
+                  f"({s['busy_at_expiry']})")
+        if cost is not None:
+            basis = "traced"
+    if cost is None:
+        p = c["params"]
+        if p is not None and p.idle_exit_ns:
+            cost = p.idle_exit_ns * REFERENCE_NS / (REFERENCE_NS + p.idle_exit_half_ns)
+            ev.append(f"model: idle exit {format_ns(cost)} at {format_ns(REFERENCE_NS)}")
+    if cost is None:
+        why = (c.get("trace") or {}).get("why")
+        ev.append("not traced: " + why if why else
+                  "too few traced samples on an idle and on a busy CPU to compare")
+        return _finding("idle_halt", "unknown", f"the cost of waking {what} is not known",
+                        None, ev, fix, basis="inferred")
+    iv = c["trace"]["methods"][REFERENCE_METHOD]["halt_interval_ns"] if basis == "traced" \
+        else None
+    if iv is not None:
+        ev.append(f"the halt cost's 95 % interval: {format_ns(iv[0])} .. {format_ns(iv[1])}")
+    if cost < MIN_GAIN_NS or (iv is not None and iv[0] <= 0):
+        return _finding("idle_halt", "ok", f"waking {what} costs little here"
+                        + (" (within the noise)" if cost >= MIN_GAIN_NS else ""), cost, ev,
+                        basis=basis, estimate=basis == "inferred")
+    return _finding("idle_halt", "problem" if basis == "traced" else "option",
+                    f"waking {what} delays the wake-up", cost, ev, fix, basis=basis,
+                    estimate=basis == "inferred")
+
+
+def _idle_ab(c):
+    """True/False: the cpu_dma_latency A/B measured a gain / none; None: not run."""
+    base, dma0 = c["base"], c.get("dma0")
+    if base is None or dma0 is None:
+        return None
+    gain, tail = base.median - dma0.median, base.p99 - dma0.p99
+    return _beyond_noise(gain, base, dma0) or _tail_beyond_noise(tail, base, dma0)
 
 
 def _tick(c):
@@ -580,12 +962,12 @@ def _busy(c):
     busy = ((steal is not None and steal > 2.0) or (others is not None and others >= 0.5))
     gain = (base.p99 - base.median) if base else None
     if not busy:
-        return _finding("busy_host", "ok", "the host is quiet", 0, ev)
+        return _finding("busy_host", "ok", "the host is quiet", 0, ev, basis="measured")
     return _finding("busy_host", "problem",
                     "the host is busy: other work delays wake-ups (the tail shows it)", gain, ev,
                     "measure and time on an idle host; pin the timing thread (--cpu) to a CPU "
                     "kept free of other work (isolcpus/nohz_full, cpusets); ask for less "
-                    "steal on a VM", estimate=True, gain_on="p99")
+                    "steal on a VM", estimate=True, gain_on="p99", basis="measured")
 
 
 def _hybrid(c):

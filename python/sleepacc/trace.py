@@ -109,9 +109,13 @@ class Trace:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Trace":
         """A Trace back from :meth:`to_dict`'s form (a results file's
-        ``trace`` key); a schema other than this one's is a ValueError."""
-        if d.get("schema") != "sleepacc-trace/1":
-            raise ValueError(f"trace: schema must be 'sleepacc-trace/1', got {d.get('schema')!r}")
+        ``trace`` key), checked field by field (records.check_trace); a
+        schema other than this one's, or a bad field, is a ValueError."""
+        from .records import TRACE_SCHEMA, check_trace
+        if not isinstance(d, dict) or d.get("schema") != TRACE_SCHEMA:
+            got = d.get("schema") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"trace: schema must be {TRACE_SCHEMA!r}, got {got!r}")
+        check_trace(d, "trace")   # the reader's check of every field
         raw = dict(d)
         raw["terms"] = {name: [math.nan if v is None else v for v in values]
                         for name, values in d["terms"].items()}
@@ -121,8 +125,10 @@ class Trace:
         """One row per traced sample (pandas): ``sample``, ``lateness_ns``,
         each term (NaN where missing), ``complete``, ``idle``, ``idle_state``,
         ``idle_at_expiry``, with the run's method, mode and requested_ns."""
-        from ._api import _pandas
-        pd = _pandas("Trace.to_frame()")
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("Trace.to_frame() needs pandas: pip install 'sleepacc[frame]'") from e
         import numpy as np
         cols: dict[str, Any] = {"method": self.method, "mode": self.mode,
                                 "requested_ns": self.requested_ns, "sample": np.arange(self.n),
@@ -188,10 +194,11 @@ def format_table(t: Trace) -> str:
     head = (f"{t.method} {t.requested_ns / 1e3:g} us"
             + (f", slack {t.slack_ns} ns" if t.slack_ns is not None else "")
             + (f", cpu {t.cpu}" if t.cpu is not None else "")
-            + f": {s['complete']}/{s['n']} samples complete, CPU idle at expiry in "
-            + f"{s['idle_at_expiry']}, busy in {s['busy_at_expiry']}"
+            + f": {s['complete']}/{s['n']} samples complete"
             + (f", {t.lost} events lost" if t.lost else ""))
-    lines = [head, f"{'term':<18} {'median us':>10} {'p99 us':>10}"]
+    where = (f"CPU idle at expiry in {s['idle_at_expiry']}, "
+             f"busy in {s['busy_at_expiry']}")
+    lines = [head, where, f"{'term':<18} {'median us':>10} {'p99 us':>10}"]
     for name, st in s["terms"].items():
         lines.append(f"{name:<18} {_us(st['median']):>10} {_us(st['p99']):>10}")
     for name in ("idle", "busy"):

@@ -1,4 +1,4 @@
-"""The ``sleepacc`` command: sweep, measure, doctor, model, info, compare, plot,
+"""The ``sleepacc`` command: sweep, measure, doctor, model, info, compare, trace, plot,
 monitor, report, exporter.
 
 This package parses arguments and runs one command.  The command table

@@ -23,6 +23,7 @@ COMMANDS = {
     "info": CommandInfo("info", "host and clock facts, and the methods"),
     "compare": CommandInfo("compare", "hosts side by side: one row per result file, ranked"),
     "plot": CommandInfo("plot", "figures of a result file"),
+    "trace": CommandInfo("trace", "one method's lateness in its parts, traced from the kernel"),
     "monitor": CommandInfo("monitor", "periodic wake-ups, one line per report interval"),
     "exporter": CommandInfo("exporter", "measure in the background and serve Prometheus metrics"),
 }

@@ -79,10 +79,15 @@ def run(args):
             f"   gain {'~' if f['estimate'] else ''}{f['gain_us']:.1f} µs"
             f"{' at p99' if f['gain_on'] == 'p99' else ''}")
         print(f"{i}. [{f['status']}] {f['title']}{gain}")
+        print(f"     basis: {f['basis']}")
         for e in f["evidence"]:
             print(f"     evidence: {e}")
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
             print(f"     fix: {f['fix']}")
+    if result.get("trace"):
+        print()
+        print(f"traced at {format_go(result['trace']['requested_ns'])}, this thread's settings:")
+        print("     " + doctor.format_trace(result["trace"]).replace("\n", "\n     "))
     if result.get("cyclictest"):
         print()
         print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
@@ -95,4 +100,9 @@ def run(args):
     elif model.get("note"):
         print()
         print(f"model: {model['note']}")
+    causes = doctor.format_causes(model.get("causes"), model.get("disagreements"))
+    if causes:
+        print("       " + causes.replace("\n", "\n       "))
+    for why in model.get("dropped_advice") or ():
+        print(f"       advice dropped: {why}")
     return 0

@@ -42,7 +42,7 @@ DOCTOR_BUDGET_S = 0.02       # the doctor's budget per point (its A/B arms take 
 #: The values sleepacc_doctor_top_finding's id label can take: the doctor's
 #: finding ids, doctor_failed for a run that gave no answer, and other for an
 #: id this list does not know (the label set stays bounded).
-DOCTOR_IDS = ("timer_slack", "rt_policy", "clocksource", "idle_states", "tick",
+DOCTOR_IDS = ("timer_slack", "rt_policy", "clocksource", "idle_states", "idle_halt", "tick",
               "virtualisation", "busy_host", "hybrid", "doctor_failed", "other")
 DOCTOR_STATUSES = ("problem", "option", "ok", "unknown")
 

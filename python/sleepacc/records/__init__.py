@@ -56,10 +56,10 @@ from .monitor import (TimerTotals, irtt_json, irtt_timer_stats, monitor_line,
                       pacer_irtt_json, read_monitor)
 from .rows import (ACTUAL_STATS, CONTEXT_COLUMNS, actual_of, context, fit_row, flatten,
                    load_records, stat_error, to_records)
-from .schema import (COUNT_FIELDS, SCHEMA, check_doc, check_point, clean, error_ns,
-                     origin_ns, stat_fields)
+from .schema import (COUNT_FIELDS, SCHEMA, TRACE_SCHEMA, TRACE_TERMS, check_doc, check_point,
+                     check_trace, clean, error_ns, origin_ns, stat_fields)
 
-__all__ = ["SCHEMA", "COUNT_FIELDS", "STAT_FIELDS", "CONTEXT_COLUMNS", "ACTUAL_STATS", "origin_ns", "error_ns",
+__all__ = ["SCHEMA", "TRACE_SCHEMA", "TRACE_TERMS", "check_trace", "COUNT_FIELDS", "STAT_FIELDS", "CONTEXT_COLUMNS", "ACTUAL_STATS", "origin_ns", "error_ns",
            "stat_error", "actual_of", "flatten", "fit_row", "to_records", "load_records",
            "context", "save", "read",
            "loads", "parse_jsonl", "jsonl_header", "jsonl_point", "jsonl_footer",

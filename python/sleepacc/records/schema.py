@@ -1,7 +1,8 @@
 """The record's schema: the tag, the one error rule (:func:`error_ns`), and
 the checks a point record and a JSON-form document must pass before anything
-uses them (:func:`check_point`, :func:`check_doc`), each failure one
-ValueError naming where it is ("<file>:<line>: <what is wrong>").
+uses them (:func:`check_point`, :func:`check_doc`, and :func:`check_trace`
+for the trace a point may carry), each failure one ValueError naming where
+it is ("<file>:<line>: <what is wrong>").
 """
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import warnings
 from typing import Any, Mapping, Optional, Union
 
 SCHEMA = "sleepacc/1"
+#: The tag of a trace (a point's "trace" key), versioned apart from SCHEMA.
+TRACE_SCHEMA = "sleepacc-trace/1"
+TRACE_TERMS = ("rounding", "slack", "timer_irq", "wake_to_run", "to_user", "other")
 
 #: Statistics that are counts, not durations: in a flat row they keep their
 #: name; every other statistic f becomes the column f"{f}_ns".
@@ -154,6 +158,69 @@ def check_point(p, where: str) -> None:
                              f"{_kind(samples)}")
         for i, v in enumerate(samples):
             _check_int(v, f"samples[{i}]", where)
+    if p.get("trace") is not None:
+        check_trace(p["trace"], where, "trace.")
+
+
+def check_trace(t, where: str, prefix: str = "") -> bool:
+    """ValueError "<where>: <what>" unless `t` is a well-formed trace of
+    TRACE_SCHEMA (docs/schema.md); False for a trace of another schema
+    tag (a reader ignores a trace it does not know), True when checked."""
+    _check_obj(t, prefix.rstrip(".") or "a trace", where, none_ok=False)
+    if not isinstance(t.get("schema"), str):
+        raise ValueError(f"{where}: {prefix}schema must be a string, got {_kind(t.get('schema'))}")
+    if t["schema"] != TRACE_SCHEMA:
+        return False
+    missing = [k for k in ("method", "mode", "requested_ns", "n", "lateness", "terms",
+                           "complete", "idle", "idle_state", "untraced") if k not in t]
+    if missing:
+        raise ValueError(f"{where}: bad trace (no {prefix}" + f", {prefix}".join(missing) + ")")
+    if not isinstance(t["method"], str) or _CONTROL.search(t["method"]):
+        raise ValueError(f"{where}: {prefix}method must be a method name, got {t['method']!r:.40}")
+    from .. import _core
+    if t["mode"] not in _core.mode_names:
+        modes = " or ".join(map(repr, _core.mode_names))
+        raise ValueError(f"{where}: {prefix}mode must be {modes}, got {t['mode']!r:.40}")
+    _check_int(t["requested_ns"], prefix + "requested_ns", where, 0)
+    _check_int(t["n"], prefix + "n", where, 0)
+    for k in ("slack_ns", "cpu"):
+        _check_int(t.get(k), prefix + k, where, none_ok=True)
+    for k in ("gaps", "lost", "missed_pages", "events"):
+        _check_int(t.get(k, 0), prefix + k, where, 0)
+    for k in ("interrupted", "mounted"):
+        if not isinstance(t.get(k, False), bool):
+            raise ValueError(f"{where}: {prefix}{k} must be true or false, got {_kind(t[k])}")
+    n = t["n"]
+
+    def ints(name, values, none_ok=False):
+        if not isinstance(values, list) or len(values) != n:
+            raise ValueError(f"{where}: {prefix}{name} must be a list of {n} values (n), got "
+                             f"{_kind(values)}" + (f" of {len(values)}"
+                                                   if isinstance(values, list) else ""))
+        for i, v in enumerate(values):
+            _check_int(v, f"{prefix}{name}[{i}]", where, none_ok=none_ok)
+    for k in ("lateness", "idle", "idle_state"):
+        ints(k, t[k])
+    complete = t["complete"]
+    if not isinstance(complete, list) or len(complete) != n or \
+            not all(isinstance(c, bool) for c in complete):
+        raise ValueError(f"{where}: {prefix}complete must be a list of {n} true/false values")
+    _check_obj(t["terms"], prefix + "terms", where, none_ok=False)
+    if sorted(t["terms"]) != sorted(TRACE_TERMS):
+        raise ValueError(f"{where}: {prefix}terms must be {', '.join(TRACE_TERMS)}, got "
+                         f"{', '.join(map(str, t['terms']))}")
+    for name, values in t["terms"].items():
+        ints(f"terms.{name}", values, none_ok=True)
+        for i, (v, c) in enumerate(zip(values, complete)):
+            if (v is None) == c:   # a term is missing exactly where the chain is incomplete
+                raise ValueError(f"{where}: {prefix}terms.{name}[{i}] is "
+                                 f"{'null on a complete' if c else 'given on an incomplete'} "
+                                 "sample")
+    if not isinstance(t["untraced"], list):
+        raise ValueError(f"{where}: {prefix}untraced must be a list, got {_kind(t['untraced'])}")
+    for i, v in enumerate(t["untraced"]):
+        _check_int(v, f"{prefix}untraced[{i}]", where)
+    return True
 
 
 def check_doc(doc, where: str, point_where=None) -> None:
