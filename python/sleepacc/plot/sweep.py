@@ -175,16 +175,17 @@ def lateness_cdf(data, methods=None, *, requested: Optional[float] = None,
         colors = _panel_colors(fnames)
         for i, name in enumerate(fnames):
             for r in (r for r in rows if r["method"] == name):
+                drawn: Optional[int]
                 if r["errors"] is not None and r["errors"].size:
-                    n = _draw_survival(ax, r["errors"], name, colors[name])
+                    drawn = _draw_survival(ax, r["errors"], name, colors[name])
                 else:
-                    n = _draw_quantile_survival(ax, r, name, colors[name],
-                                                _MARKERS[i % len(_MARKERS)])
-                    if n is None:
+                    drawn = _draw_quantile_survival(ax, r, name, colors[name],
+                                                    _MARKERS[i % len(_MARKERS)])
+                    if drawn is None:
                         continue
                     from_quantiles = True
-                if n:
-                    lowest = min(lowest, 1.0 / n)
+                if drawn:
+                    lowest = min(lowest, 1.0 / drawn)
         _finish_panel(ax, fam, len(fnames), "lower left", one_column=5)
     ax0 = axes[0]
     ax0.set_xscale("log")
