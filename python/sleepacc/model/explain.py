@@ -288,14 +288,14 @@ def _advise_coalescing(p, kind, linux, req, facts) -> List[str]:
         how = "a real-time or latency-critical thread gets a tighter leeway"
     if p.proportional >= 0.001 and (kind == "freebsd" or p.proportional > 0.01):
         gain = p.proportional * req
+        head = (f"the kernel may defer a timer by about {p.proportional * 100:.1f}% of its "
+                "length to batch wake-ups")
         if kind == "freebsd":
-            how_p = ("FreeBSD: sysctl kern.timecounter.alloweddeviation, default 5%, which the "
-                     "kernel applies as a power-of-two share, 1/16 = 6.25%; setting it to 0 "
-                     f"saves about {_us(gain)} on a {format_ns(req)} sleep")
+            out.append(f"{head} (FreeBSD: sysctl kern.timecounter.alloweddeviation, default 5%, "
+                       "which the kernel applies as a power-of-two share, 1/16 = 6.25%); "
+                       f"setting it to 0 saves about {_us(gain)} on a {format_ns(req)} sleep.")
         else:
-            how_p = f"{how} ({_us(gain)} on a {format_ns(req)} sleep)"
-        out.append(f"the kernel may defer a timer by about {p.proportional * 100:.1f}% of its "
-                   f"length to batch wake-ups ({how_p}).")
+            out.append(f"{head} ({_us(gain)} on a {format_ns(req)} sleep): {how}.")
     if p.coalescing_share and p.coalescing_cap_ns:
         gain = min(p.coalescing_share * req, p.coalescing_cap_ns)
         out.append(f"timer coalescing lets the wake-up slip by min({p.coalescing_share:.3g} x d, "
