@@ -345,7 +345,14 @@ def _judge(req, y, e, r, pval, shape, worst):
     missed = (np.abs(e) > tolerance_ns(y, req)) & (np.abs(r) > 2)
     if pval >= 1e-3 and np.max(np.abs(r)) <= 5:
         if not np.any(missed):
-            return "explained", "the residuals are consistent with the noise"
+            wide = np.abs(e) > tolerance_ns(y, req)
+            if not np.any(wide):
+                return "explained", "the residuals are consistent with the noise"
+            j = int(np.argmax(np.where(wide, np.abs(e), -1.0)))
+            return "explained", (f"the residuals are consistent with the noise; {int(wide.sum())} "
+                                 f"of {n} points differ by more than max(5% of the oversleep, "
+                                 f"5 µs), inside their noise (up to {'+' if e[j] >= 0 else '-'}"
+                                 f"{_us(abs(float(e[j])))} at {format_ns(float(req[j]))})")
         i = int(np.argmax(np.where(missed, np.abs(e), -1.0)))
         return "partly", (f"{'+' if e[i] >= 0 else '-'}{_us(abs(float(e[i])))} left at "
                           f"{format_ns(float(req[i]))} ({int(missed.sum())} of {n} points "
