@@ -5,7 +5,7 @@ figures, not a test).
 For each group of tests/data/seed_results.csv and tests/data/public_results.csv:
 the documented mechanism (what the source says), the fitted verdict and
 causes at the reference request (with 95 % intervals), and how many points
-the model predicts within max(5 %, 5 µs): in-sample, and leave one duration
+the model predicts within max(5 % of the oversleep, 5 µs): in-sample, and leave one duration
 out (each duration predicted by a fit made without it).
 
 Usage: python3 bench/model_datasets.py [--markdown]
@@ -97,7 +97,7 @@ def table(path, by, markdown):
             print(f"    documented: {r[1]}")
             print(f"    causes: {r[4]}")
             print(f"    note: {r[7]}")
-    print(f"\n{path.name}: {tot[0]} of {tot[2]} points within max(5%, 5 µs) in-sample, "
+    print(f"\n{path.name}: {tot[0]} of {tot[2]} points within max(5% of the oversleep, 5 µs) in-sample, "
           f"{tot[1]} leaving one duration out; fit of {len(ms)} groups took {took:.1f} s\n")
 
 

@@ -9,7 +9,7 @@ durations (10 µs .. 20 ms):
   under stress-ng --cpu 2             bounded by --timeout
 
 For each condition and method: the verdict, the causes at 1 ms with their
-95 % intervals, and the points within max(5 %, 5 µs): in-sample and leave
+95 % intervals, and the points within max(5 % of the oversleep, 5 µs): in-sample and leave
 one duration out.  The four slack settings are also fitted together (slack
 separated from wake-up across settings).
 

@@ -16,8 +16,10 @@ actual duration as a sum of named causes, from one fixed vocabulary
 ``tick``
     on a periodic-tick kernel the wake-up happens on a tick:
     ``ceil(request / T) * T`` plus ``k`` extra ticks (FreeBSD 4 and Linux 2.4
-    nanosleep add one); Windows' default timer is a 64 Hz tick (15.625 ms).  A
-    negative constant on top of it is the tick phase.
+    nanosleep add one); Windows' default timer is a 64 Hz tick (15.625 ms),
+    and its high-resolution waitable timer wakes on a ~0.5 ms interrupt.  The
+    ticks tried are the OS's own (:func:`terms.ticks_for`).  A negative
+    constant on top of it is the tick phase.
 ``timer_slack``
     Linux delays a timer by up to the thread's slack (50 µs by default).  It
     is a *window*: another wake-up inside it ends the sleep early, so under
@@ -53,8 +55,9 @@ How the fit works (all in ns):
   std), in quadrature with a floor: 1 µs and 2 % of the oversleep (the
   run-to-run drift of a median).  Published means without a spread get
   3 µs, 5 % of the oversleep and 0.1 % of the duration (their rounded digits
-  and the measuring clock's rate).  The max(5 %, 5 µs) tolerance is only a
-  reporting metric (:meth:`MethodParams.within_tolerance`).
+  and the measuring clock's rate).  The tolerance, max(5 % of the measured
+  oversleep, 5 µs), is a reporting metric (:meth:`MethodParams.within_tolerance`)
+  and a condition of an ``explained`` verdict.
 * the discrete structure (unit, rounding, tick, extra ticks, zero shortcut)
   and the shape parameters (knees, half-lengths) are searched exhaustively on
   small grids; the linear amounts are fitted by weighted least squares with

@@ -9,12 +9,13 @@ verdict and causes, the notes worth showing, and the advice per cause found
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 import numpy as np
 
 from .._units import format_ns
-from .terms import SELECT_SHARE, _os_kind, _round_unit
+from .terms import LINUX_DEFAULT_SLACK_NS, SELECT_SHARE, _os_kind, _round_unit
 
 
 def _us(ns: float) -> str:
@@ -95,7 +96,7 @@ def explain_one(p, facts: dict, seconds) -> List[str]:
         lines.append(f"  causes at {format_ns(p.reference_ns)}: " + "; ".join(cs) + ".")
     ok = p.within_tolerance()
     lines.append(f"  fit: {int(ok.sum())} of {ok.size} measured durations within "
-                 "max(5%, 5 µs) of the model.")
+                 "max(5% of the oversleep, 5 µs) of the model.")
     lines.extend(_note_lines(p))
     lines.extend("  advice: " + a for a in advice(p, facts, req))
     return lines
@@ -136,34 +137,98 @@ def _note_lines(p) -> List[str]:
 
 
 # ---------------------------------------------------------------------------
-# Advice: one function per cause, each given (p, kind, linux, req)
+# Advice: one function per cause, each given (p, kind, linux, req, facts)
 # ---------------------------------------------------------------------------
 
+# Linux has had per-thread timer slack since 2.6.28.
+_SLACK_SINCE = (2, 6, 28)
+
+
 def advice(p, facts: dict, req: float) -> List[str]:
-    """Fixes for the causes found, for the OS the data come from; never a
-    fix for a cause the fit did not find, never "nothing to remove" above a
-    finding."""
+    """Fixes for the causes the fit identified, each the fix of the OS the
+    data come from (an OS the facts do not name gets only fixes that hold
+    everywhere).  A cause whose interval reaches 0 gets none; under an
+    ``unexplained`` verdict the only advice is to measure more; never
+    "nothing to remove" above a finding or a point the model misses."""
     kind = _os_kind(facts)
-    linux = kind in ("linux", None) and kind != "windows"
-    out: List[str] = []
+    linux = kind == "linux"
     if p.verdict == "unexplained":
-        out.append("the model cannot say what this oversleep is made of"
-                   + (": measure more durations" if len(set(p.requested_ns)) < 3 else
-                      "; the advice below covers only what it could name"))
+        few = len(set(p.requested_ns)) < 3
+        return ["the model cannot say what this oversleep is made of, so it advises no fix: "
+                + ("measure more durations (at least three, spread over the range of interest)"
+                   if few else "measure more (more samples per duration, and durations between "
+                   "the measured ones)") + "."]
+    out: List[str] = []
     for rule in (_advise_tick, _advise_unit, _advise_coalescing, _advise_select,
                  _advise_slack, _advise_wakeup, _advise_idle_exit, _advise_zero):
         out.extend(rule(p, kind, linux, req, facts))
-    over = float(p.predict_ns(req)) - req
     if not out:
-        if over < 5_000:
-            out.append("nothing large to remove: this method already sleeps about as asked.")
-        else:
-            out.append(f"{_us(over)} over the request, none of it from a cause with a known fix.")
+        out.append(_nothing_line(p, req))
     return out
 
 
+def _nothing_line(p, req: float) -> str:
+    """What to say where no identified cause has a fix: what is left at the
+    point the model misses most (a ``partly`` verdict), else how much is over
+    the request, else that there is nothing large."""
+    req_a = np.asarray(p.requested_ns, dtype=float)
+    meas = np.asarray(p.measured_ns, dtype=float)
+    if p.verdict == "partly" and req_a.size:
+        e = meas - np.atleast_1d(p.predict_ns(req_a))
+        i = int(np.argmax(np.abs(e)))
+        return (f"{_us(abs(float(e[i])))} at {format_ns(float(req_a[i]))} is left by the model "
+                "with no cause named: measure more there (more samples, durations around it) "
+                "before changing anything.")
+    over = float(p.predict_ns(req)) - req
+    top = float(np.max(meas - req_a)) if req_a.size else over
+    if max(over, top) < 5_000:
+        return "nothing large to remove: this method already sleeps about as asked."
+    return (f"{_us(max(over, 0.0))} over the request at {format_ns(req)}, none of it from an "
+            "identified cause with a known fix.")
+
+
+def _identified(p, cause: str) -> bool:
+    """Whether the fit identified `cause`: its entry among the causes at the
+    reference request, else what the fit recorded of the term."""
+    for c in p.causes:
+        if c["name"] == cause:
+            return bool(c.get("identified", True))
+    ident = p.identified
+    if cause == "granularity":
+        return bool(ident.get("granularity", False) or p.granularity_ns > 1)
+    if cause == "coalescing":
+        return bool(ident.get("proportional", False) or ident.get("coalescing", False))
+    if cause == "wakeup":
+        prm = p.parameters.get("wakeup_ns") or p.parameters.get("constant_ns") or {}
+        return bool(prm.get("identified", False))
+    return bool(ident.get({"timer_slack": "slack"}.get(cause, cause), False))
+
+
+def _linux_version(os_name: str):
+    """(major, minor, patch) of a "Linux 2.6.32"-like name; (major,) of
+    "Linux 3.x"; None where it names no version."""
+    m = re.search(r"linux\D*?(\d+)(?:\.(\d+))?(?:\.(\d+))?", os_name or "", re.I)
+    if not m:
+        return None
+    return tuple(int(x) for x in m.groups() if x is not None)
+
+
+def _may_have_slack(p, facts: dict) -> bool:
+    """A Linux sleep that timer slack can delay: a kernel with slack (2.6.28
+    or later, or no version named), a method that honours it, not a
+    real-time thread."""
+    ver = _linux_version(str(facts.get("os") or ""))
+    if ver is not None and ver < _SLACK_SINCE[:len(ver)]:
+        return False
+    if ver is not None and len(ver) < 3 and ver == _SLACK_SINCE[:len(ver)]:
+        return False           # "2.6" alone: before or after 2.6.28, not known
+    if p.slack_source == "method" or p.state.ctx.get("honours_slack") is False:
+        return False
+    return "timerfd" not in p.method
+
+
 def _advise_tick(p, kind, linux, req, facts) -> List[str]:
-    if not p.tick_ns:
+    if not p.tick_ns or not _identified(p, "tick"):
         return []
     hz = 1e9 / p.tick_ns
     alt = type(p)(**{**{k: getattr(p, k) for k in (
@@ -173,18 +238,33 @@ def _advise_tick(p, kind, linux, req, facts) -> List[str]:
     gain = p.predict_ns(req) - alt.predict_ns(req)
     extra = (f", and {p.extra_ticks} extra tick{'s' if p.extra_ticks > 1 else ''} "
              "so it never ends early") if p.extra_ticks else ""
+    spin = "a hybrid sleep (sleep whole ticks, spin the rest) at the cost of CPU time"
+    if kind == "windows" and p.tick_ns < 1_000_000:
+        return [f"the wake-up comes on the {format_ns(p.tick_ns)} timer interrupt (the "
+                f"high-resolution waitable timer's){extra}: no timer wakes sooner; only {spin} "
+                f"gets below it, about {_us(max(gain, 0.0))} on a {format_ns(req)} sleep."]
     if kind == "windows":
         fix = ("timeBeginPeriod(1) (a 1 ms tick) or a high-resolution waitable timer "
-               "(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)")
+               "(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)"
+               if p.tick_ns > 1_000_000 else
+               "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, "
+               "Windows 10 1803+)")
+    elif kind == "linux":
+        fix = "a kernel with high-resolution timers (CONFIG_HIGH_RES_TIMERS, Linux 2.6.21+)"
+    elif kind == "freebsd":
+        fix = "FreeBSD 10 or later (calloutng: callouts between ticks on one-shot event timers)"
+    elif kind == "bsd":
+        fix = spin
     else:
-        fix = "a high-resolution-timer (tickless) kernel"
+        fix = "a kernel with high-resolution (one-shot) timers, or " + spin
     return [f"the {format_ns(p.tick_ns)} tick (HZ={hz:.0f}) rounds every sleep up to whole "
             f"ticks{extra}: {fix} would save about {_us(max(gain, 0.0))} on a "
             f"{format_ns(req)} sleep."]
 
 
 def _advise_unit(p, kind, linux, req, facts) -> List[str]:
-    if not (p.granularity_ns >= 1_000_000 and p.rounding == "up"):
+    if not (p.granularity_ns >= 1_000_000 and p.rounding == "up") or \
+            not _identified(p, "granularity"):
         return []
     q = _round_unit(np.array([100_000.0]), p.granularity_ns, p.rounding)[0]
     alt = ("ppoll, epoll_pwait2 or clock_nanosleep take ns" if linux else
@@ -195,25 +275,36 @@ def _advise_unit(p, kind, linux, req, facts) -> List[str]:
 
 
 def _advise_coalescing(p, kind, linux, req, facts) -> List[str]:
+    if not _identified(p, "coalescing"):
+        return []
     out = []
+    if kind == "darwin":
+        how = ("macOS: a real-time thread (THREAD_TIME_CONSTRAINT_POLICY) or a latency QoS "
+               "gets a tighter leeway")
+    elif kind == "windows":
+        how = ("Windows: a timer set with a tolerable delay (SetWaitableTimerEx, "
+               "SetCoalescableTimer) may slip by it; pass 0")
+    else:
+        how = "a real-time or latency-critical thread gets a tighter leeway"
     if p.proportional >= 0.001 and (kind == "freebsd" or p.proportional > 0.01):
         gain = p.proportional * req
-        out.append(f"the kernel may defer a timer by about {p.proportional * 100:.1f}% of its "
-                   f"length to batch wake-ups (FreeBSD: sysctl kern.timecounter.alloweddeviation, "
-                   f"default 5%, which the kernel applies as a power-of-two share, 1/16 = 6.25%); "
-                   f"setting it to 0 saves about {_us(gain)} on a {format_ns(req)} sleep.")
+        head = (f"the kernel may defer a timer by about {p.proportional * 100:.1f}% of its "
+                "length to batch wake-ups")
+        if kind == "freebsd":
+            out.append(f"{head} (FreeBSD: sysctl kern.timecounter.alloweddeviation, default 5%, "
+                       "which the kernel applies as a power-of-two share, 1/16 = 6.25%); "
+                       f"setting it to 0 saves about {_us(gain)} on a {format_ns(req)} sleep.")
+        else:
+            out.append(f"{head} ({_us(gain)} on a {format_ns(req)} sleep): {how}.")
     if p.coalescing_share and p.coalescing_cap_ns:
         gain = min(p.coalescing_share * req, p.coalescing_cap_ns)
-        how = ("macOS: a real-time thread (THREAD_TIME_CONSTRAINT_POLICY) or a latency QoS "
-               "gets a tighter leeway" if kind == "darwin" else
-               "a real-time or latency-critical thread gets a tighter leeway")
         out.append(f"timer coalescing lets the wake-up slip by min({p.coalescing_share:.3g} x d, "
                    f"{_us(p.coalescing_cap_ns)}) ({_us(gain)} on {format_ns(req)}): {how}.")
     return out
 
 
 def _advise_select(p, kind, linux, req, facts) -> List[str]:
-    if p.select_slack_ns is None:
+    if p.select_slack_ns is None or not linux or not _identified(p, "select_slack"):
         return []
     extra = max(0.0, SELECT_SHARE * req - p.select_slack_ns)
     return [f"select/poll allow max(slack, 0.1% of the timeout) ({_us(extra)} above the "
@@ -223,21 +314,28 @@ def _advise_select(p, kind, linux, req, facts) -> List[str]:
 
 def _advise_slack(p, kind, linux, req, facts) -> List[str]:
     out = []
-    if p.slack_ns and p.slack_ns >= 5_000 and linux:
+    ok = linux and _may_have_slack(p, facts)
+    fix = "prctl(PR_SET_TIMERSLACK, 1), a real-time policy, or timerfd"
+    if p.slack_ns and p.slack_ns >= 5_000 and ok and _identified(p, "timer_slack"):
         how = " (assumed)" if p.slack_source == "assumed" else ""
-        out.append(f"timer slack costs {_us(p.slack_ns)} per sleep{how}: "
-                   "prctl(PR_SET_TIMERSLACK, 1), a real-time policy, or timerfd removes it.")
-    elif p.slack_ns is None and not p.tick_ns and p.constant_ns >= 30_000 and linux and \
-            "linux" in (facts.get("os") or "").lower():
-        out.append(f"the {_us(p.constant_ns)} constant is the size of Linux's 50 µs timer slack: "
-                   "prctl(PR_SET_TIMERSLACK, 1) or timerfd would remove most of it.")
-    if p.state.load_ns:
+        out.append(f"timer slack costs {_us(p.slack_ns)} per sleep{how}: {fix} removes it.")
+    elif p.slack_ns is None and not p.tick_ns and ok and _identified(p, "wakeup") and \
+            LINUX_DEFAULT_SLACK_NS <= p.constant_ns <= 2 * LINUX_DEFAULT_SLACK_NS:
+        # only a constant that can hold the whole default slack and a wake-up no
+        # larger than it is told it may be slack
+        out.append(f"the {_us(p.constant_ns)} constant can hold Linux's default "
+                   f"{_us(LINUX_DEFAULT_SLACK_NS)} timer slack and "
+                   f"{_us(p.constant_ns - LINUX_DEFAULT_SLACK_NS)} of wake-up (one slack setting "
+                   f"cannot tell them apart): {fix} would remove the slack part.")
+    if p.state.load_ns and _identified(p, "load"):
         out.append("the sleeps end before the slack runs out: other wake-ups (load) cut the "
                    "window short; the figures depend on what else runs.")
     return out
 
 
 def _advise_wakeup(p, kind, linux, req, facts) -> List[str]:
+    if not _identified(p, "wakeup"):
+        return []
     wake = p.wakeup_ns if p.wakeup_ns is not None else (p.constant_ns if not p.tick_ns else None)
     margin = p.state.margin_ns
     if margin is not None and p.constant_ns >= 2_000:   # a hybrid sleep ending late
@@ -251,7 +349,7 @@ def _advise_wakeup(p, kind, linux, req, facts) -> List[str]:
 
 
 def _advise_idle_exit(p, kind, linux, req, facts) -> List[str]:
-    if p.idle_exit_ns < 2_000:
+    if p.idle_exit_ns < 2_000 or not _identified(p, "idle_exit"):
         return []
     margin = p.state.margin_ns
     e_req = p.idle_exit_ns * req / (req + p.idle_exit_half_ns)
@@ -275,7 +373,7 @@ def _advise_idle_exit(p, kind, linux, req, facts) -> List[str]:
 
 
 def _advise_zero(p, kind, linux, req, facts) -> List[str]:
-    if p.zero_return_ns is None or p.rounding != "down":
+    if p.zero_return_ns is None or p.rounding != "down" or not _identified(p, "zero_shortcut"):
         return []
     if p.state.registry_unit == 1:   # the call takes ns: nothing truncates
         return [f"a timeout below about {format_ns(p.granularity_ns)} returns at once "

@@ -141,6 +141,16 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
     if known is None:
         p.notes["slack"] = "timer slack and wake-up latency cannot be told apart here"
         return
+    reps = p.state.reps
+    hi = float(np.percentile(reps["beta"][:, 0], 97.5)) if reps is not None else p.constant_ns
+    if src == "assumed" and hi < 0.9 * known:
+        # an assumed slack the constant cannot hold: this sleep ignores slack
+        # (timerfd, a real-time thread) or its window was cut short; nothing says which
+        p.notes["slack"] = (f"the {_us(p.constant_ns)} constant is smaller than Linux's default "
+                            f"{_us(known)} timer slack: this sleep ignores slack, or other "
+                            "wake-ups cut its window short; slack and wake-up cannot be told "
+                            "apart here")
+        return
     p.state.slack_known = known
     eff = min(known, max(p.constant_ns, 0.0))
     p.slack_ns = eff
@@ -149,7 +159,6 @@ def _slack_for(p: MethodParams, known: Optional[float], src: str):
     p.notes["slack"] = _SPLIT_NOTES[src]
     if margin is not None:
         p.notes["slack"] += f", less the hybrid margin ({_us(margin)}) its spin covers"
-    reps = p.state.reps
     if known >= 5_000 and reps is not None:
         hi = float(np.percentile(reps["beta"][:, 0], 97.5))
         if hi < 0.8 * known:

@@ -214,14 +214,16 @@ class MethodParams:
             parts.append(("wakeup", "wake-up and slack", c))
 
     def within_tolerance(self) -> np.ndarray:
-        """Per measured point: is the prediction within max(5 %, 5 µs)?"""
+        """Per measured point: is the prediction within max(5 % of the
+        measured oversleep, 5 µs)?"""
         meas = np.asarray(self.measured_ns, dtype=float)
-        pred = self.predict_ns(np.asarray(self.requested_ns, dtype=float))
-        return np.abs(np.atleast_1d(pred) - meas) <= tolerance_ns(meas)
+        req = np.asarray(self.requested_ns, dtype=float)
+        pred = self.predict_ns(req)
+        return np.abs(np.atleast_1d(pred) - meas) <= tolerance_ns(meas, req)
 
     def lodo(self) -> np.ndarray:
         """Leave one duration out: per measured point, is the prediction of a
-        fit made without it within max(5 %, 5 µs)?"""
+        fit made without it within max(5 % of the oversleep, 5 µs)?"""
         st = self.state
         req = np.asarray(self.requested_ns, dtype=float)
         meas = np.asarray(self.measured_ns, dtype=float)
@@ -232,7 +234,7 @@ class MethodParams:
             keep = np.arange(len(req)) != i
             p = st.refit(self.method, req[keep], meas[keep], np.asarray(self.sigma_ns)[keep],
                          st.unit_prior, st.ctx, bootstrap=0)
-            out[i] = abs(float(p.predict_ns(req[i])) - meas[i]) <= float(tolerance_ns(meas[i]))
+            out[i] = abs(float(p.predict_ns(req[i])) - meas[i]) <= float(tolerance_ns(meas[i], req[i]))
         return out
 
     def to_dict(self) -> dict:
@@ -357,7 +359,7 @@ class Model(ModelSet):
         return float(out) if np.ndim(out) == 0 else out
 
     def within_tolerance(self) -> Tuple[int, int]:
-        """(points within max(5 %, 5 µs), points) over all methods."""
+        """(points within max(5 % of the oversleep, 5 µs), points) over all methods."""
         ok = n = 0
         for p in self.params.values():
             wt = p.within_tolerance()

@@ -25,7 +25,7 @@ from .results import MethodParams
 from .solve import _Fit, _solve
 from .terms import (ENTRY_MAX_NS, ENTRY_NS, EXTRA_TICKS, IDLE_HALF_NS, KNEE_NS,
                     SELECT_SLACK_NS, TICK_CANDIDATES_NS, UNITS_NS, _OS_TERMS, _base,
-                    _round_unit, _Spec, tolerance_ns)
+                    _round_unit, _Spec, ticks_for, tolerance_ns)
 
 _AMBIGUOUS = 2.0        # score gap under which two structures "fit about equally"
 _IDENTIFIED = 6.0       # score gap for a discrete part to count as identified
@@ -59,14 +59,14 @@ def _physical_prior(fit: _Fit) -> float:
     return 3.0 * max(0.0, math.log2(max(c, 1.0) / 500e3))
 
 
-def _stage_specs(unit_prior, has_zero_pts_for):
+def _stage_specs(unit_prior, has_zero_pts_for, ticks=TICK_CANDIDATES_NS):
     for unit in UNITS_NS:
         for rounding in (("up",) if unit == 1 else ("up", "down")):
             for zero in (False, True):
                 if zero and not has_zero_pts_for(unit, rounding):
                     continue
                 yield _Spec(unit, rounding, 0.0, 0, zero)
-                for tick in TICK_CANDIDATES_NS:
+                for tick in ticks:
                     for k in EXTRA_TICKS:
                         yield _Spec(unit, rounding, float(tick), k, zero)
 
@@ -145,8 +145,8 @@ class _Search:
         def has_zero(unit, rounding):
             q = _round_unit(req, unit, rounding)
             return bool(np.any(q == 0) and np.any(q > 0))
-        fits = [f for f in (self.fit(s) for s in _stage_specs(self.unit_prior, has_zero))
-                if f is not None]
+        specs = _stage_specs(self.unit_prior, has_zero, ticks_for(self.ctx.get("os")))
+        fits = [f for f in (self.fit(s) for s in specs) if f is not None]
         return sorted(fits, key=lambda f: f.score)
 
     @staticmethod
@@ -215,7 +215,7 @@ class _Search:
                            key=lambda f: f.score)
         # among structures the noise cannot tell apart, the one that predicts the
         # most points within the reporting tolerance (a tie-break, not the criterion)
-        tol = tolerance_ns(self.y)
+        tol = tolerance_ns(self.y, self.req)
         near = [f for f in cands if f.score - cands[0].score < _AMBIGUOUS]
         best = max(near, key=lambda f: (int(np.sum(np.abs(f.pred - self.y) <= tol)), -f.score))
         cands.remove(best)
@@ -336,7 +336,7 @@ def _identify_discrete(p: MethodParams, best: _Fit, fits: List[_Fit], req, unit_
         ident["tick"] = ticked - best.score >= _IDENTIFIED
         ident["extra_ticks"] = False
         if not ident["tick"]:
-            notes["tick"] = _tick_note(req, p.constant_ns)
+            notes["tick"] = _tick_note(req, p.constant_ns, ticks_for(p.state.ctx.get("os")))
         else:
             notes["tick"] = "no tick: the data need high-resolution timers"
     ident["constant"] = True
@@ -344,9 +344,9 @@ def _identify_discrete(p: MethodParams, best: _Fit, fits: List[_Fit], req, unit_
     ident["slack"] = False
 
 
-def _tick_note(req, c: float) -> str:
+def _tick_note(req, c: float, ticks=TICK_CANDIDATES_NS) -> str:
     """Why a tick cannot be told from these requests (tickless fit)."""
-    multiples = [T for T in TICK_CANDIDATES_NS
+    multiples = [T for T in ticks
                  if np.all(np.abs(req / T - np.round(req / T)) < 1e-6)]
     note = ("not identifiable: every request is a whole number of "
             + ", ".join(format_ns(T) for T in multiples) + " ticks"

@@ -22,8 +22,14 @@ from .._units import format_ns
 CAUSES = ("granularity", "zero_shortcut", "tick", "timer_slack", "select_slack",
           "coalescing", "wakeup", "idle_exit", "load")
 
-# Kernel tick lengths tried: HZ = 1000, 500, 300, 250, 100 and Windows' 64 Hz.
-TICK_CANDIDATES_NS = (1_000_000, 2_000_000, 10_000_000 / 3, 4_000_000, 10_000_000, 15_625_000)
+# Kernel tick lengths tried: HZ = 1000, 500, 300, 250, 100, Windows' 64 Hz
+# default, and the ~0.5 ms timer interrupt a Windows high-resolution waitable
+# timer wakes on.  Which of them an OS has: :func:`ticks_for`.
+TICK_CANDIDATES_NS = (500_000, 1_000_000, 2_000_000, 10_000_000 / 3, 4_000_000, 10_000_000,
+                      15_625_000)
+_HZ_TICKS_NS = (1_000_000, 2_000_000, 10_000_000 / 3, 4_000_000, 10_000_000)
+# Windows: the 0.5 ms interrupt, a 1 ms period (timeBeginPeriod(1)), the 64 Hz default.
+_WINDOWS_TICKS_NS = (500_000, 1_000_000, 15_625_000)
 EXTRA_TICKS = (0, 1, 2)
 UNITS_NS = (1, 1_000, 1_000_000)
 # Shape grids: idle-exit half-lengths, coalescing knees (cap / a), select-slack thresholds.
@@ -41,16 +47,32 @@ ZERO_RETURN_MAX_NS = 50_000     # a zero timeout that returns is a system call, 
 LINUX_DEFAULT_SLACK_NS = 50_000
 
 
-def tolerance_ns(measured_ns):
-    """The reporting tolerance: max(5 % of the measured value, 5 µs)."""
-    return np.maximum(0.05 * np.abs(np.asarray(measured_ns, dtype=float)), 5_000.0)
+def tolerance_ns(measured_ns, requested_ns=0.0):
+    """The reporting tolerance of a fit: max(5 % of the measured oversleep
+    (measured - requested), 5 µs).  Relative to the oversleep, not to the
+    duration: 5 % of a 10 ms request would hide a 40 µs miss of a model whose
+    whole oversleep is a few µs."""
+    over = np.asarray(measured_ns, dtype=float) - np.asarray(requested_ns, dtype=float)
+    return np.maximum(0.05 * np.abs(over), 5_000.0)
+
+
+def ticks_for(kind: Optional[str]) -> Tuple[float, ...]:
+    """The tick lengths an OS family can have: Windows' own (the 0.5 ms
+    interrupt, 1 ms, 64 Hz), the HZ ticks elsewhere, every one when the OS is
+    not known."""
+    if kind is None:
+        return TICK_CANDIDATES_NS
+    return _WINDOWS_TICKS_NS if kind == "windows" else _HZ_TICKS_NS
 
 
 def _os_kind(facts: Mapping) -> Optional[str]:
-    """The OS family the host facts name: linux, freebsd, darwin, windows or None."""
+    """The OS family the host facts name: linux, freebsd, bsd (OpenBSD,
+    NetBSD: tick-based timeouts, no calloutng), darwin, windows or None."""
     s = " ".join(str(facts.get(k) or "") for k in ("os", "sysname", "system")).lower()
     if "linux" in s:
         return "linux"
+    if "openbsd" in s or "netbsd" in s:
+        return "bsd"
     if "freebsd" in s or "bsd" in s:
         return "freebsd"
     if "mac" in s or "os x" in s or "darwin" in s:
@@ -63,6 +85,7 @@ def _os_kind(facts: Mapping) -> Optional[str]:
 # Which shape terms each OS has (None: unknown OS, every term).
 _OS_TERMS = {"linux": {"idle", "select"}, "darwin": {"capped", "prop", "idle"},
              "freebsd": {"prop", "capped", "idle"}, "windows": {"idle", "prop"},
+             "bsd": {"idle"},
              None: {"idle", "select", "capped", "prop"}}
 
 
