@@ -398,7 +398,9 @@ def _timer_slack(c):
 def _rt_policy(c):
     policy = c["facts"].get("sched_policy")
     s1, fifo = c["slack1"], c["fifo"]
-    ev = [f"this thread's policy: {policy}, priority {c['facts'].get('sched_priority')}"]
+    prio = c["facts"].get("sched_priority")
+    ev = [f"this thread's policy: {policy or 'unknown'}, priority "
+          f"{'unknown' if prio is None else prio}"]
     if policy in ("fifo", "rr"):
         return _finding("rt_policy", "ok", f"already running under SCHED_{str(policy).upper()}",
                         None, ev)
@@ -434,7 +436,7 @@ def _clocksource(c):
         cost = sleepacc.clock_info().get("monotonic", {}).get("read_cost_ns")
     except Exception:
         cost = None
-    ev = [f"clocksource {cs} (available: {avail or 'unknown'})",
+    ev = [f"clocksource {cs or 'unknown'} (available: {avail or 'unknown'})",
           f"CLOCK_MONOTONIC read cost {cost} ns" if cost is not None and cost >= 0 else None,
           f"TSC flags: {f.get('tsc_flags') or 'none'}"]
     if cs == "tsc":
@@ -507,8 +509,9 @@ def _tick(c):
     f = c["facts"]
     hz, hres, nohz = f.get("hz"), f.get("high_res_timers"), f.get("nohz")
     p = c["params"]
-    ev = [f"HZ={hz} ({f.get('hz_source') or 'unknown source'}), high-resolution timers "
-          f"{hres}, tickless mode {nohz}, nohz_full CPUs {f.get('nohz_full') or 'none'}"]
+    ev = [f"HZ={hz or 'unknown'} ({f.get('hz_source') or 'unknown source'}), high-resolution "
+          f"timers {hres or 'unknown'}, tickless mode {nohz or 'unknown'}, nohz_full CPUs "
+          f"{f.get('nohz_full') or 'none'}"]
     if p is not None:
         tick = "of " + format_ns(p.tick_ns) if p.tick_ns else "none"
         ev.append(f"model: tick quantisation {tick} for {REFERENCE_METHOD}")
