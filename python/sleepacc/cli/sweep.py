@@ -202,6 +202,8 @@ def run(args):
         sweep_loop = loop(done_keys)
     planner = state["planner"] = Planner(points, args.total, budget=plain(args.budget),
                                          max_samples=plain(args.max_samples), todo=todo)
+    if todo and not planner.fits():   # said before the run, not found out after it
+        print(f"sleepacc: {planner.promise()}", file=sys.stderr)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = state["progress"] = Progress(len(points), show)
