@@ -49,10 +49,11 @@ def wrap(text: str, width: Optional[int], first: str = "", rest: Optional[str] =
     return [line.replace("\u00a0", " ") for line in out]
 
 
-def echo(text: str, width: Optional[int], first: str = "", rest: Optional[str] = None) -> None:
-    """print() of wrap()'s lines."""
+def echo(text: str, width: Optional[int], first: str = "", rest: Optional[str] = None,
+         file=None) -> None:
+    """print() of wrap()'s lines (to `file`, default stdout)."""
     for line in wrap(text, width, first, rest):
-        print(line)
+        print(line, file=file)
 
 
 def echo_lines(text: str, width: Optional[int], first: str = "") -> None:
