@@ -111,7 +111,14 @@ static void snapshot(char *out, size_t cap) {
   }
   snprintf(p, sizeof p, "%s/instances", root);
   if ((d = opendir(p)) != NULL) {
-    while ((e = readdir(d)) != NULL) len += (size_t)snprintf(out + len, cap - len, " %s", e->d_name);
+    while ((e = readdir(d)) != NULL) {
+      long pid;
+      /* another live process's own run (a suite beside this one) is not
+       * ours to compare; a dead one's instance is a leftover and is listed */
+      if (sscanf(e->d_name, "sleepacc-%ld", &pid) == 1 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
+        continue;
+      len += (size_t)snprintf(out + len, cap - len, " %s", e->d_name);
+    }
     closedir(d);
   }
 }

@@ -845,3 +845,18 @@ def test_a_real_prometheus_scrapes_it(tmp_path):
     assert q99_s > 0, figures
     # same order of magnitude: within a factor of ten of the direct run's range
     assert lo_ns / 10 <= q99_s * 1e9 <= max(hi_ns, p99_ns) * 10, figures
+
+
+@pytest.mark.parametrize("methods,durations,turn,words", [
+    (["clock"], [1_000_000], 0.25, "methods: 'clock' is a floor"),
+    (["nanosleep"], [0], 0.25, "durations_ns: must be above 0"),
+    (["nanosleep"], [1_000_000, 300_000_000], 0.25,
+     "durations_ns: 300ms is longer than a measuring turn (turn_s 250ms)"),
+    ([], [1_000_000], 0.25, "methods: must name at least one method"),
+])
+def test_the_library_holds_the_exporters_own_rules(methods, durations, turn, words):
+    # the rules of its series are the exporter's, not its command line's: a
+    # program that builds an Exporter is refused the same, before anything runs
+    with pytest.raises(ValueError) as err:
+        ex.Exporter(methods, durations, turn_s=turn)
+    assert str(err.value).startswith(words), err.value

@@ -104,7 +104,7 @@ def _point_rows(sweeps, stat, irtt=(), like=None):
     for k in dict.fromkeys(k for t in tables for k in t):
         row = {"method": k[0], "mode": k[1], "requested_ns": k[2], "errors_ns": [], "n": [],
                "ratios": [], "irtt_in": [i for i, t in enumerate(tables) if irtt[i] and k in t]}
-        errs = [fleet.error_ns(t[k], stat) if k in t else None for t in tables]
+        errs = [fleet.point_error(t[k], stat) if k in t else None for t in tables]
         base = errs[0]
         for t, e in zip(tables, errs):
             row["errors_ns"].append(e)

@@ -8,7 +8,6 @@ import argparse
 import math
 import sys
 
-import sleepacc
 from sleepacc import _core
 from sleepacc._units import format_go
 from sleepacc.cli._common import (MODES, UNITS_HELP, CliError, UsageError, add_env_options,
@@ -124,33 +123,34 @@ def _exporter_config(path, parser):
 
 
 def _series(args, ex):
-    """The methods and durations (ns) measured, each series checked by the
-    core's rules and the exporter's own (it measures sleeps, within a turn)."""
+    """The methods and durations (ns) measured: each duration's range by the
+    core's seconds rule, the exporter's own rules of its series
+    (exporter.check_series, worded by the flags here), then each series by
+    the core's rules ("auto" is a Sleeper)."""
     methods = args.methods or EXPORTER_METHODS
     given = args.duration or []
     durations = [d.ns for d in given] or [1_000_000]
-    if 0 in durations:            # the exporter's rule: it measures sleeps
-        raise arg_error("--duration", "must be above 0")
     for d in given:               # each duration's range first (the core's seconds rule)
+        if d.ns == 0:
+            continue              # the exporter's rule below says why 0 is refused
         try:
             _core.seconds_ns(float(d))
         except ValueError as exc:
             raise arg_error("--duration", with_typed(str(exc).partition(": ")[2], d)) from None
     turn = args.turn if args.turn is not None else ex.DEFAULT_TURN_S
-    longest = max(durations)
-    if longest > turn * 1e9:      # the exporter's rule: a turn holds at least one sleep
-        raise arg_error("--duration", f"{format_go(longest)} is longer than a measuring turn "
-                                      f"(--turn {format_go(round(turn * 1e9))}): give durations "
-                                      "up to the turn, or a longer --turn")
-    floors = {m.name for m in sleepacc.methods() if m.family == "baseline"}
-    for name in methods:          # each series, by the core's rules ("auto" is a Sleeper)
+    flags = {"methods": "--methods", "durations_ns": "--duration", "turn_s": "--turn"}
+    try:
+        ex.check_series(methods, durations, turn)
+    except ValueError as exc:
+        arg, _, words = str(exc).partition(": ")
+        for name, flag in flags.items():
+            words = words.replace(name, flag)
+        raise arg_error(flags.get(arg, arg), words) from None
+    for name in methods:
         for d in (given or [d / 1e9 for d in durations]) if name != "auto" else ():
             # a turn's budget is --turn
             core_rules(args, {"method": "--methods", "budget": "--turn"}, method=name,
                        duration=d, mode=args.mode or "relative", budget=turn)
-        if name in floors:
-            raise arg_error("--methods", f"{name!r} is a floor (it does not sleep); "
-                                         "the exporter measures sleeps")
     return methods, durations
 
 

@@ -52,8 +52,8 @@ from __future__ import annotations
 
 from .measuring import (BUCKETS_NS, DEFAULT_TURN_S, DOCTOR_BUDGET_S, DOCTOR_IDS,
                         DOCTOR_STATUSES, ENV_KEYS, PLAN_LATE_NS, RESERVOIR, Exporter, Snapshot,
-                        _env_config, _Series, _ThreadEnv, duration_label)
+                        _env_config, _Series, _ThreadEnv, check_series, duration_label)
 from .serving import Service, atomic_write, parse_listen, registry_for, render
 
 __all__ = ["BUCKETS_NS", "Exporter", "Snapshot", "atomic_write", "duration_label",
-           "registry_for", "ENV_KEYS", "Service", "parse_listen", "render"]
+           "registry_for", "ENV_KEYS", "check_series", "Service", "parse_listen", "render"]

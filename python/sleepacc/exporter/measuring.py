@@ -20,7 +20,7 @@ import sleepacc
 from sleepacc import _core, _doctor_child, records
 from sleepacc._units import format_go
 
-__all__ = ["BUCKETS_NS", "Exporter", "Snapshot", "duration_label", "ENV_KEYS"]
+__all__ = ["BUCKETS_NS", "Exporter", "Snapshot", "check_series", "duration_label", "ENV_KEYS"]
 
 #: Upper bounds of the lateness buckets (ns): 100 ns .. 100 ms, five a decade
 #: (the Renard R5 series 1, 1.6, 2.5, 4, 6.3), so every label is a short number.
@@ -179,6 +179,31 @@ class _ThreadEnv:
         return False
 
 
+def check_series(methods: Sequence[str], durations_ns: Sequence[int],
+                 turn_s: float = DEFAULT_TURN_S) -> None:
+    """The exporter's own rules of its series, before anything runs: it
+    measures sleeps (no floor method, every duration above 0) and a turn holds
+    at least one sleep of each duration.  A ValueError "<argument>: <words>"
+    naming methods, durations_ns or turn_s (the CLI words them by its flags);
+    each series' method and duration are the core's to check."""
+    if not methods:
+        raise ValueError("methods: must name at least one method")
+    if not durations_ns:
+        raise ValueError("durations_ns: must hold at least one duration")
+    if any(int(d) <= 0 for d in durations_ns):
+        raise ValueError("durations_ns: must be above 0")
+    longest, turn_ns = max(int(d) for d in durations_ns), int(turn_s * 1e9)
+    if longest > turn_ns:
+        raise ValueError(f"durations_ns: {format_go(longest)} is longer than a measuring turn "
+                         f"(turn_s {format_go(turn_ns)}): give durations up to the turn, or a "
+                         "longer turn_s")
+    floors = {m.name for m in sleepacc.methods() if m.family == "baseline"}
+    for name in methods:
+        if name in floors:
+            raise ValueError(f"methods: {name!r} is a floor (it does not sleep); the exporter "
+                             "measures sleeps")
+
+
 class Exporter:
     """The measuring loop and its latest :class:`Snapshot`.
 
@@ -208,6 +233,7 @@ class Exporter:
                  turn_s: float = DEFAULT_TURN_S, log=None):
         if not 0 < cpu_budget <= 1:
             raise ValueError(f"cpu_budget must be in (0, 1], got {cpu_budget!r}")
+        check_series(methods, durations_ns, turn_s)
         self.env = {k: v for k, v in (env or {}).items() if v is not None and v is not False}
         for k in self.env:
             if k not in ENV_KEYS:

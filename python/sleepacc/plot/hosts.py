@@ -161,40 +161,12 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     colors = _colors(names)
     fig = _figure(11, 4.8)
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
-    from ..fleet import error_ns
     for name, path, sw in zip(names, paths, sweeps):
         use = order[path]["method"]      # a one-method file (irtt's table) uses its own
-        rs = []
-        for m in sw:
-            if m.method != use or m.requested_ns <= 0:
-                continue
-            d = {"stats": dict(m.stats), "mode": m.mode, "requested_ns": m.requested_ns}
-            mid = error_ns(d, "median")
-            mid = error_ns(d, "mean") if mid is None else mid   # irtt's table: means only
-            if mid is None:
-                continue
-            # the core's nearest-rank p1 and p99 (a record from before p1: the minimum)
-            lo, hi = error_ns(d, "p1"), error_ns(d, "p99")
-            if lo is None:
-                lo = error_ns(d, "min")
-            rs.append((m.requested_ns, mid, lo, hi))
-        if not rs:
-            continue
-        rs.sort()
-        x = np.array([r[0] for r in rs], dtype=float)
-        ymid = np.maximum([float(r[1]) for r in rs], _FLOOR)
-        label = name if use == method else f"{name} ({use})"
-        banded = all(r[2] is not None and r[3] is not None for r in rs)
-        if banded:
-            ylo = np.maximum([float(r[2] or 0.0) for r in rs], _FLOOR)   # banded: none is None
-            yhi = np.maximum([float(r[3] or 0.0) for r in rs], _FLOOR)
-            if len(rs) > 1:
-                left.fill_between(x, ylo, yhi, color=colors[name], alpha=0.15, linewidth=0)
-            else:     # one duration (an exporter snapshot): the range as an error bar
-                left.errorbar(x, ymid, yerr=[ymid - ylo, yhi - ymid], color=colors[name],
-                              capsize=3, linewidth=1)
-        left.plot(x, ymid, marker="o", ms=3.5, color=colors[name], label=label,
-                  linestyle="-" if banded else "--")
+        rs = _host_errors(sw, use)
+        if rs:
+            _draw_host_errors(left, rs, name if use == method else f"{name} ({use})",
+                              colors[name])
     left.set_xscale("log")
     left.set_yscale("log")
     _log_duration_axis(left.xaxis)
@@ -206,7 +178,55 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
                    "without p1) to p99", fontsize=10)
     left.grid(True, which="major", alpha=0.3)
     _legend(left, len(names))
-    key = f"{stat}_ns"
+    _draw_ranking(right, table, stat, colors)
+    fig.suptitle(title or f"Hosts side by side: {method}({format_ns(target)})")
+    return save_figure(fig, save)
+
+
+def _host_errors(sw, method: str) -> list:
+    """(requested_ns, median error, p1 error, p99 error) of each point of
+    `method` in sw, by requested duration: the mean where a record has no
+    median (irtt's table), the minimum where it has no p1 (an older record)."""
+    from ..fleet import point_error
+    rs = []
+    for m in sw:
+        if m.method != method or m.requested_ns <= 0:
+            continue
+        d = {"stats": dict(m.stats), "mode": m.mode, "requested_ns": m.requested_ns}
+        mid = point_error(d, "median")
+        mid = point_error(d, "mean") if mid is None else mid
+        if mid is None:
+            continue
+        lo, hi = point_error(d, "p1"), point_error(d, "p99")
+        if lo is None:
+            lo = point_error(d, "min")
+        rs.append((m.requested_ns, mid, lo, hi))
+    return sorted(rs)
+
+
+def _draw_host_errors(ax, rs: list, label: str, color) -> None:
+    """One host's error line on ax: the median (dashed where a point has no
+    band), its p1-p99 band, or an error bar for a single duration."""
+    x = np.array([r[0] for r in rs], dtype=float)
+    ymid = np.maximum([float(r[1]) for r in rs], _FLOOR)
+    banded = all(r[2] is not None and r[3] is not None for r in rs)
+    if banded:
+        ylo = np.maximum([float(r[2] or 0.0) for r in rs], _FLOOR)   # banded: none is None
+        yhi = np.maximum([float(r[3] or 0.0) for r in rs], _FLOOR)
+        if len(rs) > 1:
+            ax.fill_between(x, ylo, yhi, color=color, alpha=0.15, linewidth=0)
+        else:     # one duration (an exporter snapshot): the range as an error bar
+            ax.errorbar(x, ymid, yerr=[ymid - ylo, yhi - ymid], color=color,
+                        capsize=3, linewidth=1)
+    ax.plot(x, ymid, marker="o", ms=3.5, color=color, label=label,
+            linestyle="-" if banded else "--")
+
+
+def _draw_ranking(ax, table: dict, stat: str, colors: dict) -> None:
+    """The hosts of a fleet table as bars of their `stat` error, best on
+    top, each labelled with its value and n; a tail statistic from fewer
+    than 100 samples is hatched."""
+    method, target, key = table["method"], table["requested_ns"], f"{stat}_ns"
     ranked = [r for r in table["hosts"] if r[key] is not None]
     if not ranked:
         raise ValueError(f"no host has {method} at {format_ns(target)}")
@@ -215,17 +235,15 @@ def compare_hosts(sweeps, labels: Optional[Sequence[str]] = None, *,
     tail = stat in ("p90", "p99", "p999", "max")
     for y, r, v in zip(ys, ranked, vals):
         few = tail and r["n"] is not None and r["n"] < 100
-        right.barh(y, v, color=colors[r["label"]], hatch="//" if few else None,
-                   edgecolor="0.3" if few else None)
+        ax.barh(y, v, color=colors[r["label"]], hatch="//" if few else None,
+                edgecolor="0.3" if few else None)
         n = "?" if r["n"] is None else r["n"]
-        right.annotate(f" {format_ns(r[key], 4)}  n={n}" + (" (n<100)" if few else ""),
-                       (v, y), va="center", fontsize=8)
-    right.set_yticks(ys, [f"{r['rank']}. {r['label']}" for r in ranked], fontsize=8)
-    right.set_xscale("log")
-    _log_duration_axis(right.xaxis)
-    right.set_xlim(min(vals) / 2, max(vals) * 8)
-    right.set_xlabel(f"{stat} error at {format_ns(target)}")
-    right.set_title(f"ranked by the {stat}, best on top", fontsize=10)
-    right.grid(True, axis="x", which="major", alpha=0.3)
-    fig.suptitle(title or f"Hosts side by side: {method}({format_ns(target)})")
-    return save_figure(fig, save)
+        ax.annotate(f" {format_ns(r[key], 4)}  n={n}" + (" (n<100)" if few else ""),
+                    (v, y), va="center", fontsize=8)
+    ax.set_yticks(ys, [f"{r['rank']}. {r['label']}" for r in ranked], fontsize=8)
+    ax.set_xscale("log")
+    _log_duration_axis(ax.xaxis)
+    ax.set_xlim(min(vals) / 2, max(vals) * 8)
+    ax.set_xlabel(f"{stat} error at {format_ns(target)}")
+    ax.set_title(f"ranked by the {stat}, best on top", fontsize=10)
+    ax.grid(True, axis="x", which="major", alpha=0.3)

@@ -117,6 +117,40 @@ def _target_request(rows, requested) -> float:
     return float(vals[np.argmax(counts)])
 
 
+def _draw_survival(ax, errors, name: str, color) -> int:
+    """Every sample's error as a step curve of the share of samples above it
+    (one point at 1/n for a single sample); returns n."""
+    e = np.sort(np.maximum(errors, _FLOOR))
+    n = e.size
+    surv = 1.0 - np.arange(1, n + 1) / n    # share of samples above e[k]
+    keep = surv > 0
+    if n == 1:  # no tail: the curve is its one point, at 1/n
+        surv, keep = np.ones(1), np.ones(1, dtype=bool)
+    ax.step(e[keep], surv[keep], where="post", color=color, lw=1.2,
+            marker="o" if n == 1 else None, ms=3.5, label=f"{name} (n={n:,})")
+    return n
+
+
+def _draw_quantile_survival(ax, r: dict, name: str, color, marker) -> Optional[int]:
+    """A point without samples: the core's order statistics as points joined
+    by a dashed line, levels finer than 1/n left out; returns n (0 unknown),
+    or None when no level could be drawn."""
+    n = r["n"] or 0
+    pts = [(max(v, _FLOOR), 1.0 - _QUANTILE_LEVEL[q])
+           for q, v in r["quantiles"].items()
+           if v is not None and 0 < 1.0 - _QUANTILE_LEVEL[q]
+           and (n == 0 or 1.0 - _QUANTILE_LEVEL[q] >= 1.0 / n)]
+    if not pts:
+        return None
+    # in order of the level; a quantile function never falls, so a
+    # histogram's rounding (streamed runs) cannot zig-zag the curve
+    pts.sort(key=lambda p: -p[1])
+    xs = np.maximum.accumulate([p[0] for p in pts])
+    ax.plot(xs, [p[1] for p in pts], linestyle="--", marker=marker, ms=3.5, lw=1,
+            color=color, label=f"{name} (n={n:,}, quantiles)")
+    return n
+
+
 def lateness_cdf(data, methods=None, *, requested: Optional[float] = None,
                  title: Optional[str] = None, save=None):
     """The distribution of the error at one requested duration (seconds;
@@ -141,36 +175,16 @@ def lateness_cdf(data, methods=None, *, requested: Optional[float] = None,
         colors = _panel_colors(fnames)
         for i, name in enumerate(fnames):
             for r in (r for r in rows if r["method"] == name):
-                c = colors[name]
                 if r["errors"] is not None and r["errors"].size:
-                    e = np.sort(np.maximum(r["errors"], _FLOOR))
-                    n = e.size
-                    surv = 1.0 - np.arange(1, n + 1) / n    # share of samples above e[k]
-                    keep = surv > 0
-                    if n == 1:  # no tail: the curve is its one point, at 1/n
-                        surv, keep = np.ones(1), np.ones(1, dtype=bool)
-                    ax.step(e[keep], surv[keep], where="post", color=c, lw=1.2,
-                            marker="o" if n == 1 else None, ms=3.5, label=f"{name} (n={n:,})")
-                    lowest = min(lowest, 1.0 / n)
+                    n = _draw_survival(ax, r["errors"], name, colors[name])
                 else:
-                    n = r["n"] or 0
-                    pts = [(max(v, _FLOOR), 1.0 - _QUANTILE_LEVEL[q])
-                           for q, v in r["quantiles"].items()
-                           if v is not None and 0 < 1.0 - _QUANTILE_LEVEL[q]
-                           and (n == 0 or 1.0 - _QUANTILE_LEVEL[q] >= 1.0 / n)]
-                    if not pts:
+                    n = _draw_quantile_survival(ax, r, name, colors[name],
+                                                _MARKERS[i % len(_MARKERS)])
+                    if n is None:
                         continue
-                    # in order of the level; a quantile function never falls, so a
-                    # histogram's rounding (streamed runs) cannot zig-zag the curve
-                    pts.sort(key=lambda p: -p[1])
-                    xs = np.maximum.accumulate([p[0] for p in pts])
-                    pts = list(zip(xs, (p[1] for p in pts)))
                     from_quantiles = True
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="--",
-                            marker=_MARKERS[i % len(_MARKERS)], ms=3.5, lw=1, color=c,
-                            label=f"{name} (n={n:,}, quantiles)")
-                    if n:
-                        lowest = min(lowest, 1.0 / n)
+                if n:
+                    lowest = min(lowest, 1.0 / n)
         _finish_panel(ax, fam, len(fnames), "lower left", one_column=5)
     ax0 = axes[0]
     ax0.set_xscale("log")
@@ -310,6 +324,30 @@ def _pareto(points: List[Tuple[float, float, str]]):
     return sorted(front, key=lambda i: points[i][0])
 
 
+def _pareto_notes(quantile: str, few: list, n_of: dict) -> list:
+    """The footnote's sentences of a Pareto plot: which points are hollow (a
+    p99 of fewer than _FEW samples) and how few samples each filled p99
+    rests on; empty when neither applies."""
+    notes = []
+    if few:
+        counts = sorted({n for _m, n in few if n is not None})
+        span = (f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}") \
+            if counts else "unknown"
+        notes.append(f"Hollow: a {quantile} of fewer than {_FEW} samples (n = {span}): an upper "
+                     "order statistic close to the maximum, not a percentile.")
+    if quantile == "p99":
+        tail = sorted(n // 100 for n in n_of.values() if n is not None and n >= _FEW)
+        if tail and tail[0] < 10:
+            ks = f"{tail[0]}" if tail[0] == tail[-1] else f"{tail[0]}–{tail[-1]}"
+            what = "largest sample" if ks == "1" else f"{ks} largest samples"
+            notes.append(f"Each filled p99 rests on the {what} of its run (n/100, n = "
+                         f"{min(n_of.values(), key=lambda v: v or 0)}–"
+                         f"{max(n_of.values(), key=lambda v: v or 0)}): a rough ranking.")
+    if notes:
+        notes.append("Measure longer (a larger budget) to rank the tails.")
+    return notes
+
+
 def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
                 quantile: str = "p99", title: Optional[str] = None, save=None):
     """Accuracy (the `quantile` error, p99 by default, or "median"/"max")
@@ -377,25 +415,9 @@ def cost_pareto(data, methods=None, *, requested: Optional[float] = None,
     ax.grid(True, which="major", alpha=0.3)
     # outside the axes: a legend inside hides the points in its corner
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.85)
-    n_of = {r["method"]: r.get("n") for r in rows}
     _place_labels(fig, ax, [(name, c, e) for c, e, name in pts])
-    notes = []
-    if few:
-        counts = sorted({n for _m, n in few if n is not None})
-        span = (f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}") \
-            if counts else "unknown"
-        notes.append(f"Hollow: a {quantile} of fewer than {_FEW} samples (n = {span}): an upper "
-                     "order statistic close to the maximum, not a percentile.")
-    if quantile == "p99":
-        tail = sorted(n // 100 for n in n_of.values() if n is not None and n >= _FEW)
-        if tail and tail[0] < 10:
-            ks = f"{tail[0]}" if tail[0] == tail[-1] else f"{tail[0]}–{tail[-1]}"
-            what = "largest sample" if ks == "1" else f"{ks} largest samples"
-            notes.append(f"Each filled p99 rests on the {what} of its run (n/100, n = "
-                         f"{min(n_of.values(), key=lambda v: v or 0)}–"
-                         f"{max(n_of.values(), key=lambda v: v or 0)}): a rough ranking.")
+    notes = _pareto_notes(quantile, few, {r["method"]: r.get("n") for r in rows})
     if notes:
-        notes.append("Measure longer (a larger budget) to rank the tails.")
         _footnote(fig, " ".join(notes), lines=1)
     fig.pareto_front = [pts[i][2] for i in front]  # type: ignore[attr-defined]
     fig.few_samples = [name for name, _ in few]  # type: ignore[attr-defined]
