@@ -199,6 +199,7 @@ void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out
   out->misses = p->misses;
   if (p->lateness.count > 0) sleepacc_hist_stats(&p->lateness, &out->lateness);
   out->timer_misses = p->timer_misses;
+  out->missed = p->timer_misses;
   if (p->err_n > 0) {
     out->timer_err_mean = p->err_mean;
     out->timer_err_min = (double)p->err_min;
@@ -207,7 +208,7 @@ void sleepacc_pacer_stats_get(const sleepacc_pacer *p, sleepacc_pacer_stats *out
     if (p->period_ns > 0) out->timer_err_percent = 100.0 * p->err_mean / (double)p->period_ns;
   }
   out->period_ns = p->period_ns;
-  out->missed = sleepacc_missed_name(p->missed_policy);
+  out->missed_policy = sleepacc_missed_name(p->missed_policy);
   out->start_ns = p->start_ns;
   out->last_deadline_ns = p->last_deadline_ns;
   sleepacc_sleeper_stats_get(&p->sleeper, &out->sleeper);

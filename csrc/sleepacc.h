@@ -839,12 +839,13 @@ typedef struct sleepacc_pacer_stats {
   int64_t misses;            /* ticks missed (deadline passed before wait()) */
   sleepacc_stats lateness;   /* lateness statistics (ns) */
   int64_t timer_misses;      /* irtt: timer_misses (ticks never delivered) */
+  int64_t missed;            /* the same count under the records' name (a point's missed) */
   double timer_err_percent;  /* irtt: timer_err_percent = 100 * mean / period */
   double timer_err_mean, timer_err_min, timer_err_max, timer_err_stddev; /* ns, of
                                  |actual - requested| per sleep, sample stddev
                                  ("timer_err": {mean, min, max, stddev}) */
   int64_t period_ns;         /* tick period */
-  const char *missed;        /* missed-tick policy name */
+  const char *missed_policy; /* missed-tick policy name (the config's "missed") */
   int64_t start_ns;          /* schedule origin (CLOCK_MONOTONIC) */
   int64_t last_deadline_ns;  /* deadline of the last tick delivered (0 none) */
   sleepacc_sleeper_stats sleeper; /* its sleeper's */

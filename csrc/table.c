@@ -356,22 +356,45 @@ int sleepacc_table_irtt(const sleepacc_row *rows, size_t n, char *buf, size_t ca
 /* ---------------------------------------------------------------------
  * The wide table.
  *
- *   method               requested     n  median err   p99 err   max err  CPU %
- *   clock_nanosleep            1ms  1000    57.035µs  81.204µs  160.01µs    0.9
- *   clock_nanosleep_abs        1ms  1000        52µs      90µs     400µs      -
+ *   method               request     n  median err  p99 err  max err  CPU %
+ *   clock_nanosleep          1ms  1000     57.04µs  81.2µs  160µs    0.9
+ *   clock_nanosleep_abs      1ms  1000        52µs     90µs    400µs      -
  *
+ * It fits an 80-column terminal: the errors are rounded to four
+ * significant digits (at most 8 columns, "-999.9µs"; the records keep
+ * them to the ns), so with the longest method name (19), a request of up
+ * to 7 columns and n below ten million a line is at most 74 columns.
  * One line per row plus a header.  Columns are separated by two spaces;
  * the method is left-aligned, everything else right-aligned, and every
  * column is as wide as its widest cell (so the table is aligned whatever
  * the names).  Durations use the Go-style formatter above (the same unit
- * text as the irtt table, exact to the ns).  Errors are order statistics
+ * text as the irtt table; the request exact to the ns).  Errors are order statistics
  * minus the request for relative rows, and the lateness order statistics
  * themselves for periodic rows.  A row with no samples shows "-" in its
  * error columns; CPU % is "%.1f", or "-" when unknown (< 0).
  * ------------------------------------------------------------------ */
 enum { WIDE_COLS = 7 };
 static const char *const wide_head[WIDE_COLS] = {
-  "method", "requested", "n", "median err", "p99 err", "max err", "CPU %"};
+  "method", "request", "n", "median err", "p99 err", "max err", "CPU %"};
+
+/* ns rounded to four significant digits, half away from zero (the
+ * wide table's errors: 3831636 -> 3832000, shown "3.832ms"). */
+static int64_t four_digits(int64_t ns)
+{
+  if (ns > -10000 && ns < 10000)
+    return ns;
+  uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  uint64_t unit = 1;
+  for (uint64_t v = u; v >= 10000; v /= 10)
+    unit *= 10;
+  uint64_t q = u / unit, rem = u % unit;
+  if (2 * rem >= unit)
+    q++;
+  uint64_t r = q * unit;
+  if (r > (uint64_t)INT64_MAX) /* only near the int64 ends (q * unit < 2^64) */
+    r = (uint64_t)INT64_MAX;
+  return ns < 0 ? -(int64_t)r : (int64_t)r;
+}
 
 /* Cell c (0..WIDE_COLS-1) of row r as text into cell (cellsz bytes). */
 static void wide_cell(const sleepacc_row *r, int c, char *cell, size_t cellsz)
@@ -394,7 +417,7 @@ static void wide_cell(const sleepacc_row *r, int c, char *cell, size_t cellsz)
     if (r->stats.n <= 0)
       snprintf(cell, cellsz, "-");
     else
-      snprintf(cell, cellsz, "%s", go_duration(row_err(r, v), tmp));
+      snprintf(cell, cellsz, "%s", go_duration(four_digits(row_err(r, v)), tmp));
     break;
   }
   default:

@@ -606,6 +606,16 @@ def format_causes(causes, disagreements):
     return "\n".join(out)
 
 
+def cyclictest_term(r) -> str:
+    """One row's term as text: "" for the first row, "~0 (noise)" where its
+    interval holds 0 (never a gain), else the signed change."""
+    if r["term_ns"] is None:
+        return ""
+    if r.get("within_noise"):
+        return "~0 (noise)"
+    return f"{'+' if r['term_ns'] >= 0 else '-'}{format_ns(abs(r['term_ns']))}"
+
+
 def format_cyclictest(table) -> str:
     """The term-by-term table as text; a term within the noise (its
     interval holds 0) is "~0 (noise)", never a gain."""
@@ -613,8 +623,7 @@ def format_cyclictest(table) -> str:
     for r in table:
         med = format_ns(r["median_ns"]) if r["median_ns"] is not None else "-"
         p99 = format_ns(r["p99_ns"]) if r["p99_ns"] is not None else "-"
-        term = ("" if r["term_ns"] is None else "~0 (noise)" if r.get("within_noise") else
-                f"{'+' if r['term_ns'] >= 0 else '-'}{format_ns(abs(r['term_ns']))}")
+        term = cyclictest_term(r)
         out.append(f"{r['label'][:66]:66} {med:>10} {p99:>10} {term:>10}"
                    + (f"  ({r['note']})" if r["note"] else ""))
     return "\n".join(out)
@@ -675,7 +684,9 @@ def _timer_slack(c):
 def _rt_policy(c):
     policy = c["facts"].get("sched_policy")
     s1, fifo = c["slack1"], c["fifo"]
-    ev = [f"this thread's policy: {policy}, priority {c['facts'].get('sched_priority')}"]
+    prio = c["facts"].get("sched_priority")
+    ev = [f"this thread's policy: {policy or 'unknown'}, priority "
+          f"{'unknown' if prio is None else prio}"]
     if policy in ("fifo", "rr"):
         return _finding("rt_policy", "ok", f"already running under SCHED_{str(policy).upper()}",
                         None, ev)
@@ -711,7 +722,7 @@ def _clocksource(c):
         cost = sleepacc.clock_info().get("monotonic", {}).get("read_cost_ns")
     except Exception:
         cost = None
-    ev = [f"clocksource {cs} (available: {avail or 'unknown'})",
+    ev = [f"clocksource {cs or 'unknown'} (available: {avail or 'unknown'})",
           f"CLOCK_MONOTONIC read cost {cost} ns" if cost is not None and cost >= 0 else None,
           f"TSC flags: {f.get('tsc_flags') or 'none'}"]
     if cs == "tsc":
@@ -889,8 +900,9 @@ def _tick(c):
     f = c["facts"]
     hz, hres, nohz = f.get("hz"), f.get("high_res_timers"), f.get("nohz")
     p = c["params"]
-    ev = [f"HZ={hz} ({f.get('hz_source') or 'unknown source'}), high-resolution timers "
-          f"{hres}, tickless mode {nohz}, nohz_full CPUs {f.get('nohz_full') or 'none'}"]
+    ev = [f"HZ={hz or 'unknown'} ({f.get('hz_source') or 'unknown source'}), high-resolution "
+          f"timers {hres or 'unknown'}, tickless mode {nohz or 'unknown'}, nohz_full CPUs "
+          f"{f.get('nohz_full') or 'none'}"]
     if p is not None:
         tick = "of " + format_ns(p.tick_ns) if p.tick_ns else "none"
         ev.append(f"model: tick quantisation {tick} for {REFERENCE_METHOD}")

@@ -111,6 +111,8 @@ def top_cause(sweep: Any, method: str, requested_ns: int) -> Optional[dict]:
     pts = [m for m in sweep if m.method == method and _has_data(m)]
     if not pts:
         return None
+    if all(m.n is None for m in pts):    # irtt's table: a mean per duration, no samples
+        return {"cause": None, "id": None, "ns": None, "note": "- (means only)"}
     try:
         fitted = next(iter(model.fit(Sweep(pts, host=sweep.host,
                                            settings=sweep.settings)).values()))

@@ -119,6 +119,8 @@ class Planner:
         self._last: Optional[Tuple[int, float]] = None
         self.started = False
         self.t0 = time.monotonic()
+        self.estimate = 0.0           # expected seconds of the points to do (set by the plan)
+        self.request = math.inf       # the seconds asked for them: total's share, or n x budget
         if points is not None:
             self._start(points, todo)
 
@@ -131,7 +133,29 @@ class Planner:
             share = (sum(point_cost(d, b0, max_samples) for d in todo_d)
                      / max(1e-9, sum(point_cost(d, b0, max_samples) for d in all_d)))
             self.deadline = time.monotonic() + total * share
+            self.request = total * share
+        else:
+            b0 = budget
+            self.request = len(todo_d) * (budget + PLAN_OVERHEAD_S)
+        self.estimate = sum(point_cost(d, b0, max_samples) for d in todo_d)
         self.t0, self.started = time.monotonic(), True
+
+    def fits(self, slack: float = 0.1) -> bool:
+        """Whether the plan's estimate is within the request (give or take
+        `slack` of it): a point lasts at least its warm-up and one sleep of
+        its duration, so long durations can take more than asked."""
+        return self.estimate <= self.request * (1.0 + slack) + 1e-9
+
+    def promise(self) -> str:
+        """One line on what the plan will take, for the user before the
+        run: the estimate, and why it passes the request when it does."""
+        if self.fits():
+            return f"the sweep should take about {self.estimate:.1f} s"
+        asked = (f"--total {self.total:g} s" if self.fixed is None else
+                 f"--budget {self.fixed:g} s per point ({self.request:.1f} s in all)")
+        return (f"{asked} cannot be met: about {self.estimate:.1f} s is needed, because a point "
+                "lasts at least its warm-up and one sleep of its duration (long durations "
+                "take longer than asked; drop them with --durations to go faster)")
 
     def budget(self, rest: Sequence[Any]) -> float:
         """The per-point budget b for the next of `rest` (before point_budget)."""

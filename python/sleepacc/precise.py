@@ -165,7 +165,8 @@ class Pacer(_Precise, _core.Pacer):
                      "due at start_ns + k * period_ns; 'delay' moves it.")
     last_deadline_ns = _stat("last_deadline_ns", "int: deadline of the last tick delivered "
                              "(0 before the first).")
-    missed = _stat("missed", "str: the missed-tick policy.")
+    missed_policy = _stat("missed_policy", "str: the missed-tick policy (the missed= argument).")
+    missed = _stat("missed", "int: ticks never delivered (timer_misses; a point's missed).")
 
     def __init__(self, period: float, method: str = _DEFAULTS["method"],
                  missed: str = _DEFAULTS["missed"],

@@ -36,6 +36,7 @@ import io
 import json as _json
 import math
 import re
+import textwrap
 from typing import Dict, List, Optional
 
 from ._units import format_go
@@ -50,18 +51,35 @@ STYLES = ("irtt", "midas", "xmame", "testsleep", "wide", "markdown", "csv", "jso
 # Plain aligned text tables (the CLI's info, measure and compare tables)
 # ---------------------------------------------------------------------------
 
-def text_table(headers, rows, align: Optional[str] = None) -> str:
+def text_table(headers, rows, align: Optional[str] = None, width: Optional[int] = None) -> str:
     """Columns aligned to their widest cell, two spaces apart; the first
     column left-aligned, the others right-aligned unless `align` (one of
-    "<" or ">" per column) says otherwise.  No trailing newline."""
+    "<" or ">" per column) says otherwise.  No trailing newline.  With
+    `width`, a left-aligned last column whose lines would pass it wraps at
+    spaces, its further lines indented to the column."""
     cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
     n = len(headers)
     align = align or ("<" + ">" * (n - 1))
-    width = [max(len(r[i]) for r in cells) for i in range(n)]
+    widths = [max(len(r[i]) for r in cells) for i in range(n)]
+    start = sum(w + 2 for w in widths[:-1])
+    room = None if width is None or align[-1] != "<" else width - start
+    under = room is not None and room < 24 and widths[-1] > room   # too narrow: below the row
+    if under:
+        start, room = 4, max(12, width - 4)
+    if room is not None and widths[-1] > room:
+        widths[-1] = room
     out = []
     for r in cells:
-        parts = [f"{r[i]:{align[i]}{width[i]}}" for i in range(n)]
+        last = [r[-1]]
+        if room is not None and len(r[-1]) > room:
+            last = textwrap.wrap(r[-1], room, break_long_words=False) or [""]
+        if under:
+            out.append("  ".join(f"{c:{align[i]}{widths[i]}}" for i, c in enumerate(r[:-1])).rstrip())
+            out += [" " * start + line for line in last if line]
+            continue
+        parts = [f"{c:{align[i]}{widths[i]}}" for i, c in enumerate(r[:-1] + last[:1])]
         out.append("  ".join(parts).rstrip())
+        out += [" " * start + more for more in last[1:]]
     return "\n".join(out)
 
 

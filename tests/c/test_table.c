@@ -267,11 +267,11 @@ static void test_wide_table(void)
   int n = sleepacc_table_wide(r, 4, buf, sizeof buf, &need);
   CHECK(n > 0 && need == (size_t)n + 1);
   const char *want =
-    "method               requested     n  median err   p99 err   max err  CPU %\n"
-    "clock_nanosleep            1ms  1000    57.035\xc2\xb5s  81.204\xc2\xb5s  160.01\xc2\xb5s    0.9\n"
-    "spin                       1\xc2\xb5s  1000        40ns     100ns      24\xc2\xb5s  100.0\n"
-    "clock_nanosleep_abs        1ms  1000        52\xc2\xb5s      90\xc2\xb5s     400\xc2\xb5s      -\n"
-    "poll                        0s     0           -         -         -    3.2\n";
+    "method               request     n  median err  p99 err  max err  CPU %\n"
+    "clock_nanosleep          1ms  1000     57.04\xc2\xb5""s   81.2\xc2\xb5""s    160\xc2\xb5""s    0.9\n"
+    "spin                     1\xc2\xb5""s  1000        40ns    100ns     24\xc2\xb5""s  100.0\n"
+    "clock_nanosleep_abs      1ms  1000        52\xc2\xb5""s     90\xc2\xb5""s    400\xc2\xb5""s      -\n"
+    "poll                      0s     0           -        -        -    3.2\n";
   CHECKF(strcmp(buf, want) == 0, "got:\n%s", buf);
   /* every line has the same display width */
   size_t w0 = 0;
@@ -293,6 +293,13 @@ static void test_wide_table(void)
   n = sleepacc_table_wide(NULL, 0, buf, sizeof buf, NULL);
   CHECK(n > 0 && strncmp(buf, "method", 6) == 0 && strchr(buf, '\n') == buf + n - 1);
   check_enospc(sleepacc_table_wide, r, 4);
+  /* errors to four significant digits, half away from zero; the request exact */
+  r[0] = wide_row("nanosleep", SLEEPACC_MODE_RELATIVE, 1234567, 1234567 + 3831636,
+                  1234567 + 9999500, 1234567 + 1234567891, 1.0);
+  n = sleepacc_table_wide(r, 1, buf, sizeof buf, NULL);
+  CHECKF(n > 0 && strstr(buf, "1.234567ms") && strstr(buf, "3.832ms") && strstr(buf, "10ms") &&
+           strstr(buf, "1.235s"),
+         "got:\n%s", buf);
 }
 
 static void test_irtt_enospc(void)

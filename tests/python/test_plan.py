@@ -55,3 +55,41 @@ def test_a_fixed_budget_is_every_points():
     planner = plan.Planner([("spin", 10_000), ("spin", 1_000_000)], budget=0.02)
     assert planner([("spin", 10_000), ("spin", 1_000_000)])["budget"] == pytest.approx(0.02)
     assert planner([("spin", 1_000_000)])["budget"] >= 0.02
+
+
+def test_planner_estimate_within_a_total_it_says_it_fits():
+    """A plan that says it fits estimates no more than the request; one
+    that cannot (a sleep of 1 s per point against 2 s in all) says so and
+    what it will take, before anything runs."""
+    short = [("nanosleep", d) for d in (1_000, 100_000, 1_000_000)] * 4
+    p = plan.Planner(short, 5.0)
+    assert p.fits() and p.estimate <= p.request * 1.1 and p.request == pytest.approx(5.0)
+    assert "about" in p.promise()
+    long = [("nanosleep", 1_000_000_000), ("spin", 1_000_000_000), ("nanosleep", 1_000)]
+    p = plan.Planner(long, 0.5)
+    assert not p.fits() and p.estimate >= 2.0
+    text = p.promise()
+    assert "--total 0.5 s cannot be met" in text and f"about {p.estimate:.1f} s" in text
+
+
+def test_fixed_budget_says_when_points_outlast_it():
+    p = plan.Planner([("nanosleep", 1_000_000)] * 3, budget=0.05)
+    assert p.fits() and p.estimate <= p.request * 1.1
+    p = plan.Planner([("nanosleep", 500_000_000)] * 3, budget=0.02)
+    assert not p.fits() and "--budget 0.02 s per point" in p.promise()
+    # a resumed sweep: only the points still to do are promised
+    p = plan.Planner([("nanosleep", 500_000_000)] * 3, budget=0.02, todo=[])
+    assert p.estimate == 0 and p.fits()
+
+
+def test_cli_sweep_says_before_the_run_when_the_request_cannot_be_met():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "sleepacc", "sweep", "--methods", "nanosleep",
+                        "--durations", "100ms", "--total", "0.01", "--format", "none"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    said = [i for i, x in enumerate(lines) if "--total 0.01 s cannot be met" in x]
+    done = [i for i, x in enumerate(lines) if "measured in" in x]
+    assert said and done and said[0] < done[0], r.stderr

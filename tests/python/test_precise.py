@@ -119,7 +119,8 @@ def test_pacer_never_drifts():
     assert math.isclose(st["timer_err_percent"], 100 * te["mean"] / 1e6, rel_tol=1e-9)
     # skip: every deadline is on the grid
     p = sleepacc.Pacer(0.001)
-    assert p.missed == "skip" and p.method == "auto"
+    assert p.missed_policy == "skip" and p.method == "auto"
+    assert p.missed == p.stats["missed"] == p.stats["timer_misses"]   # a count, as a point's
     for _, d in zip(range(50), p):
         assert (d - p.start_ns) % 1_000_000 == 0
         assert time.monotonic_ns() >= d
@@ -141,6 +142,7 @@ def test_pacer_skip_drops_missed_ticks():
     assert d2 > called and (d2 - d1) % per == 0 and d2 - d1 >= 6 * per
     st = p.stats
     assert st["misses"] >= 5 and st["timer_misses"] == st["misses"] and st["count"] == 2
+    assert st["missed"] == st["timer_misses"] and st["missed_policy"] == "skip"
 
 
 def test_pacer_burst_delivers_missed_ticks_at_once():

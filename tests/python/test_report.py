@@ -277,7 +277,7 @@ def test_markdown_has_a_row_per_record_and_aligned_pipes():
 def test_wide_from_records_has_header_and_rows():
     recs = _sample_records()
     lines = report.format(recs, "wide").splitlines()
-    assert lines[0].split()[:3] == ["method", "requested", "n"]
+    assert lines[0].split()[:3] == ["method", "request", "n"]
     assert len(lines) == 1 + len(recs)
 
 

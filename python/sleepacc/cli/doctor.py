@@ -10,6 +10,7 @@ from sleepacc._units import format_go, format_ns
 from sleepacc.cli._common import CliError, Progress, core_rules, positive_int, time_s
 from sleepacc.cli._files import SCHEMA, load, need_points, print_json
 from sleepacc.cli.commands import add_command
+from sleepacc.cli._text import add_wide, columns, echo, echo_lines, wrap
 
 
 def add_parser(sub):
@@ -23,6 +24,7 @@ def add_parser(sub):
     s.add_argument("--budget", type=time_s, default="0.1", metavar="SECONDS",
                    help="time per point of the short sweep and the experiments (default 0.1)")
     s.add_argument("--json", action="store_true", help="findings as JSON")
+    add_wide(s)
     s.set_defaults(func=run)
     return s
 
@@ -64,45 +66,81 @@ def run(args):
         print_json({"schema": SCHEMA, "type": "doctor", **result, "findings": findings},
                    indent=1, default=str)
         return 0
+    _print_report(result, findings, columns(args))
+    return 0
+
+
+def _print_report(result, findings, width):
+    """The findings as text, every line within `width` columns (None: whole
+    lines): evidence and fixes wrap under their own first word."""
+    from sleepacc import doctor
     h = result["host"]
     ref = result["reference"]
-    print(f"sleepacc doctor: {h.get('hostname', '?')}, Linux {h.get('kernel_release', '?')}, "
-          f"{h.get('cpus_online_count', '?')} CPUs"
-          f"{', virtual (' + str(h.get('hypervisor_type') or 'hypervisor') + ')' if h.get('virtualization') == 'hypervisor' else ''}")
+    virtual = (f", virtual ({h.get('hypervisor_type') or 'hypervisor'})"
+               if h.get("virtualization") == "hypervisor" else "")
+    echo(f"{h.get('hostname') or '?'}, Linux {h.get('kernel_release') or '?'}, "
+         f"{h.get('cpus_online_count') or '?'} CPUs{virtual}", width, "sleepacc doctor: ", "  ")
     if ref["median_error_ns"] is not None:
-        print(f"reference: {ref['method']}({format_go(ref['requested_ns'])}) with this thread's "
-              f"settings oversleeps {format_ns(ref['median_error_ns'], 3)} (median), "
-              f"{format_ns(ref['p99_error_ns'], 3)} (p99)")
+        echo(f"{ref['method']}({format_go(ref['requested_ns'])}) with this thread's "
+             f"settings oversleeps {format_ns(ref['median_error_ns'], 3)} (median), "
+             f"{format_ns(ref['p99_error_ns'], 3)} (p99)", width, "reference: ", "  ")
     print()
     for i, f in enumerate(findings, 1):
         gain = "" if f["gain_us"] is None else (
             f"   gain {'~' if f['estimate'] else ''}{f['gain_us']:.1f} µs"
             f"{' at p99' if f['gain_on'] == 'p99' else ''}")
-        print(f"{i}. [{f['status']}] {f['title']}{gain}")
-        print(f"     basis: {f['basis']}")
+        head = f"{i}. [{f['status']}] "
+        echo(f"{f['title']}{gain}", width, head, " " * len(head))
+        echo(f"basis: {f['basis']}", width, "     ")
         for e in f["evidence"]:
-            print(f"     evidence: {e}")
+            echo(str(e), width, "     evidence: ", " " * 7)
         if f["fix"] and f["status"] in ("problem", "option", "unknown"):
-            print(f"     fix: {f['fix']}")
+            echo(str(f["fix"]), width, "     fix: ", " " * 7)
     if result.get("trace"):
         print()
-        print(f"traced at {format_go(result['trace']['requested_ns'])}, this thread's settings:")
+        echo(f"traced at {format_go(result['trace']['requested_ns'])}, this thread's settings:",
+             width)
         print("     " + doctor.format_trace(result["trace"]).replace("\n", "\n     "))
     if result.get("cyclictest"):
         print()
-        print("nanosleep against a cyclictest-like setup, term by term (each row adds one "
-              "setting; measured now):")
-        print("     " + doctor.format_cyclictest(result["cyclictest"]).replace("\n", "\n     "))
+        echo("nanosleep against a cyclictest-like setup, term by term (each row adds one "
+             "setting; measured now):", width)
+        _print_cyclictest(result["cyclictest"], width)
     model = result["model"]
-    if model.get("explanation"):
+    text = model.get("explanation") or model.get("note")
+    if text:
         print()
-        print("model: " + model["explanation"].replace("\n", "\n       "))
-    elif model.get("note"):
-        print()
-        print(f"model: {model['note']}")
+        echo_lines(text, width, "model: ")
     causes = doctor.format_causes(model.get("causes"), model.get("disagreements"))
     if causes:
-        print("       " + causes.replace("\n", "\n       "))
+        echo_lines(causes, width, "       ")
     for why in model.get("dropped_advice") or ():
-        print(f"       advice dropped: {why}")
+        echo(f"advice dropped: {why}", width, "       ", " " * 9)
     return 0
+
+
+def _print_cyclictest(table, width):
+    """The term-by-term table, indented five; the setting column as wide as
+    the room left by the numbers (a longer label wraps, its numbers on its
+    first line)."""
+    from sleepacc.doctor import cyclictest_term, format_cyclictest
+    if width is None:
+        print("     " + format_cyclictest(table).replace("\n", "\n     "))
+        return
+    rows = [("setting", "median", "p99", "term", None)]
+    for r in table:
+        rows.append((r["label"],
+                     "-" if r["median_ns"] is None else format_ns(r["median_ns"]),
+                     "-" if r["p99_ns"] is None else format_ns(r["p99_ns"]),
+                     cyclictest_term(r), r["note"]))
+    nums = [max(len(r[k]) for r in rows) for k in (1, 2, 3)]
+    room = width - 5 - sum(n + 2 for n in nums)
+    label_w = max(12, min(room, max(len(r[0]) for r in rows)))
+    for label, med, p99, term, note in rows:
+        lines = wrap(label, label_w) or [""]
+        print((f"     {lines[0]:{label_w}}  {med:>{nums[0]}}  {p99:>{nums[1]}}  "
+               f"{term:>{nums[2]}}").rstrip())
+        for more in lines[1:]:
+            print(f"       {more}")
+        if note:
+            echo(f"({note})", width, "       ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sleepacc
 from sleepacc.cli._files import SCHEMA, host_facts, print_json
 from sleepacc.cli.commands import add_command
+from sleepacc.cli._text import add_wide, columns
 
 
 def add_parser(sub):
@@ -13,6 +14,7 @@ def add_parser(sub):
                     "Show this host's facts, its clocks' resolution and read cost, and every "
                     "sleep method with its family and availability.")
     s.add_argument("--json", action="store_true")
+    add_wide(s)
     s.set_defaults(func=run)
     return s
 
@@ -30,11 +32,12 @@ def run(args):
     if args.json:
         print_json(rec, indent=2, default=str)
         return 0
+    width = columns(args)
     print(f"sleepacc {rec['version']} on {rec['host'].get('hostname', '?')}")
     print()
     print("host facts:")
     print(_table(["fact", "value"], [[k, "unknown" if v is None else v]
-                                      for k, v in rec["host"].items()], "<<"))
+                                      for k, v in rec["host"].items()], "<<", width))
     print()
     print("clocks:")
     rows = []
@@ -42,14 +45,14 @@ def run(args):
         res, cost = c.get("resolution_ns"), c.get("read_cost_ns")
         rows.append([name, "unknown" if res is None or res < 0 else f"{res} ns",
                      "unknown" if cost is None or cost < 0 else f"{cost} ns"])
-    print(_table(["clock", "resolution", "read cost"], rows))
+    print(_table(["clock", "resolution", "read cost"], rows, width=width))
     print()
     print("methods:")
     rows = [[m["name"], m["family"], "yes" if m["available"] else "no",
              _yesno(m["honours_slack"]), m["granularity_ns"], m["description"]]
             for m in rec["methods"]]
     print(_table(["method", "family", "available", "slack", "unit ns", "description"], rows,
-                 "<<<<><"))
+                 "<<<<><", width))
     return 0
 
 

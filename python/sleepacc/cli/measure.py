@@ -18,6 +18,7 @@ from sleepacc.cli._common import (DEFAULTS, MODES, UNITS_HELP, add_env_options, 
                                   integer, plain, time_s)
 from sleepacc.cli._files import SCHEMA, print_json
 from sleepacc.cli.commands import add_command
+from sleepacc.cli._text import add_wide, columns, echo
 
 # the core's option -> the flag that gave it
 FLAGS = {"method": "METHOD", "duration": "DURATION", "n": "-n"}
@@ -48,6 +49,7 @@ def add_parser(sub):
     s.add_argument("--bins", type=int_range(1, 200), default=16, metavar="N",
                    help="histogram rows (default 16)")
     s.add_argument("--json", action="store_true", help="the point as JSON")
+    add_wide(s)
     s.add_argument("--samples", action="store_true", help="with --json: include the samples")
     s.set_defaults(func=run)
     return s
@@ -60,6 +62,8 @@ def histogram_lines(errors_ns, bins, width=40):
     e = np.asarray(errors_ns, dtype=np.float64) / 1e3
     if e.size == 0:
         return ["(no samples)"]
+    if np.unique(e).size < 2:         # one value: one row (no range to divide)
+        return [f"  {e[0]:.3f} |{'#' * width} {e.size}"]
     lo, hi = np.percentile(e, [1, 99]) if e.size >= 100 else (e.min(), e.max())
     if hi <= lo:
         lo, hi = lo - 0.0005, lo + 0.0005
@@ -96,11 +100,11 @@ def run(args):
     if args.json:
         print_json({"schema": SCHEMA, "type": "point", **d}, allow_nan=False)
         return 0
-    _print_point(d, errors, args.bins)
+    _print_point(d, errors, args.bins, columns(args))
     return 0
 
 
-def _print_point(d, errors, bins):
+def _print_point(d, errors, bins, width=None):
     from sleepacc.report import text_table
     st = d["stats"]
     periodic = d["mode"] == "periodic"
@@ -112,7 +116,8 @@ def _print_point(d, errors, bins):
     # a setting of 0 (cpu 0, dma_latency_us 0) was applied: only None and False were not
     applied = [f"{k} {v}" for k, v in (d.get("env") or {}).items()
                if v is not None and v is not False]
-    print("environment: " + (", ".join(applied) if applied else "the thread's own settings"))
+    echo(", ".join(applied) if applied else "the thread's own settings", width, "environment: ",
+         "  ")
     cols = ["min", "median", "p90", "p99", "p999", "max", "mean"]
     rows = []
     if st["n"] > 0:
@@ -122,15 +127,22 @@ def _print_point(d, errors, bins):
             rows.append(["actual"] + [format_ns(st[c], 4) for c in cols] + [format_ns(st["std"], 3)])
         rows.append([what] + [format_ns(err(st[c]), 4) for c in cols] + [format_ns(st["std"], 3)])
         print()
-        print(text_table([""] + ["min", "median", "p90", "p99", "p99.9", "max", "mean", "std"], rows))
+        heads = ["min", "median", "p90", "p99", "p99.9", "max", "mean", "std"]
+        table = text_table([""] + heads, rows)
+        if width is not None and max(map(len, table.splitlines())) > width:
+            # too wide for the terminal: one line per statistic instead
+            table = text_table([""] + [r[0] for r in rows],
+                               [[h] + [r[i + 1] for r in rows] for i, h in enumerate(heads)])
+        print(table)
     print()
     print(f"undersleeps {st['undersleeps']}, missed deadlines {d.get('missed', 0)}")
     cpu = d.get("cpu_ns_per_call")
     ctx = d.get("ctx_switches") or {}
     pct = d.get("cpu_percent", -1)
-    print(f"CPU cost: {format_ns(cpu) if cpu is not None and cpu >= 0 else 'unknown'} per call"
-          f" ({f'{pct:.1f}%' if pct >= 0 else 'unknown share'} of one CPU); context switches: "
-          f"{ctx.get('voluntary', '?')} voluntary, {ctx.get('involuntary', '?')} involuntary")
+    echo(f"{format_ns(cpu) if cpu is not None and cpu >= 0 else 'unknown'} per call"
+         f" ({f'{pct:.1f}%' if pct >= 0 else 'unknown share'} of one CPU); context switches: "
+         f"{ctx.get('voluntary', '?')} voluntary, {ctx.get('involuntary', '?')} involuntary",
+         width, "CPU cost: ", "  ")
     if st["n"] > 0:
         print()
         print(f"{what} histogram (µs):")

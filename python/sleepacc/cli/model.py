@@ -7,6 +7,7 @@ from __future__ import annotations
 from sleepacc.cli._common import CliError, method_name
 from sleepacc.cli._files import SCHEMA, load, need_points, print_json
 from sleepacc.cli.commands import add_command
+from sleepacc.cli._text import add_wide, columns, echo_lines
 
 
 def add_parser(sub):
@@ -17,6 +18,7 @@ def add_parser(sub):
     s.add_argument("file", metavar="FILE")
     s.add_argument("--method", type=method_name, metavar="NAME", help="only this method")
     s.add_argument("--json", action="store_true", help="verdicts, causes and parameters as JSON")
+    add_wide(s)
     s.set_defaults(func=run)
     return s
 
@@ -57,5 +59,5 @@ def run(args):
                 out["groups"] = [g for g in out["groups"] if g["methods"]]
         print_json(out, indent=1, default=str)
         return 0
-    print(fitted.explain(args.method))
+    echo_lines(fitted.explain(args.method), columns(args))
     return 0

@@ -16,6 +16,7 @@ from sleepacc.cli._common import (MODES, UNITS_HELP, Interrupted, Progress, add_
                                   integer, methods_list, plain, seconds, time_s)
 from sleepacc.cli._files import FORMATS, emit_sweep, host_facts, load, open_results, write_error
 from sleepacc.cli.commands import add_command
+from sleepacc.cli._text import columns, echo
 from sleepacc.plan import DEFAULT_MAX_SAMPLES, DEFAULT_TOTAL_S, Planner
 
 # the core's option -> the flag that gave it
@@ -202,6 +203,8 @@ def run(args):
         sweep_loop = loop(done_keys)
     planner = state["planner"] = Planner(points, args.total, budget=plain(args.budget),
                                          max_samples=plain(args.max_samples), todo=todo)
+    if todo and not planner.fits():   # said before the run, not found out after it
+        echo(planner.promise(), columns(), "sleepacc: ", "  ", file=sys.stderr)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = state["progress"] = Progress(len(points), show)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno as _errno
 import fcntl
 import json
+import math
 import os
 import re
 import stat as _stat
@@ -222,10 +223,25 @@ def is_irtt_table(text: str) -> bool:
     return _IRTT_HEAD.search(text) is not None
 
 
-def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, int]]:
+def _irtt_mean_error(err: int, percent: str, req: int) -> float:
+    """The mean error (ns) that irtt printed as `err` (truncated to the ns)
+    and `percent` (100 * mean / req, to 0.1): the middle of the range both
+    allow; `err` when they disagree (a table edited by hand) or say no more."""
+    p = float(percent)
+    if req <= 0 or err < 0 or not math.isfinite(p):
+        return err
+    lo, hi = max(err, (p - 0.05) * req / 100.0), min(err + 1, (p + 0.05) * req / 100.0)
+    return (lo + hi) / 2 if lo < hi else err
+
+
+def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, float]]:
     """(method, requested_ns, mean_error_ns) of each row of irtt sleep's
     table; method is the "== <method>" heading above the row (sleepacc's
-    several-method form), None for irtt's own output."""
+    several-method form), None for irtt's own output.  irtt prints the mean
+    truncated to the ns but its percentage, to 0.1, from the unrounded mean:
+    the mean error read is the middle of what both allow (1ns, "381ns",
+    38194.1 -> 381.941 ns; 1µs, "9.041µs", 904.2 -> 9041.75 ns), so
+    printing it again gives irtt's text."""
     out = []
     block = None
     for line in text.splitlines():
@@ -236,9 +252,10 @@ def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, int]]:
         if not m:
             continue
         try:
-            out.append((block, go_duration_ns(m.group(1)), go_duration_ns(m.group(2))))
+            req, err = go_duration_ns(m.group(1)), go_duration_ns(m.group(2))
         except ValueError:
             continue
+        out.append((block, req, _irtt_mean_error(err, m.group(3), req)))
     return out
 
 
