@@ -353,23 +353,24 @@ def _trace_section(summaries, why):
 
 def format_trace(section) -> str:
     """The traced parts as text: per term the median / p99 (µs) of each
-    traced method, the complete counts and the halt cost."""
+    traced method, the complete counts and the halt cost (two methods fit
+    60 columns with the report's indent of five)."""
     if not section or not section.get("available"):
         return f"not traced: {(section or {}).get('why') or 'no trace'}"
     ms = section["methods"]
 
     def cell(st):
         return "-" if st["median"] is None else f"{st['median'] / 1e3:.1f} / {st['p99'] / 1e3:.1f}"
-    out = [f"{'term (median / p99 µs)':24}" + "".join(f"{m:>18}" for m in ms)]
+    out = [f"{'term (median / p99 µs)':22}" + "".join(f"{m:>16}" for m in ms)]
     names = list(next(iter(ms.values()))["terms"]) if ms else []
     for name in names:
-        out.append(f"{name:24}" + "".join(f"{cell(s['terms'][name]):>18}" for s in ms.values()))
+        out.append(f"{name:22}" + "".join(f"{cell(s['terms'][name]):>16}" for s in ms.values()))
     for key, label in (("timer_irq_idle", "timer_irq, CPU idle"),
                        ("timer_irq_busy", "timer_irq, CPU busy"),
                        ("untraced", "lateness untraced"), ("traced", "lateness traced")):
-        out.append(f"{label:24}" + "".join(f"{cell(s[key]):>18}" for s in ms.values()))
-    out.append(f"{'complete samples':24}"
-               + "".join(f"{str(s['complete']) + '/' + str(s['n']):>18}" for s in ms.values()))
+        out.append(f"{label:22}" + "".join(f"{cell(s[key]):>16}" for s in ms.values()))
+    out.append(f"{'complete samples':22}"
+               + "".join(f"{str(s['complete']) + '/' + str(s['n']):>16}" for s in ms.values()))
     return "\n".join(out)
 
 
