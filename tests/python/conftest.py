@@ -24,7 +24,8 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 # run the normal build instead: an instrumented interpreter per child would
 # make the run many times slower and sanitizes nothing new (the same C runs
 # in this process).
-if os.environ.pop("SLEEPACC_SANITIZE_RUN", None):
+SANITIZED = bool(os.environ.pop("SLEEPACC_SANITIZE_RUN", None))
+if SANITIZED:
     for _var in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC",
                  "PYTHONPATH"):
         os.environ.pop(_var, None)

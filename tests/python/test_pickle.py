@@ -9,6 +9,8 @@ import pytest
 import sleepacc
 from sleepacc import Samples
 
+from conftest import SANITIZED
+
 
 def _measure_in_worker(method):
     return sleepacc.measure(method, 1e-4, n=7)
@@ -38,6 +40,8 @@ def test_a_streamed_measurement_and_a_sweep_pickle():
     assert [p.samples.tolist() for p in back] == [p.samples.tolist() for p in sw]
 
 
+@pytest.mark.skipif(SANITIZED, reason="a spawned worker would import the ASan build of the "
+                    "extension without the sanitizer runtime (make test-python runs it)")
 def test_a_worker_process_returns_a_measurement():
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(1) as pool:
