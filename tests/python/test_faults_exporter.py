@@ -159,7 +159,7 @@ def _exporter_in(group, limit, scrapes=0):
         with open(f"{group}/cgroup.procs", "w") as f:
             f.write(str(os.getpid()))
     proc = subprocess.Popen([sys.executable, "-m", "sleepacc", "exporter", "--listen",
-                             "127.0.0.1:0", "--stop-after", "3"], preexec_fn=enter,
+                             "127.0.0.1:0", "--stop-after", "30"], preexec_fn=enter,
                             env=child_env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -173,6 +173,8 @@ def _exporter_in(group, limit, scrapes=0):
                 except OSError:
                     pass
             time.sleep(0.05)
+        if port:      # scraped: stop it now (SIGTERM, a normal stop), not at --stop-after,
+            proc.terminate()   # which only bounds it (a busy machine is slow to scrape)
         rest = proc.communicate(timeout=60)[1]
     finally:
         if proc.poll() is None:
