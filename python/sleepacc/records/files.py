@@ -126,6 +126,12 @@ def save(sweep, path: PathLike) -> None:
     ValueError "save: ..." before anything is written; an unknown CPU
     figure that is not finite is written as null (strict JSON)."""
     doc = _as_doc(sweep)
+    if isinstance(doc, dict) and isinstance(doc.get("measurements"), list):
+        # an unknown CPU figure (NaN in memory) is null in the file, as the
+        # core writes it; any other non-finite number is refused below
+        doc = dict(doc, measurements=[
+            dict(p, **{k: clean(p[k]) for k in ("cpu_ns_per_call", "cpu_percent") if k in p})
+            if isinstance(p, dict) else p for p in doc["measurements"]])
     check_doc(doc, "save")
     text = json.dumps(clean(doc), allow_nan=False) + "\n"
     write_atomic(path, lambda f: f.write(text))
