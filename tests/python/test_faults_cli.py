@@ -205,3 +205,37 @@ def test_results_directory_deleted_mid_sweep_keeps_the_table(tmp_path):
     last = one_line(stderr)[-1]
     assert last.startswith(f"sleepacc: error: {out} was removed while the sweep ran")
     assert "no longer exists" in last and "cannot read" not in stderr
+
+
+def _block_rt_signals():
+    import signal
+    signal.pthread_sigmask(signal.SIG_BLOCK, range(signal.SIGRTMIN, signal.SIGRTMAX + 1))
+
+
+def test_default_sweep_under_a_blocked_mask_says_what_it_leaves_out(tmp_path):
+    # a blocked signal mask survives exec: the child starts with every
+    # real-time signal blocked, as a worker thread's child does
+    out = tmp_path / "r.jsonl"
+    p = subprocess.run(sleepacc_cmd("sweep", "--durations", "1us", "--budget", "0.01",
+                                    "-o", out, "--format", "none"),
+                       preexec_fn=_block_rt_signals, capture_output=True, text=True,
+                       timeout=300, env=child_env())
+    assert p.returncode == 0, p.stderr
+    skipped = [ln for ln in p.stderr.splitlines() if ln.startswith("sleepacc: skipping ")]
+    names = [ln.split()[2].rstrip(":") for ln in skipped]
+    assert "timer_signal" in names, p.stderr
+    assert all("blocked" in ln for ln in skipped), skipped
+    lines = [json.loads(ln) for ln in out.read_text().splitlines()]
+    listed = lines[0]["settings"]["methods"]
+    measured = {ln["method"] for ln in lines if ln["type"] == "point"}
+    assert not set(names) & set(listed), listed
+    assert set(listed) == measured
+
+
+def test_named_methods_print_no_skip_lines(tmp_path):
+    p = subprocess.run(sleepacc_cmd("sweep", "--methods", "nanosleep", "--durations", "1us",
+                                    "--budget", "0.01", "--format", "none"),
+                       preexec_fn=_block_rt_signals, capture_output=True, text=True,
+                       timeout=120, env=child_env())
+    assert p.returncode == 0, p.stderr
+    assert "skipping" not in p.stderr
