@@ -239,3 +239,19 @@ def test_named_methods_print_no_skip_lines(tmp_path):
                        timeout=120, env=child_env())
     assert p.returncode == 0, p.stderr
     assert "skipping" not in p.stderr
+
+
+def test_plot_to_a_name_that_is_not_utf8(tmp_path):
+    pytest.importorskip("matplotlib", reason="plot needs matplotlib")
+    data = tmp_path / "r.jsonl"
+    p = subprocess.run(sleepacc_cmd("sweep", *SMALL, "-o", data, "--format", "none"),
+                       capture_output=True, timeout=120, env=child_env())
+    assert p.returncode == 0, p.stderr
+    name = os.fsencode(tmp_path) + b"/\xff.png"
+    cmd = [os.fsencode(a) for a in sleepacc_cmd("plot", data, "--kind", "error", "-o")] + [name]
+    p = subprocess.run(cmd, capture_output=True, timeout=120, env=child_env())
+    assert p.returncode == 0, p.stderr
+    assert b"Traceback" not in p.stderr
+    with open(name, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert [e for e in os.listdir(os.fsencode(tmp_path)) if e != b"r.jsonl"] == [b"\xff.png"]

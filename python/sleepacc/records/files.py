@@ -39,7 +39,7 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
     import tempfile
     from .. import _core
     path = os.fspath(path)
-    target = _core.atomic_target(path)  # the core's rule (SLEEPACC_WRITE_ATOMIC's)
+    target = _atomic_target(path)       # the core's rule (SLEEPACC_WRITE_ATOMIC's)
     if not target["rename"]:
         with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             fill(f)
@@ -67,6 +67,36 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
         except OSError:
             pass
         raise
+
+
+def _atomic_target(path: str) -> dict[str, Any]:
+    """The core's answer (sleepacc_atomic_target) for `path`.  The core takes
+    UTF-8 names; a name that is not (os.fsencode's bytes, a file system's
+    own) is asked about through a stand-in of the same kind in a directory
+    of its own -- absent, or an empty regular file -- and the answer is
+    given back for the name asked about.  Any other kind under such a name
+    is an OSError naming it."""
+    from .. import _core
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return _core.atomic_target(path)
+    import tempfile
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not _stat.S_ISREG(mode):
+        raise OSError(_errno.EINVAL, "a file name that is not UTF-8 must name a new or "
+                                     "regular file", path)
+    with tempfile.TemporaryDirectory(prefix=".sleepacc-") as d:
+        stand_in = os.path.join(d, "f")
+        if mode is not None:
+            open(stand_in, "wb").close()
+        answer = _core.atomic_target(stand_in)
+    return dict(answer, path=path)
 
 
 class _TooDeep(ValueError):
