@@ -255,3 +255,12 @@ def test_plot_to_a_name_that_is_not_utf8(tmp_path):
     with open(name, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert [e for e in os.listdir(os.fsencode(tmp_path)) if e != b"r.jsonl"] == [b"\xff.png"]
+
+
+def test_closed_stdout_refuses_results_to_it_before_measuring():
+    # -o - on a closed standard output: said before anything runs, not
+    # written into the /dev/null that holds its descriptor
+    p = run_closed(["sweep", *SMALL, "-o", "-"], 1)
+    assert p.returncode == 1
+    assert one_line(p.stderr) == ["sleepacc: error: cannot write results to the standard "
+                                  "output (-o -): it is closed"]

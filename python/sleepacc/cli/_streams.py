@@ -101,6 +101,11 @@ def _usable(stream):
     return stream is not None and not isinstance(stream, _Closed)
 
 
+def stdout_closed():
+    """Was the standard output closed when the command started?"""
+    return isinstance(sys.stdout, _Closed)
+
+
 def say(line):
     """One line on the standard error, or on the standard output where the
     standard error is closed or fails; nothing where neither is left."""
