@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Union
 
@@ -129,8 +130,8 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
                  wall_ns: int = 0, env: Optional[Mapping[str, Any]] = None,
                  samples: Any = None, stream_stats: Optional[Mapping[str, Any]] = None,
                  starts: Any = None, trace: Any = None):
-        self.method = method
-        self.mode = mode
+        self.method = sys.intern(method) if type(method) is str else method
+        self.mode = sys.intern(mode) if type(mode) is str else mode
         self.requested_ns = int(requested_ns)
         self.n = None if n is None else int(n)   # None: unknown (irtt's table)
         self.stats = stats if isinstance(stats, Stats) else Stats(stats)
@@ -147,7 +148,9 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
             self.ctx_switches = {"voluntary": int(ctx_switches["voluntary"]),
                                  "involuntary": int(ctx_switches["involuntary"])}
         self.wall_ns = int(wall_ns)
-        self.env = dict(env) if env is not None else {}
+        # the names shared by every point (a file's million points hold one copy)
+        self.env = {} if env is None else {
+            sys.intern(k) if type(k) is str else k: v for k, v in env.items()}
         if samples is not None and not isinstance(samples, Samples):
             samples = Samples(samples)
         self.samples = samples
@@ -466,4 +469,13 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
     """Read a sweep saved by ``Sweep.save`` (JSON) or written by the CLI
     (JSON Lines); the data compares equal to what was written."""
     path = os.fspath(path)
-    return Sweep.from_dict(records.read(path), path)
+    # JSON Lines: each point a Measurement as soon as it is read and checked
+    doc = records.read(path, point=Measurement.from_dict)
+    ms = doc.get("measurements") or []
+    points = []
+    for i, p in enumerate(ms):     # the other forms: each record dropped once converted
+        points.append(p if isinstance(p, Measurement) else
+                      Measurement.from_dict(p, f"{path}: measurement {i + 1}"))
+        ms[i] = None
+    return Sweep(points, host=doc.get("host"), started=doc.get("started"),
+                 finished=doc.get("finished"), settings=doc.get("settings"))

@@ -40,7 +40,7 @@ import textwrap
 from typing import Dict, List, Optional
 
 from ._units import format_go
-from .records import error_ns, flatten, origin_ns, stat_error
+from .records import clean, error_ns, flatten, origin_ns, stat_error
 
 __all__ = ["STYLES", "format", "parse", "records_for_report", "text_table", "html_table"]
 
@@ -382,7 +382,8 @@ def _csv_text(rows: List[dict]) -> str:
 
 
 def _json_text(rows: List[dict]) -> str:
-    return _json.dumps(_public(rows), indent=1, default=float) + "\n"
+    # strict JSON: a NaN or an infinity is null, never a bare token
+    return _json.dumps(clean(_public(rows)), indent=1, default=float, allow_nan=False) + "\n"
 
 
 _RENDER = {"irtt": _irtt, "midas": _midas, "xmame": _xmame, "testsleep": _testsleep,

@@ -25,10 +25,10 @@ The JSON and JSON Lines schema ("sleepacc/1") is described in docs/schema.md.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
 from sleepacc._units import UNITS_TEXT
+from sleepacc.cli import _streams
 from sleepacc.cli._common import CliError, Interrupted, Parser, UsageError
 from sleepacc.cli.commands import COMMANDS
 
@@ -101,8 +101,20 @@ def _command_in(argv):
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit code (see the module doc)."""
+    """Run the command line; returns the exit code (see the module doc).
+
+    Whatever state the standard streams are in (closed by a daemon wrapper,
+    a pipe whose reader left, a full disk, an encoding that lacks a
+    character), the outcome is one line on the stream that is left and the
+    documented exit code, never a traceback (_streams)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    with _streams.standard_streams():
+        code = _run(argv)
+        return _streams.finish(code)
+
+
+def _run(argv) -> int:
+    say = _streams.say
     try:
         command = _command_in(argv)   # inside: a Ctrl-C while it loads is exit 130 too
         parser = build_parser(command) if command else _listing_parser()
@@ -112,38 +124,42 @@ def main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
         _flush_quietly()
-        print("sleepacc: interrupted", file=sys.stderr)
+        say("sleepacc: interrupted")
         return 130
     except Interrupted as exc:
         _flush_quietly()
-        print(f"sleepacc: interrupted {exc}", file=sys.stderr)
+        say(f"sleepacc: interrupted {exc}")
         return 130
     except CliError as exc:
         _flush_quietly()
-        print(f"sleepacc: error: {exc}", file=sys.stderr)
+        say(f"sleepacc: error: {exc}")
         return exc.code
+    except MemoryError:
+        _flush_quietly()
+        say("sleepacc: error: out of memory")
+        return 1
     except BrokenPipeError:
         # stdout closed early (`sleepacc ... | head`): not worth a message.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _streams.quiet_stdout()
         return 1
     except PermissionError as exc:
-        print(f"sleepacc: error: {exc}", file=sys.stderr)
+        say(f"sleepacc: error: {exc}")
+        return 1
+    except UnicodeError as exc:
+        # text the standard output's encoding cannot hold: not a bad argument
+        say(f"sleepacc: error: cannot write the output: {' '.join(str(exc).split())}")
         return 1
     except (ValueError, TypeError) as exc:
         # The library refused an argument the parser let through.
-        print(f"sleepacc: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        say(f"sleepacc: error: {' '.join(str(exc).split())}")
         return 2
     except OSError as exc:
-        print(f"sleepacc: error: {exc.strerror or exc}", file=sys.stderr)
+        say(f"sleepacc: error: {exc.strerror or exc}")
         return 1
 
 
 def _flush_quietly():
     try:
         sys.stdout.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass

@@ -71,6 +71,9 @@ def open_results(path, resume):
     """records.ResultsFile opened for appending, its failures mapped to
     one line (a usage error for an existing file without --resume)."""
     import warnings
+    from sleepacc.cli import _streams
+    if path == "-" and _streams.stdout_closed():   # its descriptor holds /dev/null
+        raise CliError("cannot write results to the standard output (-o -): it is closed")
     results = records.ResultsFile(path)
     try:
         with warnings.catch_warnings(record=True) as caught:

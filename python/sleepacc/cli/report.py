@@ -28,6 +28,8 @@ def run(args):
         fmt = "irtt" if (sweep.settings or {}).get("source") == "irtt sleep" else "wide"
     try:
         emit_sweep(sweep, fmt)
+    except UnicodeError:         # the output's encoding, not the file: main says so
+        raise
     except ValueError as exc:    # what the file holds cannot fill the table: a data error
         raise CliError(f"{args.file}: {exc}") from None
     return 0

@@ -7,13 +7,16 @@ a table at the end.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import sleepacc
+from sleepacc import _core
 from sleepacc._api import _now_iso
-from sleepacc.cli._common import (MODES, UNITS_HELP, Interrupted, Progress, add_env_options,
-                                  add_margin_option, arg_error, core_error, durations, env_options,
-                                  integer, methods_list, plain, seconds, time_s)
+from sleepacc.cli._common import (MODES, UNITS_HELP, CliError, Interrupted, Progress,
+                                  add_env_options, add_margin_option, arg_error, core_error,
+                                  durations, env_options, integer, methods_list, plain, seconds,
+                                  time_s)
 from sleepacc.cli._files import FORMATS, emit_sweep, host_facts, load, open_results, write_error
 from sleepacc.cli.commands import add_command
 from sleepacc.cli._text import columns, echo
@@ -146,6 +149,10 @@ def _measure(sweep_loop, results, samples, state, total, resumed):
                     raise write_error(results.path, exc) from None
             if results is None or not results.regular:
                 measured.append(m)
+            else:
+                # the statistics kept, for a table should the file vanish
+                m.samples = None
+                measured.append(m)
             state["done"] += 1
     except KeyboardInterrupt:
         kept = (f"; {state['done']} of {total} points are in {results.path} "
@@ -190,7 +197,12 @@ def run(args):
             raise core_error(exc, FLAGS, given) from None
 
     sweep_loop = loop()
-    methods = names or [m.name for m in sleepacc.methods() if m.available]
+    if names is None:
+        # what the core's plan leaves out of the default sweep (a signal
+        # method under a blocked mask): one line each, and not in the header
+        for why in _core.sweep_skips():
+            print(f"sleepacc: skipping {why}", file=sys.stderr)
+    methods = names or list(dict.fromkeys(p.method for p in points))
     durations_ns = ([d.ns for d in args.durations] if args.durations is not None
                     else [round(d * 1e9) for d in sleepacc.DEFAULT_DURATIONS])
     results = None
@@ -222,7 +234,8 @@ def run(args):
             results.close()
     wall = planner.elapsed()
     note = f" ({resumed} already in the file)" if resumed else ""
-    if results is not None and results.regular:
+    lost = results is not None and results.regular and _vanished(results.path)
+    if results is not None and results.regular and not lost:
         # what is read back was read when the file was opened (a resumed
         # file's duplicates were warned of then; none is added since)
         sweep = load(results.path, warn=False)
@@ -232,4 +245,16 @@ def run(args):
     print(f"sleepacc: {len(todo)} point{'s' if len(todo) != 1 else ''} measured in {wall:.1f} s{note}", file=sys.stderr)
     if args.format != "none":
         emit_sweep(sweep, args.format)
+    if lost:
+        raise CliError(f"{results.path} was removed while the sweep ran ({lost}); "
+                       f"the table shows this run's {len(measured)} points, without their samples")
     return 0
+
+
+def _vanished(path):
+    """Why a results file written to is no longer there (its directory
+    deleted, or the file itself), or None."""
+    if os.path.exists(path):
+        return None
+    d = os.path.dirname(os.path.abspath(path))
+    return f"its directory {d} no longer exists" if not os.path.isdir(d) else "the file was deleted"

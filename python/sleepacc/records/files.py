@@ -12,8 +12,9 @@ import math
 import os
 import re
 import stat as _stat
+import sys
 import warnings
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
 from .rows import _point_fields
 from .schema import (SCHEMA, _check_schema, _kind, _warn_duplicates, check_doc, check_point,
@@ -39,7 +40,7 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
     import tempfile
     from .. import _core
     path = os.fspath(path)
-    target = _core.atomic_target(path)  # the core's rule (SLEEPACC_WRITE_ATOMIC's)
+    target = _atomic_target(path)       # the core's rule (SLEEPACC_WRITE_ATOMIC's)
     if not target["rename"]:
         with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             fill(f)
@@ -67,6 +68,36 @@ def write_atomic(path: str, fill, *, binary: bool = False, fsync: bool = False) 
         except OSError:
             pass
         raise
+
+
+def _atomic_target(path: str) -> dict[str, Any]:
+    """The core's answer (sleepacc_atomic_target) for `path`.  The core takes
+    UTF-8 names; a name that is not (os.fsencode's bytes, a file system's
+    own) is asked about through a stand-in of the same kind in a directory
+    of its own -- absent, or an empty regular file -- and the answer is
+    given back for the name asked about.  Any other kind under such a name
+    is an OSError naming it."""
+    from .. import _core
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return _core.atomic_target(path)
+    import tempfile
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not _stat.S_ISREG(mode):
+        raise OSError(_errno.EINVAL, "a file name that is not UTF-8 must name a new or "
+                                     "regular file", path)
+    with tempfile.TemporaryDirectory(prefix=".sleepacc-") as d:
+        stand_in = os.path.join(d, "f")
+        if mode is not None:
+            open(stand_in, "wb").close()
+        answer = _core.atomic_target(stand_in)
+    return dict(answer, path=path)
 
 
 class _TooDeep(ValueError):
@@ -127,6 +158,12 @@ def save(sweep, path: PathLike) -> None:
     ValueError "save: ..." before anything is written; an unknown CPU
     figure that is not finite is written as null (strict JSON)."""
     doc = _as_doc(sweep)
+    if isinstance(doc, dict) and isinstance(doc.get("measurements"), list):
+        # an unknown CPU figure (NaN in memory) is null in the file, as the
+        # core writes it; any other non-finite number is refused below
+        doc = dict(doc, measurements=[
+            dict(p, **{k: clean(p[k]) for k in ("cpu_ns_per_call", "cpu_percent") if k in p})
+            if isinstance(p, dict) else p for p in doc["measurements"]])
     check_doc(doc, "save")
     text = json.dumps(clean(doc), allow_nan=False) + "\n"
     write_atomic(path, lambda f: f.write(text))
@@ -150,50 +187,75 @@ def jsonl_footer(finished: str) -> str:
     return json.dumps({"type": "footer", "finished": finished})
 
 
+def _lines(text: str) -> Iterator[str]:
+    """text.splitlines(), one line at a time (a big file's lines are never
+    all held at once beside its text)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        piece = text[start:end]
+        yield from (piece.splitlines() or [""])
+        start = end + 1
+
+
 def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
-                torn_ok: bool = True) -> dict[str, Any]:
+                torn_ok: bool = True, point=None) -> dict[str, Any]:
     """The JSON form (a dict) of the lines of the JSON Lines form.  A torn
     last line is dropped; ``finished`` comes from a footer line if there is
-    one; point lines keep every key but ``type``."""
-    numbered = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
-    if not numbered:
+    one; point lines keep every key but ``type``.  The lines are read one at
+    a time: what is held is the points, not the text of every line, and
+    ``point(record, where)``, given, turns each checked point into what the
+    measurements hold (a Measurement: no record of every point is kept)."""
+    numbered = ((i, line) for i, line in enumerate(lines, 1) if line.strip())
+    here = next(numbered, None)
+    if here is None:
         raise ValueError(f"{where}: empty")
-    objs = []
-    for k, (lineno, line) in enumerate(numbered):
+    header, header_at, points, finished = None, None, [], None
+    first: dict = {}           # (method, mode, requested_ns) -> its first line
+    duplicates = []
+    while here is not None:
+        lineno, line = here
+        here = next(numbered, None)
         try:
             obj = _json(line, f"{where}:{lineno}")
         except _TooDeep:
             raise
         except ValueError:
-            if torn_ok and k == len(numbered) - 1 and k > 0:
+            if torn_ok and here is None and header is not None:
                 break  # torn last line: the writer was stopped mid-line
             raise
         if not isinstance(obj, dict):
             raise ValueError(f"{where}:{lineno}: expected a JSON object, got {_kind(obj)}")
-        objs.append((lineno, obj))
-    lineno, header = objs[0]
-    if header.get("type") != "header":
-        raise ValueError(f"{where}:{lineno}: the first line must be the header")
-    _check_schema(header, f"{where}:{lineno}")
-    check_doc({k: header.get(k) for k in ("host", "settings", "started")},
-              f"{where}:{lineno}")
-    points, finished, at = [], None, []
-    for lineno, obj in objs[1:]:
+        if header is None:
+            if obj.get("type") != "header":
+                raise ValueError(f"{where}:{lineno}: the first line must be the header")
+            _check_schema(obj, f"{where}:{lineno}")
+            check_doc({k: obj.get(k) for k in ("host", "settings", "started")},
+                      f"{where}:{lineno}")
+            header, header_at = obj, lineno
+            continue
         kind = obj.get("type")
         if kind == "point":
-            point = {k: v for k, v in obj.items() if k != "type"}
-            check_point(point, f"{where}:{lineno}")
-            points.append(point)
-            at.append((lineno, point))
+            del obj["type"]        # the point keeps its other keys, in order
+            check_point(obj, f"{where}:{lineno}")
+            key = (sys.intern(obj["method"]), obj["mode"], obj["requested_ns"])
+            if key in first:
+                duplicates.append((lineno, key))
+            else:
+                first[key] = lineno
+            points.append(obj if point is None else point(obj, f"{where}:{lineno}"))
         elif kind == "footer":
             finished = obj.get("finished")
             if finished is not None and not isinstance(finished, str):
                 raise ValueError(f"{where}:{lineno}: finished must be an ISO 8601 string, "
                                  f"got {_kind(finished)}")
         elif kind == "header":
-            warnings.warn(f"{where}:{lineno}: a second header (line {objs[0][0]} is the "
+            warnings.warn(f"{where}:{lineno}: a second header (line {header_at} is the "
                           "first): two writers on one file?", RuntimeWarning, stacklevel=2)
-    _warn_duplicates(at, where)
+    for lineno, key in duplicates:   # two writers on one file, or a merge gone wrong
+        warnings.warn(f"{where}:{lineno}: duplicate point {key[0]} {key[1]} {key[2]} ns "
+                      f"(first at line {first[key]})", RuntimeWarning, stacklevel=2)
     return {"schema": SCHEMA, "host": header.get("host"), "started": header.get("started"),
             "finished": finished, "settings": header.get("settings"), "measurements": points}
 
@@ -286,7 +348,7 @@ def _stats_fields() -> tuple:
     return tuple(_core.stats_fields)
 
 
-def loads(text: str, where: str = "<string>") -> dict[str, Any]:
+def loads(text: str, where: str = "<string>", point=None) -> dict[str, Any]:
     """The JSON form (a dict) of the text of either file form, or of irtt
     sleep's table text (:func:`irtt_doc`)."""
     stripped = text.lstrip()
@@ -311,11 +373,13 @@ def loads(text: str, where: str = "<string>") -> dict[str, Any]:
     if obj is not None and not isinstance(obj, dict):
         raise ValueError(f"{where}:{first}: expected a JSON object, got {_kind(obj)}")
     # a torn last line has no newline: a whole line that is not JSON is an error
-    return parse_jsonl(text.splitlines(), where, torn_ok=not text.endswith("\n"))
+    return parse_jsonl(_lines(text), where, torn_ok=not text.endswith("\n"), point=point)
 
 
-def read(path: PathLike) -> dict[str, Any]:
-    """The JSON form (a dict) of a file ``Sweep.save`` or the CLI wrote."""
+def read(path: PathLike, point=None) -> dict[str, Any]:
+    """The JSON form (a dict) of a file ``Sweep.save`` or the CLI wrote;
+    ``point``: as parse_jsonl's, for the JSON Lines form (the other forms'
+    measurements are records)."""
     path = os.fspath(path)
     data = read_bounded(path)
     try:
@@ -323,7 +387,8 @@ def read(path: PathLike) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ValueError(f"{path}:{line}: not UTF-8 text ({exc.reason})") from None
-    return loads(text, path)
+    del data                   # the text alone while it is parsed
+    return loads(text, path, point)
 
 
 # ---------------------------------------------------------------------------

@@ -110,6 +110,19 @@ def _check_num(v, what: str, where: str, finite: bool = True) -> None:
         raise ValueError(f"{where}: {what} = {v!r} is outside int64")
 
 
+def _check_finite(v, what: str, where: str) -> None:
+    """No NaN or infinity anywhere in `v` (an object or list read from a
+    file): strict JSON has none, and no writer here writes one."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError(f"{where}: {what} must be a finite number, got {v!r}")
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _check_finite(x, f"{what}.{k}", where)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            _check_finite(x, f"{what}[{i}]", where)
+
+
 def _check_obj(v, what: str, where: str, none_ok: bool = True) -> None:
     if not (isinstance(v, dict) or (none_ok and v is None)):
         raise ValueError(f"{where}: {what} must be a JSON object, got {_kind(v)} {v!r:.40}")
@@ -145,9 +158,10 @@ def check_point(p, where: str) -> None:
         if p.get(k) is not None:
             _check_int(p[k], k, where)
     for k in ("cpu_ns_per_call", "cpu_percent"):
-        _check_num(p.get(k), k, where, finite=False)
+        _check_num(p.get(k), k, where)
     for k in ("env", "ctx_switches"):
         _check_obj(p.get(k), k, where)
+    _check_finite(p.get("env"), "env", where)
     if isinstance(p.get("ctx_switches"), dict):
         for k, v in p["ctx_switches"].items():
             _check_num(v, f"ctx_switches.{k}", where)
@@ -231,6 +245,8 @@ def check_doc(doc, where: str, point_where=None) -> None:
         _check_obj(doc.get(k), k, where)
     if isinstance(doc.get("settings"), dict):
         _check_obj(doc["settings"].get("env"), "settings.env", where)
+    for k in ("host", "settings"):
+        _check_finite(doc.get(k), k, where)
     for k in ("started", "finished"):
         if doc.get(k) is not None and not isinstance(doc[k], str):
             raise ValueError(f"{where}: {k} must be an ISO 8601 string, got {_kind(doc[k])}")
