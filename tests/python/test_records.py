@@ -289,7 +289,7 @@ def test_save_never_writes_a_file_load_refuses(tmp_path):
     # a NaN statistic was written as the token NaN, which load (and any
     # strict JSON reader) then refused: the sweep was saved and lost
     sw = sleepacc.sweep(["nanosleep"], [1e-4], budget=0.01)
-    sw[0].stats._values["mean"] = float("nan")
+    sw[0].stats = sleepacc.Stats({**sw[0].stats, "mean": float("nan")})
     path = tmp_path / "nan.json"
     with pytest.raises(ValueError, match=r"^save: measurement 1: stats\.mean must be a finite "
                                          r"number, got nan$"):

@@ -376,11 +376,50 @@ def loads(text: str, where: str = "<string>", point=None) -> dict[str, Any]:
     return parse_jsonl(_lines(text), where, torn_ok=not text.endswith("\n"), point=point)
 
 
+def _file_lines(f, path: str) -> Iterator[str]:
+    """The lines of an open binary file, one decoded line at a time (the
+    file's text is never held whole); a line that is not UTF-8 is a
+    ValueError naming it."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}:{lineno}: not UTF-8 text ({exc.reason})") from None
+        yield from (text.splitlines() or [""])
+
+
+def _read_jsonl_streamed(path: str, point) -> Optional[dict[str, Any]]:
+    """A JSON Lines results file read line by line, so what a read holds is
+    its points, not its text; None when the file is not a regular one of
+    that form (the caller then reads it whole)."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not _stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            return None
+        head = f.read(65536)
+        if b"\0" in head or not head.lstrip().startswith(b"{"):
+            return None
+        first = head.split(b"\n", 1)[0]
+        try:
+            obj = json.loads(first)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(obj, dict) or obj.get("type") != "header":
+            return None
+        f.seek(st.st_size - 1)
+        torn_ok = f.read(1) != b"\n"    # as loads: a last line without newline may be torn
+        f.seek(0)
+        return parse_jsonl(_file_lines(f, path), path, torn_ok=torn_ok, point=point)
+
+
 def read(path: PathLike, point=None) -> dict[str, Any]:
     """The JSON form (a dict) of a file ``Sweep.save`` or the CLI wrote;
     ``point``: as parse_jsonl's, for the JSON Lines form (the other forms'
-    measurements are records)."""
+    measurements are records).  A JSON Lines file is read line by line."""
     path = os.fspath(path)
+    doc = _read_jsonl_streamed(path, point)
+    if doc is not None:
+        return doc
     data = read_bounded(path)
     try:
         text = data.decode("utf-8")
