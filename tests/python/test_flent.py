@@ -9,7 +9,6 @@ import json
 import os
 from pathlib import Path
 import shutil
-import socket
 import subprocess
 import sys
 
@@ -18,6 +17,7 @@ import pytest
 from sleepacc import plot, records
 
 from conftest import ROOT, child_env
+from test_monitor import _port_free
 
 FLENT_DIR = ROOT / "contrib" / "flent"
 
@@ -35,15 +35,6 @@ def _env():
     env = child_env()
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
-
-
-def _port_free(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _flent_span(path):

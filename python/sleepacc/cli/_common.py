@@ -226,6 +226,13 @@ def method_name(text):
 # Shared options
 # --------------------------------------------------------------------------
 
+def add_mode_option(p):
+    p.add_argument("--mode", metavar=MODES, default="relative",
+                   help="relative: each sample is one sleep's actual length (default); periodic: "
+                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
+                        "and deadlines passed while sleeping count as missed")
+
+
 def add_margin_option(p):
     p.add_argument("--margin", type=duration, metavar="D",
                    help="the hybrid method's margin: it sleeps in the kernel until this long "

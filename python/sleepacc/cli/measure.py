@@ -13,9 +13,9 @@ import math
 import sleepacc
 from sleepacc import records
 from sleepacc._units import format_go, format_ns
-from sleepacc.cli._common import (DEFAULTS, MODES, UNITS_HELP, add_env_options, add_margin_option,
-                                  arg_error, core_error, duration, env_options, int_range,
-                                  integer, plain, time_s)
+from sleepacc.cli._common import (DEFAULTS, UNITS_HELP, add_env_options, add_margin_option,
+                                  add_mode_option, arg_error, core_error, duration, env_options,
+                                  int_range, integer, plain, time_s)
 from sleepacc.cli._files import SCHEMA, print_json
 from sleepacc.cli.commands import add_command
 from sleepacc.cli._text import add_wide, columns, echo
@@ -40,10 +40,7 @@ def add_parser(sub):
     s.add_argument("--warmup", type=integer, default=None, metavar="N",
                    help="sleeps taken first and not counted (they warm caches and the "
                         f"method's state; default {DEFAULTS['warmup']})")
-    s.add_argument("--mode", metavar=MODES, default="relative",
-                   help="relative: each sample is one sleep's actual length (default); periodic: "
-                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
-                        "and deadlines passed while sleeping count as missed")
+    add_mode_option(s)
     add_margin_option(s)
     add_env_options(s)
     s.add_argument("--bins", type=int_range(1, 200), default=16, metavar="N",

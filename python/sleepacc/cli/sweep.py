@@ -13,8 +13,8 @@ import sys
 import sleepacc
 from sleepacc import _core
 from sleepacc._api import _now_iso
-from sleepacc.cli._common import (MODES, UNITS_HELP, CliError, Interrupted, Progress,
-                                  add_env_options, add_margin_option, arg_error, core_error,
+from sleepacc.cli._common import (UNITS_HELP, CliError, Interrupted, Progress, add_env_options,
+                                  add_margin_option, add_mode_option, arg_error, core_error,
                                   durations, env_options, integer, methods_list, plain, seconds,
                                   time_s)
 from sleepacc.cli._files import FORMATS, emit_sweep, host_facts, load, open_results, write_error
@@ -44,10 +44,7 @@ def add_parser(sub):
                    help=f"target time for the whole sweep without --budget (default {DEFAULT_TOTAL_S:g})")
     s.add_argument("--max-samples", type=integer, default=DEFAULT_MAX_SAMPLES,
                    metavar="N", help=f"at most N samples a point (default {DEFAULT_MAX_SAMPLES})")
-    s.add_argument("--mode", metavar=MODES, default="relative",
-                   help="relative: each sample is one sleep's actual length (default); periodic: "
-                        "sleeps to deadlines start + k*DURATION, each sample is the lateness, "
-                        "and deadlines passed while sleeping count as missed")
+    add_mode_option(s)
     add_margin_option(s)
     add_env_options(s)
     s.add_argument("--format", choices=FORMATS + ("none",), default=None,
