@@ -1002,13 +1002,15 @@ def _hybrid(c):
           if c.get("kernel") else None,
           f"{hname} median error {format_ns(hyb.median)}, p99 {format_ns(hyb.p99)} at {hyb.cpu:.1f}% CPU"]
     busy = c.get("busy")
+    wins = (f"under this load {p50_win} wins at p50 and at p99" if p50_win == p99_win else
+            f"under this load {p50_win} wins at p50 and {p99_win} at p99")
     if busy:
-        ev.append(f"under this load {p50_win} wins at p50 and {p99_win} at p99")
+        ev.append(wins)
     if tail <= 0:
         title = (f"a hybrid sleep does not beat {kname} at the tail here (p99 {format_ns(hyb.p99)} "
                  f"against {format_ns(kern.p99)})")
         if busy:
-            title += f"; under this load {p50_win} wins at p50, {p99_win} at p99"
+            title += f"; {wins}"
         return _finding("hybrid", "ok", title, None, ev,
                         f"keep the kernel wait ({KERNEL_METHOD}) where the tail matters; "
                         "sleepacc.Sleeper() (auto) spins little while the CPUs are contended "
@@ -1016,8 +1018,7 @@ def _hybrid(c):
                         gain_on="p99", delta_ns=tail)
     return _finding("hybrid", "option" if gain >= 2_000 else "ok",
                     "a hybrid sleep (kernel sleep, then spin) trades CPU for accuracy"
-                    + (f"; under this load {p50_win} wins at p50 and {p99_win} at p99"
-                       if busy else ""),
+                    + (f"; {wins}" if busy else ""),
                     gain, ev,
                     "sleepacc.sleep(seconds) or sleepacc.Sleeper() (auto: timerfd, then a spin "
                     "whose margin it learns on this host) for waits that must end on time; keep "
