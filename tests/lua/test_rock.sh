@@ -19,7 +19,7 @@ fail=""
 check() {
   label=$1 lua=$2 ver=$3 inc=$4 pkgs=$5
   if ! command -v "$lua" >/dev/null 2>&1 || [ ! -f "$inc/lua.h" ]; then
-    echo "test_rock: skipped $label: $lua or $inc/lua.h missing (apt-get install $pkgs)"; return; fi
+    echo "test_rock: skipped $label: $lua or $inc/lua.h missing (Debian packages: $pkgs; make deps installs them)"; return; fi
   tree="$tmp/tree-$label"
   # shellcheck disable=SC2086
   if ! (cd "$tmp" && $offline luarocks --lua-version="$ver" --tree "$tree" install "$rock" \
