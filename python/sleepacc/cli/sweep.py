@@ -229,7 +229,13 @@ def run(args):
         progress.close()
         if results is not None:
             results.close()
-    wall = planner.elapsed()
+    return _finish(args, results, measured, len(todo), resumed, planner.elapsed())
+
+
+def _finish(args, results, measured, done, resumed, wall):
+    """After the points: the summary line, then the table of what the file
+    holds (or of this run's points, where there is no file or it vanished
+    while the sweep ran: then a one-line error after the table)."""
     note = f" ({resumed} already in the file)" if resumed else ""
     lost = results is not None and results.regular and _vanished(results.path)
     if results is not None and results.regular and not lost:
@@ -239,14 +245,14 @@ def run(args):
         note += f"; results in {results.path}"
     else:
         sweep = sleepacc.Sweep(measured, host=host_facts())
-    print(f"sleepacc: {len(todo)} point{'s' if len(todo) != 1 else ''} measured in {wall:.1f} s{note}", file=sys.stderr)
+    print(f"sleepacc: {done} point{'s' if done != 1 else ''} measured in {wall:.1f} s{note}",
+          file=sys.stderr)
     if args.format != "none":
         emit_sweep(sweep, args.format)
     if lost:
         raise CliError(f"{results.path} was removed while the sweep ran ({lost}); "
                        f"the table shows this run's {len(measured)} points, without their samples")
     return 0
-
 
 def _vanished(path):
     """Why a results file written to is no longer there (its directory
