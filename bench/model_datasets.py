@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""The oversleep model on every published dataset (issue 13's closing table;
-figures, not a test).
+"""The oversleep model on every published dataset (figures, not a test).
 
 For each group of tests/data/seed_results.csv and tests/data/public_results.csv:
 the documented mechanism (what the source says), the fitted verdict and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The oversleep model on live runs here (issue 13's closing figures; not a test).
+"""The oversleep model on live runs here (not a test).
 
 Conditions, each a sweep of nanosleep, select and timerfd over a ladder of
 durations (10 µs .. 20 ms):

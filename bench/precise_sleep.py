@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the precise sleep (issue 5; `make bench`; figures, not a test).
+"""Benchmark of the precise sleep (`make bench`; figures, not a test).
 
 One run on this host, side by side at 10 us, 100 us, 1 ms, 10 ms and 100 ms:
 

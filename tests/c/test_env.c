@@ -224,7 +224,7 @@ static void test_partial_failure_unprivileged(void) {
   CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", WEXITSTATUS(st));
 }
 
-/* Issue 16.1/16.2, in a forked child that makes itself FIFO 50 first
+/* In a forked child that makes itself FIFO 50 first
  * (skipped when the kernel refuses): (a) as root, policy OTHER with slack
  * 1000 runs with that slack (set after the policy, which resets it) and
  * restore gives back FIFO 50 and the RT slack; (b) without privilege

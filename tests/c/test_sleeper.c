@@ -451,7 +451,7 @@ static void test_pacer_handoff(void) {
   CHECK(sleepacc_pacer_poll(NULL, &dl) == -EINVAL);
 }
 
-/* Issue 16.4: a sleeper used by parent and child after fork() (they shared
+/* A sleeper used by parent and child after fork() (they shared
  * one timerfd, and one of them read it for ever).  Each side sleeps 20 x
  * 2 ms under an alarm(5) that kills a hung child. */
 static void test_fork_reopens(void) {
@@ -480,7 +480,7 @@ static void test_fork_reopens(void) {
   }
 }
 
-/* Issue 16.5/16.6: a tick the caller could not take is offered again once,
+/* A tick the caller could not take is offered again once,
  * counted once; a re-entrant wait with its own sleeper takes the pending
  * tick and the interrupted wait goes on to the next. */
 static void test_pacer_unwait_and_wait_with(void) {

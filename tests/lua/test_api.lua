@@ -121,7 +121,7 @@ return {
     T.check(type(sa.table({})) == "string", "an empty list renders")
   end},
 
-  {"table(): the records are read by the core, key by key (records, issue 12)", function()
+  {"table(): the records are read by the core, key by key", function()
     -- any table with a record's keys renders as the record does (it needed the run's C record);
     -- a changed value shows in the table, so the table is of the keys, not of the run kept
     local r = assert(sa.measure{method = "nanosleep", duration = 1e-3, n = 3})

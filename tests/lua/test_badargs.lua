@@ -121,9 +121,9 @@ tests[#tests + 1] = {"a cpu outside the allowed set says which are allowed", fun
   T.check(err:find("allowed", 1, true), "%s", err)
 end}
 
--- One option's value by the core's one rule (sleepacc_option_set, issue 12):
+-- One option's value by the core's one rule:
 -- its words, then ", got <value>"; a wrong kind says what the option takes,
--- in the core's one template (faults, issue 12: "<option>: must be <what it
+-- in the core's one template ("<option>: must be <what it
 -- takes>, got <type>", Python's; it was "<option>: <takes> expected, got <type>").
 -- {call, options, the error's start (plain text)}
 local words = {
@@ -135,7 +135,7 @@ local words = {
   {sa.measure, with{warmup = "1"}, "warmup: must be an integer, got string"},
   {sa.measure, with{mode = "sideways"}, "mode: must be 'relative' or 'periodic', got \"sideways\""},
   {sa.measure, with{mode = 1}, "mode: must be a string, got number"},
-  -- words (issue 12): the core's NUL rule, Python's words (was "mode: holds a NUL byte")
+  -- words: the core's NUL rule, Python's words (was "mode: holds a NUL byte")
   {sa.measure, with{mode = "relative\0"}, "mode: must not contain a NUL byte, got \"relative\\0\""},
   {sa.measure, with{policy = "bogus"},
    "policy: must be one of 'other', 'batch', 'idle', 'fifo', 'rr', got \"bogus\""},
@@ -152,7 +152,7 @@ local words = {
   {sa.measure, with{budget = true}, "budget: must be a number of seconds, got boolean"},
   {sa.measure, with{keep_samples = 1}, "keep_samples: must be a boolean, got number"},
   {sa.measure, with{slack = 1e-6}, "slack: must be an integer, got a fraction"},
-  -- words (issue 12): an integral number beyond int64 is out of range, as in Python (it was
+  -- words: an integral number beyond int64 is out of range, as in Python (it was
   -- "integer expected, got a fraction"); a rule with a range words it first
   {sa.measure, with{warmup = 2 ^ 70}, "warmup: must be <= 9223372036854775807, got 1.1805916207174e+21"},
   {sa.measure, with{n = 10, warmup = -2 ^ 70}, "warmup: must be >= 0, got -1.1805916207174e+21"},
@@ -189,10 +189,10 @@ tests[#tests + 1] = {"one option's value: the core's rule and words, then the va
   local err = T.raises_naming("method", sa.measure, with{method = "bogus"})
   T.check(err:sub(-#"), got \"bogus\"") == "), got \"bogus\"", "%s", err)
 end}
--- An argument that is no option reads by the same template (luawords, issue 12: the core's
+-- An argument that is no option reads by the same template (the core's
 -- sleepacc_type_text; it was "<arg>: <takes> expected, got <type>", "results[2]: record of
 -- measure or sweep expected"; sa.table's and sa.save's records are read by the core since
--- records, issue 12: "results[2]: must be a record of measure or sweep" -> "results[2]: must be a
+-- records: "results[2]: must be a record of measure or sweep" -> "results[2]: must be a
 -- record (a table)", and a record without a key names it, "results[1].mode: ...").
 -- {the whole error, function, args...}
 local args = {
@@ -227,7 +227,7 @@ tests[#tests + 1] = {"budget=false (no budget) with n still runs, n stopping it"
   local r = assert(sa.measure(with{method = "clock", duration = 0, n = 3, budget = false}))
   T.eq(r.n, 3, "n")
 end}
-tests[#tests + 1] = {"style: the core's one rule and words, as Python's (words, issue 12)", function()
+tests[#tests + 1] = {"style: the core's one rule and words, as Python's", function()
   -- was: style: unknown style "fancy"; known: irtt, wide
   local ok, err = pcall(sa.table, {}, "fancy")
   T.check(not ok and tostring(err):find("style: must be 'irtt' or 'wide', got \"fancy\"", 1, true), "%s",

@@ -155,7 +155,7 @@ test("a closed pacer refuses to wait", function()
   p:close()
   local ok, err = pcall(p.wait, p)
   T.check(not ok and tostring(err):find("closed", 1, true), "wait on a closed pacer: %s", tostring(err))
-  -- words (issue 12): the core's whole message, Python's "Pacer is closed" (sleepacc_precise_message;
+  -- words: the core's whole message, Python's "Pacer is closed" (sleepacc_precise_message;
   -- was "sleepacc.Pacer: closed", then "sleepacc.Pacer: is closed")
   T.check(tostring(err):find("Pacer is closed", 1, true), "the words: %s", tostring(err))
   T.check(tostring(p):find("closed", 1, true), "tostring: %s", tostring(p))
@@ -410,7 +410,7 @@ end)
 test("seconds, period and deadline_ns: the core's rule and words, then the value", function()
   local s = sa.sleeper("spin")
   local day2 = sa.now_ns() + 2 * 86400 * 1000000000
-  -- a wrong type: the core's one template (faults, issue 12; it was "<takes> expected, got <type>")
+  -- a wrong type: the core's one template (it was "<takes> expected, got <type>")
   local cases = { -- {the error's start (plain text), function, args...}
     {"seconds: must be non-negative, got -1", sa.sleep, -1},
     -- daysleep: no day cap (86401 was refused here), only int64 ns from now
@@ -424,7 +424,7 @@ test("seconds, period and deadline_ns: the core's rule and words, then the value
     {"seconds: must be a number of seconds, got string", sa.sleep, "0.1"},
     {"seconds: must be non-negative, got ", s.sleep, s, -1e-9},
     {"method: must be a string, got number", sa.sleep, 0, 5},
-    {"method: must not contain a NUL byte, got \"auto\\0\"", sa.sleep, 0, "auto\0"}, -- words (issue 12)
+    {"method: must not contain a NUL byte, got \"auto\\0\"", sa.sleep, 0, "auto\0"}, -- words
     {"period: must be positive, got -0.5", sa.pacer, -0.5},   -- one rule with 0 ("non-negative", which 0 is)
     {"period: must be positive, got 0", sa.pacer, 0},
     {"period: must be a number of seconds, got no value", sa.pacer},

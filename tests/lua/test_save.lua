@@ -56,7 +56,7 @@ return {
     T.check(not io.open(path, "r"), "nothing written for a refused call")
   end},
 
-  {"save: the records are read by the core, key by key (records, issue 12)", function()
+  {"save: the records are read by the core, key by key", function()
     -- a copy of a record (its keys, no samples) writes the record's point, samples null; the
     -- kept samples are the run's (a Samples userdata): an array in their place is refused
     local r = assert(sa.measure{method = "clock", duration = 0, n = 3})

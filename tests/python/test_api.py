@@ -143,7 +143,7 @@ def test_seconds_ns_conversion():
 
 def test_plan_rows_read_a_whole_options_dict_by_the_core():
     # plan, sweep_plan and seconds_ns are rows of the core's call table
-    # (calls with options, issue 12): a dict argument read through the getter,
+    # (calls with options): a dict argument read through the getter,
     # a refusal worded by the one fault mapper
     points = _core.sweep_plan({"methods": ["nanosleep", "spin"], "durations": [1e-3, 2e-3]})
     assert points == [{"method": m, "duration_ns": d} for m in ("nanosleep", "spin")
@@ -246,7 +246,7 @@ def test_budget_shorter_than_a_sleep_still_measures_one(mode):
 
 @pytest.mark.parametrize("mode", ["relative", "periodic"])
 def test_one_sample_longer_than_the_budget_is_refused_up_front(mode):
-    """Issue 14.4: measure("nanosleep", 1000) would sleep 1000 s past the
+    """measure("nanosleep", 1000) would sleep 1000 s past the
     1 s default budget; refused before anything runs, naming duration."""
     t0 = time.monotonic()
     with pytest.raises(ValueError, match=r"^duration: one sample is longer than the budget"):

@@ -28,7 +28,7 @@ BAD_MEASURE = [
     (dict(duration=None), TypeError, r"^duration: must be a number of seconds.*NoneType"),
     (dict(duration=[1]), TypeError, r"^duration: must be a number.*list"),
     (dict(duration=1j), TypeError, r"^duration: must be a number.*complex"),
-    # issue 12: the core's one method rule (sleepacc_option_set), Lua's words too
+    # the core's one method rule (sleepacc_option_set), Lua's words too
     (dict(method="nope"), ValueError, r"^method: must be an available method \(.*nanosleep.*\), got 'nope'$"),
     (dict(method="NANOSLEEP"), ValueError, r"^method: must be an available method \(.*\), got 'NANOSLEEP'$"),
     (dict(method=None), TypeError, r"^method: must be a str, got NoneType$"),
@@ -47,7 +47,7 @@ BAD_MEASURE = [
     (dict(budget=math.inf), ValueError, r"^budget: must be finite"),
     (dict(budget=1e6), ValueError, r"^budget: must be at most"),
     (dict(budget="1"), TypeError, r"^budget: must be a number of seconds"),
-    # issue 12: false is "no budget" (the core's rule, Lua's): then n is required
+    # false is "no budget" (the core's rule, Lua's): then n is required
     (dict(budget=False), ValueError,
      r"^n: is required when there is no budget \(nothing would stop the run\), got None$"),
     (dict(budget=True), TypeError, r"^budget: must be a number of seconds \(int or float\), got bool$"),

@@ -1,7 +1,7 @@
-"""The core owns what a run is (issue 12): its defaults, its rules (errors
+"""The core owns what a run is: its defaults, its rules (errors
 read "<argument>: <the core's message>"), its record, the sleeper's and
 pacer's statistics; names with a NUL byte are refused the same way
-everywhere (issue 16.11); the ladder and the lower quantiles come from the
+everywhere; the ladder and the lower quantiles come from the
 core."""
 import inspect
 
@@ -165,7 +165,7 @@ def test_sleeper_and_pacer_stats_by_the_core_tables():
         assert st["last_deadline_ns"] == p.last_deadline_ns > p.start_ns == st["start_ns"]
 
 
-# --- every option converted by the core's sleepacc_option_set (issue 12) ---
+# --- every option converted by the core's sleepacc_option_set ---
 
 def test_plan_sets_options_by_the_core_and_completes_them():
     cfg = _core.plan({"method": "nanosleep", "duration": 1, "policy": "fifo", "slack": 50_000})
@@ -176,7 +176,7 @@ def test_plan_sets_options_by_the_core_and_completes_them():
     point = _core.plan({"method": "nanosleep", "duration": 0.5, "budget": 0.2}, sweep_point=True)
     assert point["n"] == _core.MAX_SAMPLES          # a sweep's point still takes one sample
     assert _core.plan({"method": "nanosleep", "duration": 0, "budget": None, "n": 2})["budget_ns"] == 0
-    # faults (issue 12): Lua's words, the core's one sentence (it was "options must be the
+    # faults: Lua's words, the core's one sentence (it was "options must be the
     # core's option names, got {...}")
     with pytest.raises(TypeError, match=r"^colour: unknown option; known: method, duration, n, "):
         _core.plan({"method": "nanosleep", "duration": 0, "colour": 1})
@@ -205,7 +205,7 @@ def test_numpy_scalars_convert_by_their_kind():
     (dict(n=2**70), r"^n: .*, got 1180591620717411303424$"),
     (dict(n=-2**70), r"^n: must be >= 1, got -1180591620717411303424$"),
     (dict(slack=2**64), r"^slack: must be 1 ns \.\. 1 s \(or left as it is\), got 18446744073709551616$"),
-    # words (issue 12): no rule bounds warmup: the int64 bound refuses it (it was taken as INT64_MAX)
+    # words: no rule bounds warmup: the int64 bound refuses it (it was taken as INT64_MAX)
     (dict(warmup=2**70), r"^warmup: must be <= 9223372036854775807, got 1180591620717411303424$"),
     (dict(n=10, warmup=2**70), r"^warmup: must be <= 9223372036854775807, got 1180591620717411303424$"),
     (dict(cpu=2**40), r"^cpu: must be <= 2147483647, got 1099511627776$"),
@@ -217,7 +217,7 @@ def test_ints_beyond_int64_are_refused_with_the_callers_value(kw, says):
 
 
 def test_an_int_beyond_int64_is_never_taken_as_int64_max():
-    """words (issue 12): the binding reports the overflow, the core refuses it (it was saturated)."""
+    """words: the binding reports the overflow, the core refuses it (it was saturated)."""
     with pytest.raises(ValueError, match=r"^ns: must be <= 9223372036854775807, got 1180591620717411303424$"):
         sleepacc._core.format_duration(2**70)
     with pytest.raises(ValueError, match=r"^ns: must be >= -9223372036854775808, got -9223372036854775809$"):
@@ -228,7 +228,7 @@ def test_an_int_beyond_int64_is_never_taken_as_int64_max():
 
 
 def test_a_table_style_by_the_core_rule():
-    """words (issue 12): one rule and words for both bindings (Python's was "style must be 'irtt'
+    """words: one rule and words for both bindings (Python's was "style must be 'irtt'
     or 'wide', got 'x'", Lua's 'style: unknown style "x"; known: irtt, wide')."""
     with pytest.raises(ValueError, match=r"^style: must be 'irtt' or 'wide', got 'fancy'$"):
         sleepacc._core.table([], "fancy")
@@ -279,7 +279,7 @@ def test_sleeper_and_pacer_options_by_the_core_rules(make, says, exc):
 
 
 def test_a_table_style_of_the_wrong_type_reads_by_the_one_template():
-    """words (issue 12): the Python layers that check a style before the core sees it word it as
+    """words: the Python layers that check a style before the core sees it word it as
     the core does, "<arg>: must be <what>, got <type>" (was "style must be a str, got int")."""
     from sleepacc import report
     for call in (lambda: sleepacc.Sweep([]).table(3), lambda: report.format([], 3),

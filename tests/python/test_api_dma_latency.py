@@ -1,4 +1,4 @@
-"""The dma_latency knob (issue 13 item 7): measure/sweep hold
+"""The dma_latency knob: measure/sweep hold
 /dev/cpu_dma_latency for the run, Sleeper/Pacer for their life; the request
 is released on every path; PermissionError names dma_latency when the file
 is not writable (as user nobody, in a forked child).

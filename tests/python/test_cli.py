@@ -540,7 +540,7 @@ def test_bad_invocation_exits_2_with_one_line(argv, named):
     assert named in msg, msg
 
 
-# The rules the CLI no longer writes itself (issue 12): each bad value is
+# The rules the CLI no longer writes itself: each bad value is
 # refused by the core's rule (sleepacc_option_set, sleepacc_config_check),
 # in the core's words, as a usage error naming the flag, before anything
 # runs (no output, no result file; a sweep's header is not written).
@@ -644,7 +644,7 @@ def test_monitor_last_report_shorter_than_the_interval_still_runs():
     assert "error" not in r.stderr and r.stdout.count("every 100ms") >= 1, (r.stdout, r.stderr)
 
 
-# Unit traps (issue 14, item 4): each is refused, naming the argument and
+# Unit traps: each is refused, naming the argument and
 # saying what is wrong with the unit, before anything sleeps.
 UNIT_TRAPS = [
     (["measure", "nanosleep", "1ms", "--slack", "1.0", "-n", "1"], "--slack", "nanoseconds"),

@@ -139,7 +139,7 @@ print(named(sa.save, {}, 7))
 print(named(sa.save, {{method = "x", f = print}}, arg[1]))
 print(select(3, sa.save({}, arg[2])))
 """, str(tmp_path / "x.jsonl"), str(tmp_path / "no" / "such" / "dir.jsonl"))
-    # records (issue 12): the core reads the records key by key, so the key it lacks is named
+    # records: the core reads the records key by key, so the key it lacks is named
     assert out.split() == ["results", "results[1]", "path", "results[1].mode", "ENOENT"]
     assert not list(tmp_path.iterdir())  # nothing left behind
 

@@ -1,4 +1,4 @@
-"""Ctrl-C in the lua5.4 interpreter (issue 4): a 30 s measure is interrupted
+"""Ctrl-C in the lua5.4 interpreter: a 30 s measure is interrupted
 by SIGINT after 0.3 s, the interpreter ends within 0.5 s, and the timer slack
 the run applied is gone again.
 

@@ -287,7 +287,7 @@ def test_as_many_parameters_as_durations_is_unexplained(public):
     assert p.verdict == "unexplained"
 
 
-# ------------------------------------------------------------------ cost (issue 16.8)
+# ------------------------------------------------------------------ cost
 
 def test_a_400_duration_sweep_fits_in_bounded_time():
     """A hang guard, not a benchmark: 400 durations x 3 methods; the cost is
@@ -381,7 +381,7 @@ def test_no_fit_is_ever_negative_on_random_hosts():
 
 
 def test_the_model_reads_the_cores_statistics():
-    """Issue 12.4: the model's median, quantiles and spread are the core's
+    """The model's median, quantiles and spread are the core's
     (no numpy median/percentile of the samples)."""
     import sleepacc
     sw = sleepacc.sweep(["nanosleep"], [1e-4, 1e-3], budget=0.03)

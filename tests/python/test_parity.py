@@ -1,4 +1,4 @@
-"""Parity (issue 12): the same calls from Python and from Lua (a real lua5.4
+"""Parity: the same calls from Python and from Lua (a real lua5.4
 subprocess over build/lua/sleepacc.so) give the same config defaults, and
 records and stats with the same keys and types, because both bindings
 convert the core's structs by the core's field tables.  Compared: the
@@ -78,7 +78,7 @@ def lua():
     assert out.returncode == 0, out.stderr
     if out.stdout.strip() == "MISSING":
         pytest.skip("the Lua module has no sa.defaults/sa.sleeper yet: parity needs lua12's "
-                    "table-driven Lua binding (issue 12), not merged into this branch")
+                    "table-driven Lua binding, not merged into this branch")
     return dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
 
 
@@ -114,7 +114,7 @@ def test_sleeper_and_pacer_stats_have_the_same_keys_and_types(lua):
         assert lua["pacer"].split() == flat(p.stats)
 
 
-# A broken option rule reads the same in both bindings (issue 12: both
+# A broken option rule reads the same in both bindings (both
 # convert every option by the core's sleepacc_option_set, whose words these
 # are; each binding adds ", got <value>" in its own language).
 BAD_OPTIONS = [("budget", 0), ("budget", 1e-12), ("method", "nope"), ("mode", "sideways"),
@@ -175,7 +175,7 @@ def test_queries_of_one_call_row_are_the_same(lua):
 
 
 # A rule of the whole run (sleepacc_config_read's RULE fault, not one option's
-# value) reads the same in both, the value given included (issue 12, args:
+# value) reads the same in both, the value given included (args:
 # Lua added no ", got <value>" before).
 WHOLE_RUN_RULES = [("priority", 50), ("slack", 0), ("cpu", 4095), ("dma_latency", 2**31 - 1)]
 
@@ -187,7 +187,7 @@ def test_whole_run_rules_read_the_same_in_both():
         assert lua_msg.endswith(str(e.value)) and str(e.value).endswith(f", got {v}"), (str(e.value), lua_msg)
 
 
-# A wrong type reads by the core's one template in both bindings (issue 12,
+# A wrong type reads by the core's one template in both bindings (the
 # faults: sleepacc_fault_text; Lua said "<k>: <takes> expected, got <type>"
 # before): "<k>: must be <what it takes>, got <type>", each binding naming
 # the kind and the type in its own language ("an int" / "an integer").
@@ -224,7 +224,7 @@ def test_an_option_name_with_a_nul_byte_is_no_option_in_both():
 
 
 def test_a_closed_handle_reads_the_same_in_both():
-    # a precise handle's failure in the core's one wording (issue 12, luathin:
+    # a precise handle's failure in the core's one wording (luathin:
     # sleepacc_precise_message; Lua said "sleepacc.Sleeper: is closed" before)
     s, p = sleepacc.Sleeper(), sleepacc.Pacer(0.01)
     s.close()
@@ -240,7 +240,7 @@ def test_a_closed_handle_reads_the_same_in_both():
 
 
 def test_a_table_argument_of_the_wrong_type_reads_by_the_same_template_in_both():
-    # luawords (issue 12): an argument that is no option by the core's one template too
+    # luawords: an argument that is no option by the core's one template too
     # (sleepacc_type_text); Python's _core.table said "rows must be a sequence of mappings" and
     # "table() argument 2 must be str, not int", Lua "style: string expected, got number"
     lua_words = _lua_lines("print(select(2, pcall(sa.table, 5)))\n"
@@ -250,7 +250,7 @@ def test_a_table_argument_of_the_wrong_type_reads_by_the_same_template_in_both()
         with pytest.raises(TypeError) as e:
             _core.table(*args)
         py_words.append(str(e.value))
-    # records (issue 12): both tables are one call row now, its records read by the core, so
+    # records: both tables are one call row now, its records read by the core, so
     # the argument is "results" in both (Python's was "rows: must be a sequence of mappings")
     assert py_words == ["results: must be a list of records, got int", "style: must be a str, got int"]
     assert lua_words == ["results: must be an array of records, got number",
@@ -260,7 +260,7 @@ def test_a_table_argument_of_the_wrong_type_reads_by_the_same_template_in_both()
 
 
 def test_a_bad_record_is_named_by_the_same_way_to_it_in_both():
-    # records (issue 12): the core reads a table's records through each binding's getter, so a
+    # records: the core reads a table's records through each binding's getter, so a
     # bad value is named by its way from the argument in both, each binding's index and words
     # (Python's _core.table raised a KeyError for an absent key and "median: expected an int
     # str" by its own converter; Lua needed the run's kept C record: "must be a record of

@@ -254,7 +254,7 @@ def test_closed_objects_refuse_to_sleep():
         s.sleep(0)
     with sleepacc.Pacer(0.01) as p:
         p.wait()
-    with pytest.raises(ValueError, match="^Pacer is closed$"):    # the core's words (issue 12)
+    with pytest.raises(ValueError, match="^Pacer is closed$"):    # the core's words
         p.wait()
 
 

@@ -1,4 +1,4 @@
-"""Every code block of README.md runs as written (issue 14, item 3).
+"""Every code block of README.md runs as written.
 
 The blocks are extracted from README.md and run by language:
 

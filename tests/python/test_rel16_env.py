@@ -1,4 +1,4 @@
-"""Issue 16, items 1 and 2: the caller's thread comes back as it was.
+"""The caller's thread comes back as it was.
 
 Every case runs in a forked child that puts itself into the caller state
 first (real-time, SCHED_DEADLINE, a nice value, a slack, an affinity, a

@@ -1,4 +1,4 @@
-"""Issue 16, items 9, 10 and 11 (its CLI bullets): bad files, concurrent
+"""Bad files, concurrent
 writers, early Ctrl-C, `-o ""`, a plot never left half-written.
 
 Before (from the issue's reproducers, recorded for the note):

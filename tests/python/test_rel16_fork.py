@@ -1,4 +1,4 @@
-"""Issue 16, item 4: explicit Sleeper/Pacer objects survive fork().
+"""Explicit Sleeper/Pacer objects survive fork().
 
 Before: `s = Sleeper("timerfd"); os.fork(); s.sleep(0.005)` in both hung one
 of them for ever in timerfd's read() (both armed the one shared timerfd and

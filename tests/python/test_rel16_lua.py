@@ -1,4 +1,4 @@
-"""Issue 16, item 7: `sa.sleep` keeps its sleeper referenced for the whole call.
+"""Item 7: `sa.sleep` keeps its sleeper referenced for the whole call.
 
 Before: the cached sleeper lived only in the registry, so a call hook that
 dropped the cache entry and collected garbage mid-sleep freed it; valgrind:

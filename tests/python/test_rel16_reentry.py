@@ -1,4 +1,4 @@
-"""Issue 16, items 5 and 6: re-entry from a signal handler, and lost ticks.
+"""Re-entry from a signal handler, and lost ticks.
 
 Item 5, before: `sleepacc.sleep` or `Pacer.wait` called from a signal
 handler while the same thread was inside it raised "RuntimeError: Sleeper

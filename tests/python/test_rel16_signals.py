@@ -1,4 +1,4 @@
-"""Issue 16, item 3: timer_signal and sigtimedwait leave the caller's signals alone.
+"""Timer_signal and sigtimedwait leave the caller's signals alone.
 
 Before: `timer_signal` consumed every SIGRTMIN+2 sent to the process during a
 run, `sigtimedwait` every SIGRTMIN+3, and instances queued (blocked) before

@@ -297,7 +297,7 @@ def measure_kwargs(data, bad):
         kw["budget"] = min(kw["budget"], 0.01)   # real-time runs: keep them short
     if not ({"duration", "n", "budget"} & set(bad)) and kw["n"] is None and \
             kw["budget"] is not None and seconds_value(kw["duration"]) > kw["budget"]:
-        kw["n"] = 1   # one sample longer than the budget needs an explicit n (issue 14.4)
+        kw["n"] = 1   # one sample longer than the budget needs an explicit n
     return kw
 
 

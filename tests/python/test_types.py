@@ -1,4 +1,4 @@
-"""Typed public API (issue 14, item 10).
+"""Typed public API.
 
 - `mypy --strict` passes on examples/*.py, scripts written as a user
   writes them, and what they see is typed: a probe script's revealed types
