@@ -46,6 +46,20 @@ def child_env(**extra):
     return env
 
 
+def lua54_with_module():
+    """The lua5.4 interpreter, with the Lua module built for it (make
+    lua-module); the test skips naming what is missing."""
+    import shutil
+    import subprocess
+    lua = shutil.which("lua5.4")
+    if lua is None:
+        pytest.skip("lua5.4 is missing (Debian package lua5.4)")
+    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    return lua
+
+
 def thread_slack_ns(tid=None):
     """Timer slack of thread `tid` (default: the calling thread) from /proc.
     /proc/<tid>/timerslack_ns reads that thread's value (Linux has no

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import LUA_MODULE, ROOT, child_env
+from conftest import LUA_MODULE, child_env, lua54_with_module
 
 SOURCE = "/usr/share/i18n/locales/de_DE"
 
@@ -80,12 +80,7 @@ io.write(assert(sa.table({r}, "wide")))
 
 
 def test_lua_writer_under_a_comma_locale(comma_env, tmp_path):
-    lua = shutil.which("lua5.4")
-    if lua is None:
-        pytest.skip("lua5.4 is missing (Debian package lua5.4)")
-    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
+    lua = lua54_with_module()
     path = tmp_path / "lua.jsonl"
     env = dict(comma_env, LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;")
     out = subprocess.run([lua, "-", str(path)], input=LUA, env=env, capture_output=True,

@@ -6,14 +6,12 @@ That is one clear error naming the blocked signals (an OSError EBUSY, not
 sweep leaves those methods out (the core's plan) and says why in one line
 each (sweep_skips), and goes on.  The caller's mask is left as found."""
 import json
-import shutil
 import signal
 import subprocess
 import sys
 
-import pytest
 
-from conftest import LUA_MODULE, ROOT, child_env
+from conftest import LUA_MODULE, child_env, lua54_with_module
 
 RT = range(signal.SIGRTMIN, signal.SIGRTMAX + 1)
 BLOCKED = f"blocked on this thread: {signal.SIGRTMIN + 2}-{signal.SIGRTMAX}"
@@ -72,12 +70,7 @@ io.write(#rs, "\n")
 
 
 def test_lua_blocked_mask_inherited_over_exec():
-    lua = shutil.which("lua5.4")
-    if lua is None:
-        pytest.skip("lua5.4 is missing (Debian package lua5.4)")
-    build = subprocess.run(["make", "-s", "-C", str(ROOT), "lua-module"], env=child_env(),
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
+    lua = lua54_with_module()
     run = subprocess.run([lua, "-"], input=LUA, capture_output=True, text=True, timeout=120,
                          env=child_env(LUA_CPATH=f"{LUA_MODULE.parent}/?.so;;"),
                          preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, RT))

@@ -111,11 +111,17 @@ def plain(value):
     return value
 
 
-def _parse_ns(text):
+def argument(parse, text):
+    """parse(text) for an argparse type: its ValueError is argparse's error
+    (the option named, the words kept, exit 2)."""
     try:
-        return parse_duration_ns(text)
+        return parse(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _parse_ns(text):
+    return argument(parse_duration_ns, text)
 
 
 def duration(text):
@@ -139,10 +145,7 @@ def requested(text):
 def durations(text):
     """argparse type: comma-separated durations -> list of Seconds, in
     order, duplicates dropped; "1ms,10" is refused naming the bare item."""
-    try:
-        values = parse_durations_ns(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    values = argument(parse_durations_ns, text)
     items = {}
     for t in (t.strip() for t in text.split(",")):   # each value's first text
         items.setdefault(parse_duration_ns(t), t)
@@ -175,10 +178,7 @@ def seconds(text):
 def slack_ns(text):
     """argparse type: timer slack; a bare number is an integer of ns (the
     kernel's unit), suffixes allowed ("50us"); "1.0" is refused."""
-    try:
-        return Integer(parse_slack_ns(text), text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return Integer(argument(parse_slack_ns, text), text)
 
 
 def int_range(lo, hi):

@@ -11,7 +11,7 @@ import sys
 from sleepacc import _core
 from sleepacc._units import format_go
 from sleepacc.cli._common import (MODES, UNITS_HELP, CliError, UsageError, add_env_options,
-                                  arg_error, core_rules, durations, methods_list, plain, seconds,
+                                  arg_error, argument, core_rules, durations, methods_list, plain, seconds,
                                   with_typed)
 from sleepacc.cli.commands import add_command
 
@@ -62,10 +62,7 @@ def add_parser(sub):
 
 def _listen_arg(text):
     from sleepacc.exporter import parse_listen
-    try:
-        return parse_listen(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return argument(parse_listen, text)
 
 
 def _percent_arg(text):
