@@ -100,6 +100,30 @@ def test_test_definition_carries_the_timer_series_inside_the_flent_file(tmp_path
     # flent's aggregated series holds them too, and sleepacc reads the file
     assert any(v is not None for v in doc["results"]["Timer lateness (ms)"])
     assert "Timer lateness (ms)" in plot.read_flent(path)["series"]
+    # flent draws it with its own plot definition: as CSV always, as a PNG
+    # where flent's Python has matplotlib (without it flent says so and exits 0)
+    csv = tmp_path / "flent.csv"
+    rr = subprocess.run(["flent", "-i", str(path), "-p", "sleepacc", "-f", "csv", "-o", str(csv)],
+                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+    assert rr.returncode == 0, rr.stderr[-2000:]
+    head, *rows = csv.read_text().splitlines()
+    col = head.split(",").index("Timer lateness (ms)")
+    assert any(r.split(",")[col] for r in rows), "the plot's CSV has no timer point"
+
+
+def test_test_definition_draws_a_png_with_flents_own_plot(tmp_path):
+    _need("flent")
+    flent_py = Path(shutil.which("flent")).read_text(errors="replace").splitlines()[0][2:].split()
+    if subprocess.run(flent_py + ["-c", "import matplotlib"], capture_output=True,
+                      timeout=60).returncode != 0:
+        pytest.skip("flent's Python has no matplotlib, so flent draws no PNG "
+                    "(Debian: python3-matplotlib)")
+    conf = FLENT_DIR / "sleepacc_ping.conf"
+    r = subprocess.run(["flent", str(conf.with_suffix("")), "-H", "127.0.0.1", "-l", "2",
+                        "-D", str(tmp_path)],
+                       cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    (path,) = tmp_path.glob("sleepacc_ping-*.flent.gz")
     fig = tmp_path / "flent.png"
     rr = subprocess.run(["flent", "-i", str(path), "-p", "sleepacc", "-o", str(fig)],
                         cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
