@@ -17,6 +17,7 @@
 all: lib
 
 TEST_SUITES := test-c
+TEST_BUILD := lib
 SANITIZE_SUITES := sanitize-c
 
 include mk/core.mk
@@ -27,8 +28,17 @@ SANITIZE_SUITES += $(if $(wildcard mk/python.mk),sanitize-python) $(if $(wildcar
 
 # mk/run-suites runs each suite even after one failed, then prints one line
 # per suite and fails naming the failed ones.
+# make test runs two suites at a time, the Python suite (the longest, on
+# pytest-xdist workers) beside the others, after building what they share
+# (TEST_BUILD, to which each part adds its own): two makes building one file
+# at once would race.  A failed build stops nothing: each suite then builds
+# what it needs and fails on its own.  SUITE_JOBS=1: one after another.
+SUITE_JOBS ?= 2
 test: deps
-	@+mk/run-suites test "$(MAKE)" $(TEST_SUITES)
+	@+$(if $(SUITES_PLAN),,$(MAKE) -s -k --no-print-directory $(TEST_BUILD) || \
+	  echo "make test: building what the suites share failed; each suite says what it lacks";) \
+	  SUITE_JOBS=$(SUITE_JOBS) mk/run-suites test "$(MAKE)" \
+	  $(filter test-python,$(TEST_SUITES)) $(filter-out test-python,$(TEST_SUITES))
 
 sanitize: deps
 	@+mk/run-suites sanitize "$(MAKE)" $(SANITIZE_SUITES)

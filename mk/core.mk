@@ -32,6 +32,7 @@ CORE_HDR := $(wildcard csrc/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC := $(wildcard tests/c/test_*.c)
 CTEST_BIN := $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
+TEST_BUILD += $(CTEST_BIN)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 

@@ -21,6 +21,7 @@ LUA_SRC := $(sort $(wildcard $(SLEEPACC_LUA_SOURCES)))
 LUA_HDR := $(wildcard lua/*.h)
 LUA_OBJ := $(LUA_SRC:lua/%.c=$(BUILD)/lua/obj/%.o)
 LUA_MOD := $(BUILD)/lua/sleepacc.so
+TEST_BUILD += $(LUA_MOD)
 LUA_ENV := LUA_CPATH="$(CURDIR)/$(BUILD)/lua/?.so;;" LUA_PATH="$(CURDIR)/tests/lua/?.lua;;"
 VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,possible \

@@ -22,6 +22,7 @@ ASAN_BUILD := build/python-asan
 PY_BUILD_REQUIRES = $(shell sed -n 's/^requires = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
 
 .PHONY: venv venv-run test-python sanitize-python
+TEST_BUILD += venv
 
 venv-run: $(PY_EXT_STAMP)
 venv: $(PY_DEPS_STAMP) $(PY_EXT_STAMP)
@@ -69,8 +70,12 @@ $(PY_EXT_STAMP): $(PY_RUN_STAMP) $(PY_EXT_SRC)
 	  echo "$(PY_BUILD_EXT)"; $(PY_BUILD_EXT); fi
 	touch $@
 
+# The suite runs on PYTEST_JOBS pytest-xdist workers (0: in this process);
+# tests that share something host-wide are grouped onto one worker
+# (tests/python/conftest.py).
+PYTEST_JOBS ?= 2
 test-python: venv
-	$(VPY) -m pytest tests/python -q
+	$(VPY) -m pytest tests/python -q -n $(PYTEST_JOBS) --dist loadgroup
 
 # The suite over an ASan/UBSan build of the extension, kept apart from the
 # normal in-place build: a copy of the package in $(ASAN_BUILD) goes first

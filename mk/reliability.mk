@@ -24,6 +24,7 @@ REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/reliability/replay_%)
 
 # `make test` and `make sanitize` also replay the fuzz corpus (a second or two).
 TEST_SUITES += test-reliability
+TEST_BUILD += $(REPLAY_BIN)
 SANITIZE_SUITES += sanitize-reliability
 
 fuzz-deps:

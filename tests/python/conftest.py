@@ -191,3 +191,17 @@ local function show(name, t, values)
   print(name .. " " .. table.concat(out, " "))
 end
 """
+
+
+# `make test` runs this suite on several pytest-xdist workers.  Tests that
+# use something only one process on the host can hold (irtt's fixed UDP port
+# 2112, which flent's UDP ping and the irtt recipes use) share one worker
+# and so run one after another.
+ONE_AT_A_TIME = {"test_flent.py": "irtt-port", "test_monitor.py": "irtt-port"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = ONE_AT_A_TIME.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -20,7 +20,10 @@ def _clean_env():
 
 def test_sdist_and_wheel(tmp_path):
     env = _clean_env()
-    r = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)],
+    # the egg-info goes to tmp_path too: `make wheel` (test-wheel, which may run
+    # beside this suite) writes the tree's own
+    r = subprocess.run([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", str(tmp_path),
+                        "sdist", "-d", str(tmp_path)],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     sdist, = tmp_path.glob("sleepacc-*.tar.gz")
