@@ -99,12 +99,12 @@ def test_a_real_time_run_is_marked_and_its_cause_is_not_slack(tmp_path):
     assert rows["fifo"]["policy"] == "fifo" and rows["fifo"]["settings"] == "fifo"
     assert rows["fifo"]["top_cause_id"] != "timer_slack", rows["fifo"]
     assert rows["plain"]["settings"] is None
-    text = run("compare", *paths).stdout
+    text = run("compare", *paths, "--wide").stdout      # a row and its file on one line
     assert "[fifo]" in next(ln for ln in text.splitlines() if str(paths[0]) in ln)
 
 
 def test_the_text_table_shows_n_and_keeps_ns(hosts):
-    r = run("compare", *hosts, "--method", "hybrid", "--duration", "100us", "--points")
+    r = run("compare", *hosts, "--method", "hybrid", "--duration", "100us", "--points", "--wide")
     assert r.returncode == 0, r.stderr
     doc = compare_json(*hosts, "--method", "hybrid", "--duration", "100us")
     assert "hybrid(100µs)" in r.stdout
@@ -212,7 +212,7 @@ def test_an_irtt_sleep_table_ranks_by_its_mean(hosts, tmp_path):
     irtt = next(h for h in doc["hosts"] if h["label"] == "irtt")
     assert irtt["method"] != "nanosleep" and irtt["mean_ns"] == pytest.approx(81_123, abs=1)
     assert irtt["n"] is None and irtt["rank"] in (1, 2)
-    r = run("compare", hosts[1], table, "--stat", "mean")
+    r = run("compare", hosts[1], table, "--stat", "mean", "--wide")
     line = next(ln for ln in r.stdout.splitlines() if str(table) in ln)
     assert " ? " in line and "81.12 µs" in line
 

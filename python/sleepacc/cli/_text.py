@@ -1,8 +1,11 @@
 """Human text that fits the terminal: the width the commands write to
 (``COLUMNS``, else the terminal's, else 80), the ``--wide`` option that
-turns the fitting off, and the wrapping with a hanging indent that the
-doctor's and the tables' long lines use.  Only layout lives here: what a
-line says belongs to the command that prints it."""
+turns the fitting off, the wrapping with a hanging indent that the
+doctor's and the tables' long lines use, and the two ways a table too wide
+for the width is fitted: columns that leave it for lines under each row
+(fit_table), or the columns spread over several tables (split_table).
+Only layout lives here: what a line says belongs to the command that
+prints it."""
 
 from __future__ import annotations
 
@@ -65,3 +68,80 @@ def echo_lines(text: str, width: Optional[int], first: str = "") -> None:
         body = line.lstrip(" ")
         lead = pad + line[: len(line) - len(body)]
         echo(body, width, first + line[: len(line) - len(body)] if j == 0 else lead, lead + "  ")
+
+
+def _longest(text: str) -> int:
+    return max((len(line) for line in text.split("\n")), default=0)
+
+
+def _table(headers, rows, align, cols) -> str:
+    """report.text_table of the columns `cols` (indices) only."""
+    from sleepacc.report import text_table
+    return text_table([headers[i] for i in cols], [[r[i] for i in cols] for r in rows],
+                      "".join(align[i] for i in cols))
+
+
+def fit_table(headers, rows, align: Optional[str] = None, width: Optional[int] = None,
+              movable=()) -> str:
+    """report.text_table's table when it fits `width` (or width is None);
+    else the columns `movable` (indices, in the order they give way) leave
+    it one at a time until it fits, each then a line "header: value" under
+    its row, indented to the second column and wrapped there (a path is
+    not cut: longer than the line, it passes it)."""
+    n = len(headers)
+    align = align or "<" + ">" * (n - 1)
+    rows = [[str(c) for c in r] for r in rows]
+    for k in range(len(movable) + 1):
+        gone = set(movable[:k])
+        table = _table(headers, rows, align, [i for i in range(n) if i not in gone])
+        if width is None or _longest(table) <= width:
+            break
+    if not gone:
+        return table
+    indent = " " * (max(len(str(r[0])) for r in [headers] + rows) + 2)
+    lines = table.split("\n")
+    out = lines[:1]
+    for r, line in zip(rows, lines[1:]):
+        out.append(line)
+        for i in sorted(gone):
+            out += wrap(r[i], width, f"{indent}{headers[i]}: ", indent + "  ")
+    return "\n".join(out)
+
+
+def split_table(headers, rows, align: Optional[str] = None, width: Optional[int] = None,
+                keys: int = 1, groups=None) -> str:
+    """report.text_table's table when it fits `width` (or width is None);
+    else several tables, a blank line apart, each with the first `keys`
+    columns and as many of the others as fit.  `groups` counts the other
+    columns group by group (the errors, the ratios, ...): a group stays in
+    one table where it fits in one."""
+    n = len(headers)
+    align = align or "<" + ">" * (n - 1)
+    rows = [[str(c) for c in r] for r in rows]
+    head = list(range(keys))
+
+    def fits(cols):
+        return _longest(_table(headers, rows, align, head + cols)) <= width
+    if width is None or fits(list(range(keys, n))):
+        return _table(headers, rows, align, list(range(n)))
+    units: List[List[int]] = []
+    start = keys
+    for g in groups or [n - keys]:
+        units.append(list(range(start, start + g)))
+        start += g
+    chunks: List[List[int]] = []
+    cur: List[int] = []
+    for unit in units:
+        if cur and not fits(cur + unit):
+            chunks.append(cur)
+            cur = []
+        if fits(cur + unit):
+            cur += unit
+            continue
+        for c in unit:         # a group too wide for one table: column by column
+            if cur and not fits(cur + [c]):
+                chunks.append(cur)
+                cur = []
+            cur.append(c)
+    chunks.append(cur)
+    return "\n\n".join(_table(headers, rows, align, head + c) for c in chunks if c)

@@ -10,7 +10,7 @@ from sleepacc._units import format_go, format_ns
 from sleepacc.cli._common import CliError, arg_error, method_name, requested, UNITS_HELP
 from sleepacc.cli._files import SCHEMA, load, need_points, print_json
 from sleepacc.cli.commands import add_command
-from sleepacc.cli._text import add_wide, columns, echo
+from sleepacc.cli._text import add_wide, columns, echo, fit_table, split_table
 
 
 def add_parser(sub):
@@ -157,35 +157,39 @@ def run(args):
     _print_hosts(hosts, len(sweeps), stat, width)
     if about_irtt is not None:
         print()
-        echo(_irtt_note(about_irtt), width, "", "  ")
+        echo(_irtt_note(about_irtt), width, "note: ", "  ")   # a path stays beside "note:"
     if args.points or len(sweeps) == 2:
-        _print_points(args.files, sweeps, rows, stat)
+        _print_points(args.files, sweeps, rows, stat, width)
     return 0
 
 
 def _print_hosts(hosts, count, stat, width=None):
-    """The ranking: one row per file."""
+    """The ranking: one row per file.  Too wide for `width`, the file, then
+    the top cause, then the host leave the row for lines under it (a path
+    is never cut)."""
     from sleepacc import fleet
-    from sleepacc.report import text_table as _table
     what = f"{hosts['method']}({format_go(hosts['requested_ns'])})"
     echo(f"{count} hosts ranked by the {stat} error of {what}, best first; "
          "top cause: the oversleep model fitted to each file's own data", width, "", "  ")
     print()
     shown = list(dict.fromkeys([stat, "median", "p99"]))
     own = any(r["method"] != hosts["method"] for r in hosts["hosts"])   # one-method files
-    print(_table(["#", "host"] + (["method"] if own else []) + ["n"] + shown
-                 + ["top cause", "file"],
-                 [[r["rank"] or "-", r["label"] + (f" [{r['settings']}]" if r["settings"] else "")]
-                  + ([r["method"]] if own else [])
-                  + ["?" if r["n"] is None else r["n"]]
-                  + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
-                  for r in hosts["hosts"]], "<<" + ("<" if own else "") + ">"
-                 + ">" * len(shown) + "<<"))   # whole: its last column is a path
+    headers = (["#", "host"] + (["method"] if own else []) + ["n"] + shown
+               + ["top cause", "file"])
+    rows = [[r["rank"] or "-", r["label"] + (f" [{r['settings']}]" if r["settings"] else "")]
+            + ([r["method"]] if own else [])
+            + ["?" if r["n"] is None else r["n"]]
+            + [_ns_text(r[f"{c}_ns"]) for c in shown] + [fleet.cause_text(r), r["path"]]
+            for r in hosts["hosts"]]
+    last = len(headers) - 1
+    print(fit_table(headers, rows, "<<" + ("<" if own else "") + ">" + ">" * len(shown) + "<<",
+                    width, movable=(last, last - 1, 1)))
 
 
-def _print_points(files, sweeps, rows, stat):
-    """Every point side by side (_point_rows), the files lettered A, B, ..."""
-    from sleepacc.report import text_table as _table
+def _print_points(files, sweeps, rows, stat, width=None):
+    """Every point side by side (_point_rows), the files lettered A, B, ...;
+    too wide for `width`, the errors, ratios and counts spread over tables
+    that each repeat the method and the duration."""
     letters = [chr(ord("A") + i) if i < 26 else f"F{i}" for i in range(len(sweeps))]
     print()
     for letter, path, sw in zip(letters, files, sweeps):
@@ -194,10 +198,10 @@ def _print_points(files, sweeps, rows, stat):
             about.append(str(sw.started))
         env = (sw.settings or {}).get("env") or {}
         about += [f"--{k} {v}" for k, v in env.items()]
-        print(f"{letter}: {path} ({', '.join(about)})")
+        echo(f"{path} ({', '.join(about)})", width, f"{letter}: ", " " * (len(letter) + 4))
     periodic = any(r["mode"] == "periodic" for r in rows)
-    print(f"{stat} error{' (lateness for periodic points)' if periodic else ''} "
-          f"of every point; ratios against A; n = samples")
+    echo(f"{stat} error{' (lateness for periodic points)' if periodic else ''} "
+         f"of every point; ratios against A; n = samples", width, "", "  ")
     print()
     headers = (["method", "requested"] + letters + [f"{x}/A" for x in letters[1:]]
                + [f"n {x}" for x in letters])
@@ -211,16 +215,18 @@ def _print_points(files, sweeps, rows, stat):
         cells += ["-" if q is None else f"{q:.2f}x" for q in r["ratios"][1:]]
         cells += ["?" if n is None else str(n) for n in r["n"]]
         table_rows.append(cells)
-    print(_table(headers, table_rows))
+    n = len(letters)
+    print(split_table(headers, table_rows, None, width, keys=2, groups=[n, n - 1, n]))
 
 
 def _irtt_note(about):
-    """What an irtt file is compared with, and on what."""
+    """What an irtt file is compared with, and on what (the text of the
+    note: line)."""
     files = ", ".join(about["files"])
     if about["compared_with"] is None:
-        return (f"note: {files}: irtt sleep's tables (method irtt: a Go timer sleep, "
+        return (f"{files}: irtt sleep's tables (method irtt: a Go timer sleep, "
                 f"time.Sleep); {about['stat']} error, means only")
-    return (f"note: {files}: irtt sleep's table; its method irtt is a Go timer sleep "
+    return (f"{files}: irtt sleep's table; its method irtt is a Go timer sleep "
             f"(time.Sleep through the Go runtime), means only; its rows are compared with "
             f"{about['compared_with']} on the {about['stat']} error, at the "
             f"{about['durations_shared']} duration(s) both measured")
