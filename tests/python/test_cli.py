@@ -817,8 +817,9 @@ def test_help_and_version_exit_0():
 # ---------------------------------------------------------------- other subcommands
 
 def test_monitor_prints_one_line_per_report():
+    # --wide: each line whole (test_terminal checks the lines within COLUMNS)
     r = run("monitor", "--method", "clock_nanosleep_abs", "--interval", "10ms",
-            "--report", "1s", "--duration", "2s", timeout=30)
+            "--report", "0.2s", "--duration", "0.4s", "--wide", timeout=30)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert len(lines) == 2, r.stdout

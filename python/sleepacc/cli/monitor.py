@@ -1,7 +1,10 @@
 """``sleepacc monitor``: periodic wake-ups of one method, one line per report
 interval, until --duration, Ctrl-C or SIGTERM; the lines as JSON Lines
 beside flent (-o), the totals in irtt's JSON shape at the end (--irtt-json).
-Each report is one periodic ``sleepacc.measure`` run."""
+Each report is one periodic ``sleepacc.measure`` run.  Within COLUMNS, the
+method and period are said once above the lines and each line starts with
+the time of day; --wide gives every line the whole stamp, method and
+period."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from sleepacc.cli._common import (UNITS_HELP, add_env_options, arg_error, core_e
                                   duration, plain, seconds, time_s)
 from sleepacc.cli._files import (check_writable_later, host_facts, open_results, write_error,
                                  write_json)
+from sleepacc.cli._text import add_wide, columns, echo, wrap
 from sleepacc.cli.commands import add_command
 
 # the core's option -> the flag that gave it
@@ -48,6 +52,7 @@ def add_parser(sub):
                         "(stats.timer_error, timer_err_percent, timer_misses; - for the "
                         "standard output, which then holds that document alone: the "
                         "report lines go to stderr)")
+    add_wide(s)
     s.set_defaults(func=run)
     return s
 
@@ -131,6 +136,15 @@ def _loop(args, env, out, totals, state):
     """One periodic run per report, each written and printed, until stopped."""
     interval, interval_ns, report = float(args.interval), args.interval.ns, float(args.report)
     to_stdout = args.json or args.output == "-"
+    stream = sys.stderr if args.irtt_json == "-" else sys.stdout
+    width = columns(args)
+    if not to_stdout and width is not None:   # said once, above the lines
+        state["busy"] = True
+        echo(f"{args.method} every {format_go(interval_ns)}: one line per "
+             f"{format_go(round(report * 1e9))}, times UTC from {_now_unix_iso()[1][:10]}",
+             width, "", "  ", file=stream)
+        stream.flush()
+        state["busy"] = False
     end = None if args.duration is None else time.monotonic() + args.duration
     first = True
     while state["stop"] is None:
@@ -158,14 +172,25 @@ def _loop(args, env, out, totals, state):
                 raise write_error(out.path, exc) from None
         if to_stdout:
             print(json.dumps(rec), flush=True)
-        elif out is None or args.output != "-":
-            def f(v):
-                return format_ns(v, 3) if st["n"] else "-"
-            print(f"{stamp}  {args.method} every {format_go(interval_ns)}: "
-                  f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
-                  f"max={f(st['max'])} misses={m.missed}", flush=True,
-                  file=sys.stderr if args.irtt_json == "-" else sys.stdout)
+        else:
+            for line in _report_lines(args, st, m.missed, stamp, width):
+                print(line, file=stream)
+            stream.flush()
         state["busy"] = False
+
+
+def _report_lines(args, st, missed, stamp, width):
+    """One report as text: within `width`, the time of day and the
+    figures (wrapped under the time should they pass it); with no width
+    (--wide), the whole stamp, the method and its period too."""
+    def f(v):
+        return format_ns(v, 3) if st["n"] else "-"
+    figures = (f"count={st['n']} median={f(st['median'])} p99={f(st['p99'])} "
+               f"max={f(st['max'])} misses={missed}")
+    if width is None:
+        return [f"{stamp}  {args.method} every {format_go(args.interval.ns)}: {figures}"]
+    clock = stamp[11:23]                     # 2026-12-05T06:40:29.518Z -> 06:40:29.518
+    return wrap(figures, width, f"{clock}  ", " " * (len(clock) + 4))
 
 
 def _finish(args, totals, stop, started_iso, wall_ns):
@@ -175,12 +200,14 @@ def _finish(args, totals, stop, started_iso, wall_ns):
     why = {"SIGTERM": " (stopped by SIGTERM)", "SIGINT": " (stopped by Ctrl-C)"}.get(stop, "")
     if totals.reports:
         worst = format_ns(late["max"], 3) if late["max"] is not None else "-"
-        print(f"--- {args.method} every {format_go(interval_ns)}: {totals.reports} reports, "
-              f"{late['n']} wake-ups, {totals.misses} missed, mean lateness "
-              f"{format_ns(late['mean'], 3) if late['n'] else '-'}, worst {worst}{why} ---",
-              file=sys.stderr)
+        reports = f"{totals.reports} report{'' if totals.reports == 1 else 's'}"
+        echo(f"{args.method} every {format_go(interval_ns)}: {reports}, "
+             f"{late['n']} wake-ups, {totals.misses} missed, mean lateness "
+             f"{format_ns(late['mean'], 3) if late['n'] else '-'}, worst {worst}{why} ---",
+             columns(args), "--- ", "    ", file=sys.stderr)
     else:
-        print(f"--- {args.method}: no report finished{why} ---", file=sys.stderr)
+        echo(f"{args.method}: no report finished{why} ---", columns(args), "--- ", "    ",
+             file=sys.stderr)
     if args.irtt_json:
         doc = records.irtt_json(late, interval_ns, totals.misses, timer=f"sleepacc:{args.method}",
                                 start_time=started_iso, duration_ns=wall_ns,
