@@ -46,11 +46,13 @@ def run(args):
     here = socket.gethostname()
     if isinstance(sweep, list):
         if not args.json:
-            print(f"note: {args.from_file} holds imported results; the host facts and "
-                  f"experiments below are from {here}", file=sys.stderr)
+            echo(f"{args.from_file} holds imported results; the host facts and "
+                 f"experiments below are from {here}", columns(args), "note: ", "  ",
+                 file=sys.stderr)
     elif sweep is not None and sweep.host.get("hostname", here) != here and not args.json:
-        print(f"note: {args.from_file} was measured on {sweep.host['hostname']}; the host facts "
-              f"and experiments below are from {here}", file=sys.stderr)
+        echo(f"{args.from_file} was measured on {sweep.host['hostname']}; the host facts "
+             f"and experiments below are from {here}", columns(args), "note: ", "  ",
+             file=sys.stderr)
     show = not args.json and sys.stdout.isatty() and sys.stderr.isatty()
     progress = Progress(len(doctor.SHORT_METHODS) * len(doctor.SHORT_DURATIONS_NS), show)
     try:

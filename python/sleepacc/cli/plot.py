@@ -14,6 +14,7 @@ from sleepacc.cli._common import CliError, arg_error, int_range, methods_list, r
 from sleepacc.cli._files import load, need_points
 from sleepacc.cli.commands import add_command
 from sleepacc.cli.compare import compare_inputs
+from sleepacc.cli._text import columns, echo
 
 PLOT_KINDS = ("error", "cdf", "pareto", "model", "histogram", "all")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")   # the formats plot -o writes (from the file name)
@@ -158,7 +159,7 @@ def _save_plot(fig, path, dpi):
         records.write_atomic(path, lambda f: fig.savefig(f, dpi=dpi, format=fmt), binary=True)
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
-    print(f"sleepacc: wrote {path}", file=sys.stderr)
+    echo(f"wrote {path}", columns(), "sleepacc: ", "  ", file=sys.stderr)   # a path is not cut
 
 
 def _plot_flent(args):

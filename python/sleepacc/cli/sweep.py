@@ -19,7 +19,7 @@ from sleepacc.cli._common import (UNITS_HELP, CliError, Interrupted, Progress, a
                                   time_s)
 from sleepacc.cli._files import FORMATS, emit_sweep, host_facts, load, open_results, write_error
 from sleepacc.cli.commands import add_command
-from sleepacc.cli._text import columns, echo
+from sleepacc.cli._text import add_wide, columns, echo
 from sleepacc.plan import DEFAULT_MAX_SAMPLES, DEFAULT_TOTAL_S, Planner
 
 # the core's option -> the flag that gave it
@@ -58,6 +58,7 @@ def add_parser(sub):
                    help="also store every sample in FILE (bigger files)")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress line on stderr (default: when on a terminal)")
+    add_wide(s)
     s.set_defaults(func=run)
     return s
 
@@ -213,7 +214,7 @@ def run(args):
     planner = state["planner"] = Planner(points, args.total, budget=plain(args.budget),
                                          max_samples=plain(args.max_samples), todo=todo)
     if todo and not planner.fits():   # said before the run, not found out after it
-        echo(planner.promise(), columns(), "sleepacc: ", "  ", file=sys.stderr)
+        echo(planner.promise(), columns(args), "sleepacc: ", "  ", file=sys.stderr)
     show = bool(args.progress) if args.progress is not None else (
         sys.stdout.isatty() and sys.stderr.isatty())
     progress = state["progress"] = Progress(len(points), show)
@@ -245,8 +246,9 @@ def _finish(args, results, measured, done, resumed, wall):
         note += f"; results in {results.path}"
     else:
         sweep = sleepacc.Sweep(measured, host=host_facts())
-    print(f"sleepacc: {done} point{'s' if done != 1 else ''} measured in {wall:.1f} s{note}",
-          file=sys.stderr)
+    # a long path is not cut: where it does not fit, it is a line of its own
+    echo(f"{done} point{'s' if done != 1 else ''} measured in {wall:.1f} s{note}",
+         columns(args), "sleepacc: ", "  ", file=sys.stderr)
     if args.format != "none":
         emit_sweep(sweep, args.format)
     if lost:
