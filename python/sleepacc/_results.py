@@ -261,6 +261,12 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
             raise TypeError(f"{where}: must be a point record (a dict), got {type(d).__name__}")
         d = dict(d)
         records.check_point(d, where)
+        return cls._from_checked(d)
+
+    @classmethod
+    def _from_checked(cls, d: Mapping[str, Any], where: str = "record") -> "Measurement":
+        """:meth:`from_dict` of a record the reader has already checked
+        (records.check_point): a big file's points are checked once."""
         samples = d.get("samples")
 
         def get(key, absent):   # a null is an absent key (as Lua writes it; the reader allows it)
@@ -478,7 +484,7 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
     (JSON Lines); the data compares equal to what was written."""
     path = os.fspath(path)
     # JSON Lines: each point a Measurement as soon as it is read and checked
-    doc = records.read(path, point=Measurement.from_dict)
+    doc = records.read(path, point=Measurement._from_checked)   # checked by the reader
     ms = doc.get("measurements") or []
     points = []
     for i, p in enumerate(ms):     # the other forms: each record dropped once converted

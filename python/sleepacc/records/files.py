@@ -5,6 +5,7 @@ irtt sleep's table text; every file is read whole-or-error within a bound
 """
 from __future__ import annotations
 
+import array
 import errno as _errno
 import fcntl
 import json
@@ -12,7 +13,6 @@ import math
 import os
 import re
 import stat as _stat
-import sys
 import warnings
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
@@ -212,8 +212,11 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
     if here is None:
         raise ValueError(f"{where}: empty")
     header, header_at, points, finished = None, None, [], None
-    first: dict = {}           # (method, mode, requested_ns) -> its first line
-    duplicates = []
+    # the duplicate check holds little a point: the requested_ns of each
+    # (method, mode) seen, and each point's line (8 bytes) to name the first
+    seen: dict = {}            # (method, mode) -> {requested_ns, ...}
+    lines_of = array.array("q")   # the line of points[i]
+    duplicates = []            # (line, key) of each point seen before
     while here is not None:
         lineno, line = here
         here = next(numbered, None)
@@ -239,11 +242,15 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
         if kind == "point":
             del obj["type"]        # the point keeps its other keys, in order
             check_point(obj, f"{where}:{lineno}")
-            key = (sys.intern(obj["method"]), obj["mode"], obj["requested_ns"])
-            if key in first:
-                duplicates.append((lineno, key))
+            pair = (obj["method"], obj["mode"])
+            requested = seen.get(pair)
+            if requested is None:
+                requested = seen[pair] = set()
+            if obj["requested_ns"] in requested:
+                duplicates.append((lineno, pair + (obj["requested_ns"],)))
             else:
-                first[key] = lineno
+                requested.add(obj["requested_ns"])
+            lines_of.append(lineno)
             points.append(obj if point is None else point(obj, f"{where}:{lineno}"))
         elif kind == "footer":
             finished = obj.get("finished")
@@ -253,11 +260,25 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
         elif kind == "header":
             warnings.warn(f"{where}:{lineno}: a second header (line {header_at} is the "
                           "first): two writers on one file?", RuntimeWarning, stacklevel=2)
+    first = _first_lines({key for _, key in duplicates}, points, lines_of)
     for lineno, key in duplicates:   # two writers on one file, or a merge gone wrong
         warnings.warn(f"{where}:{lineno}: duplicate point {key[0]} {key[1]} {key[2]} ns "
                       f"(first at line {first[key]})", RuntimeWarning, stacklevel=2)
     return {"schema": SCHEMA, "host": header.get("host"), "started": header.get("started"),
             "finished": finished, "settings": header.get("settings"), "measurements": points}
+
+
+def _first_lines(keys: set, points: list, lines_of) -> dict:
+    """(method, mode, requested_ns) -> the line of the first of `points`
+    (records or Measurements, on the lines `lines_of`) with that key, for
+    each of `keys`."""
+    first: dict = {}
+    for i in range(len(points) if keys else 0):
+        d = _point_fields(points[i])
+        key = (d["method"], d["mode"], d["requested_ns"])
+        if key in keys and key not in first:
+            first[key] = lines_of[i]
+    return first
 
 
 # irtt sleep's table: "Sleep Duration  Mean Error  % Error", then one row a
