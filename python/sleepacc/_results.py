@@ -8,7 +8,9 @@ flattening is :mod:`sleepacc.records`'s; :mod:`sleepacc._api` makes these.
 from __future__ import annotations
 
 import array
+import math
 import os
+import struct
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Union
@@ -18,6 +20,9 @@ from . import _core, records
 if TYPE_CHECKING:
     import numpy as np
 
+_KIND = {int: "q", float: "d", type(None): "-"}    # a packed Stats field's kind
+_Q, _D = struct.Struct("=q"), struct.Struct("=d")   # one packed Stats field
+
 class Stats(Mapping):
     """Summary statistics in ns: n, min, max, mean, std, median, p90, p99, p999,
     undersleeps (the core's ``sleepacc_stats`` fields, in its order).
@@ -26,24 +31,63 @@ class Stats(Mapping):
     ``s["median"]``).  Relative mode: statistics of the actual durations;
     periodic mode: of the lateness (wake - deadline)."""
 
-    # one tuple in the core's field order (a file of a million points holds a
-    # million of these: a tuple is a quarter of a dict's size)
-    __slots__ = ("_row",)
+    # A file of a million points holds a million of these, so the values are
+    # packed: ``_data`` holds 8 bytes a field in the core's order (an int64,
+    # or a double), and ``_kinds`` says which one each is, or that it is None
+    # ("q", "d", "-"; one string shared by every Stats of that shape).  Any
+    # other value (a bool, a numpy scalar, an int beyond int64, a NaN, which
+    # must stay the one object to compare equal to itself) is kept as it
+    # is: then ``_kinds`` is None and ``_data`` the tuple.
+    __slots__ = ("_kinds", "_data")
     _FIELDS = tuple(_core.stats_fields)
     _INDEX = {name: i for i, name in enumerate(_FIELDS)}
+    _SHAPES: dict = {}     # kinds -> (the kinds, once, and its struct.Struct)
 
     def __init__(self, values: Mapping[str, Any]):
         # a record from an older writer may lack fields the core added since
         # (p1, p10, p25, p75): those read None; n is required
         values["n"]
-        self._row = tuple(values.get(name) for name in self._FIELDS)
+        row = tuple(map(values.get, self._FIELDS))
+        kinds = "".join([_KIND.get(type(v), "?") for v in row])
+        shape = self._SHAPES.get(kinds)
+        if shape is None and "?" not in kinds:
+            shape = self._SHAPES.setdefault(kinds, (kinds, struct.Struct(
+                "=" + kinds.replace("-", "q"))))
+        if shape is not None and ("d" not in kinds or all(
+                math.isfinite(v) for v in row if type(v) is float)):
+            try:
+                self._data = shape[1].pack(*[0 if v is None else v for v in row])
+                self._kinds = shape[0]
+                return
+            except struct.error:   # an int beyond int64
+                pass
+        self._kinds, self._data = None, row
+
+    @property
+    def _row(self) -> tuple:
+        """The values in the core's field order."""
+        if self._kinds is None:
+            return self._data
+        values = self._SHAPES[self._kinds][1].unpack(self._data)
+        if "-" not in self._kinds:
+            return values
+        return tuple(None if k == "-" else v for k, v in zip(self._kinds, values))
+
+    def _get(self, i: int) -> Any:
+        kinds = self._kinds
+        if kinds is None:
+            return self._data[i]
+        kind = kinds[i]
+        if kind == "-":
+            return None
+        return (_Q if kind == "q" else _D).unpack_from(self._data, 8 * i)[0]
 
     @property
     def _values(self) -> dict[str, Any]:
         return dict(zip(self._FIELDS, self._row))
 
     def __getitem__(self, key: str) -> Any:
-        return self._row[self._INDEX[key]]
+        return self._get(self._INDEX[key])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._FIELDS)
@@ -55,12 +99,17 @@ class Stats(Mapping):
         if name.startswith("_"):
             raise AttributeError(name)
         try:
-            return self._row[self._INDEX[name]]
+            i = self._INDEX[name]
         except KeyError:
             raise AttributeError(f"Stats has no field {name!r}") from None
+        return self._get(i)
+
+    def __reduce__(self):
+        # pickled as its values (the packed bytes are this machine's order)
+        return (type(self), (self._values,))
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self._values)
+        return self._values
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
