@@ -177,9 +177,11 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
     (``sleepacc_result_fields``).
     """
 
-    __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
-                 "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
-                 "ctx_switches", "wall_ns", "trace")
+    # env and ctx_switches are held packed (_Packed, below) until first read
+    _FIELDS = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
+               "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
+               "ctx_switches", "wall_ns", "trace")
+    __slots__ = tuple("_" + k if k in ("env", "ctx_switches") else k for k in _FIELDS)
 
     def __init__(self, *, method: str, mode: str, requested_ns: int, n: int,
                  stats: Mapping[str, Any], missed: int = 0, cpu_ns_per_call: float = 0.0,
@@ -200,14 +202,9 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         self.missed = int(missed)
         self.cpu_ns_per_call = float(cpu_ns_per_call)
         self.cpu_percent = float(cpu_percent)
-        self.ctx_switches = {"voluntary": 0, "involuntary": 0}
-        if ctx_switches is not None:
-            self.ctx_switches = {"voluntary": int(ctx_switches["voluntary"]),
-                                 "involuntary": int(ctx_switches["involuntary"])}
+        self._ctx_switches = _packed_ctx(ctx_switches)
         self.wall_ns = int(wall_ns)
-        # the names shared by every point (a file's million points hold one copy)
-        self.env = {} if env is None else {
-            sys.intern(k) if type(k) is str else k: v for k, v in env.items()}
+        self._env = _packed_env({} if env is None else env)
         if samples is not None and not isinstance(samples, Samples):
             samples = Samples(samples)
         self.samples = samples
@@ -218,6 +215,45 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         #: part of the record.
         self.starts = starts
         self.trace = trace
+
+    # A point's env and ctx_switches are its own dicts, made from the packed
+    # form on first read: the points of a file, which nearly all have the
+    # same ones, share one packed copy until then.
+    @property
+    def env(self) -> dict[str, Any]:
+        """What was applied to the thread (a dict: slack_ns, policy, ...)."""
+        env = self._env
+        if type(env) is _Packed:
+            env = self._env = dict(env)
+        return env
+
+    @env.setter
+    def env(self, value: Any) -> None:
+        self._env = value
+
+    @property
+    def ctx_switches(self) -> dict[str, int]:
+        """The run's context switches ({"voluntary": v, "involuntary": i})."""
+        ctx = self._ctx_switches
+        if type(ctx) is _Packed:
+            ctx = self._ctx_switches = {"voluntary": ctx[0], "involuntary": ctx[1]}
+        return ctx
+
+    @ctx_switches.setter
+    def ctx_switches(self, value: Any) -> None:
+        self._ctx_switches = value
+
+    def _env_mapping(self) -> Mapping[str, Any]:
+        """env to read: a new dict while it is packed (it stays packed)."""
+        env = self._env
+        return dict(env) if type(env) is _Packed else env
+
+    def _ctx_dict(self) -> dict[str, int]:
+        """A copy of ctx_switches (it stays packed)."""
+        ctx = self._ctx_switches
+        if type(ctx) is _Packed:
+            return {"voluntary": ctx[0], "involuntary": ctx[1]}
+        return dict(ctx)
 
     @property
     def requested(self) -> float:
@@ -247,9 +283,9 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
             "missed": self.missed,
             "cpu_ns_per_call": self.cpu_ns_per_call,
             "cpu_percent": self.cpu_percent,
-            "ctx_switches": dict(self.ctx_switches),
+            "ctx_switches": self._ctx_dict(),
             "wall_ns": self.wall_ns,
-            "env": dict(self.env),
+            "env": dict(self._env),
             "samples": None if self.samples is None else memoryview(self.samples).tolist(),
             **({} if self.trace is None else {"trace": self.trace.to_dict()}),
         }
@@ -295,7 +331,7 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
                                 "requested_ns": self.requested_ns,
                                 "sample": np.arange(len(values)), "start_ns": start_col,
                                 "value_ns": values, "error_ns": self.errors_ns}
-        cols.update(records.context(self.env, host))
+        cols.update(records.context(self._env_mapping(), host))
         return pd.DataFrame(cols)
 
     @classmethod
@@ -354,18 +390,29 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
     _BUFFERS = ("samples", "starts")
 
     def __getstate__(self) -> dict[str, Any]:
-        state = {k: getattr(self, k) for k in self.__slots__}
+        state = {k: getattr(self, k) for k in self._FIELDS if k not in ("env", "ctx_switches")}
+        env = self._env
+        state["env"] = dict(env) if type(env) is _Packed else env
+        ctx = self._ctx_switches
+        state["ctx_switches"] = self._ctx_dict() if type(ctx) is _Packed else ctx
         for k in self._BUFFERS:
             if state[k] is not None:
                 state[k] = state[k].tobytes()
         return state
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
-        for k in self.__slots__:
+        for k in self._FIELDS:
             v = state[k]
             if k in self._BUFFERS and v is not None:
                 v = memoryview(bytes(v)).cast("q")
             object.__setattr__(self, k, v)
+        # held as the constructor holds them, where that keeps them as they are
+        if type(self._env) is dict:
+            self._env = _packed_env(self._env)
+        ctx = self._ctx_switches
+        if (type(ctx) is dict and list(ctx) == ["voluntary", "involuntary"]
+                and all(type(v) is int for v in ctx.values())):
+            self._ctx_switches = _packed_ctx(ctx)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Measurement):
@@ -383,6 +430,49 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         return (f"<Measurement {self.method} {self.mode} "
                 f"{_core.format_duration(self.requested_ns)} n={self.n} "
                 f"median={_ns_repr(self.stats['median'])} p99={_ns_repr(self.stats['p99'])}>")
+
+
+class _Packed(tuple):
+    """A Measurement's env (its items) or ctx_switches ((voluntary,
+    involuntary)) as held until first read: one tuple, shared by every point
+    with the same content."""
+    __slots__ = ()
+
+
+_SHARED: dict = {}      # content -> its _Packed: recent ones, a bounded number
+_SHAREABLE = (type(None), bool, int, str)   # equal and of one type: the same value
+
+
+def _shared(key: tuple, make) -> "_Packed":
+    """The _Packed of `key`, made by make() when not held (at most 4096)."""
+    packed = _SHARED.get(key)
+    if packed is None:
+        if len(_SHARED) >= 4096:
+            _SHARED.clear()
+        packed = _SHARED[key] = _Packed(make())
+    return packed
+
+
+def _packed_env(env: Mapping[str, Any]) -> Any:
+    """How a Measurement holds `env`: a shared _Packed of its items when
+    every key is a str and every value None, a bool, an int or a str (an
+    equal one is then the same); otherwise a dict of its own, a copy."""
+    items = tuple((sys.intern(k) if type(k) is str else k, v) for k, v in env.items())
+    kinds = tuple(type(v) for _, v in items)
+    if all(type(k) is str for k, _ in items) and all(t in _SHAREABLE for t in kinds):
+        return _shared(("env", items, kinds), lambda: items)
+    return dict(items)
+
+
+def _packed_ctx(ctx: Optional[Mapping[str, int]]) -> Any:
+    """How a Measurement holds ctx_switches: a shared _Packed (voluntary,
+    involuntary); a value that is not a Mapping is kept as it is."""
+    if ctx is None:
+        return _shared(("ctx", 0, 0), lambda: (0, 0))
+    if not isinstance(ctx, Mapping):
+        return ctx
+    v, i = int(ctx["voluntary"]), int(ctx["involuntary"])
+    return _shared(("ctx", v, i), lambda: (v, i))
 
 
 def _trace_of(d: Any):
