@@ -457,10 +457,17 @@ def _packed_env(env: Mapping[str, Any]) -> Any:
     """How a Measurement holds `env`: a shared _Packed of its items when
     every key is a str and every value None, a bool, an int or a str (an
     equal one is then the same); otherwise a dict of its own, a copy."""
-    items = tuple((sys.intern(k) if type(k) is str else k, v) for k, v in env.items())
-    kinds = tuple(type(v) for _, v in items)
-    if all(type(k) is str for k, _ in items) and all(t in _SHAREABLE for t in kinds):
-        return _shared(("env", items, kinds), lambda: items)
+    items = tuple(env.items())
+    key = ("env", items, tuple(map(type, env.values())))   # 1 and True differ by type
+    try:
+        packed = _SHARED.get(key)       # held only for content that may be shared
+    except TypeError:                   # an unhashable value (a list, an object)
+        packed = None
+    if packed is not None:
+        return packed
+    items = tuple((sys.intern(k) if type(k) is str else k, v) for k, v in items)
+    if all(type(k) is str for k, _ in items) and all(t in _SHAREABLE for t in key[2]):
+        return _shared(key, lambda: items)
     return dict(items)
 
 
