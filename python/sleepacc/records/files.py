@@ -325,9 +325,13 @@ def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, float]]:
     the mean error read is the middle of what both allow (1ns, "381ns",
     38194.1 -> 381.941 ns; 1µs, "9.041µs", 904.2 -> 9041.75 ns), so
     printing it again gives irtt's text."""
-    out = []
+    return list(_irtt_rows(text))
+
+
+def _irtt_rows(text: str) -> Iterator[tuple[Optional[str], int, float]]:
+    """parse_irtt_table's rows, one at a time (no list of every line)."""
     block = None
-    for line in text.splitlines():
+    for line in _lines(text):
         if line.startswith("== "):
             block = line[3:].strip() or None
             continue
@@ -338,28 +342,34 @@ def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, float]]:
             req, err = go_duration_ns(m.group(1)), go_duration_ns(m.group(2))
         except ValueError:
             continue
-        out.append((block, req, _irtt_mean_error(err, m.group(3), req)))
-    return out
+        yield block, req, _irtt_mean_error(err, m.group(3), req)
 
 
-def irtt_doc(text: str, where: str = "<irtt>") -> dict[str, Any]:
+def irtt_doc(text: str, where: str = "<irtt>", point=None) -> dict[str, Any]:
     """The JSON form (a dict) of irtt sleep's table text.  The table gives
     only the mean error per duration, so each point has ``stats.mean``
     (requested + mean error) and every other statistic, ``n`` included, is
     null (the CPU figures -1: unknown); the method is "irtt" (irtt's Go
     timer) unless a "== <method>" line names it; ``settings.source`` is
-    "irtt sleep"."""
-    rows = parse_irtt_table(text)
-    if not rows:
-        raise ValueError(f"{where}: an irtt sleep table without rows")
+    "irtt sleep".  ``point(record, where)``, given, turns each point, once
+    checked (where: "<where>: measurement <i>"), into what the measurements
+    hold, as the row is read: no record of every row is kept."""
+    fields = _stats_fields()
     points = []
-    for method, req, err in rows:
-        stats: dict[str, Any] = {f: None for f in _stats_fields()}
+    for method, req, err in _irtt_rows(text):
+        stats: dict[str, Any] = dict.fromkeys(fields)
         stats["mean"] = req + err
-        points.append({"method": method or "irtt", "mode": "relative", "requested_ns": req,
-                       "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
-                       "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
-                       "samples": None})
+        rec = {"method": method or "irtt", "mode": "relative", "requested_ns": req,
+               "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
+               "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
+               "samples": None}
+        if point is not None:
+            at = f"{where}: measurement {len(points) + 1}"
+            check_point(rec, at)
+            rec = point(rec, at)
+        points.append(rec)
+    if not points:
+        raise ValueError(f"{where}: an irtt sleep table without rows")
     return {"schema": SCHEMA, "host": {}, "started": None, "finished": None,
             "settings": {"source": "irtt sleep"}, "measurements": points}
 
@@ -376,7 +386,7 @@ def loads(text: str, where: str = "<string>", point=None) -> dict[str, Any]:
     if not stripped:
         raise ValueError(f"{where}: empty")
     if not stripped.startswith("{") and is_irtt_table(text):
-        return irtt_doc(text, where)
+        return irtt_doc(text, where, point)
     first = text[: len(text) - len(stripped)].count("\n") + 1   # the line the JSON starts on
     try:
         obj = json.loads(stripped)
