@@ -32,16 +32,18 @@ class Stats(Mapping):
     periodic mode: of the lateness (wake - deadline)."""
 
     # A file of a million points holds a million of these, so the values are
-    # packed: ``_data`` holds 8 bytes a field in the core's order (an int64,
-    # or a double), and ``_kinds`` says which one each is, or that it is None
-    # ("q", "d", "-"; one string shared by every Stats of that shape).  Any
-    # other value (a bool, a numpy scalar, an int beyond int64, a NaN, which
-    # must stay the one object to compare equal to itself) is kept as it
-    # is: then ``_kinds`` is None and ``_data`` the tuple.
-    __slots__ = ("_kinds", "_data")
+    # packed: ``_data`` holds 8 bytes a field that is not None, in the core's
+    # order (an int64, or a double), and ``_shape`` says which fields these
+    # are: (kinds, struct.Struct, offsets), kinds one of "q", "d" or "-"
+    # (None) a field, offsets each field's place in _data (-1: None); one
+    # shape is shared by every Stats with the same kinds.  Any other value
+    # (a bool, a numpy scalar, an int beyond int64, a NaN, which must stay
+    # the one object to compare equal to itself) is kept as it is: then
+    # ``_shape`` is None and ``_data`` the tuple.
+    __slots__ = ("_shape", "_data")
     _FIELDS = tuple(_core.stats_fields)
     _INDEX = {name: i for i, name in enumerate(_FIELDS)}
-    _SHAPES: dict = {}     # kinds -> (the kinds, once, and its struct.Struct)
+    _SHAPES: dict = {}     # kinds -> its shape
 
     def __init__(self, values: Mapping[str, Any]):
         # a record from an older writer may lack fields the core added since
@@ -51,36 +53,37 @@ class Stats(Mapping):
         kinds = "".join([_KIND.get(type(v), "?") for v in row])
         shape = self._SHAPES.get(kinds)
         if shape is None and "?" not in kinds:
-            shape = self._SHAPES.setdefault(kinds, (kinds, struct.Struct(
-                "=" + kinds.replace("-", "q"))))
+            shape = self._SHAPES.setdefault(kinds, _stats_shape(kinds))
         if shape is not None and ("d" not in kinds or all(
                 math.isfinite(v) for v in row if type(v) is float)):
             try:
-                self._data = shape[1].pack(*[0 if v is None else v for v in row])
-                self._kinds = shape[0]
+                self._data = shape[1].pack(*[v for v in row if v is not None])
+                self._shape = shape
                 return
             except struct.error:   # an int beyond int64
                 pass
-        self._kinds, self._data = None, row
+        self._shape, self._data = None, row
 
     @property
     def _row(self) -> tuple:
         """The values in the core's field order."""
-        if self._kinds is None:
+        shape = self._shape
+        if shape is None:
             return self._data
-        values = self._SHAPES[self._kinds][1].unpack(self._data)
-        if "-" not in self._kinds:
+        values = shape[1].unpack(self._data)
+        if len(values) == len(self._FIELDS):
             return values
-        return tuple(None if k == "-" else v for k, v in zip(self._kinds, values))
+        it = iter(values)
+        return tuple(None if k == "-" else next(it) for k in shape[0])
 
     def _get(self, i: int) -> Any:
-        kinds = self._kinds
-        if kinds is None:
+        shape = self._shape
+        if shape is None:
             return self._data[i]
-        kind = kinds[i]
-        if kind == "-":
+        at = shape[2][i]
+        if at < 0:
             return None
-        return (_Q if kind == "q" else _D).unpack_from(self._data, 8 * i)[0]
+        return (_Q if shape[0][i] == "q" else _D).unpack_from(self._data, at)[0]
 
     @property
     def _values(self) -> dict[str, Any]:
@@ -480,6 +483,16 @@ def _packed_ctx(ctx: Optional[Mapping[str, int]]) -> Any:
         return ctx
     v, i = int(ctx["voluntary"]), int(ctx["involuntary"])
     return _shared(("ctx", v, i), lambda: (v, i))
+
+
+def _stats_shape(kinds: str) -> tuple:
+    """A packed Stats' shape (see Stats): the kinds, the struct of the
+    fields that are not None, each field's offset in it (-1: None)."""
+    offsets, at = [], 0
+    for k in kinds:
+        offsets.append(-1 if k == "-" else at)
+        at += 0 if k == "-" else 8
+    return (kinds, struct.Struct("=" + kinds.replace("-", "")), tuple(offsets))
 
 
 def _trace_of(d: Any):
