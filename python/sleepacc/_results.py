@@ -107,6 +107,10 @@ class Stats(Mapping):
             raise AttributeError(f"Stats has no field {name!r}") from None
         return self._get(i)
 
+    def __setstate__(self, state: Any) -> None:
+        # a Stats pickled before its values were packed: (None, {"_row": values})
+        self.__init__(dict(zip(self._FIELDS, state[1]["_row"])))
+
     def __reduce__(self):
         # pickled as its values (the packed bytes are this machine's order)
         return (type(self), (self._values,))
