@@ -43,7 +43,7 @@ class Stats(Mapping):
     __slots__ = ("_shape", "_data")
     _FIELDS = tuple(_core.stats_fields)
     _INDEX = {name: i for i, name in enumerate(_FIELDS)}
-    _SHAPES: dict = {}     # kinds -> its shape
+    _SHAPES: dict = {}     # kinds -> its shape: the recent ones
 
     def __init__(self, values: Mapping[str, Any]):
         # a record from an older writer may lack fields the core added since
@@ -53,6 +53,8 @@ class Stats(Mapping):
         kinds = "".join([_KIND.get(type(v), "?") for v in row])
         shape = self._SHAPES.get(kinds)
         if shape is None and "?" not in kinds:
+            if len(self._SHAPES) >= 4096:    # a bound (a Stats holds its own shape)
+                self._SHAPES.clear()
             shape = self._SHAPES.setdefault(kinds, _stats_shape(kinds))
         if shape is not None and ("d" not in kinds or all(
                 math.isfinite(v) for v in row if type(v) is float)):
