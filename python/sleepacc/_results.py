@@ -8,7 +8,9 @@ flattening is :mod:`sleepacc.records`'s; :mod:`sleepacc._api` makes these.
 from __future__ import annotations
 
 import array
+import math
 import os
+import struct
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Union
@@ -18,6 +20,9 @@ from . import _core, records
 if TYPE_CHECKING:
     import numpy as np
 
+_KIND = {int: "q", float: "d", type(None): "-"}    # a packed Stats field's kind
+_Q, _D = struct.Struct("=q"), struct.Struct("=d")   # one packed Stats field
+
 class Stats(Mapping):
     """Summary statistics in ns: n, min, max, mean, std, median, p90, p99, p999,
     undersleeps (the core's ``sleepacc_stats`` fields, in its order).
@@ -26,24 +31,68 @@ class Stats(Mapping):
     ``s["median"]``).  Relative mode: statistics of the actual durations;
     periodic mode: of the lateness (wake - deadline)."""
 
-    # one tuple in the core's field order (a file of a million points holds a
-    # million of these: a tuple is a quarter of a dict's size)
-    __slots__ = ("_row",)
+    # A file of a million points holds a million of these, so the values are
+    # packed: ``_data`` holds 8 bytes a field that is not None, in the core's
+    # order (an int64, or a double), and ``_shape`` says which fields these
+    # are: (kinds, struct.Struct, offsets), kinds one of "q", "d" or "-"
+    # (None) a field, offsets each field's place in _data (-1: None); one
+    # shape is shared by every Stats with the same kinds.  Any other value
+    # (a bool, a numpy scalar, an int beyond int64, a NaN, which must stay
+    # the one object to compare equal to itself) is kept as it is: then
+    # ``_shape`` is None and ``_data`` the tuple.
+    __slots__ = ("_shape", "_data")
     _FIELDS = tuple(_core.stats_fields)
     _INDEX = {name: i for i, name in enumerate(_FIELDS)}
+    _SHAPES: dict = {}     # kinds -> its shape: the recent ones
 
     def __init__(self, values: Mapping[str, Any]):
         # a record from an older writer may lack fields the core added since
         # (p1, p10, p25, p75): those read None; n is required
         values["n"]
-        self._row = tuple(values.get(name) for name in self._FIELDS)
+        row = tuple(map(values.get, self._FIELDS))
+        kinds = "".join([_KIND.get(type(v), "?") for v in row])
+        shape = self._SHAPES.get(kinds)
+        if shape is None and "?" not in kinds:
+            if len(self._SHAPES) >= 4096:    # a bound (a Stats holds its own shape)
+                self._SHAPES.clear()
+            shape = self._SHAPES.setdefault(kinds, _stats_shape(kinds))
+        if shape is not None and ("d" not in kinds or all(
+                math.isfinite(v) for v in row if type(v) is float)):
+            try:
+                self._data = shape[1].pack(*[v for v in row if v is not None])
+                self._shape = shape
+                return
+            except struct.error:   # an int beyond int64
+                pass
+        self._shape, self._data = None, row
+
+    @property
+    def _row(self) -> tuple:
+        """The values in the core's field order."""
+        shape = self._shape
+        if shape is None:
+            return self._data
+        values = shape[1].unpack(self._data)
+        if len(values) == len(self._FIELDS):
+            return values
+        it = iter(values)
+        return tuple(None if k == "-" else next(it) for k in shape[0])
+
+    def _get(self, i: int) -> Any:
+        shape = self._shape
+        if shape is None:
+            return self._data[i]
+        at = shape[2][i]
+        if at < 0:
+            return None
+        return (_Q if shape[0][i] == "q" else _D).unpack_from(self._data, at)[0]
 
     @property
     def _values(self) -> dict[str, Any]:
         return dict(zip(self._FIELDS, self._row))
 
     def __getitem__(self, key: str) -> Any:
-        return self._row[self._INDEX[key]]
+        return self._get(self._INDEX[key])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._FIELDS)
@@ -55,12 +104,21 @@ class Stats(Mapping):
         if name.startswith("_"):
             raise AttributeError(name)
         try:
-            return self._row[self._INDEX[name]]
+            i = self._INDEX[name]
         except KeyError:
             raise AttributeError(f"Stats has no field {name!r}") from None
+        return self._get(i)
+
+    def __setstate__(self, state: Any) -> None:
+        # a Stats pickled before its values were packed: (None, {"_row": values})
+        self.__init__(dict(zip(self._FIELDS, state[1]["_row"])))
+
+    def __reduce__(self):
+        # pickled as its values (the packed bytes are this machine's order)
+        return (type(self), (self._values,))
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self._values)
+        return self._values
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
@@ -128,9 +186,11 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
     (``sleepacc_result_fields``).
     """
 
-    __slots__ = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
-                 "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
-                 "ctx_switches", "wall_ns", "trace")
+    # env and ctx_switches are held packed (_Packed, below) until first read
+    _FIELDS = ("method", "mode", "requested_ns", "n", "env", "samples", "starts", "stats",
+               "stream_stats", "missed", "cpu_ns_per_call", "cpu_percent",
+               "ctx_switches", "wall_ns", "trace")
+    __slots__ = tuple("_" + k if k in ("env", "ctx_switches") else k for k in _FIELDS)
 
     def __init__(self, *, method: str, mode: str, requested_ns: int, n: int,
                  stats: Mapping[str, Any], missed: int = 0, cpu_ns_per_call: float = 0.0,
@@ -151,14 +211,9 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         self.missed = int(missed)
         self.cpu_ns_per_call = float(cpu_ns_per_call)
         self.cpu_percent = float(cpu_percent)
-        self.ctx_switches = {"voluntary": 0, "involuntary": 0}
-        if ctx_switches is not None:
-            self.ctx_switches = {"voluntary": int(ctx_switches["voluntary"]),
-                                 "involuntary": int(ctx_switches["involuntary"])}
+        self._ctx_switches = _packed_ctx(ctx_switches)
         self.wall_ns = int(wall_ns)
-        # the names shared by every point (a file's million points hold one copy)
-        self.env = {} if env is None else {
-            sys.intern(k) if type(k) is str else k: v for k, v in env.items()}
+        self._env = _packed_env({} if env is None else env)
         if samples is not None and not isinstance(samples, Samples):
             samples = Samples(samples)
         self.samples = samples
@@ -169,6 +224,45 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         #: part of the record.
         self.starts = starts
         self.trace = trace
+
+    # A point's env and ctx_switches are its own dicts, made from the packed
+    # form on first read: the points of a file, which nearly all have the
+    # same ones, share one packed copy until then.
+    @property
+    def env(self) -> dict[str, Any]:
+        """What was applied to the thread (a dict: slack_ns, policy, ...)."""
+        env = self._env
+        if type(env) is _Packed:
+            env = self._env = dict(env)
+        return env
+
+    @env.setter
+    def env(self, value: Any) -> None:
+        self._env = value
+
+    @property
+    def ctx_switches(self) -> dict[str, int]:
+        """The run's context switches ({"voluntary": v, "involuntary": i})."""
+        ctx = self._ctx_switches
+        if type(ctx) is _Packed:
+            ctx = self._ctx_switches = {"voluntary": ctx[0], "involuntary": ctx[1]}
+        return ctx
+
+    @ctx_switches.setter
+    def ctx_switches(self, value: Any) -> None:
+        self._ctx_switches = value
+
+    def _env_mapping(self) -> Mapping[str, Any]:
+        """env to read: a new dict while it is packed (it stays packed)."""
+        env = self._env
+        return dict(env) if type(env) is _Packed else env
+
+    def _ctx_dict(self) -> dict[str, int]:
+        """A copy of ctx_switches (it stays packed)."""
+        ctx = self._ctx_switches
+        if type(ctx) is _Packed:
+            return {"voluntary": ctx[0], "involuntary": ctx[1]}
+        return dict(ctx)
 
     @property
     def requested(self) -> float:
@@ -198,9 +292,9 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
             "missed": self.missed,
             "cpu_ns_per_call": self.cpu_ns_per_call,
             "cpu_percent": self.cpu_percent,
-            "ctx_switches": dict(self.ctx_switches),
+            "ctx_switches": self._ctx_dict(),
             "wall_ns": self.wall_ns,
-            "env": dict(self.env),
+            "env": dict(self._env),
             "samples": None if self.samples is None else memoryview(self.samples).tolist(),
             **({} if self.trace is None else {"trace": self.trace.to_dict()}),
         }
@@ -246,7 +340,7 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
                                 "requested_ns": self.requested_ns,
                                 "sample": np.arange(len(values)), "start_ns": start_col,
                                 "value_ns": values, "error_ns": self.errors_ns}
-        cols.update(records.context(self.env, host))
+        cols.update(records.context(self._env_mapping(), host))
         return pd.DataFrame(cols)
 
     @classmethod
@@ -261,6 +355,12 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
             raise TypeError(f"{where}: must be a point record (a dict), got {type(d).__name__}")
         d = dict(d)
         records.check_point(d, where)
+        return cls._from_checked(d)
+
+    @classmethod
+    def _from_checked(cls, d: Mapping[str, Any], where: str = "record") -> "Measurement":
+        """:meth:`from_dict` of a record the reader has already checked
+        (records.check_point): a big file's points are checked once."""
         samples = d.get("samples")
 
         def get(key, absent):   # a null is an absent key (as Lua writes it; the reader allows it)
@@ -299,18 +399,29 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
     _BUFFERS = ("samples", "starts")
 
     def __getstate__(self) -> dict[str, Any]:
-        state = {k: getattr(self, k) for k in self.__slots__}
+        state = {k: getattr(self, k) for k in self._FIELDS if k not in ("env", "ctx_switches")}
+        env = self._env
+        state["env"] = dict(env) if type(env) is _Packed else env
+        ctx = self._ctx_switches
+        state["ctx_switches"] = self._ctx_dict() if type(ctx) is _Packed else ctx
         for k in self._BUFFERS:
             if state[k] is not None:
                 state[k] = state[k].tobytes()
         return state
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
-        for k in self.__slots__:
+        for k in self._FIELDS:
             v = state[k]
             if k in self._BUFFERS and v is not None:
                 v = memoryview(bytes(v)).cast("q")
             object.__setattr__(self, k, v)
+        # held as the constructor holds them, where that keeps them as they are
+        if type(self._env) is dict:
+            self._env = _packed_env(self._env)
+        ctx = self._ctx_switches
+        if (type(ctx) is dict and list(ctx) == ["voluntary", "involuntary"]
+                and all(type(v) is int for v in ctx.values())):
+            self._ctx_switches = _packed_ctx(ctx)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Measurement):
@@ -328,6 +439,66 @@ carries one (:meth:`from_trace`; the record's ``trace`` key), else None.
         return (f"<Measurement {self.method} {self.mode} "
                 f"{_core.format_duration(self.requested_ns)} n={self.n} "
                 f"median={_ns_repr(self.stats['median'])} p99={_ns_repr(self.stats['p99'])}>")
+
+
+class _Packed(tuple):
+    """A Measurement's env (its items) or ctx_switches ((voluntary,
+    involuntary)) as held until first read: one tuple, shared by every point
+    with the same content."""
+    __slots__ = ()
+
+
+_SHARED: dict = {}      # content -> its _Packed: recent ones, a bounded number
+_SHAREABLE = (type(None), bool, int, str)   # equal and of one type: the same value
+
+
+def _shared(key: tuple, make) -> "_Packed":
+    """The _Packed of `key`, made by make() when not held (at most 4096)."""
+    packed = _SHARED.get(key)
+    if packed is None:
+        if len(_SHARED) >= 4096:
+            _SHARED.clear()
+        packed = _SHARED[key] = _Packed(make())
+    return packed
+
+
+def _packed_env(env: Mapping[str, Any]) -> Any:
+    """How a Measurement holds `env`: a shared _Packed of its items when
+    every key is a str and every value None, a bool, an int or a str (an
+    equal one is then the same); otherwise a dict of its own, a copy."""
+    items = tuple(env.items())
+    key = ("env", items, tuple(map(type, env.values())))   # 1 and True differ by type
+    try:
+        packed = _SHARED.get(key)       # held only for content that may be shared
+    except TypeError:                   # an unhashable value (a list, an object)
+        packed = None
+    if packed is not None:
+        return packed
+    items = tuple((sys.intern(k) if type(k) is str else k, v) for k, v in items)
+    if all(type(k) is str for k, _ in items) and all(t in _SHAREABLE for t in key[2]):
+        return _shared(key, lambda: items)
+    return dict(items)
+
+
+def _packed_ctx(ctx: Optional[Mapping[str, int]]) -> Any:
+    """How a Measurement holds ctx_switches: a shared _Packed (voluntary,
+    involuntary); a value that is not a Mapping is kept as it is."""
+    if ctx is None:
+        return _shared(("ctx", 0, 0), lambda: (0, 0))
+    if not isinstance(ctx, Mapping):
+        return ctx
+    v, i = int(ctx["voluntary"]), int(ctx["involuntary"])
+    return _shared(("ctx", v, i), lambda: (v, i))
+
+
+def _stats_shape(kinds: str) -> tuple:
+    """A packed Stats' shape (see Stats): the kinds, the struct of the
+    fields that are not None, each field's offset in it (-1: None)."""
+    offsets, at = [], 0
+    for k in kinds:
+        offsets.append(-1 if k == "-" else at)
+        at += 0 if k == "-" else 8
+    return (kinds, struct.Struct("=" + kinds.replace("-", "")), tuple(offsets))
 
 
 def _trace_of(d: Any):
@@ -478,7 +649,7 @@ def load(path: Union[str, os.PathLike]) -> Sweep:
     (JSON Lines); the data compares equal to what was written."""
     path = os.fspath(path)
     # JSON Lines: each point a Measurement as soon as it is read and checked
-    doc = records.read(path, point=Measurement.from_dict)
+    doc = records.read(path, point=Measurement._from_checked)   # checked by the reader
     ms = doc.get("measurements") or []
     points = []
     for i, p in enumerate(ms):     # the other forms: each record dropped once converted

@@ -5,6 +5,7 @@ irtt sleep's table text; every file is read whole-or-error within a bound
 """
 from __future__ import annotations
 
+import array
 import errno as _errno
 import fcntl
 import json
@@ -12,7 +13,6 @@ import math
 import os
 import re
 import stat as _stat
-import sys
 import warnings
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
@@ -212,8 +212,11 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
     if here is None:
         raise ValueError(f"{where}: empty")
     header, header_at, points, finished = None, None, [], None
-    first: dict = {}           # (method, mode, requested_ns) -> its first line
-    duplicates = []
+    # the duplicate check holds little a point: the requested_ns of each
+    # (method, mode) seen, and each point's line (8 bytes) to name the first
+    seen: dict = {}            # (method, mode) -> {requested_ns, ...}
+    lines_of = array.array("q")   # the line of points[i]
+    duplicates = []            # (line, key) of each point seen before
     while here is not None:
         lineno, line = here
         here = next(numbered, None)
@@ -239,11 +242,15 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
         if kind == "point":
             del obj["type"]        # the point keeps its other keys, in order
             check_point(obj, f"{where}:{lineno}")
-            key = (sys.intern(obj["method"]), obj["mode"], obj["requested_ns"])
-            if key in first:
-                duplicates.append((lineno, key))
+            pair = (obj["method"], obj["mode"])
+            requested = seen.get(pair)
+            if requested is None:
+                requested = seen[pair] = set()
+            if obj["requested_ns"] in requested:
+                duplicates.append((lineno, pair + (obj["requested_ns"],)))
             else:
-                first[key] = lineno
+                requested.add(obj["requested_ns"])
+            lines_of.append(lineno)
             points.append(obj if point is None else point(obj, f"{where}:{lineno}"))
         elif kind == "footer":
             finished = obj.get("finished")
@@ -253,11 +260,25 @@ def parse_jsonl(lines: Iterable[str], where: str = "<jsonl>",
         elif kind == "header":
             warnings.warn(f"{where}:{lineno}: a second header (line {header_at} is the "
                           "first): two writers on one file?", RuntimeWarning, stacklevel=2)
+    first = _first_lines({key for _, key in duplicates}, points, lines_of)
     for lineno, key in duplicates:   # two writers on one file, or a merge gone wrong
         warnings.warn(f"{where}:{lineno}: duplicate point {key[0]} {key[1]} {key[2]} ns "
                       f"(first at line {first[key]})", RuntimeWarning, stacklevel=2)
     return {"schema": SCHEMA, "host": header.get("host"), "started": header.get("started"),
             "finished": finished, "settings": header.get("settings"), "measurements": points}
+
+
+def _first_lines(keys: set, points: list, lines_of) -> dict:
+    """(method, mode, requested_ns) -> the line of the first of `points`
+    (records or Measurements, on the lines `lines_of`) with that key, for
+    each of `keys`."""
+    first: dict = {}
+    for i in range(len(points) if keys else 0):
+        d = _point_fields(points[i])
+        key = (d["method"], d["mode"], d["requested_ns"])
+        if key in keys and key not in first:
+            first[key] = lines_of[i]
+    return first
 
 
 # irtt sleep's table: "Sleep Duration  Mean Error  % Error", then one row a
@@ -304,9 +325,13 @@ def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, float]]:
     the mean error read is the middle of what both allow (1ns, "381ns",
     38194.1 -> 381.941 ns; 1µs, "9.041µs", 904.2 -> 9041.75 ns), so
     printing it again gives irtt's text."""
-    out = []
+    return list(_irtt_rows(text))
+
+
+def _irtt_rows(text: str) -> Iterator[tuple[Optional[str], int, float]]:
+    """parse_irtt_table's rows, one at a time (no list of every line)."""
     block = None
-    for line in text.splitlines():
+    for line in _lines(text):
         if line.startswith("== "):
             block = line[3:].strip() or None
             continue
@@ -317,28 +342,34 @@ def parse_irtt_table(text: str) -> list[tuple[Optional[str], int, float]]:
             req, err = go_duration_ns(m.group(1)), go_duration_ns(m.group(2))
         except ValueError:
             continue
-        out.append((block, req, _irtt_mean_error(err, m.group(3), req)))
-    return out
+        yield block, req, _irtt_mean_error(err, m.group(3), req)
 
 
-def irtt_doc(text: str, where: str = "<irtt>") -> dict[str, Any]:
+def irtt_doc(text: str, where: str = "<irtt>", point=None) -> dict[str, Any]:
     """The JSON form (a dict) of irtt sleep's table text.  The table gives
     only the mean error per duration, so each point has ``stats.mean``
     (requested + mean error) and every other statistic, ``n`` included, is
     null (the CPU figures -1: unknown); the method is "irtt" (irtt's Go
     timer) unless a "== <method>" line names it; ``settings.source`` is
-    "irtt sleep"."""
-    rows = parse_irtt_table(text)
-    if not rows:
-        raise ValueError(f"{where}: an irtt sleep table without rows")
+    "irtt sleep".  ``point(record, where)``, given, turns each point, once
+    checked (where: "<where>: measurement <i>"), into what the measurements
+    hold, as the row is read: no record of every row is kept."""
+    fields = _stats_fields()
     points = []
-    for method, req, err in rows:
-        stats: dict[str, Any] = {f: None for f in _stats_fields()}
+    for method, req, err in _irtt_rows(text):
+        stats: dict[str, Any] = dict.fromkeys(fields)
         stats["mean"] = req + err
-        points.append({"method": method or "irtt", "mode": "relative", "requested_ns": req,
-                       "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
-                       "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
-                       "samples": None})
+        rec = {"method": method or "irtt", "mode": "relative", "requested_ns": req,
+               "n": None, "stats": stats, "missed": 0, "cpu_ns_per_call": -1.0,
+               "cpu_percent": -1.0, "ctx_switches": None, "wall_ns": 0, "env": {},
+               "samples": None}
+        if point is not None:
+            at = f"{where}: measurement {len(points) + 1}"
+            check_point(rec, at)
+            rec = point(rec, at)
+        points.append(rec)
+    if not points:
+        raise ValueError(f"{where}: an irtt sleep table without rows")
     return {"schema": SCHEMA, "host": {}, "started": None, "finished": None,
             "settings": {"source": "irtt sleep"}, "measurements": points}
 
@@ -355,7 +386,7 @@ def loads(text: str, where: str = "<string>", point=None) -> dict[str, Any]:
     if not stripped:
         raise ValueError(f"{where}: empty")
     if not stripped.startswith("{") and is_irtt_table(text):
-        return irtt_doc(text, where)
+        return irtt_doc(text, where, point)
     first = text[: len(text) - len(stripped)].count("\n") + 1   # the line the JSON starts on
     try:
         obj = json.loads(stripped)

@@ -24,10 +24,11 @@ def _point_fields(point) -> dict:
     samples are not copied) or of a point dict."""
     if isinstance(point, Mapping):
         return point
+    peek = getattr(point, "_env_mapping", None)   # a Measurement's env, left packed
     return {"method": point.method, "mode": point.mode, "requested_ns": point.requested_ns,
             "n": point.n, "stats": point.stats, "missed": point.missed,
             "cpu_ns_per_call": point.cpu_ns_per_call, "cpu_percent": point.cpu_percent,
-            "env": point.env}
+            "env": point.env if peek is None else peek()}
 
 
 #: The experiment variables every flat row ends with, so that rows (and
