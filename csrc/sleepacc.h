@@ -666,12 +666,17 @@ typedef struct sleepacc_sleeper {
   int64_t win_start_ns;       /* the signal window: when it began */
   int64_t win_sleeps;         /*   sleeps in it */
   int64_t win_preempted;      /*   of which lost the CPU */
+  int64_t win_cost_ns;        /*   what closing one takes (its recent low), -1 unknown */
+  int64_t win_klate_ns;       /*   how late its kernel waits woke, in all (this thread waiting) */
+  int win_excess;             /* windows in a row that ended with more runnable tasks than CPUs */
   int64_t psi_some_us;        /* /proc/pressure/cpu "some" total at the window start, -1 none */
   int64_t run_delay_ns;       /* this thread's run-queue wait at the window start, -1 none */
-  double cpu_pressure;        /* the last window's share of time a task waited for a CPU, -1 unknown */
+  double cpu_pressure;        /* the last window's share of time another task waited for a CPU, -1 unknown */
   int64_t wake_delay_ns;      /* the last window's run-queue wait per sleep, -1 unknown */
   int64_t calm_since_ns;      /* contended: since when every signal is quiet (0: not) */
   int64_t contended_episodes; /* times the contended state was entered */
+  int64_t left_ns;            /* when the contended state was last left (0 never) */
+  int calm_shift;             /* the calm before leaving is CALM_NS << this (0..3) */
   double short_preempted;     /* contended: EWMA of "the spin ended later than its kernel wait" */
   int64_t cur_klate_ns;       /* how late the sleep in progress's kernel wait woke, -1 none */
   int64_t kernel_only_until_ns; /* contended: no spin until then */
@@ -714,7 +719,7 @@ typedef struct sleepacc_sleeper_stats {
                                  "wake-ups waited for a CPU", "more runnable tasks than CPUs",
                                  "short spins lost to the kernel wait" */
   double contention;          /* auto: EWMA of "this sleep's thread lost the CPU" */
-  double cpu_pressure;        /* auto: share of the last window some task waited for a CPU, -1 unknown */
+  double cpu_pressure;        /* auto: share of the last window some other task waited for a CPU, -1 unknown */
   int64_t wake_delay_ns;      /* auto: the last window's run-queue wait per sleep, -1 unknown */
   int64_t contended_episodes; /* auto: times the contended state was entered */
   int64_t slice_ns;           /* the scheduler's slice of the thread (0 unknown) */

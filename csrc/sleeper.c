@@ -57,21 +57,39 @@
  * had a median of 2 ms; giving the CPU back between 20 us spin slices
  * (sched_yield) made the median 0.8-7 ms, so it is not used; a kernel wait
  * ending 10-125 us before the deadline, then a spin, was never later than
- * timerfd alone at p50/p99 at 100 us, 1 ms and 10 ms.  auto watches, per sleep, whether its
- * spin lost the CPU (a gap over GAP_NS between two clock reads), and per
- * window of at least SIGNAL_NS (sampled when a sleep of 50 us or more
- * begins, a few us of reads before its kernel wait): the thread's
- * involuntary context switches (a preemption outside the spin), the share
- * of that window some task waited for a CPU
- * (/proc/pressure/cpu "some" total), this thread's run-queue wait per
- * sleep (/proc/thread-self/schedstat), and where PSI is missing, more
- * runnable tasks than CPUs (/proc/loadavg).  It is contended when 10% of
- * recent sleeps lost the CPU (an EWMA of 1/16, after 16 sleeps) or a
- * window says so; it leaves once every signal has been quiet for CALM_NS,
- * so idle figures come back within a second of the load's end.  While
- * contended the spin (margin plus hand-off) is at most CONTENDED_CAP, 1/8
- * of the sleep (the thread then stays a light task that the scheduler wakes
- * at once) and 1/8 of the scheduler's slice for the thread (sched_getattr):
+ * timerfd alone at p50/p99 at 100 us, 1 ms and 10 ms.
+ *   auto watches, per sleep, whether its spin lost the CPU (a gap over
+ * GAP_NS between two clock reads), and per window of at least SIGNAL_NS:
+ * the thread's involuntary context switches (a preemption outside the
+ * spin), the share of that window other tasks waited for a CPU
+ * (/proc/pressure/cpu "some" total, less how late this thread's own kernel
+ * waits woke: PSI counts a woken task as waiting until it runs, and a
+ * stream of 10 us timerfd waits alone made 0.3 of pressure on an idle
+ * host), this thread's run-queue wait per sleep
+ * (/proc/thread-self/schedstat), and more runnable tasks than CPUs
+ * (/proc/loadavg).  A window closes when a sleep begins: the first, once it
+ * is due, whose length is SIGNAL_ROOM times what a close takes (its recent
+ * low: 4 us idle, 15-45 us right after a wake-up under stress-ng), so the
+ * reads end long before the deadline; or any sleep once it is
+ * SIGNAL_LATE_NS old, so a stream of sleeps of any length is judged (a
+ * 10 us sleep then may end a few us late, once per SIGNAL_LATE_NS).  It is
+ * contended when 10% of recent sleeps lost the CPU (an EWMA of 1/16, after
+ * 16 sleeps), or the CPU was lost more than LOST_PER_S times a second (a
+ * stream of 10 us spins under load loses it once per slice, a tiny share
+ * of its sleeps), or a window says so; more runnable tasks than CPUs enters
+ * it where PSI is missing or at the end of two windows in a row, and at
+ * one keeps it (a thread that waits in the kernel adds no pressure and
+ * seldom waits to run, so under stress-ng --cpu N the other signals go
+ * quiet: without this auto left and re-entered 19 times in a 50 s run,
+ * spinning into a lost slice each time).  It leaves once every signal has
+ * been quiet for CALM_NS, so idle figures come back within a second of the
+ * load's end (0.3 s for 1 ms and 10 us sleeps under a spinner per CPU);
+ * entered again within RELAPSE_NS of leaving (a load that comes and goes),
+ * the next leave waits twice the calm before, at most 8 times CALM_NS.
+ *   While contended the spin (margin plus hand-off) is at most
+ * CONTENDED_CAP, 1/8 of the sleep (the thread then stays a light task that
+ * the scheduler wakes at once) and 1/8 of the scheduler's slice for the
+ * thread (sched_getattr):
  * the kernel wait ends closer to the deadline, so a sleep is never later
  * than the kernel wait alone would have been unless the spin itself loses
  * the CPU, and the short spin absorbs what it can.  Each contended sleep is
@@ -151,8 +169,11 @@
 #define SLEEPACC__CONTENDED_CAP_NS 50000LL   /* contended: most spin per sleep */
 #define SLEEPACC__CONTENDED_DUTY 8           /* contended: spin at most 1/8 of the sleep, of the slice */
 #define SLEEPACC__SIGNAL_NS 100000000LL      /* a signal window is at least 100 ms */
-#define SLEEPACC__SIGNAL_MIN_D_NS 50000LL    /* windows close only at sleeps this long */
+#define SLEEPACC__SIGNAL_ROOM 2              /* a window closes at a sleep this times its cost */
+#define SLEEPACC__SIGNAL_LATE_NS 500000000LL /*   or at any sleep once this old */
+#define SLEEPACC__LOST_PER_S 100             /* the thread lost the CPU this often: contended */
 #define SLEEPACC__CALM_NS 300000000LL        /* every signal quiet this long: not contended */
+#define SLEEPACC__RELAPSE_NS 2000000000LL   /* contended again this soon: a longer calm */
 #define SLEEPACC__PRESSURE 0.20              /* PSI "some" share of a window: contended */
 #define SLEEPACC__PRESSURE_QUIET 0.10        /*   at most this: quiet */
 #define SLEEPACC__WAKE_DELAY_NS 20000LL      /* run-queue wait per sleep: contended */
@@ -306,8 +327,14 @@ static int64_t sleepacc__slice_ns(void) {
 }
 
 /* Enter (or stay in) the contended state for `why`. */
-static void sleepacc__contend(sleepacc_sleeper *s, int why) {
+static void sleepacc__contend(sleepacc_sleeper *s, int why, int64_t now) {
   if (!s->contended) {
+    /* back within RELAPSE_NS of leaving: the load is intermittent, so the
+     * next leave waits twice the calm (at most 8 times); else once */
+    if (s->left_ns > 0 && now - s->left_ns < SLEEPACC__RELAPSE_NS)
+      s->calm_shift = s->calm_shift < 3 ? s->calm_shift + 1 : 3;
+    else
+      s->calm_shift = 0;
     s->contended = 1;
     s->contended_since = s->count;
     s->contended_episodes++;
@@ -318,8 +345,9 @@ static void sleepacc__contend(sleepacc_sleeper *s, int why) {
 }
 
 /* Leave the contended state: the idle figures apply again. */
-static void sleepacc__uncontend(sleepacc_sleeper *s) {
+static void sleepacc__uncontend(sleepacc_sleeper *s, int64_t now) {
   s->contended = 0;
+  s->left_ns = now;
   s->contention = 0;
   s->short_preempted = 0;
   s->kernel_only_until_ns = 0;
@@ -330,7 +358,7 @@ static void sleepacc__uncontend(sleepacc_sleeper *s) {
 /* Start a signal window at now. */
 static void sleepacc__window_start(sleepacc_sleeper *s, int64_t now) {
   s->win_start_ns = now;
-  s->win_sleeps = s->win_preempted = 0;
+  s->win_sleeps = s->win_preempted = s->win_klate_ns = 0;
   s->psi_some_us = sleepacc__psi_some_us();
   s->run_delay_ns = sleepacc__run_delay_ns();
   s->cur_nivcsw = sleepacc__nivcsw();
@@ -346,42 +374,65 @@ static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
     s->win_preempted = n - s->cur_nivcsw < s->win_sleeps ? n - s->cur_nivcsw : s->win_sleeps;
   s->cpu_pressure = -1.0;
   if (psi >= 0 && s->psi_some_us >= 0 && span > 0) {
-    s->cpu_pressure = (double)(psi - s->psi_some_us) * 1000.0 / (double)span;
+    /* less this thread's own wake-ups: PSI counts a woken task as waiting
+     * from its timer until it runs, which is how late its kernel wait
+     * woke; a stream of 10 us timerfd waits alone made 0.3 of pressure on
+     * an idle host, which must not keep its own contended state */
+    s->cpu_pressure = ((double)(psi - s->psi_some_us) * 1000.0 - (double)s->win_klate_ns) /
+                      (double)span;
     if (s->cpu_pressure > 1.0) s->cpu_pressure = 1.0;
     if (s->cpu_pressure < 0.0) s->cpu_pressure = 0.0;
   }
   s->wake_delay_ns = rd >= 0 && s->run_delay_ns >= 0 && s->win_sleeps > 0
                          ? (rd - s->run_delay_ns) / s->win_sleeps : -1;
-  if (s->cpu_pressure < 0) excess = sleepacc__runnable_excess();
-  if (s->win_sleeps >= 8 && s->win_preempted * 10 > s->win_sleeps) why = SLEEPACC__W_SPINS;
+  /* More runnable tasks than CPUs: where PSI is missing, or at the end of
+   * two windows in a row, it enters the contended state; at one it keeps
+   * it: a thread that waits in the kernel seldom waits to run, so with
+   * every CPU busy the other signals go quiet while a spin would still
+   * lose the CPU */
+  excess = sleepacc__runnable_excess();
+  s->win_excess = excess != INT64_MIN && excess > 0 ? s->win_excess + 1 : 0;
+  if (s->cpu_pressure >= 0 && !s->contended && s->win_excess < 2) excess = INT64_MIN;
+  /* the share of sleeps that lost the CPU, or how often it was lost: a
+   * stream of sleeps too short to span a tick loses it once per slice */
+  if (s->win_sleeps >= 8 && (s->win_preempted * 10 > s->win_sleeps ||
+                             (double)s->win_preempted * 1e9 > SLEEPACC__LOST_PER_S * (double)span))
+    why = SLEEPACC__W_SPINS;
   else if (s->cpu_pressure > SLEEPACC__PRESSURE) why = SLEEPACC__W_PRESSURE;
   else if (s->wake_delay_ns > SLEEPACC__WAKE_DELAY_NS) why = SLEEPACC__W_WAKE;
   else if (excess != INT64_MIN && excess > 0) why = SLEEPACC__W_RUNNABLE;
   quiet = why == SLEEPACC__W_IDLE && s->win_preempted <= SLEEPACC__QUIET * (double)s->win_sleeps &&
+          (double)s->win_preempted * 1e9 <= SLEEPACC__LOST_PER_S / 2.0 * (double)span &&
           s->cpu_pressure <= SLEEPACC__PRESSURE_QUIET &&
           s->wake_delay_ns <= SLEEPACC__WAKE_DELAY_NS / 2;
   if (s->strategy == SLEEPACC_STRATEGY_AUTO) {
     if (why != SLEEPACC__W_IDLE) {
-      sleepacc__contend(s, why);
+      sleepacc__contend(s, why, now);
     } else if (s->contended && quiet) {
       if (!s->calm_since_ns) s->calm_since_ns = s->win_start_ns;
-      if (now - s->calm_since_ns >= SLEEPACC__CALM_NS) sleepacc__uncontend(s);
+      if (now - s->calm_since_ns >= SLEEPACC__CALM_NS << s->calm_shift)
+        sleepacc__uncontend(s, now);
     } else if (!quiet) {
       s->calm_since_ns = 0;
     }
   }
   s->win_start_ns = now;
-  s->win_sleeps = s->win_preempted = 0;
+  s->win_sleeps = s->win_preempted = s->win_klate_ns = 0;
   s->psi_some_us = psi;
   s->run_delay_ns = rd;
   s->cur_nivcsw = n;
 }
 
 /* A new sleep of d ns begins at now: judge the last one (did its spin
- * lose the CPU), maybe close the window.  No system call here: a
- * getrusage per sleep (1.2 us under load) made 10 us sleeps 4 us later at
- * the median, so the involuntary switches are read per window. */
-static void sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t d) {
+ * lose the CPU), maybe close the window.  No system call here but that
+ * close: a getrusage per sleep (1.2 us under load) made 10 us sleeps 4 us
+ * later at the median, so the involuntary switches are read per window.  A
+ * due window closes at a sleep with room for it (SIGNAL_ROOM times what a
+ * close takes, so it ends long before the deadline), or at any sleep once
+ * SIGNAL_LATE_NS old, so a stream of sleeps of any length is judged.
+ * Returns the time after: now, or a fresh clock read after a close. */
+static int64_t sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t d) {
+  int64_t age = now - s->win_start_ns, t, took;
   if (s->count > 0) {
     int lost = s->cur_preempted;
     s->contention += ((lost ? 1.0 : 0.0) - s->contention) / 16.0;
@@ -389,10 +440,26 @@ static void sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t
     s->win_preempted += lost;
     if (lost) s->calm_since_ns = 0;
     if (!s->contended && s->count >= 16 && s->contention > SLEEPACC__CONTENDED)
-      sleepacc__contend(s, SLEEPACC__W_SPINS);
+      sleepacc__contend(s, SLEEPACC__W_SPINS, now);
+    /* per unit of time too (at least a window's worth): sleeps too short
+     * to span a tick lose the CPU once per slice, a tiny share of them */
+    if (lost && !s->contended &&
+        (double)s->win_preempted * 1e9 >
+            SLEEPACC__LOST_PER_S * (double)(age > SLEEPACC__SIGNAL_NS ? age : SLEEPACC__SIGNAL_NS))
+      sleepacc__contend(s, SLEEPACC__W_SPINS, now);
   }
-  if (d >= SLEEPACC__SIGNAL_MIN_D_NS && now - s->win_start_ns >= SLEEPACC__SIGNAL_NS)
-    sleepacc__window_close(s, now);
+  if (age < SLEEPACC__SIGNAL_NS) return now;
+  if (s->win_cost_ns >= 0 && d < SLEEPACC__SIGNAL_ROOM * s->win_cost_ns &&
+      age < SLEEPACC__SIGNAL_LATE_NS)
+    return now;
+  sleepacc__window_close(s, now);
+  t = sleepacc_now_ns();
+  took = t - now;
+  /* the cost's recent low: a close preempted once must not stop the
+   * short sleeps from closing windows; a dearer host raises it in ~8 */
+  if (s->win_cost_ns < 0 || took < s->win_cost_ns) s->win_cost_ns = took;
+  else s->win_cost_ns += (took - s->win_cost_ns) / 8;
+  return t;
 }
 
 /* While contended: the most a sleep of d ns may spin (margin and hand-off). */
@@ -507,7 +574,14 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   s->cpu_pressure = -1.0;
   s->wake_delay_ns = -1;
   s->slice_ns = sleepacc__slice_ns();
-  if (strategy == SLEEPACC_STRATEGY_AUTO) sleepacc__window_start(s, sleepacc_now_ns());
+  s->win_cost_ns = -1;
+  if (strategy == SLEEPACC_STRATEGY_AUTO) { /* the second start is timed: files warm */
+    int64_t t0;
+    sleepacc__window_start(s, sleepacc_now_ns());
+    t0 = sleepacc_now_ns();
+    sleepacc__window_start(s, t0);
+    s->win_cost_ns = sleepacc_now_ns() - t0;
+  }
   sleepacc_hist_init(&s->lateness, 0);
   s->magic = SLEEPACC__SLEEPER_MAGIC;
   return 0;
@@ -740,7 +814,7 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
     s->cur_start_ns = now;
     s->cur_band = sleepacc__band(d);
     s->cur_rt = -1;
-    if (s->strategy == SLEEPACC_STRATEGY_AUTO) sleepacc__contention_begin(s, now, d);
+    if (s->strategy == SLEEPACC_STRATEGY_AUTO) now = sleepacc__contention_begin(s, now, d);
     s->cur_spin_ns = 0;
     s->cur_preempted = 0;
     s->cur_handed = 0;
@@ -844,6 +918,7 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
           s->band_boost_ns[s->cur_band] -= s->band_boost_ns[s->cur_band] / SLEEPACC__BOOST_DECAY;
         }
         if (late >= 0) s->cur_klate_ns = late;
+        if (late >= 0 && s->strategy == SLEEPACC_STRATEGY_AUTO) s->win_klate_ns += late;
         /* contended lateness is not this host's idle figure: not learned */
         if (s->strategy == SLEEPACC_STRATEGY_AUTO && late >= 0 && !s->contended)
           sleepacc__band_add(s, s->cur_band, late);

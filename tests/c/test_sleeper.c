@@ -3,7 +3,8 @@
  * stay within [0, requested], the pacer never drifts, the missed-tick
  * policies do what they say, RT spinning is bounded, bad input is -EINVAL;
  * auto enters its contended state under a spinner on every CPU and leaves
- * it after, the opt-in real-time end leaves the thread's policy as found. */
+ * it after (a stream of 1 ms sleeps and one of 10 us sleeps), the opt-in
+ * real-time end leaves the thread's policy as found. */
 #include "sleepacc.h"
 #include "check.h"
 
@@ -522,18 +523,23 @@ static void *spinner(void *arg) {
   return NULL;
 }
 
-/* One 1 ms auto sleep: never early; while contended the spin (margin and
- * hand-off) stays within the contended budget. */
-static void contended_sleep(int *early, int *over_budget) {
-  int64_t dl = sleepacc_now_ns() + 1000000LL;
+/* One auto sleep of d ns: never early; while contended the spin (margin
+ * and hand-off) stays within the contended budget (1/8 of the sleep). */
+static void contended_sleep(int64_t d, int *early, int *over_budget) {
+  int64_t dl = sleepacc_now_ns() + d;
   int rc = sleep_until(&S, dl, 0);
   if (rc == SLEEPACC_NEAR)
     while ((rc = sleepacc_sleeper_poll(&S, dl)) == 0) {}
   if (rc != 1 || sleepacc_now_ns() < dl || S.last_wake_ns < dl) (*early)++;
-  if (S.contended && S.cur_margin_ns + S.cur_handoff_ns > 1000000LL / 8) (*over_budget)++;
+  if (S.contended && S.cur_margin_ns + S.cur_handoff_ns > d / 8) (*over_budget)++;
 }
 
-static void test_contention_entered_and_left(void) {
+/* A stream of auto sleeps of d ns enters the contended state under a
+ * spinner on every CPU within 3 s, and leaves it within 5 s of their end
+ * (or a signal still says the host is busy).  At 10 us the sleeps are too
+ * short to span a tick: each loses the CPU rarely, and no window signal is
+ * read unless windows close at sleeps of any length. */
+static void contention_entered_and_left(int64_t d) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   pthread_t th[64];
   int n = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, started = 0, early = 0, over = 0;
@@ -541,48 +547,55 @@ static void test_contention_entered_and_left(void) {
   sleepacc_sleeper_stats st;
   CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
   CHECK(sleepacc_sleeper_set_handoff(&S, 50000) == 0);
-  for (int i = 0; i < 50; i++) contended_sleep(&early, &over); /* learn a little idle */
+  for (int i = 0; i < 50; i++) contended_sleep(d, &early, &over); /* learn a little idle */
   atomic_store(&spinners_stop, 0);
   for (int i = 0; i < n; i++) started += pthread_create(&th[i], NULL, spinner, NULL) == 0;
   CHECK(started == n);
   t0 = sleepacc_now_ns();
   while (sleepacc_now_ns() - t0 < 3000000000LL) { /* bounded: 3 s */
-    contended_sleep(&early, &over);
+    contended_sleep(d, &early, &over);
     if (S.contended && entered_ns < 0) entered_ns = sleepacc_now_ns() - t0;
     if (entered_ns >= 0 && sleepacc_now_ns() - t0 > entered_ns + 200000000LL) break;
   }
   sleepacc_sleeper_stats_get(&S, &st);
-  CHECKF(entered_ns >= 0, "not contended after 3 s under %d spinners", n);
+  CHECKF(entered_ns >= 0, "%lld ns sleeps: not contended after 3 s under %d spinners",
+         (long long)d, n);
   CHECK(st.contended && st.contended_episodes >= 1 && strcmp(st.reason, "idle") != 0);
   CHECK(!strcmp(st.decision, "short spin") || !strcmp(st.decision, "kernel only"));
   atomic_store(&spinners_stop, 1);
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
   t0 = sleepacc_now_ns();
   while (sleepacc_now_ns() - t0 < 5000000000LL) { /* bounded: 5 s */
-    contended_sleep(&early, &over);
+    contended_sleep(d, &early, &over);
     if (!S.contended) { left_ns = sleepacc_now_ns() - t0; break; }
   }
   sleepacc_sleeper_stats_get(&S, &st);
   CHECKF(early == 0, "%d sleeps returned before the deadline", early);
   CHECKF(over == 0, "%d contended sleeps spun beyond 1/8 of the sleep", over);
   if (left_ns < 0) {
-    /* still contended: only honest when a signal still says so (another
-     * process loads this host) */
+    /* still contended: only honest when a window measured a signal that
+     * still says so (another process loads this host) */
     CHECKF(st.cpu_pressure > 0.10 || st.wake_delay_ns > 10000 || st.contention > 0.05 ||
                strcmp(st.reason, "more runnable tasks than CPUs") == 0,
-           "still contended 5 s after the spinners ended, every signal quiet (%s)", st.reason);
-    printf("  note: the host stays busy (%s, pressure %.2f); leaving not exercised\n", st.reason,
+           "%lld ns sleeps: still contended 5 s after the spinners ended, every signal quiet "
+           "(%s, pressure %.2f)", (long long)d, st.reason, st.cpu_pressure);
+    printf("  note: %lld ns sleeps entered after %.0f ms; the host stays busy (%s, pressure "
+           "%.2f): leaving not exercised\n", (long long)d, entered_ns / 1e6, st.reason,
            st.cpu_pressure);
   } else {
     CHECK(!strcmp(st.reason, "idle") && strcmp(st.decision, "short spin") != 0);
-    printf("  note: entered after %.0f ms, left %.0f ms after the load ended\n", entered_ns / 1e6,
-           left_ns / 1e6);
+    printf("  note: %lld ns sleeps entered after %.0f ms, left %.0f ms after the load ended\n",
+           (long long)d, entered_ns / 1e6, left_ns / 1e6);
   }
   CHECK(st.count > 0 && st.lateness.min >= 0 && st.lateness.undersleeps == 0);
   CHECK(st.contention >= 0.0 && st.contention <= 1.0);
   CHECK(st.cpu_pressure == -1.0 || (st.cpu_pressure >= 0.0 && st.cpu_pressure <= 1.0));
   sleepacc_sleeper_close(&S);
 }
+
+static void test_contention_entered_and_left(void) { contention_entered_and_left(1000000LL); }
+
+static void test_contention_short_sleeps(void) { contention_entered_and_left(10000LL); }
 
 /* ------------------------------------------------------------ RT opt-in */
 
@@ -686,5 +699,6 @@ int main(void) {
   TEST(test_pacer_unwait_and_wait_with);
   TEST(test_rt_opt_in_restored);
   TEST(test_contention_entered_and_left);
+  TEST(test_contention_short_sleeps);
   return check_summary();
 }
