@@ -74,7 +74,7 @@ def _longest(text: str) -> int:
     return max((len(line) for line in text.split("\n")), default=0)
 
 
-def _table(headers, rows, align, cols) -> str:
+def _columns_of(headers, rows, align, cols) -> str:
     """report.text_table of the columns `cols` (indices) only."""
     from sleepacc.report import text_table
     return text_table([headers[i] for i in cols], [[r[i] for i in cols] for r in rows],
@@ -93,7 +93,7 @@ def fit_table(headers, rows, align: Optional[str] = None, width: Optional[int] =
     rows = [[str(c) for c in r] for r in rows]
     for k in range(len(movable) + 1):
         gone = set(movable[:k])
-        table = _table(headers, rows, align, [i for i in range(n) if i not in gone])
+        table = _columns_of(headers, rows, align, [i for i in range(n) if i not in gone])
         if width is None or _longest(table) <= width:
             break
     if not gone:
@@ -121,9 +121,9 @@ def split_table(headers, rows, align: Optional[str] = None, width: Optional[int]
     head = list(range(keys))
 
     def fits(cols):
-        return _longest(_table(headers, rows, align, head + cols)) <= width
+        return _longest(_columns_of(headers, rows, align, head + cols)) <= width
     if width is None or fits(list(range(keys, n))):
-        return _table(headers, rows, align, list(range(n)))
+        return _columns_of(headers, rows, align, list(range(n)))
     units: List[List[int]] = []
     start = keys
     for g in groups or [n - keys]:
@@ -144,4 +144,4 @@ def split_table(headers, rows, align: Optional[str] = None, width: Optional[int]
                 cur = []
             cur.append(c)
     chunks.append(cur)
-    return "\n\n".join(_table(headers, rows, align, head + c) for c in chunks if c)
+    return "\n\n".join(_columns_of(headers, rows, align, head + c) for c in chunks if c)
