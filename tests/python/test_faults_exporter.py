@@ -107,22 +107,34 @@ def test_a_scrape_without_a_thread_is_one_line_rate_limited():
 START = r"""
 import json, threading
 from sleepacc import exporter as ex
-def no_thread(self):
-    raise RuntimeError("can't start new thread")
+start = threading.Thread.start
+def no_thread(self):          # the measuring thread starts (it comes first); no other
+    if self.name != "sleepacc-exporter" or ALL:
+        raise RuntimeError("can't start new thread")
+    start(self)
 threading.Thread.start = no_thread
-svc = ex.Service(ex.Exporter(["nanosleep"], [1_000_000], doctor_every=None),
-                 listen=("127.0.0.1", 0))
+e = ex.Exporter(["nanosleep"], [1_000_000], doctor_every=None)
+svc = ex.Service(e, listen=("127.0.0.1", 0))
 try:
     svc.open()
     print(json.dumps("opened"))
 except OSError as exc:
-    print(json.dumps([exc.errno, exc.strerror]))
+    print(json.dumps([exc.errno, exc.strerror, e.running, svc.address]))
+except RuntimeError as exc:
+    print(json.dumps(["RuntimeError", str(exc), e.running, svc.address]))
 """
 
 
 def test_no_thread_for_the_server_is_an_oserror():
-    out, err = run(START)
-    assert out[0] == 11 and "thread limit" in out[1], out      # EAGAIN, one line for the CLI
+    out, err = run("ALL = False" + START)
+    # EAGAIN, one line for the CLI; the measuring thread started first is stopped
+    assert out[0] == 11 and "thread limit" in out[1] and out[2] is False, out
+
+
+def test_no_thread_at_all_stops_before_the_server_listens():
+    out, err = run("ALL = True" + START)
+    assert out[0] == "RuntimeError" and "measuring thread" in out[1] and "thread limit" in out[1]
+    assert out[2:] == [False, None], out
 
 
 PIDS = "/sys/fs/cgroup/pids"

@@ -185,6 +185,8 @@ def run(args):
         where = (f"write {exc.filename}" if exc.filename else
                  f"listen on {listen[0]}:{listen[1]}")
         raise CliError(f"cannot {where}: {exc.strerror or exc}") from None
+    except RuntimeError as exc:       # no thread left for the measuring: say why, exit 1
+        raise CliError(str(exc)) from None
     import signal
     old = {sig: signal.signal(sig, service.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = []

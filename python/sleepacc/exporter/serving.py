@@ -225,6 +225,7 @@ class Service:
         self.server_thread = None
         self.address: Optional[Tuple[str, int]] = None
         self._stop = threading.Event()
+        self._measuring = False
         self.failed_writes: List[str] = []
 
     def open(self) -> None:
@@ -243,10 +244,15 @@ class Service:
             from prometheus_client import start_http_server
             reg = registry_for(self.exporter, process=True)
             host, port = self.listen
+            # the measuring thread first: the server accepts as soon as it
+            # listens, and a scrape's thread must not take the last thread a
+            # limit (pids.max) leaves for it
+            self._start_measuring()
             try:
                 started = start_http_server(port, addr=host, registry=reg)
-            except RuntimeError as exc:
-                if not _thread_failure(exc):
+            except BaseException as exc:
+                self.exporter.stop()
+                if not isinstance(exc, RuntimeError) or not _thread_failure(exc):
                     raise
                 raise OSError(errno.EAGAIN, f"cannot start the server's thread ({exc}: a "
                                             "thread limit, pids.max or RLIMIT_NPROC)") from None
@@ -280,14 +286,12 @@ class Service:
         """Measure and publish until request_stop() (a signal handler) or
         `duration` seconds; then stop the thread, write the files a last
         time and close the server."""
-        try:
-            self.exporter.start()
-        except RuntimeError as exc:
-            if not _thread_failure(exc):
+        if not self._measuring:
+            try:
+                self._start_measuring()
+            except RuntimeError:
+                self.close()
                 raise
-            self.close()
-            raise RuntimeError(f"cannot start the measuring thread ({exc}: a thread limit, "
-                               "pids.max or RLIMIT_NPROC)") from None
         end = None if duration is None else time.monotonic() + duration
         every = self.every if (self.textfile or self.snapshot_path) else None
         next_write = time.monotonic() + (every or 0)
@@ -313,6 +317,18 @@ class Service:
                 self.failed_writes = self.write_outputs()
             finally:
                 self.close()
+
+    def _start_measuring(self) -> None:
+        """Start the exporter's thread; a thread limit is a RuntimeError that
+        says so."""
+        try:
+            self.exporter.start()
+        except RuntimeError as exc:
+            if not _thread_failure(exc):
+                raise
+            raise RuntimeError(f"cannot start the measuring thread ({exc}: a thread limit, "
+                               "pids.max or RLIMIT_NPROC)") from None
+        self._measuring = True
 
     def close(self) -> None:
         if self.server is not None:
