@@ -55,16 +55,22 @@ print(kb("VmHWM") - base)
 """
 
 
-def test_load_holds_points_not_the_parse(tmp_path):
-    path = tmp_path / "big.jsonl"
-    _write(path)
-    size = os.path.getsize(path)
-    p = subprocess.run([sys.executable, "-c", _CHILD % (N, 999 + N), str(path)],
+def _grown_by_load(path, points, last):
+    """Bytes of RSS a child grew by loading `path` (`points` points, the last
+    requesting `last`), measured from its peak reset after the import."""
+    p = subprocess.run([sys.executable, "-c", _CHILD % (points, last), str(path)],
                        capture_output=True, text=True, timeout=120)
     if p.stderr.startswith("SKIP: "):
         pytest.skip(p.stderr[6:].strip())
     assert p.returncode == 0, p.stderr
-    grown = int(p.stdout) * 1024
+    return int(p.stdout) * 1024
+
+
+def test_load_holds_points_not_the_parse(tmp_path):
+    path = tmp_path / "big.jsonl"
+    _write(path)
+    size = os.path.getsize(path)
+    grown = _grown_by_load(path, N, 999 + N)
     assert grown < 1.35 * size, f"reading {size} bytes took {grown} more bytes of RSS"
 
 
@@ -81,12 +87,7 @@ def test_irtt_table_read_a_row_at_a_time(tmp_path):
             f.write(f"{i}ns".rjust(14) + f"{err}ns".rjust(18) + f"{100 * err / i:.1f}".rjust(14)
                     + "\n")
     size = os.path.getsize(path)
-    p = subprocess.run([sys.executable, "-c", _CHILD % (rows, rows), str(path)],
-                       capture_output=True, text=True, timeout=120)
-    if p.stderr.startswith("SKIP: "):
-        pytest.skip(p.stderr[6:].strip())
-    assert p.returncode == 0, p.stderr
-    grown = int(p.stdout) * 1024
+    grown = _grown_by_load(path, rows, rows)
     assert grown < 8.5 * size, f"reading {size} bytes of irtt's table took {grown} more bytes"
 
 
