@@ -195,7 +195,7 @@ def decision_line(auto):
     st = auto.stats
     pressure = "unknown" if st["cpu_pressure"] < 0 else f"{st['cpu_pressure']:.2f}"
     return (f"auto's state: contended {st['contended']}, decision {st['decision']!r}, "
-            f"reason {st['reason']!r}, CPU pressure {pressure}, run-queue wait per sleep "
+            f"reason {st['reason']!r}, CPU pressure {pressure}, run-queue wait per time on a CPU "
             f"{st['wake_delay_ns']} ns, contended episodes {st['contended_episodes']}")
 
 

@@ -671,8 +671,9 @@ typedef struct sleepacc_sleeper {
   int win_excess;             /* windows in a row that ended with more runnable tasks than CPUs */
   int64_t psi_some_us;        /* /proc/pressure/cpu "some" total at the window start, -1 none */
   int64_t run_delay_ns;       /* this thread's run-queue wait at the window start, -1 none */
+  int64_t run_count;          /*   and times it was put on a CPU, -1 none */
   double cpu_pressure;        /* the last window's share of time another task waited for a CPU, -1 unknown */
-  int64_t wake_delay_ns;      /* the last window's run-queue wait per sleep, -1 unknown */
+  int64_t wake_delay_ns;      /* the last window's run-queue wait per time on a CPU, -1 unknown */
   int64_t calm_since_ns;      /* contended: since when every signal is quiet (0: not) */
   int64_t contended_episodes; /* times the contended state was entered */
   int64_t left_ns;            /* when the contended state was last left (0 never) */
@@ -688,6 +689,12 @@ typedef struct sleepacc_sleeper {
   int cur_rt_raised;          /* the sleep in progress raised it already */
   int64_t cur_rt_from_ns;     /* when its spin under that policy began */
   unsigned char rt_saved[64]; /* the thread's scheduling attributes before */
+  int slice_held;             /* 1 while a contended sleep holds the short slice, set by us */
+  int slice_denied;           /* the short slice could not be set (no sched_setattr) */
+  int64_t slice_default_ns;   /* the slice of a thread that asks for none, learned at the
+                               * first put-back (0 unknown) */
+  int64_t short_slices;       /* sleeps that waited with the short slice */
+  unsigned char slice_saved[64]; /* the thread's scheduling attributes before it */
 } sleepacc_sleeper;
 
 /* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */
@@ -720,12 +727,13 @@ typedef struct sleepacc_sleeper_stats {
                                  "short spins lost to the kernel wait" */
   double contention;          /* auto: EWMA of "this sleep's thread lost the CPU" */
   double cpu_pressure;        /* auto: share of the last window some other task waited for a CPU, -1 unknown */
-  int64_t wake_delay_ns;      /* auto: the last window's run-queue wait per sleep, -1 unknown */
+  int64_t wake_delay_ns;      /* auto: the last window's run-queue wait per time the thread got a CPU, -1 unknown */
   int64_t contended_episodes; /* auto: times the contended state was entered */
   int64_t slice_ns;           /* the scheduler's slice of the thread (0 unknown) */
   int64_t rt_priority;        /* the opt-in SCHED_FIFO priority of the spin (0: off) */
   int64_t rt_spins;           /* sleeps whose end ran under it */
   int rt_denied;              /* the policy could not be set (no privilege) */
+  int64_t short_slices;       /* auto: contended sleeps that waited with the short slice */
 } sleepacc_sleeper_stats;
 /* Strategy name ("auto", ...), or NULL out of range. */
 const char *sleepacc_strategy_name(int strategy);

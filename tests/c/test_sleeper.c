@@ -3,8 +3,9 @@
  * stay within [0, requested], the pacer never drifts, the missed-tick
  * policies do what they say, RT spinning is bounded, bad input is -EINVAL;
  * auto enters its contended state under a spinner on every CPU and leaves
- * it after (a stream of 1 ms sleeps and one of 10 us sleeps), the opt-in
- * real-time end leaves the thread's policy as found. */
+ * it after (a stream of 1 ms sleeps and one of 10 us sleeps), its short
+ * slice and the opt-in real-time end leave the thread's attributes as
+ * found. */
 #include "sleepacc.h"
 #include "check.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -516,6 +518,47 @@ static void test_pacer_unwait_and_wait_with(void) {
 
 static atomic_int spinners_stop;
 
+/* The calling thread's sched_attr, as far as a sleeper may touch it. */
+struct thread_attr {
+  uint32_t size, policy;
+  uint64_t flags;
+  int32_t nice;
+  uint32_t priority;
+  uint64_t runtime, deadline, period;
+  uint32_t util_min, util_max;
+};
+
+static int get_attr(struct thread_attr *a) {
+#ifdef SYS_sched_getattr
+  memset(a, 0, sizeof *a);
+  return (int)syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof *a, 0);
+#else
+  (void)a;
+  return -1;
+#endif
+}
+
+static int set_slice(uint64_t runtime) {
+#ifdef SYS_sched_setattr
+  struct thread_attr a;
+  if (get_attr(&a) != 0) return -1;
+  a.size = sizeof a;
+  a.flags = 0;
+  a.runtime = runtime;
+  return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+#else
+  (void)runtime;
+  return -1;
+#endif
+}
+
+/* The thread's policy, nice and slice are those of `was`. */
+static int same_attr(const struct thread_attr *was) {
+  struct thread_attr a;
+  return get_attr(&a) == 0 && a.policy == was->policy && a.nice == was->nice &&
+         a.runtime == was->runtime;
+}
+
 static void *spinner(void *arg) {
   int64_t end = sleepacc_now_ns() + 8000000000LL; /* bounded even if never stopped */
   (void)arg;
@@ -525,13 +568,39 @@ static void *spinner(void *arg) {
 
 /* One auto sleep of d ns: never early; while contended the spin (margin
  * and hand-off) stays within the contended budget (1/8 of the sleep). */
+static struct thread_attr found; /* the thread before the contention tests */
+static int changed;              /* sleeps after which it was not */
+
 static void contended_sleep(int64_t d, int *early, int *over_budget) {
   int64_t dl = sleepacc_now_ns() + d;
   int rc = sleep_until(&S, dl, 0);
-  if (rc == SLEEPACC_NEAR)
+  if (rc == SLEEPACC_NEAR) {
+    changed += !same_attr(&found); /* the caller's spin runs on its own thread as found */
     while ((rc = sleepacc_sleeper_poll(&S, dl)) == 0) {}
+  }
   if (rc != 1 || sleepacc_now_ns() < dl || S.last_wake_ns < dl) (*early)++;
   if (S.contended && S.cur_margin_ns + S.cur_handoff_ns > d / 8) (*over_budget)++;
+  changed += !same_attr(&found);
+}
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* A contended sleep that a signal interrupts puts the slice back too. */
+static void contended_sleep_interrupted(void) {
+  struct sigaction sa, old;
+  struct itimerval it = {{0, 0}, {0, 2000}}; /* 2 ms */
+  int64_t dl = sleepacc_now_ns() + 30000000LL;
+  int rc;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm; /* no SA_RESTART: the wait ends with EINTR */
+  sigemptyset(&sa.sa_mask);
+  CHECK(sigaction(SIGALRM, &sa, &old) == 0);
+  setitimer(ITIMER_REAL, &it, NULL);
+  rc = sleepacc_sleeper_until(&S, dl, 100000000LL);
+  CHECKF(same_attr(&found), "the slice after an interrupted contended sleep (rc %d)", rc);
+  CHECK(sleep_until(&S, dl, 100000000LL) >= 1 && sleepacc_now_ns() >= dl);
+  CHECK(same_attr(&found));
+  sigaction(SIGALRM, &old, NULL);
 }
 
 /* A stream of auto sleeps of d ns enters the contended state under a
@@ -539,12 +608,15 @@ static void contended_sleep(int64_t d, int *early, int *over_budget) {
  * (or a signal still says the host is busy).  At 10 us the sleeps are too
  * short to span a tick: each loses the CPU rarely, and no window signal is
  * read unless windows close at sleeps of any length. */
-static void contention_entered_and_left(int64_t d) {
+static void contention_entered_and_left(int64_t d, uint64_t own_slice) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   pthread_t th[64];
   int n = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, started = 0, early = 0, over = 0;
   int64_t t0, entered_ns = -1, left_ns = -1;
   sleepacc_sleeper_stats st;
+  if (own_slice) CHECK(set_slice(own_slice) == 0); /* a slice the caller asked for */
+  CHECK(get_attr(&found) == 0);
+  changed = 0;
   CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, -1) == 0);
   CHECK(sleepacc_sleeper_set_handoff(&S, 50000) == 0);
   for (int i = 0; i < 50; i++) contended_sleep(d, &early, &over); /* learn a little idle */
@@ -562,6 +634,8 @@ static void contention_entered_and_left(int64_t d) {
          (long long)d, n);
   CHECK(st.contended && st.contended_episodes >= 1 && strcmp(st.reason, "idle") != 0);
   CHECK(!strcmp(st.decision, "short spin") || !strcmp(st.decision, "kernel only"));
+  CHECKF(st.short_slices > 0, "no contended sleep waited with the short slice");
+  contended_sleep_interrupted();
   atomic_store(&spinners_stop, 1);
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
   t0 = sleepacc_now_ns();
@@ -590,16 +664,19 @@ static void contention_entered_and_left(int64_t d) {
   CHECK(st.count > 0 && st.lateness.min >= 0 && st.lateness.undersleeps == 0);
   CHECK(st.contention >= 0.0 && st.contention <= 1.0);
   CHECK(st.cpu_pressure == -1.0 || (st.cpu_pressure >= 0.0 && st.cpu_pressure <= 1.0));
+  CHECKF(changed == 0, "%d sleeps left the thread's policy, nice or slice changed", changed);
   sleepacc_sleeper_close(&S);
+  if (own_slice) CHECK(set_slice(0) == 0);
 }
 
-static void test_contention_entered_and_left(void) { contention_entered_and_left(1000000LL); }
+/* 1 ms sleeps on a thread that asked for a 2 ms slice of its own */
+static void test_contention_entered_and_left(void) {
+  contention_entered_and_left(1000000LL, 2000000);
+}
 
-static void test_contention_short_sleeps(void) { contention_entered_and_left(10000LL); }
+static void test_contention_short_sleeps(void) { contention_entered_and_left(10000LL, 0); }
 
 /* ------------------------------------------------------------ RT opt-in */
-
-static void on_alarm(int sig) { (void)sig; }
 
 /* The thread's policy and nice as found. */
 static int same_thread(int policy, int nice) {
