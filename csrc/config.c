@@ -412,7 +412,6 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, rt_priority, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, rt_spins, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, rt_denied, BOOL),
-    SLEEPACC__F(sleepacc_sleeper_stats, short_slices, I64),
     SLEEPACC__END,
 };
 

@@ -689,12 +689,6 @@ typedef struct sleepacc_sleeper {
   int cur_rt_raised;          /* the sleep in progress raised it already */
   int64_t cur_rt_from_ns;     /* when its spin under that policy began */
   unsigned char rt_saved[64]; /* the thread's scheduling attributes before */
-  int slice_held;             /* 1 while a contended sleep holds the short slice, set by us */
-  int slice_denied;           /* the short slice could not be set (no sched_setattr) */
-  int64_t slice_default_ns;   /* the slice of a thread that asks for none, learned at the
-                               * first put-back (0 unknown) */
-  int64_t short_slices;       /* sleeps that waited with the short slice */
-  unsigned char slice_saved[64]; /* the thread's scheduling attributes before it */
 } sleepacc_sleeper;
 
 /* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */
@@ -733,7 +727,6 @@ typedef struct sleepacc_sleeper_stats {
   int64_t rt_priority;        /* the opt-in SCHED_FIFO priority of the spin (0: off) */
   int64_t rt_spins;           /* sleeps whose end ran under it */
   int rt_denied;              /* the policy could not be set (no privilege) */
-  int64_t short_slices;       /* auto: contended sleeps that waited with the short slice */
 } sleepacc_sleeper_stats;
 /* Strategy name ("auto", ...), or NULL out of range. */
 const char *sleepacc_strategy_name(int strategy);

@@ -57,7 +57,12 @@
  * had a median of 2 ms; giving the CPU back between 20 us spin slices
  * (sched_yield) made the median 0.8-7 ms, so it is not used; a kernel wait
  * ending 10-125 us before the deadline, then a spin, was never later than
- * timerfd alone at p50/p99 at 100 us, 1 ms and 10 ms.
+ * timerfd alone at p50/p99 at 100 us, 1 ms and 10 ms.  Asking for the
+ * shortest scheduler slice while waiting (sched_setattr runtime 100 us,
+ * Linux 6.12+, which lets a wake-up preempt the running task sooner) cut
+ * plain timerfd waits' tail (1 ms waits over 0.5 ms late: 15 of 10,000
+ * against 2) but not auto's: with its spin after the wake, 136 of 10,000
+ * 100 us sleeps against 12 without, so it is not used.
  *   auto watches, per sleep, whether its spin lost the CPU (a gap over
  * GAP_NS between two clock reads: a lost slice is milliseconds, while the
  * host of a VM takes the vCPU for short spells with nothing else runnable;
@@ -184,7 +189,6 @@
 #define SLEEPACC__WAKE_RUNS 32               /*   judged over at least this many times */
 #define SLEEPACC__KERNEL_ONLY 0.002          /* short spins that lost to the kernel wait: */
 #define SLEEPACC__KERNEL_ONLY_NS 500000000LL /*   the kernel wait alone, this long at least */
-#define SLEEPACC__SHORT_SLICE_NS 100000LL    /* contended: the slice a sleep waits with */
 
 /* How a sleep was made, and why (sleepacc_sleeper_stats: decision, reason). */
 enum { SLEEPACC__D_NONE, SLEEPACC__D_STARTUP, SLEEPACC__D_LEARNED, SLEEPACC__D_PROBE,
@@ -698,72 +702,6 @@ static void sleepacc__rt_restore(sleepacc_sleeper *s) {
   s->rt_held = 0;
 }
 
-/* Contended auto waits with a short slice (sched_setattr's runtime of a
- * normal thread, a slice request since Linux 6.12; 100 us is the least it
- * grants, and it needs no privilege).  EEVDF lets a waking task with a
- * shorter slice preempt the running one (its virtual deadline is earlier),
- * where a wake-up with the default slice may wait for the running task's
- * slice to end.  Measured on the 2-vCPU guest under stress-ng --cpu 2,
- * timerfd waits taking turns in blocks of 50, default slice (1.4 ms)
- * against 100 us: 1 ms waits (10,000) p99.9 late 2.27 ms against 0.25 ms,
- * 15 against 2 over 0.5 ms; 10 ms waits (1,000) 7 against 0 over 0.5 ms;
- * the medians equal (18.8 / 18.9 us).  The thread's attributes are put
- * back before sleepacc_sleeper_until returns, on every path.  A thread
- * whose slice is 100 us or less, or not SCHED_OTHER/BATCH, is left alone. */
-static void sleepacc__slice_raise(sleepacc_sleeper *s) {
-  struct sleepacc__attr a;
-  if (s->slice_held || s->slice_denied) return;
-  if (sleepacc__getattr(&a) < 0) {
-    s->slice_denied = 1;
-    return;
-  }
-  if ((a.policy != SCHED_OTHER && a.policy != SCHED_BATCH) ||
-      a.runtime <= (uint64_t)SLEEPACC__SHORT_SLICE_NS)
-    return;
-  memcpy(s->slice_saved, &a, sizeof a);
-  a.size = sizeof a;
-  a.flags &= 1; /* SCHED_FLAG_RESET_ON_FORK is state; the other flags are requests */
-  a.runtime = SLEEPACC__SHORT_SLICE_NS;
-#ifdef SYS_sched_setattr
-  if (syscall(SYS_sched_setattr, 0, &a, 0) == 0) {
-    s->slice_held = 1;
-    s->short_slices++;
-    return;
-  }
-#endif
-  s->slice_denied = 1;
-}
-
-/* Put back the slice the raise found.  A runtime of 0 asks for the
- * default slice, which sched_getattr reports as a number like any other:
- * the first put-back asks for 0 and reads what that gives (the default);
- * a saved slice that differs was the caller's own request and is asked
- * for again.  (A request equal to the default is not told apart.) */
-static void sleepacc__slice_restore(sleepacc_sleeper *s) {
-  struct sleepacc__attr a, got;
-  uint64_t saved;
-  if (!s->slice_held) return;
-  memcpy(&a, s->slice_saved, sizeof a);
-  a.size = sizeof a;
-  a.flags &= 1;
-  saved = a.runtime;
-  if (s->slice_default_ns == 0 || saved == (uint64_t)s->slice_default_ns) a.runtime = 0;
-#ifdef SYS_sched_setattr
-  syscall(SYS_sched_setattr, 0, &a, 0);
-  if (s->slice_default_ns == 0 && sleepacc__getattr(&got) == 0) {
-    s->slice_default_ns = (int64_t)got.runtime;
-    if (got.runtime != saved) {
-      a.runtime = saved;
-      syscall(SYS_sched_setattr, 0, &a, 0);
-    }
-  }
-#else
-  (void)got;
-  (void)saved;
-#endif
-  s->slice_held = 0;
-}
-
 /* Spin until `until` or chunk_end, whichever first.  Under FIFO/RR a spin
  * beyond RT_SPIN_NS per sleep becomes a kernel wait.  Returns 1 when `until`
  * is reached, 0 at the chunk end, or a negative errno from the kernel wait.
@@ -1021,7 +959,6 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
   if (chunk_end < now) chunk_end = INT64_MAX;
   if (!s->cur_active || s->cur_deadline_ns != deadline_ns) sleepacc__begin(s, &now, deadline_ns);
   if (now < deadline_ns) {
-    if (s->strategy == SLEEPACC_STRATEGY_AUTO && s->contended) sleepacc__slice_raise(s);
     if (s->strategy == SLEEPACC_STRATEGY_KERNEL)
       rc = sleepacc__kernel_sleep(s, &now, deadline_ns, chunk_end);
     else if (s->strategy == SLEEPACC_STRATEGY_COMP)
@@ -1036,8 +973,7 @@ static int sleepacc__until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
 
 int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chunk_ns) {
   int rc = sleepacc__until(s, deadline_ns, chunk_ns);
-  if (s && s->rt_held) sleepacc__rt_restore(s); /* first: it saved the slice we set */
-  if (s && s->slice_held) sleepacc__slice_restore(s);
+  if (s && s->rt_held) sleepacc__rt_restore(s);
   return rc;
 }
 
@@ -1155,7 +1091,6 @@ void sleepacc_sleeper_stats_get(const sleepacc_sleeper *s, sleepacc_sleeper_stat
   out->rt_priority = s->rt_priority;
   out->rt_spins = s->rt_spins;
   out->rt_denied = s->rt_denied;
-  out->short_slices = s->strategy == SLEEPACC_STRATEGY_AUTO ? s->short_slices : 0;
   {
     int64_t lo[SLEEPACC_SLEEPER_BANDS], m[SLEEPACC_SLEEPER_BANDS];
     out->margins.n = sleepacc_sleeper_margins(s, lo, m, SLEEPACC_SLEEPER_BANDS);

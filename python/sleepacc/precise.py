@@ -103,10 +103,7 @@ class Sleeper(_Precise, _core.Sleeper):
     privilege the sleep goes on as a normal thread (``stats["rt_denied"]``).
 
     Under CPU contention ``auto`` spins little (see ``stats["decision"]``
-    and ``stats["reason"]``) and waits with the shortest scheduler slice
-    Linux grants (100 us, Linux 6.12+; ``stats["short_slices"]`` counts
-    them), so its wake-up preempts the busy task at once; the thread's
-    slice is put back before the sleep returns.
+    and ``stats["reason"]``).
     """
 
     __slots__ = ()
