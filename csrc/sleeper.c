@@ -70,13 +70,14 @@
  * 23 of 50-100 us and 2 of 100-500 us; under stress-ng --cpu 2, 223 of
  * over 1 ms), and per window of at least SIGNAL_NS: the thread's
  * involuntary context switches per second (a preemption outside the spin;
- * a rate, since the window holds whatever else the thread did), the share of that window other tasks waited for a CPU
- * (/proc/pressure/cpu "some" total, less how late this thread's own kernel
- * waits woke: PSI counts a woken task as waiting until it runs, and a
- * stream of 10 us timerfd waits alone made 0.3 of pressure on an idle
- * host), this thread's run-queue wait per time it got a CPU
- * (/proc/thread-self/schedstat), and more runnable tasks than CPUs
- * (/proc/loadavg).  A window closes when a sleep begins: the first, once it
+ * a rate, since the window holds whatever else the thread did), the share
+ * of that window other tasks waited for a CPU (/proc/pressure/cpu "some"
+ * total, less how late this thread's own kernel waits woke: PSI counts a
+ * woken task as waiting until it runs, and a stream of 10 us timerfd waits
+ * alone made 0.3 of pressure on an idle host), this thread's run-queue
+ * wait per time it got a CPU (/proc/thread-self/schedstat; judged over 32
+ * or more, as a mean over a few is one event's), and more runnable tasks
+ * than CPUs (/proc/loadavg).  A window closes when a sleep begins: the first, once it
  * is due, whose length is SIGNAL_ROOM times what a close takes (its recent
  * low: 4 us idle, 15-45 us right after a wake-up under stress-ng), so the
  * reads end long before the deadline; or any sleep once it is
