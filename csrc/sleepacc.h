@@ -645,7 +645,7 @@ typedef struct sleepacc_sleeper {
   int cur_active;             /* 1 while a deadline is being slept toward */
   int cur_band;               /* its duration band */
   int cur_rt;                 /* -1 unknown, 0 no, 1 the thread is FIFO/RR */
-  int cur_preempted;          /* its spin saw a gap (lost the CPU) */
+  int cur_preempted;          /* its spin lost the CPU: 1, for a slice or more: 2; else 0 */
   int64_t cur_deadline_ns;    /* its deadline */
   int64_t cur_start_ns;       /* when it started */
   int64_t cur_margin_ns;      /* margin used (auto/hybrid), in [0, duration] */

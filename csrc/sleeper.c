@@ -99,10 +99,16 @@
  *   While contended the spin (margin plus hand-off) is at most
  * CONTENDED_CAP, 1/8 of the sleep (the thread then stays a light task that
  * the scheduler wakes at once) and 1/8 of the scheduler's slice for the
- * thread (sched_getattr):
- * the kernel wait ends closer to the deadline, so a sleep is never later
- * than the kernel wait alone would have been unless the spin itself loses
- * the CPU, and the short spin absorbs what it can.  Each contended sleep is
+ * thread (sched_getattr).  The longer the spin, the more sleeps lose a
+ * slice in it: 1 ms sleeps, auto and timerfd taking turns in blocks of 100
+ * after 1.5 s under stress-ng --cpu 2, over 0.5 ms late, auto against
+ * timerfd: 48 against 26 at a 50 us cap, 80/57 at 25 us, 60/48 at 12 us,
+ * 23/28 with no spin (two timerfd rows: 8/1 and 12/15); the median was
+ * 0, 0, 6 and 18 us against timerfd's 18 us.  The kernel wait ends closer
+ * to the deadline, so a sleep is never later than the kernel wait alone
+ * would have been unless the spin itself loses the CPU, and the short
+ * spin absorbs what it can.  A spin that loses a whole slice (a gap of
+ * SLICE_GAP_NS) enters the contended state at once.  Each contended sleep is
  * its own A/B test: how late its kernel wait woke after its target is how
  * late a plain kernel wait to the deadline would have ended; a sleep that
  * ended more than GAP_NS later than that lost to the kernel wait (its spin
@@ -174,9 +180,10 @@
 #define SLEEPACC__MIN_KERNEL_NS 1000LL       /* shorter kernel waits are skipped */
 #define SLEEPACC__COMP_ALPHA 0.10            /* comp: EWMA weight (irtt) */
 #define SLEEPACC__GAP_NS 250000LL            /* a spin step this long: the CPU was lost */
+#define SLEEPACC__SLICE_GAP_NS 1000000LL     /*   this long: for a slice (contended at once) */
 #define SLEEPACC__CONTENDED 0.10             /* share of sleeps that lost the CPU: contended */
 #define SLEEPACC__QUIET 0.05                 /*   at most this in a window: quiet */
-#define SLEEPACC__CONTENDED_CAP_NS 50000LL   /* contended: most spin per sleep */
+#define SLEEPACC__CONTENDED_CAP_NS 12000LL   /* contended: most spin per sleep */
 #define SLEEPACC__CONTENDED_DUTY 8           /* contended: spin at most 1/8 of the sleep, of the slice */
 #define SLEEPACC__SIGNAL_NS 100000000LL      /* a signal window is at least 100 ms */
 #define SLEEPACC__SIGNAL_ROOM 2              /* a window closes at a sleep this times its cost */
@@ -458,7 +465,7 @@ static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
 static int64_t sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t d) {
   int64_t age = now - s->win_start_ns, t, took;
   if (s->count > 0) {
-    int lost = s->cur_preempted;
+    int lost = s->cur_preempted != 0;
     s->contention += ((lost ? 1.0 : 0.0) - s->contention) / 16.0;
     s->win_sleeps++;
     s->win_preempted += lost;
@@ -471,6 +478,10 @@ static int64_t sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int6
         (double)s->win_preempted * 1e9 >
             SLEEPACC__LOST_PER_S * (double)(age > SLEEPACC__SIGNAL_NS ? age : SLEEPACC__SIGNAL_NS))
       sleepacc__contend(s, SLEEPACC__W_SPINS, now);
+    /* a whole slice lost in one gap: another task ran meanwhile (the idle
+     * guest's host never took the vCPU that long), and every sleep until
+     * a share or a rate is reached would risk another: at once */
+    if (s->cur_preempted == 2 && !s->contended) sleepacc__contend(s, SLEEPACC__W_SPINS, now);
   }
   if (age < SLEEPACC__SIGNAL_NS) return now;
   if (s->win_cost_ns >= 0 && d < SLEEPACC__SIGNAL_ROOM * s->win_cost_ns &&
@@ -731,7 +742,8 @@ static int sleepacc__spin(sleepacc_sleeper *s, int64_t *now, int64_t until, int6
     {
       int64_t prev = t;
       t = sleepacc_now_ns();
-      if (t - prev > SLEEPACC__GAP_NS) s->cur_preempted = 1;
+      if (t - prev > SLEEPACC__SLICE_GAP_NS) s->cur_preempted = 2;
+      else if (t - prev > SLEEPACC__GAP_NS && !s->cur_preempted) s->cur_preempted = 1;
     }
   }
   s->cur_spin_ns += t - t0;
@@ -778,7 +790,7 @@ static void sleepacc__finish(sleepacc_sleeper *s, int64_t now) {
     }
   }
   if (s->cur_spin_ns > 0) { /* the next sleep judges contention (sleepacc__contention_begin) */
-    s->preempted_spins += s->cur_preempted;
+    s->preempted_spins += s->cur_preempted != 0;
     s->spins++;
   }
 }

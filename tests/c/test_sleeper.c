@@ -3,9 +3,10 @@
  * stay within [0, requested], the pacer never drifts, the missed-tick
  * policies do what they say, RT spinning is bounded, bad input is -EINVAL;
  * auto enters its contended state under a spinner on every CPU and leaves
- * it after (a stream of 1 ms sleeps and one of 10 us sleeps), leaving the
+ * it after (a stream of 1 ms sleeps and one of 10 us sleeps), with the
  * thread's policy, nice and slice as found (a caller's own slice too), and
- * the opt-in real-time end leaves them as found. */
+ * enters it at once after a spin that lost a whole slice; the opt-in
+ * real-time end leaves the thread as found. */
 #include "sleepacc.h"
 #include "check.h"
 
@@ -668,6 +669,50 @@ static void contention_entered_and_left(int64_t d, uint64_t own_slice) {
   if (own_slice) CHECK(set_slice(0) == 0);
 }
 
+static void *pinned_spinner(void *arg) {
+  cpu_set_t *one = arg;
+  int64_t end = sleepacc_now_ns() + 5000000000LL; /* bounded even if never stopped */
+  pthread_setaffinity_np(pthread_self(), sizeof *one, one);
+  while (!atomic_load(&spinners_stop) && sleepacc_now_ns() < end) sleepacc_cpu_relax();
+  return NULL;
+}
+
+/* A spin that loses a whole slice (another task on its CPU ran meanwhile)
+ * makes the next auto sleep a contended one at once. */
+static void test_lost_slice_enters_at_once(void) {
+  cpu_set_t was, one;
+  pthread_t th;
+  int seen = 0;
+  CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &was)) { CPU_SET(c, &one); break; }
+  CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+  atomic_store(&spinners_stop, 0);
+  CHECK(pthread_create(&th, NULL, pinned_spinner, &one) == 0);
+  /* an initial margin of 8 ms: the first sleeps of 20 ms spin 8 ms, longer
+   * than the slice the spinner gets back */
+  CHECK(sleepacc_sleeper_open(&S, "auto", 0.99, 8000000LL) == 0);
+  for (int64_t t0 = sleepacc_now_ns(); sleepacc_now_ns() - t0 < 3000000000LL;) { /* bounded */
+    int64_t dl = sleepacc_now_ns() + 20000000LL;
+    CHECK(sleep_until(&S, dl, 0) == 1);
+    if (S.cur_preempted == 2 && !S.contended) { /* the next sleep judges it */
+      dl = sleepacc_now_ns() + 20000000LL;
+      CHECK(sleep_until(&S, dl, 0) == 1);
+      CHECKF(S.contended, "a spin lost a slice, and the next sleep was not contended");
+      seen = 1;
+      break;
+    }
+    if (S.contended) { seen = 2; break; } /* another signal came first */
+  }
+  atomic_store(&spinners_stop, 1);
+  pthread_join(th, NULL);
+  sleepacc_sleeper_close(&S);
+  CHECK(sched_setaffinity(0, sizeof was, &was) == 0);
+  CHECKF(seen != 0, "3 s of auto sleeps beside a spinner on their CPU: never contended");
+  if (seen == 2) printf("  note: another signal entered the contended state first\n");
+}
+
 /* 1 ms sleeps on a thread that asked for a 2 ms slice of its own */
 static void test_contention_entered_and_left(void) {
   contention_entered_and_left(1000000LL, 2000000);
@@ -776,5 +821,6 @@ int main(void) {
   TEST(test_rt_opt_in_restored);
   TEST(test_contention_entered_and_left);
   TEST(test_contention_short_sleeps);
+  TEST(test_lost_slice_enters_at_once);
   return check_summary();
 }
