@@ -188,6 +188,7 @@
 #define SLEEPACC__SIGNAL_NS 100000000LL      /* a signal window is at least 100 ms */
 #define SLEEPACC__SIGNAL_ROOM 2              /* a window closes at a sleep this times its cost */
 #define SLEEPACC__SIGNAL_LATE_NS 500000000LL /*   or at any sleep once this old */
+#define SLEEPACC__CONTENDED_ROOM_NS 8000000LL /*   contended: at a sleep this long */
 #define SLEEPACC__LOST_PER_S 100             /* the thread lost the CPU this often: contended */
 #define SLEEPACC__CALM_NS 300000000LL        /* every signal quiet this long: not contended */
 #define SLEEPACC__RELAPSE_NS 2000000000LL   /* contended again this soon: a longer calm */
@@ -459,8 +460,18 @@ static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
  * close: a getrusage per sleep (1.2 us under load) made 10 us sleeps 4 us
  * later at the median, so the involuntary switches are read per window.  A
  * due window closes at a sleep with room for it (SIGNAL_ROOM times what a
- * close takes, so it ends long before the deadline), or at any sleep once
- * SIGNAL_LATE_NS old, so a stream of sleeps of any length is judged.
+ * close takes, so it ends long before the deadline; contended, at least
+ * CONTENDED_ROOM_NS, see below), or at any sleep once SIGNAL_LATE_NS old,
+ * so a stream of sleeps of any length is judged.
+ *   Contended, reading the signal files lets the scheduler take the CPU
+ * for a slice: beside stress-ng --cpu 2, in 100 us auto sleeps taking
+ * turns with timerfd's, the sleep with a close, or the next, woke 2-4 ms
+ * late after half the closes (13 of 25), and each of /proc/loadavg,
+ * /proc/pressure/cpu and /proc/thread-self/schedstat alone did it
+ * (getrusage, 12 getppid calls or a 20 us busy loop instead did not).
+ * A sleep of CONTENDED_ROOM_NS absorbs a lost slice (its wait aims at an
+ * absolute deadline), so contended windows close there, or every
+ * SIGNAL_LATE_NS in a stream of shorter sleeps.
  * Returns the time after: now, or a fresh clock read after a close. */
 static int64_t sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int64_t d) {
   int64_t age = now - s->win_start_ns, t, took;
@@ -484,8 +495,9 @@ static int64_t sleepacc__contention_begin(sleepacc_sleeper *s, int64_t now, int6
     if (s->cur_preempted == 2 && !s->contended) sleepacc__contend(s, SLEEPACC__W_SPINS, now);
   }
   if (age < SLEEPACC__SIGNAL_NS) return now;
-  if (s->win_cost_ns >= 0 && d < SLEEPACC__SIGNAL_ROOM * s->win_cost_ns &&
-      age < SLEEPACC__SIGNAL_LATE_NS)
+  if (age < SLEEPACC__SIGNAL_LATE_NS &&
+      ((s->win_cost_ns >= 0 && d < SLEEPACC__SIGNAL_ROOM * s->win_cost_ns) ||
+       (s->contended && d < SLEEPACC__CONTENDED_ROOM_NS)))
     return now;
   sleepacc__window_close(s, now);
   t = sleepacc_now_ns();
