@@ -95,7 +95,8 @@
  * quiet: without this auto left and re-entered 19 times in a 50 s run,
  * spinning into a lost slice each time).  It leaves once every signal has
  * been quiet for CALM_NS, so idle figures come back within a second of the
- * load's end (0.3 s for 1 ms and 10 us sleeps under a spinner per CPU);
+ * load's end (0.47 s for 1 ms and 10 us sleeps under a spinner per CPU, whose
+ * contended windows close every 500 ms);
  * entered again within RELAPSE_NS of leaving (a load that comes and goes),
  * the next leave waits twice the calm before, at most 8 times CALM_NS.
  *   While contended the spin (margin plus hand-off) is at most
