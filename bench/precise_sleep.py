@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of the precise sleep (`make bench`; figures, not a test).
 
-One run on this host, side by side at 10 us, 100 us, 1 ms, 10 ms and 100 ms:
+One run on this host, side by side at 10 us, 100 us, 1 ms, 10 ms, 100 ms and 1 s:
 
   auto             sleepacc.Sleeper("auto"): learned per-band margin, the
                    default 50 us hand-off (the end is polled from Python)
@@ -34,7 +34,9 @@ Then the same table under `stress-ng --cpu N`, N the CPU count (bounded by
 auto takes to leave its contended state once the load ends (the recovery).
 Under load too, the tail counted: how many of thousands of auto and timerfd
 sleeps (taking turns) ended over 0.5 ms and 2 ms late, after 1.5 s of
-warm-up; a p99.9 of 150 sleeps is only their largest.
+warm-up; a p99.9 of 150 sleeps is only their largest.  Last, a partial
+load (`stress-ng --cpu N/2`): whether auto flaps between its states when
+only some CPUs are busy, and its 1 ms sleeps against timerfd's there.
 Usage: python3 bench/precise_sleep.py [--quick] [--no-load]
 """
 import argparse
@@ -54,10 +56,15 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import sleepacc  # noqa: E402
 from sleepacc import _core  # noqa: E402
 
-DURATIONS_NS = [10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
-# samples per duration (about 0.1, 1, 1, 1.5 and 2.5 s of sleeping per row)
-SAMPLES = {10_000: 5000, 100_000: 3000, 1_000_000: 1000, 10_000_000: 150, 100_000_000: 25}
-WARMUP = {10_000: 200, 100_000: 100, 1_000_000: 60, 10_000_000: 20, 100_000_000: 5}
+DURATIONS_NS = [10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+# samples per duration (about 0.1, 1, 1, 1.5, 2.5 and 5 s of sleeping per row)
+SAMPLES = {10_000: 5000, 100_000: 3000, 1_000_000: 1000, 10_000_000: 150, 100_000_000: 25,
+           1_000_000_000: 5}
+WARMUP = {10_000: 200, 100_000: 100, 1_000_000: 60, 10_000_000: 20, 100_000_000: 5,
+          1_000_000_000: 1}
+# sleeps not counted when a row's turn comes again (auto re-settles after
+# the rows before it); none at 1 s, where each costs a second per row
+RESETTLE = {1_000_000_000: 0}
 ROWS = ["auto", "auto handoff=0", "hybrid 125us", "comp", "spin", "timerfd", "clock_nanosleep",
         "time.sleep"]
 
@@ -114,15 +121,16 @@ def run_table(scale):
     sleepers = {row: make_sleeper(row) for row in ROWS}
     out = {}
     for d in DURATIONS_NS:
-        n = max(ROUNDS * 2, int(SAMPLES[d] * scale)) // ROUNDS
-        warm = max(2, int(WARMUP[d] * scale))
+        n = max(min(ROUNDS * 2, SAMPLES[d]), int(SAMPLES[d] * scale)) // ROUNDS
+        warm = max(min(2, WARMUP[d]), int(WARMUP[d] * scale))
+        resettle = RESETTLE.get(d, 2)
         acc = {row: [array.array("q"), array.array("q"), 0, 0] for row in ROWS}
         for r in range(ROUNDS):
             for row in ROWS:
                 # the first round warms up (auto and comp learn); later
-                # rounds re-settle after the previous row for 2 sleeps
+                # rounds re-settle after the previous row
                 errs, core, cpu_ns, wall_ns = measure(row, sleepers[row], d, n,
-                                                      warm if r == 0 else 2)
+                                                      warm if r == 0 else resettle)
                 a = acc[row]
                 a[0].extend(errs)
                 if core is not None:
@@ -327,6 +335,60 @@ def tail_counts(scale):
     return "\n".join(lines)
 
 
+# Partial load: half the CPUs busy, so a woken thread usually finds a free
+# CPU but not always.  auto and timerfd take turns in blocks of 1 ms sleeps;
+# after each of auto's blocks its state is read, so a flapping state shows
+# as many changes.
+PARTIAL_BLOCK, PARTIAL_BLOCKS = 50, 100
+
+
+def partial_load(stress, ncpu, scale):
+    k = max(1, ncpu // 2)
+    blocks = max(10, int(PARTIAL_BLOCKS * scale))
+    proc = subprocess.Popen([stress, "--cpu", str(k), "--timeout", "60s", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    mono = time.monotonic_ns
+    try:
+        time.sleep(1.0)
+        if proc.poll() is not None:
+            return "partial load: skipped (stress-ng exited at once)"
+        pair = {"auto": sleepacc.Sleeper("auto"), "timerfd": sleepacc.Sleeper("timerfd")}
+        late = {k_: array.array("q") for k_ in pair}
+        states, t0 = [], mono()
+        for _ in range(blocks):
+            for name, s in pair.items():
+                for _ in range(PARTIAL_BLOCK):
+                    dl = mono() + 1_000_000
+                    s.sleep_until(dl)
+                    late[name].append(s.last_wake_ns - dl)
+            states.append(pair["auto"].stats["contended"])
+        took = (mono() - t0) / 1e9
+        episodes = pair["auto"].stats["contended_episodes"]
+        for s in pair.values():
+            s.close()
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    fmt = _core.format_duration
+    changes = sum(a != b for a, b in zip(states, states[1:]))
+    st = {k_: _core.stats(v, 0) for k_, v in late.items()}
+    over = {k_: sum(x > 500_000 for x in v) for k_, v in late.items()}
+    n = len(late["auto"])
+    lines = [f"partial load (stress-ng --cpu {k} of {ncpu} CPUs), {took:.0f} s of 1 ms sleeps,",
+             f"auto and timerfd taking turns in blocks of {PARTIAL_BLOCK}: auto contended after "
+             f"{sum(states)} of {blocks} blocks,",
+             f"{changes} changes of state, {episodes} contended episodes; seen by the core:"]
+    for name in pair:
+        lines.append(f"  {name:>8}: p50 {fmt(st[name]['median'])}, p99 {fmt(st[name]['p99'])}, "
+                     f"p99.9 {fmt(st[name]['p999'])}, over 0.5 ms {over[name]} of {n}")
+    return "\n".join(lines)
+
+
 def thread_slack_ns():
     try:
         with open(f"/proc/{threading.get_native_id()}/timerslack_ns") as f:
@@ -356,7 +418,7 @@ def main():
     if not stress:
         print("== under load: skipped (stress-ng is not installed; apt-get install stress-ng)")
         return
-    budget = int(260 * max(scale, 0.2)) + 30  # bounded even if we die
+    budget = int(320 * max(scale, 0.2)) + 30  # bounded even if we die
     ncpu = os.cpu_count() or 1
     proc = subprocess.Popen([stress, "--cpu", str(ncpu), "--timeout", f"{budget}s", "--quiet"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -384,6 +446,8 @@ def main():
                               f"load ended" if took is not None else
                               "auto was still contended 10 s after the load ended (the host "
                               "is busy with other work?)") + "; " + decision_line(auto))
+    print()
+    print(partial_load(stress, ncpu, scale))
 
 
 if __name__ == "__main__":

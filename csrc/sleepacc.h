@@ -620,6 +620,7 @@ typedef struct sleepacc_sleeper {
   sleepacc_waiter waiter;     /* open waiter for `kernel` */
   double quantile;            /* auto: margin quantile, in (0,1) */
   int64_t fixed_margin_ns;    /* hybrid: the margin; auto: initial margin */
+  int margin_default;         /* auto: no margin given, the initial one grows with the request */
   int64_t clock_cost_ns;      /* one clock read, measured at open */
   double comp_ratio;          /* comp: EWMA of actual/requested */
   int64_t band_margin_ns[SLEEPACC_SLEEPER_BANDS]; /* auto: margin last used/learned */
@@ -669,6 +670,8 @@ typedef struct sleepacc_sleeper {
   int64_t win_cost_ns;        /*   what closing one takes (its recent low), -1 unknown */
   int64_t win_klate_ns;       /*   how late its kernel waits woke, in all (this thread waiting) */
   int win_excess;             /* windows in a row that ended with more runnable tasks than CPUs */
+  int signal_fd[3];           /* auto: the signal files, kept open (-1: not open) */
+  int signal_tid;             /*   the thread whose schedstat signal_fd[1] reads */
   int win_wake;               /*   with a long run-queue wait per time on a CPU */
   int64_t psi_some_us;        /* /proc/pressure/cpu "some" total at the window start, -1 none */
   int64_t run_delay_ns;       /* this thread's run-queue wait at the window start, -1 none */
@@ -779,7 +782,9 @@ int sleepacc_sleeper_until(sleepacc_sleeper *s, int64_t deadline_ns, int64_t chu
 /* The hand-off.  With sleepacc_sleeper_set_handoff(s, h), h in
  * [0, SLEEPACC_MAX_HANDOFF_NS] (0, the default, turns it off), a sleep whose
  * strategy spins returns SLEEPACC_NEAR from sleepacc_sleeper_until once its
- * kernel wait is over and at most h ns are left; the caller then calls
+ * kernel wait is over and at most h ns are left (at least 1/1000 of a
+ * sleep longer than 1000 h, up to the maximum: the way back after a long
+ * wait is colder); the caller then calls
  * sleepacc_sleeper_poll(s, deadline_ns), which reads the clock once and
  * returns 1 when the deadline is reached (recorded like any other sleep), 0
  * if not yet.  It lets an interpreter spin those last h ns in its own loop,

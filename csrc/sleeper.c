@@ -25,7 +25,10 @@
  * The margin is the upper edge of the bucket holding the `quantile` of that
  * lateness, plus one clock read, plus a miss boost:
  *   - start-up: a band with fewer than WARM samples uses the initial margin
- *     (300 us, capped at half the request so the band still gets samples);
+ *     (300 us, or 1/256 of a request over 77 ms when the caller gave no
+ *     margin: idle, timerfd woke 150-315 us late at 100 ms, so 300 us
+ *     missed often in a band that sees few sleeps; capped at half the
+ *     request so the band still gets samples);
  *     until STARTUP samples the quantile is the largest lateness seen, which
  *     is conservative, but the margin stays within that initial margin (a
  *     4 ms outlier among the first samples must not mean 4 ms spins);
@@ -154,7 +157,12 @@
  * sleepacc_sleeper_poll (one clock read; the core decides and records) per
  * turn, so its code is warm when the sleep returns: the median error seen
  * from Python halved at 1, 10 and 100 ms (bench/precise_sleep.py, rows auto
- * and auto handoff=0), for handoff_ns more spinning per sleep.
+ * and auto handoff=0), for handoff_ns more spinning per sleep.  After 100 ms
+ * to 1 s the way back is colder still: from the C spin's end to the
+ * caller's first poll took 21-65 us (the return to the interpreter, then a
+ * first turn of about 15 us), so a 50 us hand-off often ended late; a
+ * hand-off is therefore at least 1/1000 of the sleep (at most
+ * SLEEPACC_MAX_HANDOFF_NS): 100 us at 100 ms.
  *
  * Chunks.  sleepacc_sleeper_until returns 0 at a chunk boundary (kernel
  * waits and spins alike), so bindings can check for Ctrl-C; the sleep in
@@ -162,6 +170,8 @@
  */
 #include "sleepacc_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -173,6 +183,8 @@
 
 #define SLEEPACC__SLEEPER_MAGIC 0x51ee9e7
 #define SLEEPACC__AUTO_INITIAL_NS 300000LL   /* auto: margin of a cold band */
+#define SLEEPACC__INITIAL_SHARE 256          /*   or 1/256 of a longer request */
+#define SLEEPACC__HANDOFF_SHARE 1000         /* a hand-off is at least 1/1000 of the sleep */
 #define SLEEPACC__WARM 8                     /* samples before a band is learned */
 #define SLEEPACC__STARTUP 32                 /* until then the quantile is the max seen */
 #define SLEEPACC__LAMBDA (1.0 / 1024.0)      /* forgetting per sample */
@@ -288,22 +300,55 @@ static int64_t sleepacc__nivcsw(void) {
   return getrusage(RUSAGE_THREAD, &r) == 0 ? (int64_t)r.ru_nivcsw : -1;
 }
 
+/* The signal files stay open while the sleeper is, and a window reads
+ * each with one pread: opening, reading and closing all three at a window's
+ * close let the scheduler take the CPU.  Beside stress-ng --cpu 2, 100 us
+ * auto sleeps taking turns with timerfd's (eight runs of 20,000 each, the
+ * files read every 500 ms, the state held), sleeps over 0.5 ms late, auto
+ * against timerfd: 126/94 opening the files each time, 73/70 with kept
+ * files, 93/70 reading nothing. */
+enum { SLEEPACC__F_PSI, SLEEPACC__F_SCHED, SLEEPACC__F_LOAD };
+static const char *const sleepacc__signal_paths[] = {
+    "/proc/pressure/cpu", "/proc/thread-self/schedstat", "/proc/loadavg"};
+
+/* Signal file f's text into buf (NUL-terminated); its length, or -1.
+ * schedstat is the calling thread's: a sleeper used from another thread
+ * (or in a forked child) reopens it. */
+static ssize_t sleepacc__read_signal(sleepacc_sleeper *s, int f, char *buf, size_t size) {
+  ssize_t n;
+  if (f == SLEEPACC__F_SCHED) {
+    int tid = (int)syscall(SYS_gettid);
+    if (tid != s->signal_tid && s->signal_fd[f] >= 0) {
+      close(s->signal_fd[f]);
+      s->signal_fd[f] = -1;
+    }
+    s->signal_tid = tid;
+  }
+  if (s->signal_fd[f] < 0) s->signal_fd[f] = open(sleepacc__signal_paths[f], O_RDONLY | O_CLOEXEC);
+  if (s->signal_fd[f] < 0) return -1;
+  do n = pread(s->signal_fd[f], buf, size - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return -1;
+  buf[n] = '\0';
+  return n;
+}
+
 /* /proc/pressure/cpu's "some" total (us; its first line), or -1. */
-static int64_t sleepacc__psi_some_us(void) {
+static int64_t sleepacc__psi_some_us(sleepacc_sleeper *s) {
   char buf[256];
   const char *t;
-  if (sleepacc__read_text("/proc/pressure/cpu", buf, sizeof buf) < 0) return -1;
+  if (sleepacc__read_signal(s, SLEEPACC__F_PSI, buf, sizeof buf) < 0) return -1;
   t = strstr(buf, "total=");
   return t ? strtoll(t + 6, NULL, 10) : -1;
 }
 
 /* This thread's time waiting on a run queue (ns) and how many times it
  * was put on a CPU (/proc/thread-self/schedstat); -1 each when unknown. */
-static void sleepacc__schedstat(int64_t *run_delay_ns, int64_t *runs) {
+static void sleepacc__schedstat(sleepacc_sleeper *s, int64_t *run_delay_ns, int64_t *runs) {
   char buf[128];
   long long on_cpu, delay, count;
   *run_delay_ns = *runs = -1;
-  if (sleepacc__read_text("/proc/thread-self/schedstat", buf, sizeof buf) < 0) return;
+  if (sleepacc__read_signal(s, SLEEPACC__F_SCHED, buf, sizeof buf) < 0) return;
   if (sscanf(buf, "%lld %lld %lld", &on_cpu, &delay, &count) != 3) return;
   *run_delay_ns = (int64_t)delay;
   *runs = (int64_t)count;
@@ -311,12 +356,12 @@ static void sleepacc__schedstat(int64_t *run_delay_ns, int64_t *runs) {
 
 /* Runnable tasks (this thread among them) beyond the online CPUs, from
  * /proc/loadavg; INT64_MIN when unknown. */
-static int64_t sleepacc__runnable_excess(void) {
+static int64_t sleepacc__runnable_excess(sleepacc_sleeper *s) {
   char buf[128];
   double l1, l5, l15;
   long long run, total;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1 || sleepacc__read_text("/proc/loadavg", buf, sizeof buf) < 0 ||
+  if (n < 1 || sleepacc__read_signal(s, SLEEPACC__F_LOAD, buf, sizeof buf) < 0 ||
       sscanf(buf, "%lf %lf %lf %lld/%lld", &l1, &l5, &l15, &run, &total) != 5)
     return INT64_MIN;
   return (int64_t)run - n;
@@ -385,17 +430,17 @@ static void sleepacc__uncontend(sleepacc_sleeper *s, int64_t now) {
 static void sleepacc__window_start(sleepacc_sleeper *s, int64_t now) {
   s->win_start_ns = now;
   s->win_sleeps = s->win_preempted = s->win_klate_ns = 0;
-  s->psi_some_us = sleepacc__psi_some_us();
-  sleepacc__schedstat(&s->run_delay_ns, &s->run_count);
+  s->psi_some_us = sleepacc__psi_some_us(s);
+  sleepacc__schedstat(s, &s->run_delay_ns, &s->run_count);
   s->cur_nivcsw = sleepacc__nivcsw();
 }
 
 /* Close the signal window at now: judge it, start the next. */
 static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
-  int64_t span = now - s->win_start_ns, psi = sleepacc__psi_some_us();
+  int64_t span = now - s->win_start_ns, psi = sleepacc__psi_some_us(s);
   int64_t rd, runs, excess = INT64_MIN, n = sleepacc__nivcsw(), lost = s->win_preempted;
   int why = SLEEPACC__W_IDLE, quiet, wake_judged;
-  sleepacc__schedstat(&rd, &runs);
+  sleepacc__schedstat(s, &rd, &runs);
   /* The thread's involuntary switches count the preemptions a spin gap did
    * not see (the caller's code, the hand-off), but also those of whatever
    * else the thread did in the window (another sleeper's spins): they
@@ -428,7 +473,7 @@ static void sleepacc__window_close(sleepacc_sleeper *s, int64_t now) {
    * it: a thread that waits in the kernel seldom waits to run, so with
    * every CPU busy the other signals go quiet while a spin would still
    * lose the CPU */
-  excess = sleepacc__runnable_excess();
+  excess = sleepacc__runnable_excess(s);
   s->win_excess = excess != INT64_MIN && excess > 0 ? s->win_excess + 1 : 0;
   if (s->cpu_pressure >= 0 && !s->contended && s->win_excess < 2) excess = INT64_MIN;
   /* the share of sleeps that lost the CPU, or how often it was lost: a
@@ -525,19 +570,25 @@ static int64_t sleepacc__contended_budget(const sleepacc_sleeper *s, int64_t d) 
   return b;
 }
 
+/* auto's margin while band b is cold, for a request of d ns: the initial
+ * margin (1/SHARE of a longer request, when the caller gave none), capped
+ * at half the request so the band still gets samples. */
+static int64_t sleepacc__initial_margin(const sleepacc_sleeper *s, int64_t d) {
+  int64_t m = s->fixed_margin_ns;
+  if (s->margin_default && d / SLEEPACC__INITIAL_SHARE > m) m = d / SLEEPACC__INITIAL_SHARE;
+  return m < d / 2 ? m : d / 2;
+}
+
 /* auto's margin for a request of d ns in band b, clamped to [0, d]. */
 static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_t d) {
   int64_t m;
   if (s->band_samples[b] < SLEEPACC__WARM) {
-    m = s->fixed_margin_ns;
-    if (m > d / 2) m = d / 2;
+    m = sleepacc__initial_margin(s, d);
   } else {
     m = (int64_t)s->band_q[b] + s->clock_cost_ns + s->band_boost_ns[b];
     /* start-up: the largest lateness seen, but no more than the initial margin */
-    if (s->band_samples[b] < SLEEPACC__STARTUP) {
-      int64_t cap = s->fixed_margin_ns < d / 2 ? s->fixed_margin_ns : d / 2;
-      if (m > cap) m = cap;
-    }
+    if (s->band_samples[b] < SLEEPACC__STARTUP && m > sleepacc__initial_margin(s, d))
+      m = sleepacc__initial_margin(s, d);
   }
   /* other threads want this CPU: spin little (see "Contention") */
   if (s->contended && m > sleepacc__contended_budget(s, d)) m = sleepacc__contended_budget(s, d);
@@ -584,6 +635,7 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   if (!s) return -EINVAL;
   memset(s, 0, sizeof *s);
   s->waiter.fd = s->waiter.aux_fd = -1;
+  s->signal_fd[0] = s->signal_fd[1] = s->signal_fd[2] = -1;
   s->held.dma_fd = -1;
   s->dma_latency_us = -1;
   if (!method) method = "auto";
@@ -614,6 +666,7 @@ int sleepacc_sleeper_open(sleepacc_sleeper *s, const char *method, double quanti
   s->strategy = strategy;
   s->kernel = kernel;
   s->quantile = quantile;
+  s->margin_default = margin_ns < 0 && strategy == SLEEPACC_STRATEGY_AUTO;
   if (margin_ns >= 0)
     s->fixed_margin_ns = margin_ns;
   else
@@ -653,7 +706,8 @@ int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like
     name = sleepacc_strategy_name(like->strategy);
   }
   if (!name) return -EINVAL;
-  return sleepacc_sleeper_open(s, name, like->quantile, like->fixed_margin_ns);
+  return sleepacc_sleeper_open(s, name, like->quantile,
+                               like->margin_default ? -1 : like->fixed_margin_ns);
 }
 
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
@@ -665,6 +719,10 @@ void sleepacc_sleeper_close(sleepacc_sleeper *s) {
    * them for our own first, so close never touches the parent's */
   if (s->fork_gen != sleepacc_fork_generation()) sleepacc_waiter_reopen(&s->waiter);
   sleepacc_waiter_close(&s->waiter);
+  for (int i = 0; i < 3; i++) {
+    if (s->signal_fd[i] >= 0) close(s->signal_fd[i]);
+    s->signal_fd[i] = -1;
+  }
   s->magic = 0;
   s->cur_active = 0;
 }
@@ -864,6 +922,10 @@ static void sleepacc__begin(sleepacc_sleeper *s, int64_t *now, int64_t deadline_
   s->cur_rt_raised = 0;
   s->cur_klate_ns = -1;
   s->cur_handoff_ns = s->rt_priority > 0 ? 0 : s->handoff_ns; /* an RT end spins in C */
+  /* a long wait leaves the caller's code colder: at least 1/HANDOFF_SHARE */
+  if (s->cur_handoff_ns > 0 && d / SLEEPACC__HANDOFF_SHARE > s->cur_handoff_ns)
+    s->cur_handoff_ns = d / SLEEPACC__HANDOFF_SHARE < SLEEPACC_MAX_HANDOFF_NS
+                            ? d / SLEEPACC__HANDOFF_SHARE : SLEEPACC_MAX_HANDOFF_NS;
   if (s->cur_handoff_ns > SLEEPACC__RT_HANDOFF_NS && sleepacc__is_rt(s))
     s->cur_handoff_ns = SLEEPACC__RT_HANDOFF_NS; /* the caller's spin is not bounded by us */
   switch (s->strategy) {

@@ -86,8 +86,10 @@ class Sleeper(_Precise, _core.Sleeper):
     milliseconds the interpreter's own code is cold in the CPU caches, so
     the first Python bytecodes after a sleep that ends in C run micro-
     seconds late; a loop that runs Python up to the deadline warms them
-    (measured in bench/precise_sleep.py, rows auto and auto handoff=0).  It
-    costs ``handoff`` more spinning per sleep and holds the GIL for that
+    (measured in bench/precise_sleep.py, rows auto and auto handoff=0).  A
+    sleep over 1000 times ``handoff`` hands off 1/1000 of its length (at
+    most 1 ms): after 100 ms or more the way back is colder still.  It
+    costs the hand-off in spinning per sleep and holds the GIL for that
     long.  ``handoff=0`` spins all in C with the GIL released.  Pure kernel
     methods never hand off.
 

@@ -103,6 +103,39 @@ def test_margin_and_quantile_are_used():
     assert s.method == "nanosleep"
 
 
+def test_a_long_request_starts_with_a_margin_that_grows_with_it():
+    # A cold band's margin is 300 us, or 1/256 of a longer request when the
+    # caller gave none; a margin the caller gave is kept as given.  The
+    # margins are reported at each band's lower bound.
+    band = 1 << 29  # 537-1074 ms
+    for margin, want in ((None, band // 256), (3e-4, 300_000)):
+        s = sleepacc.Sleeper("auto", margin=margin)
+        s.sleep(0.55)
+        st = s.stats
+        assert st["lateness"]["min"] >= 0
+        if st["contended"]:  # a loaded host: the contended cap applies instead
+            assert st["margins"][band] <= 12_000
+        else:
+            assert st["margins"][band] == want, (margin, st["margins"])
+
+
+def test_a_long_sleep_hands_off_a_thousandth_at_most():
+    # The hand-off grows to 1/1000 of a long sleep: the poll loop starts no
+    # earlier than that before the deadline (later when the kernel wakes
+    # late), and the sleep still never ends early.
+    s = sleepacc.Sleeper("auto", handoff=50e-6)
+    for d_ns in (100_000_000, 200_000_000):
+        dl = time.monotonic_ns() + d_ns
+        deadline, near = s._begin(dl, False)
+        left = deadline - time.monotonic_ns()
+        if near:
+            assert left <= d_ns // 1000, left
+            while not s._poll(deadline):
+                pass
+        assert time.monotonic_ns() >= dl
+    assert s.stats["lateness"]["undersleeps"] == 0
+
+
 def test_pacer_never_drifts():
     # burst delivers every tick, so the 200th deadline is start + 200 ms
     # exactly however the host schedules this thread
@@ -612,3 +645,37 @@ def test_rt_priority_is_opt_in_and_the_thread_is_restored(unchanged_thread):
         p.wait()
     assert thread_state() == unchanged_thread
     assert p.stats["sleeper"]["rt_priority"] == 1
+
+
+def test_auto_keeps_its_signal_files_per_sleeper_and_thread():
+    # auto keeps its signal files open (one read per window); they close
+    # with the sleeper, and a sleeper used from another thread reads that
+    # thread's run-queue figures, not the first thread's.
+    def fds():
+        return sorted(os.listdir("/proc/self/fd"))
+
+    before = fds()
+    s = sleepacc.Sleeper("auto")
+    for _ in range(3):
+        s.sleep(0.06)  # windows close after 100 ms
+    seen = []
+    t = threading.Thread(target=lambda: [s.sleep(0.06) for _ in range(3)] and
+                         seen.append(s.stats["wake_delay_ns"]))
+    t.start()
+    t.join(10)
+    assert not t.is_alive() and len(seen) == 1
+    opened = []
+    for fd in fds():
+        if fd not in before:
+            try:
+                opened.append(os.readlink(f"/proc/self/fd/{fd}"))
+            except FileNotFoundError:  # listdir's own
+                pass
+    schedstat = [p for p in opened if p.endswith("/schedstat")]
+    assert len(schedstat) <= 1, opened
+    if schedstat:  # the second thread's, reopened
+        assert f"/task/{t.native_id}/" in schedstat[0] or \
+            schedstat[0].startswith(f"/proc/{t.native_id}/"), schedstat
+    assert any(p.endswith("/loadavg") for p in opened), opened
+    s.close()
+    assert len(fds()) == len(before)
