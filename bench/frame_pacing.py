@@ -37,8 +37,6 @@ its rows are left out, saying so.
 import argparse
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import time
 
@@ -50,6 +48,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import sleepacc  # noqa: E402
+from _stress import cpu_hog  # noqa: E402
 
 PERIOD_NS = 1_000_000_000 // 60   # 16.666 ms (the ideal schedule uses the exact k/60 s)
 WARMUP = 10                       # frames per round not counted (auto learns from them)
@@ -150,20 +149,10 @@ def main(argv=None):
         return
     ncpu = os.cpu_count() or 1
     budget = int(len(rows) * args.rounds * args.frames / 60 * 2) + 30  # bounded even if we die
-    proc = subprocess.Popen([stress, "--cpu", str(ncpu), "--timeout", f"{budget}s", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with cpu_hog(stress, ncpu, budget):
         time.sleep(1.0)
         print()
         table(args, rows, pygame_note, f"under stress-ng --cpu {ncpu}")
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def table(args, rows, pygame_note, title):

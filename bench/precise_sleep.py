@@ -44,7 +44,6 @@ import array
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -54,6 +53,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import sleepacc  # noqa: E402
+from _stress import cpu_hog  # noqa: E402
 from sleepacc import _core  # noqa: E402
 
 DURATIONS_NS = [10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
@@ -345,10 +345,8 @@ PARTIAL_BLOCK, PARTIAL_BLOCKS = 50, 100
 def partial_load(stress, ncpu, scale):
     k = max(1, ncpu // 2)
     blocks = max(10, int(PARTIAL_BLOCKS * scale))
-    proc = subprocess.Popen([stress, "--cpu", str(k), "--timeout", "60s", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     mono = time.monotonic_ns
-    try:
+    with cpu_hog(stress, k, 60) as proc:
         time.sleep(1.0)
         if proc.poll() is not None:
             return "partial load: skipped (stress-ng exited at once)"
@@ -366,14 +364,6 @@ def partial_load(stress, ncpu, scale):
         episodes = pair["auto"].stats["contended_episodes"]
         for s in pair.values():
             s.close()
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
     fmt = _core.format_duration
     changes = sum(a != b for a, b in zip(states, states[1:]))
     st = {k_: _core.stats(v, 0) for k_, v in late.items()}
@@ -420,10 +410,8 @@ def main():
         return
     budget = int(320 * max(scale, 0.2)) + 30  # bounded even if we die
     ncpu = os.cpu_count() or 1
-    proc = subprocess.Popen([stress, "--cpu", str(ncpu), "--timeout", f"{budget}s", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     auto = None
-    try:
+    with cpu_hog(stress, ncpu, budget) as proc:
         time.sleep(1.0)
         if proc.poll() is not None:
             print("== under load: skipped (stress-ng exited at once)")
@@ -432,14 +420,6 @@ def main():
         if proc.poll() is None:
             print(tail_counts(scale))
             print()
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
     if auto is not None:
         took = recovery(auto)
         print("recovery: " + (f"auto left its contended state {took * 1e3:.0f} ms after the "

@@ -587,8 +587,10 @@ static int64_t sleepacc__learned_margin(const sleepacc_sleeper *s, int b, int64_
   } else {
     m = (int64_t)s->band_q[b] + s->clock_cost_ns + s->band_boost_ns[b];
     /* start-up: the largest lateness seen, but no more than the initial margin */
-    if (s->band_samples[b] < SLEEPACC__STARTUP && m > sleepacc__initial_margin(s, d))
-      m = sleepacc__initial_margin(s, d);
+    if (s->band_samples[b] < SLEEPACC__STARTUP) {
+      int64_t cap = sleepacc__initial_margin(s, d);
+      if (m > cap) m = cap;
+    }
   }
   /* other threads want this CPU: spin little (see "Contention") */
   if (s->contended && m > sleepacc__contended_budget(s, d)) m = sleepacc__contended_budget(s, d);
@@ -719,7 +721,7 @@ void sleepacc_sleeper_close(sleepacc_sleeper *s) {
    * them for our own first, so close never touches the parent's */
   if (s->fork_gen != sleepacc_fork_generation()) sleepacc_waiter_reopen(&s->waiter);
   sleepacc_waiter_close(&s->waiter);
-  for (int i = 0; i < 3; i++) {
+  for (size_t i = 0; i < sizeof s->signal_fd / sizeof s->signal_fd[0]; i++) {
     if (s->signal_fd[i] >= 0) close(s->signal_fd[i]);
     s->signal_fd[i] = -1;
   }
