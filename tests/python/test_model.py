@@ -268,9 +268,11 @@ def _physical_values(p):
 
 def test_live_fit_invariants():
     """On this host: every fitted amount is >= 0, a kernel sleep is never
-    predicted below its request, and a 1 ns slack lowers the constant against
-    a 200 µs one.  No accuracy figure is asserted (bench/model_live.py gives
-    them)."""
+    predicted below its request, and a 1 ns slack is predicted less late than
+    a 200 µs one over the requests measured.  The constants themselves are not
+    compared: on a loaded host the fit may choose a tick structure, whose
+    constant is a signed phase.  No accuracy figure is asserted
+    (bench/model_live.py gives them)."""
     import sleepacc
     runs = [sleepacc.measure("nanosleep", d, budget=0.04, slack=s)
             for d in (10e-6, 100e-6, 1e-3, 2e-3) for s in (1, 200_000)]
@@ -283,9 +285,11 @@ def test_live_fit_invariants():
         req = np.asarray(p.requested_ns)
         assert np.all(np.asarray(p.predict_ns(req)) >= req)
         assert p.verdict in ("explained", "partly", "unexplained")
-    low = fitted.find(slack_ns=1).params["nanosleep"].constant_ns
-    high = fitted.find(slack_ns=200_000).params["nanosleep"].constant_ns
-    assert low < high
+    def mean_lateness(slack_ns):
+        p = fitted.find(slack_ns=slack_ns).params["nanosleep"]
+        req = np.asarray(p.requested_ns, dtype=float)
+        return float(np.mean(np.asarray(p.predict_ns(req)) - req))
+    assert mean_lateness(1) < mean_lateness(200_000)
 
 
 def test_live_sweep_fit_uses_host_facts():
