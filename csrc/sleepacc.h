@@ -670,9 +670,9 @@ typedef struct sleepacc_sleeper {
   int64_t win_cost_ns;        /*   what closing one takes (its recent low), -1 unknown */
   int64_t win_klate_ns;       /*   how late its kernel waits woke, in all (this thread waiting) */
   int win_excess;             /* windows in a row that ended with more runnable tasks than CPUs */
+  int win_wake;               /*   with a long run-queue wait per time on a CPU */
   int signal_fd[3];           /* auto: the signal files, kept open (-1: not open) */
   int signal_tid;             /*   the thread whose schedstat signal_fd[1] reads */
-  int win_wake;               /*   with a long run-queue wait per time on a CPU */
   int64_t psi_some_us;        /* /proc/pressure/cpu "some" total at the window start, -1 none */
   int64_t run_delay_ns;       /* this thread's run-queue wait at the window start, -1 none */
   int64_t run_count;          /*   and times it was put on a CPU, -1 none */
