@@ -460,8 +460,7 @@ def served():
     e = ex.Exporter(["nanosleep", "timerfd"], [100_000], doctor_every=None, cpu_budget=0.05,
                     turn_s=0.05)
     svc = ex.Service(e, listen=("127.0.0.1", 0))
-    svc.open()
-    e.start()
+    svc.open()                       # starts the measuring thread, then listens
     yield e, svc, f"http://127.0.0.1:{svc.address[1]}/metrics"
     e.stop(10)
     svc.close()
@@ -485,9 +484,21 @@ def test_a_scrape_has_the_metric_families(served):
     assert inf == sample_value(text, "sleepacc_lateness_seconds_count", method="nanosleep")
 
 
+def test_a_served_exporter_has_one_measuring_thread(served):
+    e, svc, url = served
+    def loops():
+        return [t for t in threading.enumerate() if t.name == "sleepacc-exporter"]
+    before, first = loops(), e._thread
+    assert first in before and first.is_alive()
+    with pytest.raises(RuntimeError, match="already running"):
+        e.start()                    # a second loop would share the series
+    assert loops() == before and e._thread is first
+    assert e.stop(10) and first not in loops()
+
+
 def test_a_broken_snapshot_never_fails_a_scrape(served):
     e, svc, url = served
-    e.stop(10)
+    assert e.stop(10)                # the loop has published its last snapshot
     e.snapshot = object()            # what a rendering bug would meet
     status, text = get(url)
     assert status == 200

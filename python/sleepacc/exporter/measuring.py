@@ -438,6 +438,11 @@ class Exporter:
 
     # -- the thread ---------------------------------------------------------
     def start(self) -> None:
+        """Start the measuring thread; RuntimeError if it is running already
+        (a second loop would share the series with the first, and stop()
+        would join only one of them)."""
+        if self.running:
+            raise RuntimeError("the exporter's measuring thread is already running")
         self._thread = threading.Thread(target=self._loop, name="sleepacc-exporter", daemon=True)
         self._thread.start()
 
