@@ -270,7 +270,7 @@ def test_live_fit_invariants():
     """On this host: every fitted amount is >= 0, a kernel sleep is never
     predicted below its request, and a 1 ns slack is predicted less late than
     a 200 µs one over the requests measured.  The constants themselves are not
-    compared: on a loaded host the fit may choose a tick structure, whose
+    compared: the fit may choose a tick structure (it did, idle and loaded), whose
     constant is a signed phase.  No accuracy figure is asserted
     (bench/model_live.py gives them)."""
     import sleepacc
