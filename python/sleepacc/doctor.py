@@ -762,7 +762,7 @@ def _hybrid(c):
         return _finding("hybrid", "ok", title, None, ev,
                         f"keep the kernel wait ({KERNEL_METHOD}) where the tail matters; "
                         "sleepacc.Sleeper() (auto) spins little while the CPUs are contended "
-                        "(its stats say so), so it is never later than the kernel wait alone",
+                        "(its stats say so), so its tail stays close to the kernel wait's",
                         gain_on="p99", delta_ns=tail)
     return _finding("hybrid", "option" if gain >= 2_000 else "ok",
                     "a hybrid sleep (kernel sleep, then spin) trades CPU for accuracy"
