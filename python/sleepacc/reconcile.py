@@ -28,7 +28,9 @@ def _trace_summaries(n=TRACE_N):
     with the thread's own settings, or (None, why) where no trace can run.
     A summary is Trace.summary() plus ``wakeup``: the median lateness of
     the complete samples whose CPU was busy at the expiry (no halt in it),
-    less the tracer's own cost (traced less untraced median)."""
+    less the tracer's own cost (traced less untraced median); None with
+    fewer than MIN_TRACED such samples (where the CPU halts when idle, a
+    busy one at the expiry is rare, and one sample is no median)."""
     from sleepacc.trace import _stats
     out = {}
     for method in TRACE_METHODS:
@@ -44,7 +46,7 @@ def _trace_summaries(n=TRACE_N):
                            ("busy", t.complete & (t.idle == 0))):
             s[f"timer_irq_{key}"]["interval"] = _median_interval(irq[group])
         late = t.lateness[t.complete & (t.idle == 0)]
-        busy = _stats(late)["median"]
+        busy = _stats(late)["median"] if len(late) >= MIN_TRACED else None
         own = max(0, (s["traced"]["median"] or 0) - (s["untraced"]["median"] or 0))
         iv = _median_interval(late)
         s["wakeup"] = {"median": None if busy is None else busy - own,

@@ -275,3 +275,43 @@ def test_a_traced_term_too_noisy_to_tell_leaves_the_cause_inferred(monkeypatch):
     assert cause["basis"] == "inferred" and not cause["disagrees"] and "model_ns" not in cause
     assert cause["traced_ns"] == res["trace"]["methods"]["nanosleep"]["halt_ns"]
     assert "idle_exit" not in [d["cause"] for d in res["model"]["disagreements"]]
+
+
+class _FakeTrace:
+    """What reconcile._trace_summaries reads of a Trace: 20 complete samples,
+    ``busy`` of them on a CPU busy at the expiry, each 60 µs late (90 µs
+    for the busy ones), traced 1 µs later than untraced."""
+
+    def __init__(self, busy):
+        import numpy as np
+        n = 20
+        self.complete = np.ones(n, dtype=bool)
+        self.idle = np.array([1] * (n - busy) + [0] * busy)
+        self.lateness = np.where(self.idle == 0, 90e3, 60e3)
+        self.terms = {"timer_irq": np.where(self.idle == 0, 1e3, 9e3)}
+
+    def summary(self):
+        return {"traced": st(61e3), "untraced": st(60e3),
+                "timer_irq_idle": st(9e3), "timer_irq_busy": st(1e3)}
+
+
+@pytest.mark.parametrize("busy", [0, 1, 2, 3, 10])
+def test_the_traced_wake_up_needs_min_traced_busy_samples(monkeypatch, busy):
+    """Where the CPU halts when idle a busy one at the expiry is rare: a
+    wake-up figure of one or two samples is not a median and must not
+    replace the model's (on a haltpoll guest one busy sample would make
+    the wake-up 122 µs "traced" against a model's 37 µs)."""
+    from sleepacc import reconcile
+    monkeypatch.setattr(sleepacc, "trace", lambda *a, **k: _FakeTrace(busy))
+    out, why = reconcile._trace_summaries(n=20)
+    assert why is None
+    w = out["nanosleep"]["wakeup"]["median"]
+    if busy < reconcile.MIN_TRACED:
+        assert w is None
+        s = summary()
+        s["wakeup"] = out["nanosleep"]["wakeup"]
+        res = diagnose(monkeypatch, VALUES, VM, {"nanosleep": s, "timerfd": summary(slack=0)})
+        cause = next(c for c in res["model"]["causes"] if c["name"] == "wakeup")
+        assert cause["basis"] == "inferred" and "model_ns" not in cause
+    else:
+        assert w == 90e3 - 1e3   # the busy samples' median less the tracer's cost
