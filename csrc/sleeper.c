@@ -110,7 +110,12 @@
  * after 1.5 s under stress-ng --cpu 2, over 0.5 ms late, auto against
  * timerfd: 48 against 26 at a 50 us cap, 80/57 at 25 us, 60/48 at 12 us,
  * 23/28 with no spin (two timerfd rows: 8/1 and 12/15); the median was
- * 0, 0, 6 and 18 us against timerfd's 18 us.  The kernel wait ends closer
+ * 0, 0, 6 and 18 us against timerfd's 18 us.  Longer sleeps make the same
+ * trade, smaller, so the cap does not grow with the sleep (measured on a
+ * guest whose host took about 2% of a spinning vCPU): 10 ms sleeps, 6,000
+ * per row taking turns, over 0.5 ms late: timerfd 129, a 12 us spin 143, a
+ * 50 us spin 153 (medians 42, 30 and 0.6 us); 100 ms, 300 per row: timerfd
+ * 11 and 17, a 12 us spin 14, a 100 us spin 26.  The kernel wait ends closer
  * to the deadline, so a sleep is never later than the kernel wait alone
  * would have been unless the spin itself loses the CPU, and the short
  * spin absorbs what it can.  A sleep no longer than CONTENDED_CAP is spun
