@@ -510,7 +510,7 @@ def _idle(c):
            "C-states (intel_idle.max_cstate=1 / processor.max_cstate=1; in a KVM guest "
            "cpuidle_haltpoll's guest_halt_poll_ns)")
     if _idle_kind(f) != "cstates":
-        fix = _halt_fix(f)   # no C-states for cpu_dma_latency to limit
+        fix = _halt_fix(f, _idle_ab(c))   # a halting (v)CPU: named by what the host is
     if base is None or dma0 is None:
         why = c.get("dma_why") or "the reference sleep could not be measured"
         ev.append(f"cpu_dma_latency=0 could not be measured: {why}")
@@ -566,15 +566,24 @@ def _idle_kind(f):
     return "halt" if none else "cstates"
 
 
-def _halt_fix(f):
-    """The fix for the idle cost, named by what the host is."""
+def _halt_fix(f, dma_gain=None):
+    """The fix for the idle cost, named by what the host is.  A guest with
+    cpuidle-haltpoll has an idle state for cpu_dma_latency to limit (held
+    at 0, only POLL is left: the vCPU polls instead of halting), so it is
+    named there unless the A/B (``dma_gain``: True, False, None not run)
+    measured it as changing nothing."""
     kind = _idle_kind(f)
     if kind == "vm_halt":
+        haltpoll = f.get("cpuidle_driver") == "haltpoll"
         poll = ("raise guest_halt_poll_ns (/sys/module/haltpoll/parameters)"
-                if f.get("cpuidle_driver") == "haltpoll" else
-                "the cpuidle-haltpoll driver (guest_halt_poll_ns)")
-        return (f"keep the vCPU from halting: {poll}, idle=poll, or halt polling on the "
-                "host (KVM halt_poll_ns); or spin the end of the sleep (sleepacc.sleep)")
+                if haltpoll else "the cpuidle-haltpoll driver (guest_halt_poll_ns)")
+        ways = [poll, "idle=poll", "halt polling on the host (KVM halt_poll_ns)"]
+        if haltpoll and dma_gain is not False:
+            ways.insert(0, "hold /dev/cpu_dma_latency at 0 while timing matters (sleepacc "
+                        "--dma-latency 0; only the POLL state is left"
+                        + (": measured here as a gain)" if dma_gain else ")"))
+        return (f"keep the vCPU from halting: {', '.join(ways[:-1])}, or {ways[-1]}; "
+                "or spin the end of the sleep (sleepacc.sleep)")
     if kind == "halt":
         return ("keep the CPU from halting (idle=poll) or spin the end of the sleep "
                 "(sleepacc.sleep)")
@@ -598,8 +607,8 @@ def _halt(c):
                          "no cpuidle driver: cpu_dma_latency cannot stop it)"),
            "halt": "no cpuidle driver: the CPU idles in HLT",
            "cstates": f"cpuidle driver {f.get('cpuidle_driver')}: idle states to leave"}[kind]]
-    fix = _halt_fix(f)
     idle_ab = _idle_ab(c)
+    fix = _halt_fix(f, idle_ab)
     if kind == "cstates" and idle_ab is not None and not idle_ab:
         fix = "spin the end of the sleep (sleepacc.sleep)"
         ev.append("holding cpu_dma_latency at 0 measured no gain here (A/B now)")
@@ -683,10 +692,12 @@ def _virtualisation(c):
         ev.append(f"best wake-up measured here: {_ref(best)} median error {format_ns(best.median)} "
                   f"without slack; idle bare metal typically takes about "
                   f"{format_ns(BARE_METAL_WAKE_NS)}")
+    # the guest's own remedy for halting, unless it already has it
+    poll = "" if f.get("cpuidle_driver") == "haltpoll" else " or cpuidle-haltpoll"
     return _finding(
         "virtualisation", "problem" if (gain or 0) >= 5_000 else "ok",
         "a virtual CPU: timer interrupts and wake-ups pass through the hypervisor", gain, ev,
-        "inside the guest: the hybrid method (spin the last part) or haltpoll; on the host: "
+        f"inside the guest: the hybrid method (spin the last part){poll}; on the host: "
         "dedicated vCPUs, posted interrupts/APICv, or bare metal for timing-critical work",
         estimate=True)
 

@@ -51,6 +51,9 @@ def diagnose(monkeypatch, values=VALUES, facts=None, traced=None, why=None):
 
 
 VM = {"virtualization": "hypervisor", "cpuidle_driver": "none"}
+# a guest with cpuidle-haltpoll: cpu_dma_latency at 0 leaves only POLL
+HALTPOLL = {"virtualization": "hypervisor", "cpuidle_driver": "haltpoll",
+            "cpuidle_states": "POLL:0,haltpoll idle:1"}
 METAL = {"virtualization": "none", "cpuidle_driver": "intel_idle",
          "cpuidle_states": "POLL:0,C1:2,C6:100"}
 # the A/B measures no gain, nor does the ladder's cpu_dma_latency step
@@ -67,7 +70,7 @@ def advice_lines(res):
                     if f["fix"] and f["status"] in ("problem", "option", "unknown")]
 
 
-@pytest.mark.parametrize("facts", [VM, METAL], ids=["vm", "metal"])
+@pytest.mark.parametrize("facts", [VM, HALTPOLL, METAL], ids=["vm", "haltpoll", "metal"])
 @pytest.mark.parametrize("traced", [TRACED, None], ids=["traced", "untraced"])
 def test_no_advice_line_contradicts_a_measured_finding(monkeypatch, facts, traced):
     res = diagnose(monkeypatch, NO_DMA_GAIN, facts, traced, "trace: needs root")
@@ -126,6 +129,25 @@ def test_the_halt_cost_is_named_by_what_the_host_is(monkeypatch):
     # bare metal whose A/B measured cpu_dma_latency as changing nothing: not advised
     metal0 = by_id(diagnose(monkeypatch, NO_DMA_GAIN, METAL, TRACED))["idle_halt"]
     assert "cpu_dma_latency" not in metal0["fix"]
+
+
+def test_a_haltpoll_guest_is_told_of_cpu_dma_latency_where_it_measured_a_gain(monkeypatch):
+    """haltpoll has an idle state for cpu_dma_latency to limit: held at 0
+    the vCPU polls instead of halting.  Both idle findings name it where
+    the A/B measured a gain, neither where it measured none, and the guest
+    is not told to load the driver it has."""
+    gain = by_id(diagnose(monkeypatch, DMA_GAIN, HALTPOLL, TRACED))
+    assert gain["idle_states"]["status"] == "problem"
+    for fid in ("idle_states", "idle_halt"):
+        fix = gain[fid]["fix"]
+        assert "cpu_dma_latency" in fix and "measured here as a gain" in fix, fid
+        assert "guest_halt_poll_ns" in fix and "spin" in fix, fid
+    assert "haltpoll" not in gain["virtualisation"]["fix"]
+    assert "cpuidle-haltpoll" in by_id(diagnose(monkeypatch, DMA_GAIN, VM, TRACED))[
+        "virtualisation"]["fix"]
+    none = by_id(diagnose(monkeypatch, NO_DMA_GAIN, HALTPOLL, TRACED))
+    for fid in ("idle_states", "idle_halt"):
+        assert "cpu_dma_latency" not in (none[fid]["fix"] or ""), fid
 
 
 def test_the_traced_halt_cost_is_idle_less_busy(monkeypatch):
