@@ -41,6 +41,9 @@
  *   cpuidle_driver, cpuidle_governor        (str; /sys cpuidle)
  *   cpuidle_states   (str; cpu0 states "name:exit latency us", e.g.
  *                     "POLL:0,C1:1,C2:400")
+ *   guest_halt_poll_ns (int; /sys/module/haltpoll/parameters: how long a
+ *                     guest's idle vCPU polls before it halts; unknown
+ *                     without the haltpoll governor)
  *   virtualization   (str; "hypervisor" when the CPU flag is set, else "none")
  *   hypervisor_type  (str; /sys/hypervisor/type)
  *   dmi_product      (str; /sys/class/dmi/id sys_vendor + product_name)
@@ -621,6 +624,9 @@ int sleepacc_host_facts(sleepacc_fact *facts_out, size_t cap, size_t *count)
   add_file(&fs, "cpuidle_driver", "/sys/devices/system/cpu/cpuidle/current_driver");
   add_file(&fs, "cpuidle_governor", "/sys/devices/system/cpu/cpuidle/current_governor_ro");
   add_cpuidle_states(&fs);
+  v = 0;
+  add_int(&fs, "guest_halt_poll_ns", v,
+          sleepacc__read_int("/sys/module/haltpoll/parameters/guest_halt_poll_ns", &v) == 0);
   add_virt(&fs, t);
   int64_t rt = 0;
   int ok = sleepacc__read_int("/proc/sys/kernel/sched_rt_runtime_us", &rt) == 0;

@@ -566,6 +566,13 @@ def _idle_kind(f):
     return "halt" if none else "cstates"
 
 
+def _poll_now(f, form):
+    """form with the host fact guest_halt_poll_ns (how long an idle vCPU
+    polls before it halts) in it, or "" where it is unknown."""
+    ns = f.get("guest_halt_poll_ns")
+    return form.format(format_ns(ns)) if isinstance(ns, int) else ""
+
+
 def _halt_fix(f, dma_gain=None):
     """The fix for the idle cost, named by what the host is.  A guest with
     cpuidle-haltpoll has an idle state for cpu_dma_latency to limit (held
@@ -575,7 +582,8 @@ def _halt_fix(f, dma_gain=None):
     kind = _idle_kind(f)
     if kind == "vm_halt":
         haltpoll = f.get("cpuidle_driver") == "haltpoll"
-        poll = ("raise guest_halt_poll_ns (/sys/module/haltpoll/parameters)"
+        poll = ("raise guest_halt_poll_ns (" + _poll_now(f, "now {}; ")
+                + "/sys/module/haltpoll/parameters)"
                 if haltpoll else "the cpuidle-haltpoll driver (guest_halt_poll_ns)")
         ways = [poll, "idle=poll", "halt polling on the host (KVM halt_poll_ns)"]
         if haltpoll and dma_gain is not False:
@@ -602,7 +610,8 @@ def _halt(c):
             "cstates": "a CPU in an idle state"}[kind]
     s = ((c.get("trace") or {}).get("methods") or {}).get(REFERENCE_METHOD)
     ev = [{"vm_halt": "a virtual machine whose vCPU halts when idle ("
-                      + ("cpuidle-haltpoll: it polls for guest_halt_poll_ns, then halts)"
+                      + ("cpuidle-haltpoll: it polls for guest_halt_poll_ns"
+                         + _poll_now(f, " ({})") + ", then halts)"
                          if f.get("cpuidle_driver") == "haltpoll" else
                          "no cpuidle driver: cpu_dma_latency cannot stop it)"),
            "halt": "no cpuidle driver: the CPU idles in HLT",

@@ -57,9 +57,22 @@ static void test_required_facts(void)
     "clocksources_available", "hz", "hz_source", "high_res_timers", "nohz",
     "timer_slack_ns", "cpu_model", "cpus_online", "cpus_isolated", "cpufreq_governor",
     "cpuidle_driver", "cpuidle_states", "virtualization", "rt_runtime_us", "rt_period_us",
-    "cmdline", "loadavg_1m", "sched_policy"};
+    "cmdline", "loadavg_1m", "sched_policy", "guest_halt_poll_ns"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     CHECKF(find(f, n, keys[i]) != NULL, "missing key %s", keys[i]);
+
+  /* the haltpoll governor's polling time: the file's value where it is readable */
+  long long poll = 0;
+  const sleepacc_fact *gp = find(f, n, "guest_halt_poll_ns");
+  FILE *pf = fopen("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "r");
+  int have = pf && fscanf(pf, "%lld", &poll) == 1;
+  if (pf)
+    fclose(pf);
+  if (gp && have)
+    CHECKF(gp->type == SLEEPACC_FACT_INT && gp->i == poll, "guest_halt_poll_ns %lld, file %lld",
+           (long long)gp->i, poll);
+  else if (gp)
+    CHECK(gp->type == SLEEPACC_FACT_UNKNOWN);
 
   /* the issue: clocksource and HZ are read or estimated on this machine */
   const sleepacc_fact *cs = find(f, n, "clocksource");

@@ -53,7 +53,7 @@ def diagnose(monkeypatch, values=VALUES, facts=None, traced=None, why=None):
 VM = {"virtualization": "hypervisor", "cpuidle_driver": "none"}
 # a guest with cpuidle-haltpoll: cpu_dma_latency at 0 leaves only POLL
 HALTPOLL = {"virtualization": "hypervisor", "cpuidle_driver": "haltpoll",
-            "cpuidle_states": "POLL:0,haltpoll idle:1"}
+            "cpuidle_states": "POLL:0,haltpoll idle:1", "guest_halt_poll_ns": 0}
 METAL = {"virtualization": "none", "cpuidle_driver": "intel_idle",
          "cpuidle_states": "POLL:0,C1:2,C6:100"}
 # the A/B measures no gain, nor does the ladder's cpu_dma_latency step
@@ -148,6 +148,21 @@ def test_a_haltpoll_guest_is_told_of_cpu_dma_latency_where_it_measured_a_gain(mo
     none = by_id(diagnose(monkeypatch, NO_DMA_GAIN, HALTPOLL, TRACED))
     for fid in ("idle_states", "idle_halt"):
         assert "cpu_dma_latency" not in (none[fid]["fix"] or ""), fid
+
+
+@pytest.mark.parametrize("poll_ns, said", [(0, "0 ns"), (200_000, "200 µs"), (None, None)])
+def test_a_haltpoll_guest_is_told_how_long_its_vcpu_polls(monkeypatch, poll_ns, said):
+    """The host fact guest_halt_poll_ns (0: the vCPU halts at once) is in
+    the evidence and the fix that says to raise it; unknown, neither
+    names a value."""
+    f = by_id(diagnose(monkeypatch, DMA_GAIN, dict(HALTPOLL, guest_halt_poll_ns=poll_ns),
+                       TRACED))["idle_halt"]
+    text = " ".join(f["evidence"])
+    if said is None:
+        assert "guest_halt_poll_ns, then halts" in text and "(now" not in f["fix"]
+    else:
+        assert f"guest_halt_poll_ns ({said}), then halts" in text
+        assert f"raise guest_halt_poll_ns (now {said};" in f["fix"]
 
 
 def test_the_traced_halt_cost_is_idle_less_busy(monkeypatch):
