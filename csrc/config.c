@@ -63,6 +63,7 @@
   XX(S_PERIOD, "period_ns", EINVAL, "must be positive and at most 86400 s (one day)")         \
   XX(S_MISSED, "missed", EINVAL, "must be 'skip', 'burst' or 'delay'")                        \
   XX(S_RT_PRIORITY, "rt_priority", EINVAL, "must be 0..99 (0: off)")                          \
+  XX(S_SLICE, "slice_ns", EINVAL, "must be 0 (off) or 0.0001..0.1 s")                          \
   XX(S_DEADLINE_NEG, "deadline_ns", EINVAL, "must be a CLOCK_MONOTONIC time in ns")           \
   XX(S_DEADLINE_DAY, "deadline_ns", EINVAL, "must be at most one day ahead")                 \
   XX(SECONDS_FINITE, "duration_ns", EINVAL, "must be finite")                                 \
@@ -253,6 +254,8 @@ static int sleepacc__sleeper_rule(const sleepacc_sleeper_config *c, int pacer) {
   if (c->dma_latency_us < -1 || c->dma_latency_us > SLEEPACC_MAX_DMA_LATENCY_US)
     return SLEEPACC__R_S_DMA;
   if (c->rt_priority < 0 || c->rt_priority > 99) return SLEEPACC__R_S_RT_PRIORITY;
+  if (c->slice_ns != 0 && (c->slice_ns < SLEEPACC_MIN_SLICE_NS || c->slice_ns > SLEEPACC_MAX_SLICE_NS))
+    return SLEEPACC__R_S_SLICE;
   if (!pacer) return SLEEPACC__R_OK;
   if (c->period_ns <= 0 || c->period_ns > SLEEPACC_MAX_DURATION_NS) return SLEEPACC__R_S_PERIOD;
   if (sleepacc_missed_from_name(c->missed) < 0) return SLEEPACC__R_S_MISSED;
@@ -370,6 +373,7 @@ const sleepacc_field sleepacc_sleeper_config_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_config, period_ns, I64),
     SLEEPACC__F(sleepacc_sleeper_config, missed, STR),
     SLEEPACC__F(sleepacc_sleeper_config, rt_priority, I64),
+    SLEEPACC__F(sleepacc_sleeper_config, slice_ns, I64),
     SLEEPACC__END,
 };
 
@@ -412,6 +416,8 @@ const sleepacc_field sleepacc_sleeper_stats_fields[] = {
     SLEEPACC__F(sleepacc_sleeper_stats, rt_priority, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, rt_spins, I64),
     SLEEPACC__F(sleepacc_sleeper_stats, rt_denied, BOOL),
+    SLEEPACC__F(sleepacc_sleeper_stats, slice_held_ns, I64),
+    SLEEPACC__F(sleepacc_sleeper_stats, slice_denied, BOOL),
     SLEEPACC__END,
 };
 

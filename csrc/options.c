@@ -63,6 +63,7 @@ const sleepacc_option sleepacc_sleeper_options[] = {
     SOPT("period", SECONDS, period_ns, 1), /* lo 1: > 0 */
     SOPT("missed", NAME, missed, 0),
     SOPT("rt_priority", INT64, rt_priority, 0),
+    SOPT("slice", SECONDS, slice_ns, 0),
     {NULL, 0, NULL, 0, 0},
 };
 
@@ -70,9 +71,9 @@ const sleepacc_option sleepacc_sleeper_options[] = {
  * bindings take them: the first one positional (a sleeper's method, a
  * pacer's period), the rest by name; Python's Sleeper/Pacer signatures and
  * Lua's sa.sleeper/sa.pacer option tables are these. */
-const char *const sleepacc_precise_takes[2][7] = {
-    {"method", "quantile", "margin", "handoff", "dma_latency", "rt_priority", NULL},
-    {"period", "method", "missed", "handoff", "dma_latency", "rt_priority", NULL},
+const char *const sleepacc_precise_takes[2][8] = {
+    {"method", "quantile", "margin", "handoff", "dma_latency", "rt_priority", "slice", NULL},
+    {"period", "method", "missed", "handoff", "dma_latency", "rt_priority", "slice", NULL},
 };
 
 const char *sleepacc_option_of_field(const char *field) {

@@ -70,6 +70,10 @@ const char *sleepacc_errname(int err);
 /* Largest /dev/cpu_dma_latency request (us): the kernel's "no constraint"
  * value (PM_QOS_CPU_LATENCY_DEFAULT_VALUE). */
 #define SLEEPACC_MAX_DMA_LATENCY_US 2000000000
+/* The scheduler slice a sleeper may hold for its thread (sched_setattr's
+ * runtime of a normal thread, Linux 6.12+): the kernel's own bounds. */
+#define SLEEPACC_MIN_SLICE_NS 100000LL
+#define SLEEPACC_MAX_SLICE_NS 100000000LL
 /* Largest timer slack the core sets: one second.  Slack lengthens every
  * kernel sleep by up to its value, so a larger one could hold a run far past
  * its budget. */
@@ -693,6 +697,9 @@ typedef struct sleepacc_sleeper {
   int cur_rt_raised;          /* the sleep in progress raised it already */
   int64_t cur_rt_from_ns;     /* when its spin under that policy began */
   unsigned char rt_saved[64]; /* the thread's scheduling attributes before */
+  int64_t slice_held_ns;      /* opt-in: the slice set for slice_tid until close (0: none) */
+  int slice_tid;              /*   the thread (the one that opened the sleeper) */
+  int slice_denied;           /*   it could not be set (see sleeper.c) */
 } sleepacc_sleeper;
 
 /* What a binding may know of a sleeper (sleepacc_sleeper_stats_fields). */
@@ -731,6 +738,9 @@ typedef struct sleepacc_sleeper_stats {
   int64_t rt_priority;        /* the opt-in SCHED_FIFO priority of the spin (0: off) */
   int64_t rt_spins;           /* sleeps whose end ran under it */
   int rt_denied;              /* the policy could not be set (no privilege) */
+  int64_t slice_held_ns;      /* opt-in: the slice held for the opening thread (0: none) */
+  int slice_denied;           /* it could not be held (not a normal thread, or a kernel
+                                 before 6.12, which has no per-thread slice) */
 } sleepacc_sleeper_stats;
 /* Strategy name ("auto", ...), or NULL out of range. */
 const char *sleepacc_strategy_name(int strategy);
@@ -746,11 +756,14 @@ typedef struct sleepacc_sleeper_config {
   int64_t period_ns;       /* pacer: the period, (0, one day] */
   const char *missed;      /* pacer: "skip", "burst" or "delay" ("skip") */
   int64_t rt_priority;     /* opt-in: spin the end under SCHED_FIFO at this, 1..99 (0: off) */
+  int64_t slice_ns;        /* opt-in: hold the opening thread's scheduler slice at this,
+                            * SLEEPACC_MIN_SLICE_NS..SLEEPACC_MAX_SLICE_NS, until close (0: off) */
 } sleepacc_sleeper_config;
 void sleepacc_sleeper_config_default(sleepacc_sleeper_config *c);
 /* Every rule of c (pacer != 0: also the period and missed policy): 0, or a
  * negative errno with *field ("method", "quantile", "margin_ns",
- * "handoff_ns", "dma_latency_us", "period_ns", "missed") and *message. */
+ * "handoff_ns", "dma_latency_us", "period_ns", "missed", "rt_priority",
+ * "slice_ns") and *message. */
 int sleepacc_sleeper_config_explain(const sleepacc_sleeper_config *c, int pacer,
                                     const char **field, const char **message);
 /* Check c, open, set the hand-off, hold the dma latency; on failure nothing

@@ -433,7 +433,7 @@ extern const sleepacc_option sleepacc_options[]; /* and a NULL name row */
 extern const sleepacc_option sleepacc_sleeper_options[];
 /* The options of that list a sleeper [0] and a pacer [1] take, NULL-ended,
  * the first an argument (method, period), the rest by name. */
-extern const char *const sleepacc_precise_takes[2][7];
+extern const char *const sleepacc_precise_takes[2][8];
 /* The option that fills a field of either list ("env.dma_latency_us" ->
  * "dma_latency", "period_ns" -> "period"); another field is returned as is. */
 const char *sleepacc_option_of_field(const char *field);

@@ -811,6 +811,125 @@ static void test_rt_opt_in_restored(void) {
   setpriority(PRIO_PROCESS, 0, nice0 - 1);
 }
 
+/* The thread's slice as sched_getattr reports it (-1 unknown). */
+static int64_t thread_slice(void) {
+  struct {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+    uint32_t util_min, util_max;
+  } a;
+  memset(&a, 0, sizeof a);
+  if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
+  return (int64_t)a.runtime;
+}
+
+/* Set the thread's slice (0: the kernel's default) as another library would. */
+static int set_thread_slice(int64_t ns) {
+  struct {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+    uint32_t util_min, util_max;
+  } a;
+  memset(&a, 0, sizeof a);
+  if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
+  a.size = sizeof a;
+  a.flags = 0;
+  a.runtime = (uint64_t)ns;
+  return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+static void test_slice_opt_in_restored(void) {
+  sleepacc_sleeper_config c;
+  sleepacc_sleeper_stats st;
+  sleepacc_sleeper A, B;
+  const char *field = NULL, *msg = NULL;
+  int nice0 = getpriority(PRIO_PROCESS, 0);
+  int64_t before = thread_slice();
+  sleepacc_sleeper_config_default(&c);
+  CHECK(c.slice_ns == 0); /* never the default */
+  /* bad values: named, before anything is opened, the thread untouched */
+  static const int64_t bad[] = {1, 99999, 100000001, -1};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    c.slice_ns = bad[k];
+    CHECK(sleepacc_sleeper_config_explain(&c, 0, &field, &msg) == -EINVAL && field &&
+          !strcmp(field, "slice_ns") && msg);
+    field = NULL;
+    CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == -EINVAL && field &&
+          !strcmp(field, "slice_ns"));
+    CHECK(thread_slice() == before);
+  }
+  if (sched_getscheduler(0) != SCHED_OTHER || before <= 0) {
+    printf("  note: no per-thread slice here; the slice opt-in is not exercised\n");
+    return;
+  }
+  /* held from open to close, for a sleeper and for a pacer */
+  c.slice_ns = 100000;
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  sleepacc_sleeper_stats_get(&S, &st);
+  if (st.slice_denied) {
+    CHECK(st.slice_held_ns == 0 && thread_slice() == before);
+    printf("  note: this kernel keeps no slice per thread; the opt-in is denied\n");
+    sleepacc_sleeper_close(&S);
+    return;
+  }
+  CHECK(st.slice_held_ns == 100000 && st.slice_ns == 100000 && thread_slice() == 100000);
+  for (int i = 0; i < 20; i++) {
+    int64_t dl = sleepacc_now_ns() + (i % 2 ? 200000LL : 1000000LL);
+    CHECK(sleep_until(&S, dl, 0) == 1 && sleepacc_now_ns() >= dl);
+    CHECK(thread_slice() == 100000 && getpriority(PRIO_PROCESS, 0) == nice0);
+  }
+  sleepacc_sleeper_close(&S);
+  CHECKF(thread_slice() == before, "slice %lld after close, %lld before",
+         (long long)thread_slice(), (long long)before);
+  sleepacc_sleeper_stats_get(&S, &st);
+  CHECK(st.slice_held_ns == 0);
+  c.period_ns = 1000000;
+  c.method = "clock_nanosleep"; /* a kernel wait holds it too */
+  CHECK(sleepacc_pacer_open_config(&P, &c, &field) == 0 && thread_slice() == 100000);
+  sleepacc_pacer_close(&P);
+  CHECK(thread_slice() == before);
+  c.method = "auto";
+  /* two holds, closed in either order: the thread runs with the last one
+   * still open and is as it was once both are closed */
+  for (int order = 0; order < 2; order++) {
+    c.slice_ns = 300000;
+    CHECK(sleepacc_sleeper_open_config(&A, &c, &field) == 0);
+    c.slice_ns = 200000;
+    CHECK(sleepacc_sleeper_open_config(&B, &c, &field) == 0 && thread_slice() == 200000);
+    sleepacc_sleeper_close(order ? &A : &B);
+    CHECKF(thread_slice() == (order ? 200000 : 300000), "order %d: %lld", order,
+           (long long)thread_slice());
+    sleepacc_sleeper_close(order ? &B : &A);
+    CHECKF(thread_slice() == before, "order %d: %lld after both, %lld before", order,
+           (long long)thread_slice(), (long long)before);
+  }
+  /* a slice changed by someone else meanwhile is left as they set it */
+  c.slice_ns = 100000;
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  CHECK(set_thread_slice(400000) == 0);
+  sleepacc_sleeper_close(&S);
+  CHECK(thread_slice() == 400000);
+  CHECK(set_thread_slice(0) == 0 && thread_slice() == before);
+  /* a child of fork() closes its copy without touching the parent's thread */
+  CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sleepacc_sleeper_close(&S);
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+  CHECK(thread_slice() == 100000);
+  sleepacc_sleeper_close(&S);
+  CHECK(thread_slice() == before);
+}
+
 int main(void) {
   TEST(test_strategy_names);
   TEST(test_bad_input);
@@ -828,6 +947,7 @@ int main(void) {
   TEST(test_fork_reopens);
   TEST(test_pacer_unwait_and_wait_with);
   TEST(test_rt_opt_in_restored);
+  TEST(test_slice_opt_in_restored);
   TEST(test_contention_entered_and_left);
   TEST(test_contention_short_sleeps);
   TEST(test_lost_slice_enters_at_once);
