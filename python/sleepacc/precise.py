@@ -58,12 +58,12 @@ class _Precise:
 def _config(given: dict) -> dict:
     """The options of a Sleeper or Pacer as the core takes them
     (sleepacc_sleeper_options): None is not given for margin and handoff (the
-    core's default) and dma_latency (left as it is).  Each value is
+    core's default), dma_latency (left as it is) and slice (off).  Each value is
     converted by the core's rule of its kind and every rule is the core's
     (``_core.Sleeper.__init__``), worded ``"<argument>: <message>, got
     <value>"``."""
     return {k: v for k, v in given.items()
-            if v is not None or k not in ("margin", "handoff", "dma_latency")}
+            if v is not None or k not in ("margin", "handoff", "dma_latency", "slice")}
 
 
 def _stat(key: str, doc: str) -> property:
@@ -72,7 +72,7 @@ def _stat(key: str, doc: str) -> property:
 
 
 class Sleeper(_Precise, _core.Sleeper):
-    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF, dma_latency=None, rt_priority=0)
+    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=None)
 
     The C core's sleeper (``sleepacc._core.Sleeper``): ``sleep(seconds)``
     and ``sleep_until(monotonic_ns)`` never return before their deadline;
@@ -104,6 +104,17 @@ class Sleeper(_Precise, _core.Sleeper):
     the sleep returns, on every path; no hand-off then.  Without the
     privilege the sleep goes on as a normal thread (``stats["rt_denied"]``).
 
+    ``slice`` (seconds, 0.0001 to 0.1; None, the default, is off) is an
+    opt-in for a loop that shares busy CPUs: the creating thread's
+    scheduler slice (Linux 6.12+) is held at that value until ``close()``,
+    so its wake-ups preempt a busy CPU's task sooner instead of now and
+    then waiting for the next tick (4 ms at HZ=250).  It changes the thread
+    for the sleeper's life, for its work between sleeps too, which is where
+    it pays (README, "Under load").  ``stats["slice_held_ns"]`` says it is
+    held; ``stats["slice_denied"]`` where the thread is not a normal one or
+    the kernel keeps no slice per thread.  Close sleepers in any order:
+    the thread is as it was once the last is closed.
+
     Under CPU contention ``auto`` spins little (see ``stats["decision"]``
     and ``stats["reason"]``).
     """
@@ -115,10 +126,11 @@ class Sleeper(_Precise, _core.Sleeper):
 
     def __init__(self, method: str = _DEFAULTS["method"], quantile: float = _DEFAULTS["quantile"],
                  margin: Optional[float] = None, handoff: float = HANDOFF,
-                 dma_latency: Optional[int] = None, rt_priority: int = 0) -> None:
+                 dma_latency: Optional[int] = None, rt_priority: int = 0,
+                 slice: Optional[float] = None) -> None:
         super().__init__(_config({
             "method": method, "quantile": quantile, "margin": margin, "handoff": handoff,
-            "dma_latency": dma_latency, "rt_priority": rt_priority}))
+            "dma_latency": dma_latency, "rt_priority": rt_priority, "slice": slice}))
 
     def sleep(self, seconds: float) -> None:
         """Sleep ``seconds`` (int or float, any finite number >= 0, like
@@ -148,15 +160,16 @@ class Sleeper(_Precise, _core.Sleeper):
 
 
 class Pacer(_Precise, _core.Pacer):
-    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF, dma_latency=None, rt_priority=0)
+    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=None)
 
     Periodic ticks at ``start_ns + k * period`` (k = 1, 2, ...), so no drift
     accumulates.  ``for deadline in pacer:`` yields each tick's deadline
     (CLOCK_MONOTONIC ns) for ever; ``wait()`` returns the next one.  A tick
     whose deadline passed before ``wait()`` was called is missed: ``"skip"``
     drops the passed ticks, ``"burst"`` delivers each at once, ``"delay"``
-    restarts the schedule from now.  ``handoff``, ``dma_latency`` and
-    ``rt_priority`` as for ``Sleeper``.
+    restarts the schedule from now.  ``handoff``, ``dma_latency``,
+    ``rt_priority`` and ``slice`` as for ``Sleeper``: a frame loop that runs
+    beside other work is the case ``slice`` is for.
     """
 
     __slots__ = ()
@@ -172,10 +185,10 @@ class Pacer(_Precise, _core.Pacer):
     def __init__(self, period: float, method: str = _DEFAULTS["method"],
                  missed: str = _DEFAULTS["missed"],
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None,
-                 rt_priority: int = 0) -> None:
+                 rt_priority: int = 0, slice: Optional[float] = None) -> None:
         super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
-            "dma_latency": dma_latency, "rt_priority": rt_priority}))
+            "dma_latency": dma_latency, "rt_priority": rt_priority, "slice": slice}))
 
     def wait(self) -> int:
         """Wait for the next tick and return its deadline (ns); never before it.

@@ -339,6 +339,31 @@ test("rt_priority: opt-in, refused out of range naming it, the thread as found",
   p:close()
 end)
 
+test("slice: opt-in, refused out of range naming it, held until close", function()
+  local probe = function() local s = sa.sleeper("auto"); local v = s:stats().slice_ns; s:close(); return v end
+  local before = probe()
+  T.eq(sa.sleeper("auto"):stats().slice_held_ns, 0, "never the default")
+  T.raises_naming("slice", sa.sleeper, "auto", {slice = 1e-6})
+  T.raises_naming("slice", sa.pacer, 0.001, {slice = 0.2})
+  T.eq(probe(), before, "thread after a refused slice")
+  local s = assert(sa.sleeper("auto", {slice = 1e-4}))
+  local st = s:stats()
+  if st.slice_denied then
+    T.eq(st.slice_held_ns, 0, "denied: nothing held")
+  else
+    T.eq(st.slice_held_ns, 100000, "held")
+    T.eq(probe(), 100000, "the thread's slice while held")
+    local p = assert(sa.pacer(0.001, {method = "clock_nanosleep", slice = 2e-4}))
+    T.eq(p:stats().sleeper.slice_held_ns, 200000, "a pacer holds it too")
+    for _ = 1, 5 do p:wait() end
+    s:close()   -- out of order: the pacer's is still held
+    T.eq(probe(), 200000, "the last open hold")
+    p:close()
+  end
+  s:close()
+  T.eq(probe(), before, "thread after close")
+end)
+
 test("dma_latency on a sleeper and a pacer: held, or an error naming it", function()
   for _, make in ipairs{function() return sa.sleeper("auto", {dma_latency = 0}) end,
                         function() return sa.pacer(0.001, {dma_latency = 0}) end} do

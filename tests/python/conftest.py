@@ -75,10 +75,23 @@ def thread_slack_ns(tid=None):
     raise FileNotFoundError(paths[-1])
 
 
+def thread_slice_ns():
+    """The calling thread's scheduler slice (se.slice of
+    /proc/thread-self/sched, a scheduler-debug kernel's), or None."""
+    try:
+        with open("/proc/thread-self/sched") as f:
+            for line in f:
+                if line.startswith("se.slice"):
+                    return int(line.split(":")[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def thread_state():
-    """(slack, policy, priority, affinity) of the calling thread."""
+    """(slack, policy, priority, affinity, slice) of the calling thread."""
     return (thread_slack_ns(), os.sched_getscheduler(0), os.sched_getparam(0).sched_priority,
-            frozenset(os.sched_getaffinity(0)))
+            frozenset(os.sched_getaffinity(0)), thread_slice_ns())
 
 
 @pytest.fixture

@@ -145,7 +145,7 @@ SLEEPER_KEYS = {"count", "misses", "spin_ns", "lateness", "strategy", "kernel", 
                 "rt_fallbacks", "preempted_spins", "contended", "last_wake_ns",
                 "dma_latency_us", "margins", "decision", "reason", "contention", "cpu_pressure",
                 "wake_delay_ns", "contended_episodes", "slice_ns", "rt_priority", "rt_spins",
-                "rt_denied"}
+                "rt_denied", "slice_held_ns", "slice_denied"}
 
 
 def test_sleeper_and_pacer_stats_by_the_core_tables():

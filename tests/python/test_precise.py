@@ -647,6 +647,52 @@ def test_rt_priority_is_opt_in_and_the_thread_is_restored(unchanged_thread):
     assert p.stats["sleeper"]["rt_priority"] == 1
 
 
+def test_slice_is_opt_in_held_until_close_and_the_thread_is_restored(unchanged_thread):
+    def slice_now():   # the thread's slice, as a new sleeper reads it at open
+        with sleepacc.Sleeper() as probe:
+            return probe.stats["slice_ns"]
+
+    before = slice_now()
+    assert sleepacc.Sleeper().stats["slice_held_ns"] == 0       # never the default
+    assert sleepacc.Pacer(0.01).stats["sleeper"]["slice_held_ns"] == 0
+    for bad, exc in ((1e-6, ValueError), (0.2, ValueError), (-1, ValueError),
+                     ("1ms", TypeError)):
+        with pytest.raises(exc, match="^slice: "):
+            sleepacc.Sleeper("auto", slice=bad)
+        with pytest.raises(exc, match="^slice: "):
+            sleepacc.Pacer(0.01, slice=bad)
+    assert slice_now() == before
+    s = sleepacc.Sleeper("auto", slice=1e-4)
+    if s.stats["slice_denied"]:
+        s.close()
+        pytest.skip("this thread or kernel keeps no slice of its own (Linux 6.12+)")
+    assert s.stats["slice_held_ns"] == 100_000 and slice_now() == 100_000
+    for d in (1e-4, 1e-3):
+        t0 = time.monotonic_ns()
+        s.sleep(d)
+        assert time.monotonic_ns() - t0 >= d * 1e9
+    # a pacer too, closed after the sleeper: the thread runs with the last
+    # hold still open, and is as it was once both are closed
+    p = sleepacc.Pacer(1e-3, method="clock_nanosleep", slice=2e-4)
+    for _ in range(5):
+        p.wait()
+    assert p.stats["sleeper"]["slice_held_ns"] == 200_000 and slice_now() == 200_000
+    s.close()
+    assert slice_now() == 200_000
+    p.close()
+    assert slice_now() == before and s.stats["slice_held_ns"] == 0
+    # held by the thread that created it, whichever thread sleeps or closes
+    out = {}
+    def other():
+        out["s"] = sleepacc.Sleeper("auto", slice=3e-4)
+        out["slice"] = slice_now()
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert out["slice"] == 300_000 and slice_now() == before
+    out["s"].close()
+
+
 def test_auto_keeps_its_signal_files_per_sleeper_and_thread():
     # auto keeps its signal files open (one read per window); they close
     # with the sleeper, and a sleeper used from another thread reads that
