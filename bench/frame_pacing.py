@@ -8,6 +8,8 @@ Side by side in one run, each row pacing an empty frame loop at 60 Hz:
   pygame tick_busy_loop(60)  pygame.time.Clock().tick_busy_loop(60): spins
   Pacer(1/60) auto           sleepacc.Pacer(1/60): timerfd + learned spin margin
   Pacer(1/60) clock_nanosleep  sleepacc.Pacer(1/60, method="clock_nanosleep")
+  ... slice=100us            the same Pacers holding the thread's scheduler
+                             slice at 100 us (opt-in, Linux 6.12+)
   Python spin                `while time.monotonic_ns() < deadline: pass` to
                              the ideal schedule: the limit seen from Python
 
@@ -27,9 +29,13 @@ to the Python spin's, the limit seen from Python.
 
 Then the same rows under `stress-ng --cpu N` (N the CPU count; bounded by
 its --timeout) when stress-ng is installed (--no-load skips it), with the
-loaded auto Pacer's p99 interval error against the clock_nanosleep Pacer's.
+loaded auto Pacer's p99 interval error against the clock_nanosleep Pacer's;
+and under the same load once more with WORK ms of busy work in each frame
+(--work, default 2; 0 skips that table), as a game's frame has: a thread
+that spends its share on work between waits is the one whose wake-ups wait
+for a tick, and the one the slice is for.
 
-    SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy python bench/frame_pacing.py [--rounds N] [--frames N] [--no-load]
+    SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy python bench/frame_pacing.py [--rounds N] [--frames N] [--work MS] [--no-load]
 
 pygame comes from PyPI (`pip install pygame`, the bench extra); without it
 its rows are left out, saying so.
@@ -52,48 +58,62 @@ from _stress import cpu_hog  # noqa: E402
 
 PERIOD_NS = 1_000_000_000 // 60   # 16.666 ms (the ideal schedule uses the exact k/60 s)
 WARMUP = 10                       # frames per round not counted (auto learns from them)
+SLICE = 100e-6                    # the slice rows' opt-in (the kernel's least slice)
 
 
 def ideal_ns(t0, k):
     return t0 + (k * 1_000_000_000) // 60
 
 
-def run_pygame(busy, frames):
+def busy(ns):
+    """A frame's own work: ns of busy CPU time in Python (0: none)."""
+    if ns > 0:
+        end = time.monotonic_ns() + ns
+        while time.monotonic_ns() < end:
+            pass
+
+
+def run_pygame(busy_loop, frames, work_ns):
     import pygame
     clock = pygame.time.Clock()
-    tick = clock.tick_busy_loop if busy else clock.tick
+    tick = clock.tick_busy_loop if busy_loop else clock.tick
     mono = time.monotonic_ns
     for _ in range(WARMUP):
         tick(60)
+        busy(work_ns)
     ts = []
     c0 = time.thread_time_ns()
     for _ in range(frames + 1):
         tick(60)
         ts.append(mono())
+        busy(work_ns)
     # its ideal schedule: from the first counted frame on, every 1/60 s
     return ts, [ideal_ns(ts[0], k) for k in range(len(ts))], time.thread_time_ns() - c0
 
 
-def run_pacer(method, frames):
+def run_pacer(method, frames, work_ns, slice_s=None):
     mono = time.monotonic_ns
-    with sleepacc.Pacer(1 / 60, method=method) as pacer:
+    with sleepacc.Pacer(1 / 60, method=method, slice=slice_s) as pacer:
         for _ in range(WARMUP):
             pacer.wait()
+            busy(work_ns)
         ts, ideal = [], []
         c0 = time.thread_time_ns()
         for _ in range(frames + 1):
             ideal.append(pacer.wait())   # its schedule: start + k * period
             ts.append(mono())
+            busy(work_ns)
         return ts, ideal, time.thread_time_ns() - c0
 
 
-def run_spin(frames):
+def run_spin(frames, work_ns):
     mono = time.monotonic_ns
     t0 = mono()
     for k in range(1, WARMUP + 1):
         d = ideal_ns(t0, k)
         while mono() < d:
             pass
+        busy(work_ns)
     t0 = mono()
     ts, ideal = [], []
     c0 = time.thread_time_ns()
@@ -103,14 +123,18 @@ def run_spin(frames):
             pass
         ts.append(mono())
         ideal.append(d)
+        busy(work_ns)
     return ts, ideal, time.thread_time_ns() - c0
 
 
 ROWS = {
-    "pygame tick(60)": lambda n: run_pygame(False, n),
-    "pygame tick_busy_loop(60)": lambda n: run_pygame(True, n),
-    "Pacer(1/60) auto": lambda n: run_pacer("auto", n),
-    "Pacer(1/60) clock_nanosleep": lambda n: run_pacer("clock_nanosleep", n),
+    "pygame tick(60)": lambda n, w: run_pygame(False, n, w),
+    "pygame tick_busy_loop(60)": lambda n, w: run_pygame(True, n, w),
+    "Pacer(1/60) auto": lambda n, w: run_pacer("auto", n, w),
+    "Pacer(1/60) clock_nanosleep": lambda n, w: run_pacer("clock_nanosleep", n, w),
+    "Pacer(1/60) auto slice=100us": lambda n, w: run_pacer("auto", n, w, SLICE),
+    "Pacer(1/60) clock_nanosleep slice=100us":
+        lambda n, w: run_pacer("clock_nanosleep", n, w, SLICE),
     "Python spin": run_spin,
 }
 
@@ -131,8 +155,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--frames", type=int, default=120, help="frames per round (default 120 = 2 s)")
-    ap.add_argument("--no-load", action="store_true", help="skip the stress-ng table")
+    ap.add_argument("--work", type=float, default=2.0,
+                    help="ms of busy work per frame in the second loaded table (default 2; "
+                         "0 skips it)")
+    ap.add_argument("--no-load", action="store_true", help="skip the stress-ng tables")
     args = ap.parse_args(argv)
+    if not 0 <= args.work < 16:
+        ap.error(f"--work: must be 0 to 16 ms (a frame is 16.7 ms), got {args.work:g}")
     rows = dict(ROWS)
     try:
         import pygame
@@ -140,7 +169,7 @@ def main(argv=None):
     except ImportError:
         pygame_note = "pygame is not installed (pip install pygame): its rows are left out"
         rows = {k: v for k, v in rows.items() if not k.startswith("pygame")}
-    table(args, rows, pygame_note, "idle")
+    table(args, rows, pygame_note, "idle", 0)
     if args.no_load:
         return
     stress = shutil.which("stress-ng")
@@ -148,18 +177,24 @@ def main(argv=None):
         print("\n== under load: skipped (stress-ng is not installed)")
         return
     ncpu = os.cpu_count() or 1
-    budget = int(len(rows) * args.rounds * args.frames / 60 * 2) + 30  # bounded even if we die
+    tables = 2 if args.work > 0 else 1
+    budget = int(tables * len(rows) * args.rounds * args.frames / 60 * 2) + 30  # bounded
     with cpu_hog(stress, ncpu, budget):
         time.sleep(1.0)
         print()
-        table(args, rows, pygame_note, f"under stress-ng --cpu {ncpu}")
+        table(args, rows, pygame_note, f"under stress-ng --cpu {ncpu}", 0)
+        if args.work > 0:
+            print()
+            table(args, rows, pygame_note,
+                  f"under stress-ng --cpu {ncpu}, {args.work:g} ms of work per frame",
+                  int(args.work * 1e6))
 
 
-def table(args, rows, pygame_note, title):
+def table(args, rows, pygame_note, title, work_ns):
     acc = {name: {"interval": [], "late": [], "drift": [], "cpu": 0, "wall": 0} for name in rows}
     for _ in range(args.rounds):
         for name, run in rows.items():
-            ts, ideal, cpu = run(args.frames)
+            ts, ideal, cpu = run(args.frames, work_ns)
             a = acc[name]
             a["interval"] += [abs(b - x - 1_000_000_000 / 60) for x, b in zip(ts, ts[1:])]
             late = [t - i for t, i in zip(ts[1:], ideal[1:])]
@@ -188,7 +223,11 @@ def table(args, rows, pygame_note, title):
           f"{auto[1] / max(spin[1], 1):.2f}x at p99; CPU {auto[2]:.1f}% vs {spin[2]:.1f}%")
     print(f"p99 interval error: Pacer auto {fmt_us(auto[3])} "
           f"{'<=' if auto[3] <= cns[3] else '>'} Pacer clock_nanosleep {fmt_us(cns[3])}"
-          + "".join(f"; {k} {fmt_us(v[3])}" for k, v in summary.items() if k.startswith("pygame")))
+          + "".join(f"; {k} {fmt_us(v[3])}" for k, v in summary.items()
+                    if k.startswith("pygame") or "slice" in k))
+    over = {name: sum(1 for v in acc[name]["interval"] if v > 500_000) for name in acc}
+    print("frame intervals over 0.5 ms off, of " + str(len(acc["Python spin"]["interval"]))
+          + ": " + "; ".join(f"{k} {v}" for k, v in over.items()))
 
 
 if __name__ == "__main__":
