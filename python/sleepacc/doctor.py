@@ -748,7 +748,10 @@ def _busy(c):
                     "the host is busy: other work delays wake-ups (the tail shows it)", gain, ev,
                     "measure and time on an idle host; pin the timing thread (--cpu) to a CPU "
                     "kept free of other work (isolcpus/nohz_full, cpusets); ask for less "
-                    "steal on a VM", estimate=True, gain_on="p99", basis="measured")
+                    "steal on a VM; where the loop must share the CPUs, a short scheduler "
+                    "slice for its thread (sleepacc.Pacer(period, slice=100e-6), Linux 6.12+) "
+                    "lets its wake-ups preempt the other work sooner",
+                    estimate=True, gain_on="p99", basis="measured")
 
 
 def _hybrid(c):
