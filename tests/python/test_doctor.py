@@ -186,6 +186,8 @@ def test_busy_host_counts_other_processes_not_our_load(monkeypatch):
     # the same busy jiffies, none of them ours: busy
     res = run(monkeypatch, cpu=([(0, 0, 0), (200, 0, 200)], [0.0, 0.0]))
     assert by_id(res)["busy_host"]["status"] == "problem"
+    # a loop that must share the CPUs is told of the slice opt-in
+    assert "slice=100e-6" in by_id(res)["busy_host"]["fix"]
 
 
 def test_no_advice_contradicts_a_finding(monkeypatch):
