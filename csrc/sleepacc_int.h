@@ -61,7 +61,7 @@ int sleepacc__env_explain(const sleepacc_env *env, const char **field, const cha
  * -errno with *f; the other fields of *env leave the thread as it is. */
 int sleepacc__env_read(sleepacc_env *env, const sleepacc_getter *g, sleepacc_fault *f);
 
-/* Hand-off and dma latency of an open sleeper from its configuration
+/* Hand-off, RT opt-in, dma latency and slice of an open sleeper from its configuration
  * (sleeper.c; the pacer's open_config uses it too). */
 int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                 const char **field);

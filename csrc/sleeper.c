@@ -1288,8 +1288,8 @@ int sleepacc_sleeper_hold_dma_latency(sleepacc_sleeper *s, int us) {
   return 0;
 }
 
-/* The settings of an open sleeper from c: hand-off, dma latency.  0, or
- * -errno with *field blamed (the caller closes). */
+/* The settings of an open sleeper from c: hand-off, RT opt-in, dma latency,
+ * slice.  0, or -errno with *field blamed (the caller closes). */
 int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_config *c,
                                 const char **field) {
   int rc = sleepacc_sleeper_set_handoff(s, c->handoff_ns);
@@ -1302,14 +1302,8 @@ int sleepacc__sleeper_configure(sleepacc_sleeper *s, const sleepacc_sleeper_conf
     if (field) *field = "dma_latency_us";
     rc = sleepacc_sleeper_hold_dma_latency(s, (int)c->dma_latency_us);
   }
-  if (rc == 0 && c->slice_ns != 0) {
-    if (c->slice_ns < SLEEPACC_MIN_SLICE_NS || c->slice_ns > SLEEPACC_MAX_SLICE_NS) {
-      rc = -EINVAL;
-      if (field) *field = "slice_ns";
-    } else {
-      sleepacc__slice_hold(s, c->slice_ns);
-    }
-  }
+  /* the opt-in slice (its range is the configuration's rule, checked first) */
+  if (rc == 0 && c->slice_ns > 0) sleepacc__slice_hold(s, c->slice_ns);
   if (rc == 0 && field) *field = NULL;
   return rc;
 }
