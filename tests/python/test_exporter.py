@@ -224,7 +224,7 @@ def test_auto_turns_set_and_restore_the_thread_through_the_core(unchanged_thread
         real = getattr(sleepacc._core, name)
         monkeypatch.setattr(sleepacc._core, name,
                             lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
-    slack, policy, _, cpus = unchanged_thread
+    slack, policy, _, cpus, _ = unchanged_thread
     cpu = max(cpus)
     want_slack = 7 if slack != 7 else 9
     seen = []
