@@ -811,16 +811,19 @@ static void test_rt_opt_in_restored(void) {
   setpriority(PRIO_PROCESS, 0, nice0 - 1);
 }
 
+/* sched_getattr/sched_setattr's struct sched_attr (the kernel's, v1). */
+struct test_sched_attr {
+  uint32_t size, policy;
+  uint64_t flags;
+  int32_t nice;
+  uint32_t priority;
+  uint64_t runtime, deadline, period;
+  uint32_t util_min, util_max;
+};
+
 /* The thread's slice as sched_getattr reports it (-1 unknown). */
 static int64_t thread_slice(void) {
-  struct {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period;
-    uint32_t util_min, util_max;
-  } a;
+  struct test_sched_attr a;
   memset(&a, 0, sizeof a);
   if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
   return (int64_t)a.runtime;
@@ -828,14 +831,7 @@ static int64_t thread_slice(void) {
 
 /* Set the thread's slice (0: the kernel's default) as another library would. */
 static int set_thread_slice(int64_t ns) {
-  struct {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period;
-    uint32_t util_min, util_max;
-  } a;
+  struct test_sched_attr a;
   memset(&a, 0, sizeof a);
   if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
   a.size = sizeof a;
