@@ -811,33 +811,10 @@ static void test_rt_opt_in_restored(void) {
   setpriority(PRIO_PROCESS, 0, nice0 - 1);
 }
 
-/* sched_getattr/sched_setattr's struct sched_attr (the kernel's, v1). */
-struct test_sched_attr {
-  uint32_t size, policy;
-  uint64_t flags;
-  int32_t nice;
-  uint32_t priority;
-  uint64_t runtime, deadline, period;
-  uint32_t util_min, util_max;
-};
-
 /* The thread's slice as sched_getattr reports it (-1 unknown). */
 static int64_t thread_slice(void) {
-  struct test_sched_attr a;
-  memset(&a, 0, sizeof a);
-  if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
-  return (int64_t)a.runtime;
-}
-
-/* Set the thread's slice (0: the kernel's default) as another library would. */
-static int set_thread_slice(int64_t ns) {
-  struct test_sched_attr a;
-  memset(&a, 0, sizeof a);
-  if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0) return -1;
-  a.size = sizeof a;
-  a.flags = 0;
-  a.runtime = (uint64_t)ns;
-  return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+  struct thread_attr a;
+  return get_attr(&a) == 0 ? (int64_t)a.runtime : -1;
 }
 
 static void test_slice_opt_in_restored(void) {
@@ -908,10 +885,10 @@ static void test_slice_opt_in_restored(void) {
   /* a slice changed by someone else meanwhile is left as they set it */
   c.slice_ns = 100000;
   CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
-  CHECK(set_thread_slice(400000) == 0);
+  CHECK(set_slice(400000) == 0); /* as another library would */
   sleepacc_sleeper_close(&S);
   CHECK(thread_slice() == 400000);
-  CHECK(set_thread_slice(0) == 0 && thread_slice() == before);
+  CHECK(set_slice(0) == 0 && thread_slice() == before);
   /* a child of fork() closes its copy without touching the parent's thread */
   CHECK(sleepacc_sleeper_open_config(&S, &c, &field) == 0);
   pid_t pid = fork();
