@@ -401,19 +401,20 @@ struct sleepacc__attr {
 _Static_assert(sizeof(struct sleepacc__attr) <= sizeof(((sleepacc_sleeper *)0)->rt_saved),
                "rt_saved holds a sched_attr");
 
-static int sleepacc__getattr(struct sleepacc__attr *a) {
+/* Thread tid's scheduling attributes (tid 0: the calling thread).  0 or -1. */
+static int sleepacc__getattr(int tid, struct sleepacc__attr *a) {
 #ifdef SYS_sched_getattr
   memset(a, 0, sizeof *a);
-  return syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof *a, 0) == 0 ? 0 : -1;
+  return syscall(SYS_sched_getattr, tid, a, (unsigned)sizeof *a, 0) == 0 ? 0 : -1;
 #else
-  (void)a;
+  (void)tid, (void)a;
   return -1;
 #endif
 }
 
 static int64_t sleepacc__slice_ns(void) {
   struct sleepacc__attr a;
-  if (sleepacc__getattr(&a) < 0) return 0;
+  if (sleepacc__getattr(0, &a) < 0) return 0;
   if (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH) return 0;
   return a.runtime <= (uint64_t)SLEEPACC_MAX_DURATION_NS ? (int64_t)a.runtime : 0;
 }
@@ -432,29 +433,18 @@ static int64_t sleepacc__slice_ns(void) {
  * frames with 2 ms of work, timerfd 68 / 7 of 720 and auto 95 / 9; 60 Hz
  * with none, 34 / 20 and 41 / 20.  So it is the caller's choice (the
  * thread is changed until close), never the default. */
-static int sleepacc__gettid(void) { return (int)syscall(SYS_gettid); }
-
-static int sleepacc__slice_get(int tid, struct sleepacc__attr *a) {
-#ifdef SYS_sched_getattr
-  memset(a, 0, sizeof *a);
-  return syscall(SYS_sched_getattr, tid, a, (unsigned)sizeof *a, 0) == 0 ? 0 : -1;
-#else
-  (void)tid, (void)a;
-  return -1;
-#endif
-}
 
 /* Set thread tid's slice to ns (0: the kernel's default), keeping its policy
  * and nice value; then read it back into *now.  0, or -1. */
 static int sleepacc__slice_set(int tid, int64_t ns, int64_t *now) {
 #ifdef SYS_sched_setattr
   struct sleepacc__attr a;
-  if (sleepacc__slice_get(tid, &a) < 0) return -1;
+  if (sleepacc__getattr(tid, &a) < 0) return -1;
   a.size = sizeof a;
   a.flags &= 1; /* SCHED_FLAG_RESET_ON_FORK is state; the other flags are requests */
   a.runtime = (uint64_t)ns;
   if (syscall(SYS_sched_setattr, tid, &a, 0) != 0) return -1;
-  if (sleepacc__slice_get(tid, &a) < 0) return -1;
+  if (sleepacc__getattr(tid, &a) < 0) return -1;
   *now = (int64_t)a.runtime;
   return 0;
 #else
@@ -492,9 +482,9 @@ static int sleepacc__hold_last(int tid, int before) {
 static void sleepacc__slice_hold(sleepacc_sleeper *s, int64_t ns) {
   struct sleepacc__attr a;
   int64_t now = 0;
-  int tid = sleepacc__gettid(), prev;
+  int tid = (int)syscall(SYS_gettid), prev;
   pthread_mutex_lock(&sleepacc__holds_mu);
-  if (sleepacc__nholds == SLEEPACC__SLICE_HOLDS || sleepacc__slice_get(tid, &a) < 0 ||
+  if (sleepacc__nholds == SLEEPACC__SLICE_HOLDS || sleepacc__getattr(tid, &a) < 0 ||
       (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH)) {
     s->slice_denied = 1;
     goto out;
@@ -549,7 +539,7 @@ static void sleepacc__slice_release(sleepacc_sleeper *s, int forked) {
     if (first && next >= 0) sleepacc__holds[next].saved_ns = saved;
     /* a child of fork(): the row's thread is the parent's; leave it */
     if (forked || s->fork_gen != sleepacc_fork_generation()) goto out;
-    if (sleepacc__slice_get(s->slice_tid, &a) < 0 || (int64_t)a.runtime != want) goto out;
+    if (sleepacc__getattr(s->slice_tid, &a) < 0 || (int64_t)a.runtime != want) goto out;
     last = sleepacc__hold_last(s->slice_tid, sleepacc__nholds);
     if (last >= 0) {
       if (sleepacc__holds[last].ns != want) sleepacc__slice_set(s->slice_tid, sleepacc__holds[last].ns, &now);
@@ -925,7 +915,7 @@ static void sleepacc__rt_raise(sleepacc_sleeper *s, int64_t now) {
   if (s->rt_priority <= 0 || s->rt_held || s->rt_denied || s->cur_rt_raised) return;
   s->cur_rt_raised = 1;
   if (sleepacc__is_rt(s)) return; /* cached before the raise: the caller's own policy */
-  if (sleepacc__getattr(&a) < 0) {
+  if (sleepacc__getattr(0, &a) < 0) {
     s->rt_denied = 1;
     return;
   }
