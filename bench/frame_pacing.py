@@ -91,7 +91,7 @@ def run_pygame(busy_loop, frames, work_ns):
     return ts, [ideal_ns(ts[0], k) for k in range(len(ts))], time.thread_time_ns() - c0
 
 
-def run_pacer(method, frames, work_ns, slice_s=None):
+def run_pacer(method, frames, work_ns, slice_s=0):
     mono = time.monotonic_ns
     with sleepacc.Pacer(1 / 60, method=method, slice=slice_s) as pacer:
         for _ in range(WARMUP):

@@ -58,12 +58,12 @@ class _Precise:
 def _config(given: dict) -> dict:
     """The options of a Sleeper or Pacer as the core takes them
     (sleepacc_sleeper_options): None is not given for margin and handoff (the
-    core's default), dma_latency (left as it is) and slice (off).  Each value is
+    core's default) and dma_latency (left as it is).  Each value is
     converted by the core's rule of its kind and every rule is the core's
     (``_core.Sleeper.__init__``), worded ``"<argument>: <message>, got
     <value>"``."""
     return {k: v for k, v in given.items()
-            if v is not None or k not in ("margin", "handoff", "dma_latency", "slice")}
+            if v is not None or k not in ("margin", "handoff", "dma_latency")}
 
 
 def _stat(key: str, doc: str) -> property:
@@ -72,7 +72,7 @@ def _stat(key: str, doc: str) -> property:
 
 
 class Sleeper(_Precise, _core.Sleeper):
-    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=None)
+    """Sleeper(method="auto", quantile=0.99, margin=None, handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=0)
 
     The C core's sleeper (``sleepacc._core.Sleeper``): ``sleep(seconds)``
     and ``sleep_until(monotonic_ns)`` never return before their deadline;
@@ -104,7 +104,7 @@ class Sleeper(_Precise, _core.Sleeper):
     the sleep returns, on every path; no hand-off then.  Without the
     privilege the sleep goes on as a normal thread (``stats["rt_denied"]``).
 
-    ``slice`` (seconds, 0.0001 to 0.1; None, the default, is off) is an
+    ``slice`` (seconds, 0.0001 to 0.1; 0, the default, is off) is an
     opt-in for a loop that shares busy CPUs: the creating thread's
     scheduler slice (Linux 6.12+) is held at that value until ``close()``,
     so its wake-ups preempt a busy CPU's task sooner instead of now and
@@ -127,7 +127,7 @@ class Sleeper(_Precise, _core.Sleeper):
     def __init__(self, method: str = _DEFAULTS["method"], quantile: float = _DEFAULTS["quantile"],
                  margin: Optional[float] = None, handoff: float = HANDOFF,
                  dma_latency: Optional[int] = None, rt_priority: int = 0,
-                 slice: Optional[float] = None) -> None:
+                 slice: float = 0) -> None:
         super().__init__(_config({
             "method": method, "quantile": quantile, "margin": margin, "handoff": handoff,
             "dma_latency": dma_latency, "rt_priority": rt_priority, "slice": slice}))
@@ -160,7 +160,7 @@ class Sleeper(_Precise, _core.Sleeper):
 
 
 class Pacer(_Precise, _core.Pacer):
-    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=None)
+    """Pacer(period, method="auto", missed="skip", handoff=HANDOFF, dma_latency=None, rt_priority=0, slice=0)
 
     Periodic ticks at ``start_ns + k * period`` (k = 1, 2, ...), so no drift
     accumulates.  ``for deadline in pacer:`` yields each tick's deadline
@@ -185,7 +185,7 @@ class Pacer(_Precise, _core.Pacer):
     def __init__(self, period: float, method: str = _DEFAULTS["method"],
                  missed: str = _DEFAULTS["missed"],
                  handoff: float = HANDOFF, dma_latency: Optional[int] = None,
-                 rt_priority: int = 0, slice: Optional[float] = None) -> None:
+                 rt_priority: int = 0, slice: float = 0) -> None:
         super().__init__(_config({
             "period": period, "method": method, "missed": missed, "handoff": handoff,
             "dma_latency": dma_latency, "rt_priority": rt_priority, "slice": slice}))
