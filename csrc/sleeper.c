@@ -115,7 +115,15 @@
  * guest whose host took about 2% of a spinning vCPU): 10 ms sleeps, 6,000
  * per row taking turns, over 0.5 ms late: timerfd 129, a 12 us spin 143, a
  * 50 us spin 153 (medians 42, 30 and 0.6 us); 100 ms, 300 per row: timerfd
- * 11 and 17, a 12 us spin 14, a 100 us spin 26.  The kernel wait ends closer
+ * 11 and 17, a 12 us spin 14, a 100 us spin 26.  Nor does it help to keep
+ * a longer spin clear of the ticks (a busy CPU's tick comes at multiples of
+ * the tick period on CLOCK_MONOTONIC, 4 ms here: 198 of 208 lost slices in
+ * a spin began in the 100 us before one).  Spins of 25/50/100 us placed so
+ * that no tick fell within 20 us of them were never preempted, yet the
+ * wake-ups after them lost the CPU more often, most of them 20-40 us after a
+ * tick: 0.5-1.5 ms sleeps, 12,000 per row taking turns, over 0.5 ms late: timerfd
+ * 28, a 12 us spin 16, tick-clear spins 36/56/97.  The spin's own CPU time
+ * costs the next wake-up, whatever the tick.  The kernel wait ends closer
  * to the deadline, so a sleep is never later than the kernel wait alone
  * would have been unless the spin itself loses the CPU, and the short
  * spin absorbs what it can.  A sleep no longer than CONTENDED_CAP is spun
@@ -431,8 +439,14 @@ static int64_t sleepacc__slice_ns(void) {
  * ms late, without and with a 100 us slice held: 1 ms sleeps with 200 us
  * of work after each, timerfd 81 / 8 of 4,000 and auto 102 / 23; 60 Hz
  * frames with 2 ms of work, timerfd 68 / 7 of 720 and auto 95 / 9; 60 Hz
- * with none, 34 / 20 and 41 / 20.  So it is the caller's choice (the
- * thread is changed until close), never the default. */
+ * with none, 34 / 20 and 41 / 20.  Where the tail comes from: plain
+ * timerfd waits of 0.8-1.2 ms under the same load, their targets spread
+ * over the 4 ms tick period, mostly lost the CPU (woke over 0.4 ms late)
+ * when they ended in the first 0.75 ms after a tick, a fifth of the
+ * period (the task the tick chose runs out its slice first): 75 of 92 such
+ * wake-ups of 15,000; in another run 20 of 34, and then with a 100 us
+ * slice held 14, spread evenly.  So it is the caller's choice (the thread
+ * is changed until close), never the default. */
 
 /* Set thread tid's slice to ns (0: the kernel's default), keeping its policy
  * and nice value; then read it back into *now.  0, or -1. */
