@@ -120,12 +120,12 @@
  * the tick period on CLOCK_MONOTONIC, 4 ms here: 198 of 208 lost slices in
  * a spin began in the 100 us before one).  Spins of 25/50/100 us placed so
  * that no tick fell within 20 us of them were never preempted, yet the
- * wake-ups after them lost the CPU more often, most of them 20-40 us after a
- * tick: 0.5-1.5 ms sleeps, 12,000 per row taking turns, over 0.5 ms late: timerfd
- * 28, a 12 us spin 16, tick-clear spins 36/56/97.  The spin's own CPU time
- * costs the next wake-up, whatever the tick.  The kernel wait ends closer
- * to the deadline, so a sleep is never later than the kernel wait alone
- * would have been unless the spin itself loses the CPU, and the short
+ * wake-ups after them lost the CPU more often, most of them 20-40 us after
+ * a tick: 0.5-1.5 ms sleeps, 12,000 per row taking turns, over 0.5 ms late:
+ * timerfd 28, a 12 us spin 16, tick-clear spins 36/56/97.  The spin's own
+ * CPU time costs the next wake-up, whatever the tick.  The kernel wait
+ * ends closer to the deadline, so a sleep is never later than the kernel
+ * wait alone would have been unless the spin itself loses the CPU, and the short
  * spin absorbs what it can.  A sleep no longer than CONTENDED_CAP is spun
  * whole: a kernel wait that short keeps the thread on a CPU, or waiting for
  * one, most of the time anyway (it woke 16-19 us late at the median), so it
