@@ -123,9 +123,9 @@
  * wake-ups after them lost the CPU more often, most of them 20-40 us after
  * a tick: 0.5-1.5 ms sleeps, 12,000 per row taking turns, over 0.5 ms late:
  * timerfd 28, a 12 us spin 16, tick-clear spins 36/56/97.  The spin's own
- * CPU time costs the next wake-up, whatever the tick.  The kernel wait
- * ends closer to the deadline, so a sleep is never later than the kernel
- * wait alone would have been unless the spin itself loses the CPU, and the short
+ * CPU time costs the next wake-up, whatever the tick.  The kernel wait ends
+ * closer to the deadline, so a sleep is never later than the kernel wait
+ * alone would have been unless the spin itself loses the CPU, and the short
  * spin absorbs what it can.  A sleep no longer than CONTENDED_CAP is spun
  * whole: a kernel wait that short keeps the thread on a CPU, or waiting for
  * one, most of the time anyway (it woke 16-19 us late at the median), so it
