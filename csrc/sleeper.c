@@ -480,6 +480,15 @@ static struct {
 } sleepacc__holds[SLEEPACC__SLICE_HOLDS];
 static int sleepacc__nholds;
 static pthread_mutex_t sleepacc__holds_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t sleepacc__holds_once = PTHREAD_ONCE_INIT;
+
+/* fork() is kept out while the table changes, so a child never inherits
+ * the lock held by a thread it does not have. */
+static void sleepacc__holds_lock(void) { pthread_mutex_lock(&sleepacc__holds_mu); }
+static void sleepacc__holds_unlock(void) { pthread_mutex_unlock(&sleepacc__holds_mu); }
+static void sleepacc__holds_register(void) {
+  pthread_atfork(sleepacc__holds_lock, sleepacc__holds_unlock, sleepacc__holds_unlock);
+}
 
 /* Index of the last row of tid (before `before`), or -1. */
 static int sleepacc__hold_last(int tid, int before) {
@@ -497,6 +506,7 @@ static void sleepacc__slice_hold(sleepacc_sleeper *s, int64_t ns) {
   struct sleepacc__attr a;
   int64_t now = 0;
   int tid = (int)syscall(SYS_gettid), prev;
+  pthread_once(&sleepacc__holds_once, sleepacc__holds_register);
   pthread_mutex_lock(&sleepacc__holds_mu);
   if (sleepacc__nholds == SLEEPACC__SLICE_HOLDS || sleepacc__getattr(tid, &a) < 0 ||
       (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH)) {
@@ -532,7 +542,7 @@ out:
  * thread whose slice is not the one held (changed since by someone else),
  * or in a child of fork() (forked: the row's thread is the parent's), is
  * left alone. */
-static void sleepacc__slice_release(sleepacc_sleeper *s, int forked) {
+static void sleepacc__slice_release(sleepacc_sleeper *s) {
   struct sleepacc__attr a;
   int64_t now = 0, want, saved;
   int i, last, first;
@@ -552,7 +562,7 @@ static void sleepacc__slice_release(sleepacc_sleeper *s, int forked) {
       if (sleepacc__holds[j].tid == s->slice_tid) next = j;
     if (first && next >= 0) sleepacc__holds[next].saved_ns = saved;
     /* a child of fork(): the row's thread is the parent's; leave it */
-    if (forked || s->fork_gen != sleepacc_fork_generation()) goto out;
+    if (s->fork_gen != sleepacc_fork_generation()) goto out;
     if (sleepacc__getattr(s->slice_tid, &a) < 0 || (int64_t)a.runtime != want) goto out;
     last = sleepacc__hold_last(s->slice_tid, sleepacc__nholds);
     if (last >= 0) {
@@ -889,7 +899,7 @@ int sleepacc_sleeper_open_like(sleepacc_sleeper *s, const sleepacc_sleeper *like
 /* Close the waiter.  Safe on a closed or never-opened (zeroed) sleeper. */
 void sleepacc_sleeper_close(sleepacc_sleeper *s) {
   if (!s || s->magic != SLEEPACC__SLEEPER_MAGIC) return;
-  sleepacc__slice_release(s, 0);
+  sleepacc__slice_release(s);
   sleepacc_env_restore(&s->held);
   s->dma_latency_us = -1;
   /* in a forked child the waiter's timer/condvar are the parent's: trade
@@ -1076,10 +1086,10 @@ static int sleepacc__fork_check(sleepacc_sleeper *s) {
   uint64_t gen = sleepacc_fork_generation();
   int rc;
   if (s->fork_gen == gen) return 0;
+  sleepacc__slice_release(s); /* the held slice's thread is the parent's */
   if ((rc = sleepacc_waiter_reopen(&s->waiter)) != 0) return rc;
   s->fork_gen = gen;
   s->cur_rt = -1;
-  sleepacc__slice_release(s, 1); /* the held slice's thread is the parent's */
   return 0;
 }
 
